@@ -1,0 +1,112 @@
+"""numba kernels that build and transform CSR graphs (no library does these in one pass)."""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(cache=True)
+def _bucket_keys(src, dst, shift, nbuckets, bits):
+    """Scatter arc keys ``(u << bits) | v`` into coarse row buckets (cache-friendly MSD pass)."""
+    m = src.shape[0]
+    counts = np.zeros(nbuckets + 1, dtype=np.int64)
+    for i in range(m):
+        counts[(src[i] >> shift) + 1] += 1
+    for b in range(nbuckets):
+        counts[b + 1] += counts[b]
+    pos = counts[:-1].copy()
+    keys = np.empty(m, dtype=np.int64)
+    for i in range(m):
+        b = src[i] >> shift
+        keys[pos[b]] = (src[i] << bits) | dst[i]
+        pos[b] += 1
+    return counts, keys
+
+
+@nb.njit(parallel=True, cache=True)
+def _sort_buckets(keys, bptr):
+    for b in nb.prange(bptr.shape[0] - 1):
+        keys[bptr[b]:bptr[b + 1]].sort()
+
+
+@nb.njit(cache=True)
+def _keys_to_csr(keys, n, bits, cols):
+    mask = (np.int64(1) << bits) - 1
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    k = 0
+    prev = -1
+    for i in range(keys.shape[0]):
+        key = keys[i]
+        if key == prev:
+            continue
+        prev = key
+        cols[k] = key & mask
+        indptr[(key >> bits) + 1] += 1
+        k += 1
+    for u in range(n):
+        indptr[u + 1] += indptr[u]
+    return indptr, k
+
+
+def build_csr(src: np.ndarray, dst: np.ndarray, n: int, with_perm: bool = False):
+    """CSR with sorted, de-duplicated rows from arc lists (self-loops are not touched here).
+
+    Keys ``(u << bits) | v`` are scattered into coarse row buckets, each bucket is
+    sorted in parallel and duplicates are dropped in one pass.  With ``with_perm``
+    (needed to carry edge labels) a stable argsort is used instead and ``perm[j]``
+    is the input arc that produced CSR entry ``j`` (the first of duplicates).
+    """
+    idx_dtype = np.int32 if n < 2**31 - 1 else np.int64
+    bits = max(1, int(n - 1).bit_length())
+    if bits * 2 > 62:
+        raise OverflowError("graphs with more than 2**31 vertices are not supported")
+    src = np.ascontiguousarray(src, dtype=np.int64)
+    dst = np.ascontiguousarray(dst, dtype=np.int64)
+    if with_perm:
+        keys = (src << bits) | dst
+        perm = np.argsort(keys, kind="stable")
+        skeys = keys[perm]
+        first = np.ones(skeys.shape[0], dtype=bool)
+        first[1:] = skeys[1:] != skeys[:-1]
+        skeys = skeys[first]
+        indptr = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.bincount(skeys >> bits, minlength=n), out=indptr[1:])
+        return indptr, (skeys & ((1 << bits) - 1)).astype(idx_dtype), perm[first]
+    shift = max(0, bits - 12)
+    nbuckets = (max(n - 1, 0) >> shift) + 1
+    bptr, keys = _bucket_keys(src, dst, shift, nbuckets, bits)
+    _sort_buckets(keys, bptr)
+    cols = np.empty(keys.shape[0], dtype=idx_dtype)
+    indptr, k = _keys_to_csr(keys, n, bits, cols)
+    return indptr, cols[:k].copy(), None
+
+
+@nb.njit(parallel=True, cache=True)
+def _filter_rows(indptr, indices, rank, upper):
+    """Keep the arcs u->v with rank[v] > rank[u] (upper) or < (not upper); rows stay sorted."""
+    n = indptr.shape[0] - 1
+    cnt = np.zeros(n + 1, dtype=np.int64)
+    for u in nb.prange(n):
+        c = 0
+        ru = rank[u]
+        for j in range(indptr[u], indptr[u + 1]):
+            rv = rank[indices[j]]
+            if (rv > ru) == upper:
+                c += 1
+        cnt[u + 1] = c
+    ptr = np.cumsum(cnt)
+    out = np.empty(ptr[-1], dtype=indices.dtype)
+    for u in nb.prange(n):
+        p = ptr[u]
+        ru = rank[u]
+        for j in range(indptr[u], indptr[u + 1]):
+            rv = rank[indices[j]]
+            if (rv > ru) == upper:
+                out[p] = indices[j]
+                p += 1
+    return ptr, out
+
+
+def filter_by_rank(indptr, indices, rank, upper=True):
+    return _filter_rows(indptr, indices, np.ascontiguousarray(rank, dtype=np.int64), upper)

@@ -1,0 +1,75 @@
+"""CuPy backend: device copies of graphs and the CUDA kernels in ``kernels/*.cu``.
+
+Kernels are real ``.cu`` files sharing ``common.cuh``; they are compiled through
+``cupy.RawModule`` once per device and memoized.  Importing this module needs CuPy.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from importlib import resources
+
+from ...exceptions import BackendUnavailable, DeviceOutOfMemory
+
+KERNEL_DIR = resources.files("la_gpm.backends.gpu").joinpath("kernels")
+
+
+def cupy():
+    from .. import gpu_status
+
+    reason = gpu_status()
+    if reason is not None:
+        raise BackendUnavailable(f"backend 'gpu' is unavailable: {reason}")
+    import cupy as cp
+    return cp
+
+
+@functools.lru_cache(maxsize=None)
+def _module(name: str, device: int, options: tuple):
+    cp = cupy()
+    src = KERNEL_DIR.joinpath(name + ".cu").read_text()
+    with cp.cuda.Device(device):
+        return cp.RawModule(code=src, options=("-std=c++17", f"-I{KERNEL_DIR}") + options)
+
+
+def kernel(file: str, name: str, options: tuple = ()):
+    """The compiled kernel ``name`` of ``kernels/<file>.cu`` on the current device (memoized)."""
+    cp = cupy()
+    return _module(file, cp.cuda.Device().id, tuple(options)).get_function(name)
+
+
+@contextlib.contextmanager
+def oom_guard(what: str):
+    """Turn CuPy's out-of-memory error into DeviceOutOfMemory with advice."""
+    import cupy as cp
+    try:
+        yield
+    except cp.cuda.memory.OutOfMemoryError as e:
+        raise DeviceOutOfMemory(f"{what} ran out of GPU memory ({e}); lower la_gpm.config.memory_budget "
+                                "or run on a smaller graph / the cpu backend") from None
+
+
+def device_csr(G, which: str = "A"):
+    """(ptr int64, idx int32) of the graph (``A``) or its oriented DAG (``D``) on the current device."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        p, i = (G.indptr, G.indices) if which == "A" else G.oriented()
+        with oom_guard("copying the graph to the GPU"):
+            return cp.asarray(p), cp.asarray(i)
+    return G.device_cache(f"gpu:{dev}:{which}", make)
+
+
+def device_arc_sources(G, which: str = "D"):
+    """Source vertex of every arc of the CSR ``which`` (int32), on the device."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx = device_csr(G, which)
+        n = ptr.shape[0] - 1
+        with oom_guard("building arc sources"):
+            return cp.repeat(cp.arange(n, dtype=cp.int32), cp.diff(ptr).astype(cp.int64))
+    return G.device_cache(f"gpu:{dev}:{which}:src", make)

@@ -1,0 +1,36 @@
+// Shared device helpers for la_gpm's CUDA kernels (set intersection, warp reductions).
+// Compiled through CuPy (NVRTC) at run time and by nvcc for sm_90 in the test suite.
+#pragma once
+
+typedef long long i64;
+typedef unsigned long long u64;
+
+#define LA_FULL_MASK 0xffffffffu
+
+__device__ __forceinline__ u64 warp_sum_u64(u64 v) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(LA_FULL_MASK, v, o);
+    return v;
+}
+
+// true when x occurs in the sorted range a[lo, hi)
+__device__ __forceinline__ bool binary_contains(const int* __restrict__ a, i64 lo, i64 hi, int x) {
+    while (lo < hi) {
+        i64 mid = (lo + hi) >> 1;
+        int y = __ldg(a + mid);
+        if (y == x) return true;
+        if (y < x) lo = mid + 1; else hi = mid;
+    }
+    return false;
+}
+
+// index of x in the sorted range a[lo, hi), or -1
+__device__ __forceinline__ i64 binary_find(const int* __restrict__ a, i64 lo, i64 hi, int x) {
+    while (lo < hi) {
+        i64 mid = (lo + hi) >> 1;
+        int y = __ldg(a + mid);
+        if (y == x) return mid;
+        if (y < x) lo = mid + 1; else hi = mid;
+    }
+    return -1;
+}

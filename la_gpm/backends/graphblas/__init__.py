@@ -1,0 +1,1 @@
+"""python-graphblas (SuiteSparse:GraphBLAS) backend: masked SpGEMM formulations."""

@@ -1,0 +1,81 @@
+"""Tunables in one place, each with an environment override.
+
+>>> import la_gpm
+>>> la_gpm.config.backend            # doctest: +SKIP
+'auto'
+
+Environment variables (read once at import, then settable at run time):
+
+=========================  ==========================================  =========
+variable                   meaning                                      default
+=========================  ==========================================  =========
+``LA_GPM_BACKEND``         default backend for every call               ``auto``
+``LA_GPM_MEMORY_BUDGET``   bytes the engine may use for intermediates   2 GiB
+``LA_GPM_GPU_BLOCK``       threads per block of the GPU kernels         256
+``LA_GPM_CHUNK``           vertices/roots per work chunk                65536
+=========================  ==========================================  =========
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from dataclasses import dataclass, field, fields
+
+from .exceptions import InvalidArgument
+
+BACKENDS = ("auto", "cpu", "graphblas", "gpu")
+
+
+def _env_int(name: str, default: int) -> int:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(float(raw))
+    except ValueError:
+        raise InvalidArgument(f"environment variable {name} must be an integer; got {raw!r}") from None
+
+
+@dataclass
+class Config:
+    backend: str = field(default_factory=lambda: os.environ.get("LA_GPM_BACKEND", "auto") or "auto")
+    memory_budget: int = field(default_factory=lambda: _env_int("LA_GPM_MEMORY_BUDGET", 2 << 30))
+    gpu_block: int = field(default_factory=lambda: _env_int("LA_GPM_GPU_BLOCK", 256))
+    chunk: int = field(default_factory=lambda: _env_int("LA_GPM_CHUNK", 65536))
+    progress: bool = False
+
+    def __post_init__(self) -> None:
+        self.validate()
+
+    def validate(self) -> None:
+        if self.backend not in BACKENDS:
+            raise InvalidArgument(
+                f"backend must be one of {BACKENDS}; got {self.backend!r} "
+                "(check the LA_GPM_BACKEND environment variable)"
+            )
+        for name in ("memory_budget", "gpu_block", "chunk"):
+            if getattr(self, name) <= 0:
+                raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
+
+    def __setattr__(self, name, value):
+        object.__setattr__(self, name, value)
+        if name in {f.name for f in fields(self)} and all(hasattr(self, f.name) for f in fields(self)):
+            self.validate()
+
+    @contextlib.contextmanager
+    def set(self, **kwargs):
+        """Temporarily change tunables: ``with la_gpm.config.set(backend="cpu"): ...``."""
+        old = {k: getattr(self, k) for k in kwargs}
+        try:
+            for k, v in kwargs.items():
+                if not hasattr(self, k):
+                    raise InvalidArgument(f"unknown config key {k!r}")
+                setattr(self, k, v)
+            yield self
+        finally:
+            for k, v in old.items():
+                setattr(self, k, v)
+
+
+config = Config()

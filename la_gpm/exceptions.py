@@ -1,0 +1,66 @@
+"""The named exceptions of la_gpm.
+
+Every error the library raises on purpose derives from :class:`LaGpmError`, so a
+pipeline can catch one type.  Each message says what was received and what to do.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "LaGpmError",
+    "InvalidGraph",
+    "GraphFormatError",
+    "InvalidPattern",
+    "PatternTooLarge",
+    "LabelMismatch",
+    "BackendUnavailable",
+    "DeviceOutOfMemory",
+    "InvalidArgument",
+]
+
+
+class LaGpmError(Exception):
+    """Base class of every error raised by la_gpm."""
+
+
+class InvalidArgument(LaGpmError, ValueError):
+    """An argument has the wrong type, shape or value."""
+
+
+class InvalidGraph(LaGpmError, ValueError):
+    """The object passed as a graph cannot be turned into a Graph."""
+
+
+class GraphFormatError(InvalidGraph):
+    """A graph file is malformed; the message names the file and the line."""
+
+    def __init__(self, message: str, path: str | None = None, line: int | None = None):
+        where = ""
+        if path is not None:
+            where = f"{path}"
+            if line is not None:
+                where += f", line {line}"
+            where += ": "
+        super().__init__(where + message)
+        self.path = path
+        self.line = line
+
+
+class InvalidPattern(LaGpmError, ValueError):
+    """The pattern is malformed (disconnected, unknown name, bad edges)."""
+
+
+class PatternTooLarge(InvalidPattern):
+    """The pattern has more vertices than the requested operation supports."""
+
+
+class LabelMismatch(LaGpmError, ValueError):
+    """Labels on the pattern and the graph do not fit together."""
+
+
+class BackendUnavailable(LaGpmError, RuntimeError):
+    """The requested backend cannot run here, or declines this request; the message says why."""
+
+
+class DeviceOutOfMemory(LaGpmError, MemoryError):
+    """The GPU ran out of memory; lower ``memory_budget`` or use a smaller batch."""
