@@ -18,9 +18,28 @@ from .patterns import Pattern
 
 __version__ = "0.1.0"
 
+# Algorithms with heavier imports load on first use.
+_LAZY = {
+    "cliques": ("la_gpm.algorithms.cliques", "clique_count"),
+    "census": ("la_gpm.algorithms.motifs", "census"),
+    "orbits": ("la_gpm.algorithms.motifs", "orbits"),
+    "match": ("la_gpm.algorithms.match", "match"),
+    "estimate": ("la_gpm.algorithms.color_coding", "estimate"),
+    "Estimate": ("la_gpm.algorithms.color_coding", "Estimate"),
+    "colorful_count": ("la_gpm.algorithms.color_coding", "colorful_count"),
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+        mod, attr = _LAZY[name]
+        return getattr(importlib.import_module(mod), attr)
+    raise AttributeError(f"module 'la_gpm' has no attribute {name!r}")
+
 __all__ = [
     "Graph", "Pattern", "as_graph", "read_graph", "count", "triangle_count", "triangles_per_vertex",
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
     "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument",
-]
+] + list(_LAZY)

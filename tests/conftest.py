@@ -1,0 +1,59 @@
+"""Shared fixtures: a ``backend`` fixture over every backend, data paths, known counts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import la_gpm
+from la_gpm.backends import gpu_status, graphblas_status
+
+DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+
+
+def _backend_params():
+    out = [pytest.param("cpu", id="cpu")]
+    out.append(pytest.param("graphblas", id="graphblas",
+                            marks=pytest.mark.skipif(graphblas_status() is not None,
+                                                     reason=str(graphblas_status()))))
+    out.append(pytest.param("gpu", id="gpu", marks=[pytest.mark.gpu, pytest.mark.skipif(
+        gpu_status() is not None, reason=f"no GPU: {gpu_status()}")]))
+    return out
+
+
+@pytest.fixture(params=_backend_params())
+def backend(request):
+    """Every backend; the GPU one is marked ``gpu`` and skipped with the reason where no device is visible."""
+    return request.param
+
+
+@pytest.fixture(params=[p for p in _backend_params() if p.id != "graphblas"])
+def backend_cpu_gpu(request):
+    """cpu and gpu only (algorithms without a graphblas formulation)."""
+    return request.param
+
+
+@pytest.fixture
+def data_dir():
+    if not DATA.is_dir():
+        pytest.skip(f"shared data folder not found at {DATA}")
+    return DATA
+
+
+def data_path(name: str) -> Path:
+    p = DATA / name
+    if not p.exists():
+        pytest.skip(f"{p} not found (shared data folder missing)")
+    return p
+
+
+gpu = pytest.mark.gpu
+requires_gpu = pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}")
+
+
+@pytest.fixture(autouse=True)
+def _small_tunables():
+    """Shrink chunking so tiny inputs cross chunk/block boundaries (STUMPY's trick)."""
+    with la_gpm.config.set(chunk=7):
+        yield
