@@ -1,0 +1,55 @@
+"""The la-gpm command line (run in-process; one subprocess check of the console script)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from la_gpm.cli import main
+
+from .conftest import data_path
+
+
+def test_demo(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "105,461" in out and "= published" in out and "!= PUBLISHED" not in out
+
+
+def test_count_json(capsys):
+    assert main(["count", "karate", "triangle", "--backend", "cpu", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["count"] == 45 and res["pattern"] == "triangle"
+
+
+def test_count_file(capsys):
+    assert main(["count", str(data_path("p2p-Gnutella08.txt.gz")), "triangle", "--backend", "cpu"]) == 0
+    assert capsys.readouterr().out.startswith("2383")
+
+
+def test_info(capsys):
+    assert main(["info", "citeseer", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert (res["n"], res["m"]) == (3264, 4536)
+
+
+def test_errors_are_named(capsys, tmp_path):
+    bad = tmp_path / "bad.txt"
+    bad.write_text("0 1\n1 zz\n")
+    assert main(["count", str(bad), "triangle"]) == 2
+    err = capsys.readouterr().err
+    assert "GraphFormatError" in err and "line 2" in err
+    assert main(["count", "karate", "dodecahedron"]) == 2
+    assert "unknown pattern name" in capsys.readouterr().err
+
+
+def test_console_script():
+    exe = shutil.which("la-gpm")
+    if exe is None:
+        pytest.skip("console script not installed (package not pip-installed)")
+    out = subprocess.run([exe, "count", "karate", "triangle", "--backend", "cpu"], capture_output=True, text=True,
+                         timeout=120)
+    assert out.returncode == 0 and out.stdout.startswith("45")
