@@ -7,7 +7,7 @@ With A the adjacency matrix and D the degree-ordered DAG (u -> v when
 
     ntri = Σ_ij (D ⟨D⟩ ⊙ (D · Dᵀ))_ij  =  trace(A³) / 6,
 
-computed as a masked SpGEMM (graphblas), a merge intersection per DAG arc (cpu,
+computed as a masked SpGEMM (graphblas), a stamp-array intersection per DAG vertex (cpu,
 numba) or a warp per DAG arc with binary search (gpu).  Every triangle is counted
 once; per-vertex counts t(v) satisfy Σ_v t(v) = 3·ntri.
 
@@ -26,7 +26,7 @@ from ..exceptions import InvalidArgument
 __all__ = ["triangle_count", "triangles_per_vertex", "METHODS"]
 
 METHODS = {
-    "cpu": ("auto", "dag_merge"),
+    "cpu": ("auto", "dag_mark"),
     "graphblas": ("auto", "oriented_dot", "sandia_dot", "sandia_ll", "burkhardt"),
     "gpu": ("auto", "warp_per_arc"),
 }
