@@ -1,0 +1,454 @@
+"""Motif census (counts of every connected k-vertex class) and graphlet orbits.
+
+Notes
+-----
+**Classes and keys.**  A k-vertex graph is encoded as an adjacency bitmask: bit
+``j(j-1)/2 + i`` is set iff vertices i < j are adjacent.  The *key* of an
+isomorphism class is the smallest bitmask over all relabellings of its members
+(an int; equal keys <=> isomorphic graphs).  For every k = 3..7 a table maps each of
+the ``2**(k(k-1)/2)`` bitmasks to its class; it is built once per k (by orbit
+expansion over the k! relabellings) and cached.
+
+**Induced and non-induced.**  With ``M[i, j]`` the number of edge subsets of class
+j's representative that form a copy of class i (spanning, same k vertices),
+non-induced counts are ``N = M · I`` where I are the induced counts.  M is
+unitriangular when the classes are sorted by edge count, so I = M⁻¹ N is an exact
+back-substitution over Python ints.
+
+**Methods.**
+
+* ``"closed_form"`` (k = 3, 4; the default there): non-induced counts from degrees,
+  per-edge triangle counts t_e, 4-cycles and 4-cliques (FGLT / ESCAPE):
+  star = Σ C(d,3), P4 = Σ_uv (d_u-1)(d_v-1) - 3T, paw = Σ_v t_v(d_v-2),
+  diamond = Σ_e C(t_e,2), C4 counted once at its highest-rank vertex, K4 on the
+  degree-ordered DAG; then I = M⁻¹ N.
+* ``"enumerate"`` (k = 3..7; the default for k >= 5): every connected induced
+  k-subgraph is visited once (ESU with DuMato's canonical extension rule) over a
+  degree-descending relabelling; its class is a table lookup of the bitmask.
+
+**Orbits.**  ``orbits(G, 4)`` returns the 15 graphlet orbits of Pržulj / ORCA:
+0 edge; 1, 2 path of 3 (end, centre); 3 triangle; 4, 5 path of 4 (end, interior);
+6, 7 star (leaf, centre); 8 4-cycle; 9, 10, 11 paw (pendant, degree-2 triangle
+vertex, centre); 12, 13 diamond (degree 2, degree 3); 14 4-clique.  Non-induced
+per-vertex counts σ come in closed form (FGLT, Floros et al. 2020) and the induced
+orbit counts solve σ = C · orbits with C computed from the graphlets themselves.
+
+References: Wernicke, "Efficient detection of network motifs" (TCBB 2006); Ferraz et
+al., DuMato (JPDC 2024); Pinar, Seshadhri & Vishal, ESCAPE (WWW 2017); Hočevar &
+Demšar, ORCA (Bioinformatics 2014); Floros et al., FGLT (JOSS 2020).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_graph
+from ..backends import resolve_backend
+from ..config import config
+from ..exceptions import InvalidArgument, PatternTooLarge
+from ..patterns.pattern import Pattern
+
+__all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MAX_CENSUS_K", "ORBITS_4"]
+
+MAX_CENSUS_K = 7
+METHODS = ("auto", "closed_form", "enumerate")
+# ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
+ORBITS_4 = 15
+_ORCA = {
+    (2, 1, 1, 1): 0,
+    (3, 2, 2, 1): 1, (3, 2, 2, 2): 2, (3, 3, 2, 2): 3,
+    (4, 3, 2, 1): 4, (4, 3, 2, 2): 5, (4, 3, 3, 1): 6, (4, 3, 3, 3): 7,
+    (4, 4, 2, 2): 8, (4, 4, 3, 1): 9, (4, 4, 3, 2): 10, (4, 4, 3, 3): 11,
+    (4, 5, 3, 2): 12, (4, 5, 3, 3): 13, (4, 6, 3, 3): 14,
+}
+# non-induced counts fit int64 without checks below this maximum degree (terms <= d^3 / 2, sums <= 2^62)
+_SAFE_DEGREE = 1 << 19
+
+
+# --------------------------------------------------------------------------- class tables
+
+
+def _pairs(k):
+    return [(i, j) for j in range(1, k) for i in range(j)]
+
+
+def _bit(i, j):
+    if i > j:
+        i, j = j, i
+    return j * (j - 1) // 2 + i
+
+
+def _code_edges(code, k):
+    return [(i, j) for (i, j) in _pairs(k) if (code >> _bit(i, j)) & 1]
+
+
+def _connected(code, k):
+    adj = [0] * k
+    for i, j in _code_edges(code, k):
+        adj[i] |= 1 << j
+        adj[j] |= 1 << i
+    seen = 1
+    frontier = 1
+    while frontier:
+        nxt = 0
+        for v in range(k):
+            if (frontier >> v) & 1:
+                nxt |= adj[v]
+        frontier = nxt & ~seen
+        seen |= nxt
+    return seen == (1 << k) - 1
+
+
+@dataclass(frozen=True)
+class _Classes:
+    k: int
+    table: np.ndarray          # code -> row (connected classes), -1 for disconnected
+    keys: tuple                # smallest code of each row's class
+    edges: tuple               # edge list of each row (the key's edges)
+    names: tuple
+    M: tuple                   # inclusion matrix rows as tuples of Python ints (M[i][j])
+
+
+def _known_names(k):
+    from ..patterns.catalog import named_pattern
+    names = {3: ["wedge", "triangle"],
+             4: ["4-path", "4-star", "4-cycle", "tailed-triangle", "diamond", "4-clique"],
+             5: ["5-path", "5-star", "5-cycle", "5-clique", "house", "hourglass"]}.get(
+        k, [f"{k}-path", f"{k}-star", f"{k}-cycle", f"{k}-clique"])
+    return [(nm, named_pattern(nm)) for nm in names]
+
+
+@functools.lru_cache(maxsize=None)
+def _classes(k: int) -> _Classes:
+    from ..backends.cpu.motif_kernels import build_class_table, inclusion_counts
+
+    pairs = _pairs(k)
+    nbits = len(pairs)
+    perms = list(itertools.permutations(range(k)))
+    bitmaps = np.empty((len(perms), nbits), dtype=np.int64)
+    for p, perm in enumerate(perms):
+        for b, (i, j) in enumerate(pairs):
+            bitmaps[p, b] = _bit(perm[i], perm[j])
+    raw, reps = build_class_table(bitmaps, nbits)
+    reps = reps.tolist()
+    conn = [c for c in range(len(reps)) if _connected(reps[c], k)]
+    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
+    index = np.full(len(reps), -1, dtype=np.int64)
+    for row, c in enumerate(conn):
+        index[c] = row
+    table = index[raw].astype(np.int32)
+    keys = tuple(reps[c] for c in conn)
+    M = inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn))
+    names = [None] * len(conn)
+    for nm, P in _known_names(k):
+        code = sum(1 << _bit(i, j) for i, j in P.edges)
+        row = int(table[code])
+        if names[row] is None:
+            names[row] = nm
+    names = [nm if nm is not None else f"{k}-class-{row}" for row, nm in enumerate(names)]
+    return _Classes(k=k, table=table, keys=keys, edges=tuple(tuple(_code_edges(c, k)) for c in keys),
+                    names=tuple(names), M=tuple(tuple(int(x) for x in row) for row in M))
+
+
+def class_table(k: int):
+    """(table, keys): the class row of every k-vertex adjacency bitmask (-1: disconnected) and each row's key."""
+    _check_k(k)
+    c = _classes(k)
+    return c.table, c.keys
+
+
+def inclusion_matrix(k: int) -> np.ndarray:
+    """M[i, j]: copies of class i (as edge subsets) in class j; non-induced = M @ induced."""
+    _check_k(k)
+    return np.array(_classes(k).M, dtype=object)
+
+
+def _to_induced(M, N):
+    """Solve N = M · I exactly (M unitriangular in edge order): back-substitution over Python ints."""
+    r = len(N)
+    out = [0] * r
+    for i in range(r - 1, -1, -1):
+        s = N[i]
+        row = M[i]
+        for j in range(i + 1, r):
+            if row[j]:
+                s -= row[j] * out[j]
+        if row[i] != 1:
+            raise AssertionError("inclusion matrix must be unitriangular")
+        out[i] = s
+    return out
+
+
+def _to_noninduced(M, I):
+    return [sum(M[i][j] * I[j] for j in range(len(I)) if M[i][j]) for i in range(len(I))]
+
+
+# --------------------------------------------------------------------------- validation
+
+
+def _check_k(k):
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"k must be an integer number of pattern vertices (3..{MAX_CENSUS_K}); got {k!r}")
+    k = int(k)
+    if k > MAX_CENSUS_K:
+        raise PatternTooLarge(f"census supports k = 3..{MAX_CENSUS_K} vertices; got k={k}. For larger patterns "
+                              "count chosen patterns with la_gpm.count(G, pattern) or estimate with la_gpm.estimate")
+    if k < 3:
+        raise InvalidArgument(f"census needs k >= 3 (k=1 is G.n, k=2 is G.m); got k={k}")
+    return k
+
+
+def _prepare(G, what):
+    G = as_graph(G)
+    G._require_undirected(what)
+    return G
+
+
+# --------------------------------------------------------------------------- census
+
+
+def census(G, k: int, *, induced: bool = True, backend: str | None = None, progress: bool = False,
+           method: str = "auto"):
+    """Counts of every connected k-vertex pattern class (k = 3..7).
+
+    Parameters
+    ----------
+    G : graph (anything :func:`la_gpm.as_graph` accepts), undirected
+    k : number of pattern vertices, 3..7
+    induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
+        isomorphic to the class, whether or not more edges join its vertices)
+    backend : ``"cpu"`` (or None / ``"auto"``); other backends raise BackendUnavailable
+    progress : show a tqdm bar over root chunks (enumeration)
+    method : ``"auto"``, ``"closed_form"`` (k <= 4) or ``"enumerate"``
+
+    Returns
+    -------
+    pandas.DataFrame with one row per connected class (zero counts included), sorted by
+    edge count then key: ``pattern`` (:class:`Pattern`, named), ``name``, ``key`` (the
+    smallest adjacency bitmask of the class, see the module notes), ``edges`` (edge list of
+    that bitmask), ``count`` (exact Python int).
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> df = la_gpm.census(la_gpm.datasets.load("karate"), 3)
+    >>> dict(zip(df.name, df["count"]))
+    {'wedge': 393, 'triangle': 45}
+    """
+    import pandas as pd
+
+    k = _check_k(k)
+    G = _prepare(G, "census")
+    resolve_backend(backend, supported=("cpu",), what="census")
+    if method not in METHODS:
+        raise InvalidArgument(f"method must be one of {METHODS}; got {method!r}")
+    if method == "closed_form" and k > 4:
+        raise InvalidArgument(f"method='closed_form' covers k = 3 and 4; got k={k} (use 'enumerate' or 'auto')")
+    cls = _classes(k)
+    if method == "auto":
+        method = "closed_form" if k <= 4 else "enumerate"
+    if method == "closed_form":
+        N = _closed_form_noninduced(G, k)
+        counts = _to_induced(cls.M, N) if induced else N
+    else:
+        I = _enumerate(G, k, cls, progress)
+        counts = I if induced else _to_noninduced(cls.M, I)
+    patterns = [Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)]
+    df = pd.DataFrame({"pattern": patterns, "name": list(cls.names), "key": list(cls.keys),
+                       "edges": [list(e) for e in cls.edges], "count": pd.Series(counts, dtype=object)})
+    df.attrs.update(k=k, induced=bool(induced), method=method)
+    return df
+
+
+def _exact_sum(a) -> int:
+    """Sum of an int64 array as a Python int, exact even where the int64 sum would overflow."""
+    a = np.asarray(a, dtype=np.int64).ravel()
+    if a.size == 0:
+        return 0
+    big = int(np.abs(a).max())
+    if big == 0:
+        return 0
+    step = max(1, (2**62) // big)
+    return sum(int(a[i:i + step].sum()) for i in range(0, a.size, step))
+
+
+def _deg_binomial_sum(deg, r) -> int:
+    """Σ_v C(d_v, r) exactly, grouping equal degrees."""
+    from math import comb
+    vals, cnt = np.unique(np.asarray(deg), return_counts=True)
+    return sum(int(c) * comb(int(d), r) for d, c in zip(vals.tolist(), cnt.tolist()))
+
+
+def _check_safe(G):
+    d = G.max_degree
+    if d >= _SAFE_DEGREE or G.m * d * d >= 2**62:
+        raise InvalidArgument(f"the closed-form counts need max degree < {_SAFE_DEGREE} and m·dmax² < 2**62 to stay "
+                              f"exact in int64; got max degree {d}, m={G.m}; use method='enumerate'")
+
+
+def _closed_form_noninduced(G, k):
+    from ..backends.cpu.motif_kernels import census4_totals
+    from ..backends.cpu.triangle_kernels import triangles_total
+
+    deg = G.degrees
+    if k == 3:
+        T = int(triangles_total(*G.oriented())) if G.m else 0
+        return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
+    _check_safe(G)
+    acc = census4_totals(G.indptr, G.indices, G.degree_rank)
+    dia, c4, k4, T, p4base, tdeg = (_exact_sum(acc[:, i]) for i in range(6))
+    star = _deg_binomial_sum(deg, 3)
+    N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
+         "diamond": dia, "4-clique": k4}
+    return [N[nm] for nm in _classes(4).names]
+
+
+def _enumerate(G, k, cls, progress):
+    from ..backends.cpu.motif_kernels import esu_census, relabel_csr
+    import numba
+
+    n = G.n
+    if n == 0:
+        return [0] * len(cls.keys)
+    # degree-descending relabelling: the root (smallest new id) of a subgraph is its highest-degree vertex
+    order = np.lexsort((np.arange(n), -G.degrees.astype(np.int64)))
+    new_id = np.empty(n, dtype=np.int64)
+    new_id[order] = np.arange(n)
+    ptr, idx = relabel_csr(G.indptr, G.indices, new_id)
+    nthreads = numba.get_num_threads()
+    nchunks = max(1, 4 * nthreads)
+    total = np.zeros(len(cls.keys), dtype=object)
+    block = max(nchunks, min(config.chunk, n))
+    starts = range(0, n, block)
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=n, desc=f"census k={k}", unit="root")
+    try:
+        for s in starts:
+            roots = np.arange(s, min(n, s + block), dtype=np.int64)
+            part = esu_census(ptr, idx, k, cls.table, len(cls.keys), roots, min(nchunks, roots.size))
+            for row in part:
+                total += np.array([int(x) for x in row], dtype=object)
+            if bar is not None:
+                bar.update(roots.size)
+    finally:
+        if bar is not None:
+            bar.close()
+    return [int(x) for x in total]
+
+
+# --------------------------------------------------------------------------- orbits
+
+
+def _orca_orbit(k, edges, v):
+    deg = [0] * k
+    for a, b in edges:
+        deg[a] += 1
+        deg[b] += 1
+    return _ORCA[(k, len(edges), max(deg), deg[v])]
+
+
+@functools.lru_cache(maxsize=None)
+def _orbit_matrix():
+    """C[o][o']: non-induced copies placing a vertex at orbit o inside the graphlet where it has orbit o'."""
+    C = np.zeros((ORBITS_4, ORBITS_4), dtype=np.int64)
+    done = set()
+    for k in (2, 3, 4):
+        for code in range(1 << (k * (k - 1) // 2)):
+            if not _connected(code, k):
+                continue
+            E = _code_edges(code, k)
+            for v in range(k):
+                o2 = _orca_orbit(k, E, v)
+                if o2 in done:
+                    continue
+                done.add(o2)
+                for r in range(len(E) + 1):
+                    for S in itertools.combinations(E, r):
+                        sc = sum(1 << _bit(a, b) for a, b in S)
+                        if _connected(sc, k):
+                            C[_orca_orbit(k, list(S), v), o2] += 1
+    return C
+
+
+def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
+    """Per-vertex graphlet-orbit counts (n × 15 int64 for k = 4; n × 4 for k = 3), ORCA numbering.
+
+    Column o counts the induced connected graphlets of up to k vertices that touch the
+    vertex at orbit o (numbering in the module notes); equals ORCA's / orbit-count's
+    ``node_orbit_counts(G, k)``.
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> X = la_gpm.orbits(la_gpm.datasets.load("karate"), 4)
+    >>> X.shape, int(X[:, 3].sum()) // 3
+    ((34, 15), 45)
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"k must be an integer graphlet size (2, 3 or 4); got {k!r}")
+    k = int(k)
+    if k > 4:
+        raise PatternTooLarge(f"orbits are computed for graphlets of up to 4 vertices; got k={k}. For 5-vertex "
+                              "orbits use orbit-count (ORCA) or count the classes with la_gpm.census(G, 5)")
+    if k < 2:
+        raise InvalidArgument(f"orbits needs k >= 2 graphlet vertices; got k={k}")
+    G = _prepare(G, "graphlet orbits")
+    resolve_backend(backend, supported=("cpu",), what="graphlet orbits")
+    width = {2: 1, 3: 4, 4: 15}[k]
+    sigma = _sigma(G, k)
+    C = _orbit_matrix()
+    out = np.zeros((G.n, width), dtype=np.int64)
+    for o in range(width - 1, -1, -1):
+        col = sigma[:, o].copy()
+        for o2 in range(o + 1, width):
+            if C[o, o2]:
+                col -= C[o, o2] * out[:, o2]
+        out[:, o] = col
+    return out
+
+
+def _sigma(G, k):
+    """Non-induced per-vertex orbit counts σ_o(v) (FGLT's raw counts, in ORCA's orbit order)."""
+    from ..backends.cpu.motif_kernels import arc_triangles, arc_weighted_sums, neighbour_sums, vertex_closed_forms
+
+    n = G.n
+    width = {2: 1, 3: 4, 4: 15}[k]
+    s = np.zeros((n, width), dtype=np.int64)
+    if n == 0:
+        return s
+    ptr, idx = G.indptr, G.indices
+    d = G.degrees.astype(np.int64)
+    s[:, 0] = d
+    if k == 2:
+        return s
+    _check_safe(G)
+    s1 = neighbour_sums(ptr, idx, d - 1)
+    te = arc_triangles(ptr, idx)
+    tv = np.zeros(n, dtype=np.int64)
+    np.add.at(tv, np.repeat(np.arange(n), d), te)
+    tv //= 2
+    s[:, 1] = s1
+    s[:, 2] = d * (d - 1) // 2
+    s[:, 3] = tv
+    if k == 3:
+        return s
+    vc = vertex_closed_forms(ptr, idx, te)
+    aw = arc_weighted_sums(ptr, idx, te, d, tv)
+    s[:, 4] = neighbour_sums(ptr, idx, s1) - d * (d - 1) - 2 * tv
+    s[:, 5] = (d - 1) * s1 - 2 * tv
+    s[:, 6] = neighbour_sums(ptr, idx, (d - 1) * (d - 2) // 2)
+    s[:, 7] = d * (d - 1) * (d - 2) // 6
+    s[:, 8] = vc[:, 1]
+    s[:, 9] = aw[:, 2]
+    s[:, 10] = aw[:, 1]
+    s[:, 11] = tv * (d - 2)
+    s[:, 12] = vc[:, 3]
+    s[:, 13] = aw[:, 0]
+    s[:, 14] = vc[:, 2]
+    return s

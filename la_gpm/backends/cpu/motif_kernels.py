@@ -1,0 +1,450 @@
+"""numba kernels of the motif census and graphlet orbits (CPU).
+
+Three groups:
+
+* **class tables** -- ``build_class_table``: for k <= 7 vertices, every adjacency
+  bitmask (bit ``j(j-1)/2 + i`` set iff i ~ j, for i < j) mapped to an isomorphism
+  class id, built by orbit expansion (one pass over the k! relabellings per class).
+  ``inclusion_counts`` counts the spanning subgraphs of each class representative.
+* **ESU enumeration** -- ``esu_census``: pattern-oblivious enumeration of every
+  connected induced k-vertex subgraph exactly once (Wernicke's ESU, DuMato's
+  canonical extension rule), over a degree-descending relabelling; the last vertex
+  is never pushed: its class comes from ``prefix code | adjacency row`` through
+  the table, and pendant leaves attached to the last prefix vertex are counted in
+  bulk.  Parallel over interleaved root chunks.
+* **closed forms (FGLT / ESCAPE style)** -- per-arc triangle counts, per-vertex
+  4-cycle and 4-clique counts, the diamond-wing sum, and the totals that the
+  k = 4 census needs.  All integer arithmetic is int64; the callers bound the
+  inputs (see ``la_gpm.algorithms.motifs``) so that nothing overflows.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+# --------------------------------------------------------------------------- class tables
+
+
+@nb.njit(cache=True)
+def _perm_code(code, bitmap, nbits):
+    out = 0
+    for b in range(nbits):
+        if (code >> b) & 1:
+            out |= np.int64(1) << bitmap[b]
+    return out
+
+
+@nb.njit(cache=True)
+def build_class_table(perm_bitmaps, nbits):
+    """Class id (0, 1, ... in order of the smallest code) of every k-vertex adjacency code.
+
+    ``perm_bitmaps[p, b]`` is the bit that bit b moves to under relabelling p.
+    Returns (table int32 of length 2**nbits, smallest code of each class).
+    """
+    size = np.int64(1) << nbits
+    table = np.full(size, -1, dtype=np.int32)
+    reps = []
+    nperm = perm_bitmaps.shape[0]
+    cid = 0
+    for code in range(size):
+        if table[code] >= 0:
+            continue
+        reps.append(code)
+        for p in range(nperm):
+            table[_perm_code(code, perm_bitmaps[p], nbits)] = cid
+        cid += 1
+    out = np.empty(len(reps), dtype=np.int64)
+    for i in range(len(reps)):
+        out[i] = reps[i]
+    return table, out
+
+
+@nb.njit(cache=True)
+def inclusion_counts(rep_codes, table, class_index, nclass):
+    """M[i, j] = number of edge subsets of class j's representative that fall in class i.
+
+    ``class_index`` maps a table class id to a row (-1 for classes not kept, e.g.
+    disconnected ones).  Non-induced count of i = sum_j M[i, j] * induced count of j.
+    """
+    M = np.zeros((nclass, nclass), dtype=np.int64)
+    for j in range(rep_codes.shape[0]):
+        code = rep_codes[j]
+        cj = class_index[table[code]]
+        if cj < 0:
+            continue
+        s = code
+        while True:
+            ci = class_index[table[s]]
+            if ci >= 0:
+                M[ci, cj] += 1
+            if s == 0:
+                break
+            s = (s - 1) & code
+    return M
+
+
+# --------------------------------------------------------------------------- ESU enumeration
+
+
+@nb.njit(cache=True)
+def _lower_bound(a, lo, hi, x):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if a[mid] <= x:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=True)
+def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, tmp):
+    """All connected induced k-subsets whose smallest vertex is r; counts[class] += 1 each."""
+    INS = np.uint8(128)
+    last = k - 2                   # position of the last pushed-or-leaf-parent vertex
+    off_last = (k - 1) * (k - 2) // 2
+    lowmask = (1 << (k - 1)) - 1
+    # push r at position 0
+    tr[0] = r
+    nb_[r] |= INS
+    lo = _lower_bound(indices, indptr[r], indptr[r + 1], r)
+    e = 0
+    for j in range(lo, indptr[r + 1]):
+        w = indices[j]
+        nb_[w] |= np.uint8(1)
+        buf[e] = w
+        e += 1
+    seg_lo[0] = 0
+    seg_hi[0] = e
+    cur[0] = 0
+    codes[0] = 0
+    p = 1                           # position being chosen, from ext[p - 1]
+    while p >= 1:
+        if cur[p - 1] == seg_hi[p - 1]:
+            p -= 1
+            if p == 0:
+                break
+            # pop tr[p]
+            x = tr[p]
+            bit = np.uint8(1 << p)
+            lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
+            for j in range(lo, indptr[x + 1]):
+                w = indices[j]
+                nb_[w] &= ~bit
+            nb_[x] &= ~INS
+            continue
+        x = buf[cur[p - 1]]
+        cur[p - 1] += 1
+        code = codes[p - 1] | (np.int64(nb_[x] & ((1 << p) - 1)) << ((p * (p - 1)) // 2))
+        lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
+        hi = indptr[x + 1]
+        if p == last:
+            # leaves: the remaining ext[p-1] (after x) and x's exclusive neighbours
+            bit = np.uint8(1 << p)
+            nexcl = 0
+            nt = 0
+            for j in range(lo, hi):
+                w = indices[j]
+                m = nb_[w]
+                if m == 0:
+                    nexcl += 1
+                elif (m & INS) == 0:
+                    nb_[w] = m | bit
+                    tmp[nt] = w
+                    nt += 1
+            if nexcl > 0:
+                counts[table[code | (np.int64(1 << p) << off_last)]] += nexcl
+            for q in range(cur[p - 1], seg_hi[p - 1]):
+                c = buf[q]
+                counts[table[code | (np.int64(nb_[c] & lowmask) << off_last)]] += 1
+            for q in range(nt):
+                nb_[tmp[q]] &= ~bit
+            continue
+        # push x at position p; ext[p] = rest of ext[p-1] (sorted, all > x) merged with exclusive nbrs
+        tr[p] = x
+        codes[p] = code
+        bit = np.uint8(1 << p)
+        base = seg_hi[p - 1]
+        a = cur[p - 1]
+        ahi = seg_hi[p - 1]
+        e = base
+        for j in range(lo, hi):
+            w = indices[j]
+            m = nb_[w]
+            if m == 0:
+                # exclusive: merge in order with the remaining ext[p-1]
+                while a < ahi and buf[a] < w:
+                    buf[e] = buf[a]
+                    e += 1
+                    a += 1
+                buf[e] = w
+                e += 1
+            nb_[w] = m | bit
+        while a < ahi:
+            buf[e] = buf[a]
+            e += 1
+            a += 1
+        nb_[x] |= INS
+        seg_lo[p] = base
+        seg_hi[p] = e
+        cur[p] = base
+        p += 1
+    # pop r
+    lo = _lower_bound(indices, indptr[r], indptr[r + 1], r)
+    for j in range(lo, indptr[r + 1]):
+        nb_[indices[j]] &= np.uint8(~np.uint8(1))
+    nb_[r] &= ~INS
+
+
+@nb.njit(parallel=True, cache=True)
+def esu_census(indptr, indices, k, table, nclass, roots, nchunks):
+    """Census of connected induced k-subgraphs rooted at ``roots`` (ids of a degree-descending
+    relabelling, so the root is each subgraph's highest-degree vertex). Returns (nchunks, nclass)."""
+    n = indptr.shape[0] - 1
+    maxd = 0
+    for v in range(n):
+        d = indptr[v + 1] - indptr[v]
+        if d > maxd:
+            maxd = d
+    counts = np.zeros((nchunks, nclass), dtype=np.int64)
+    nroots = roots.shape[0]
+    for c in nb.prange(nchunks):
+        nb_ = np.zeros(n, dtype=np.uint8)
+        buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
+        tmp = np.empty(max(1, maxd), dtype=indices.dtype)
+        seg_lo = np.zeros(k, dtype=np.int64)
+        seg_hi = np.zeros(k, dtype=np.int64)
+        cur = np.zeros(k, dtype=np.int64)
+        tr = np.zeros(k, dtype=np.int64)
+        codes = np.zeros(k, dtype=np.int64)
+        cnt = counts[c]
+        for i in range(c, nroots, nchunks):
+            _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, tmp)
+    return counts
+
+
+@nb.njit(cache=True)
+def relabel_csr(indptr, indices, new_id):
+    """CSR of the same graph under vertex renaming v -> new_id[v], rows sorted."""
+    n = indptr.shape[0] - 1
+    old_of = np.empty(n, dtype=np.int64)
+    for v in range(n):
+        old_of[new_id[v]] = v
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for u in range(n):
+        o = old_of[u]
+        ptr[u + 1] = ptr[u] + indptr[o + 1] - indptr[o]
+    idx = np.empty(indices.shape[0], dtype=indices.dtype)
+    for u in range(n):
+        o = old_of[u]
+        s = ptr[u]
+        for j in range(indptr[o], indptr[o + 1]):
+            idx[s + j - indptr[o]] = new_id[indices[j]]
+        idx[s:ptr[u + 1]].sort()
+    return ptr, idx
+
+
+# --------------------------------------------------------------------------- closed forms
+
+
+@nb.njit(parallel=True, cache=True)
+def arc_triangles(indptr, indices):
+    """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR."""
+    n = indptr.shape[0] - 1
+    te = np.zeros(indices.shape[0], dtype=np.int64)
+    nchunks = 64
+    for c in nb.prange(nchunks):
+        mark = np.full(n, -1, dtype=np.int64)
+        for u in range(c, n, nchunks):
+            for j in range(indptr[u], indptr[u + 1]):
+                mark[indices[j]] = u
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                s = 0
+                for q in range(indptr[v], indptr[v + 1]):
+                    if mark[indices[q]] == u:
+                        s += 1
+                te[j] = s
+    return te
+
+
+@nb.njit(parallel=True, cache=True)
+def census4_totals(indptr, indices, rank):
+    """Totals for the k = 4 closed form, one row per chunk: (sum_e C(t_e, 2), 4-cycles,
+    4-cliques, triangles, P4 base, sum over triangles of the degrees of their vertices).
+
+    ``rank`` is the degree order (``Graph.degree_rank``).  4-cycles are counted once at
+    their highest-rank vertex (Chiba & Nishizeki), 4-cliques once on the oriented DAG,
+    per-edge triangle counts t_e with a marker array.  P4 base = sum over edges of
+    (d_u - 1)(d_v - 1).
+    """
+    n = indptr.shape[0] - 1
+    nchunks = 64
+    acc = np.zeros((nchunks, 6), dtype=np.int64)
+    for c in nb.prange(nchunks):
+        mark = np.full(n, -1, dtype=np.int64)
+        cnt = np.zeros(n, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        mark2 = np.full(n, -1, dtype=np.int64)
+        dia = 0
+        c4 = 0
+        k4 = 0
+        tri = 0
+        p4 = 0
+        tdeg = 0
+        for u in range(c, n, nchunks):
+            du = indptr[u + 1] - indptr[u]
+            ru = rank[u]
+            for j in range(indptr[u], indptr[u + 1]):
+                mark[indices[j]] = u
+            nt = 0
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                rv = rank[v]
+                if rv < ru:
+                    dv = indptr[v + 1] - indptr[v]
+                    p4 += (du - 1) * (dv - 1)
+                    # triangles on edge uv (counted from its higher-rank end)
+                    s = 0
+                    for q in range(indptr[v], indptr[v + 1]):
+                        w = indices[q]
+                        if mark[w] == u:
+                            s += 1
+                            if rank[w] < rv:
+                                # triangle with u the highest rank, v the middle: once each
+                                tri += 1
+                                tdeg += du + dv + indptr[w + 1] - indptr[w]
+                        if rank[w] < ru and w != u:
+                            if cnt[w] == 0:
+                                touched[nt] = w
+                                nt += 1
+                            cnt[w] += 1
+                    dia += s * (s - 1) // 2
+            for q in range(nt):
+                w = touched[q]
+                x = cnt[w]
+                c4 += x * (x - 1) // 2
+                cnt[w] = 0
+            # 4-cliques with u the highest rank vertex: lower neighbours L, count triangles in L
+            # pairs (v, w) in L with w lower than v, then x lower than w in N(u) ∩ N(v) ∩ N(w)
+            for j in range(indptr[u], indptr[u + 1]):
+                v = indices[j]
+                rv = rank[v]
+                if rv >= ru:
+                    continue
+                for q in range(indptr[v], indptr[v + 1]):
+                    w = indices[q]
+                    if mark[w] == u and rank[w] < rv:
+                        mark2[w] = v
+                for q in range(indptr[v], indptr[v + 1]):
+                    w = indices[q]
+                    if mark2[w] == v and mark[w] == u:
+                        rw = rank[w]
+                        for z in range(indptr[w], indptr[w + 1]):
+                            x = indices[z]
+                            if mark2[x] == v and rank[x] < rw:
+                                k4 += 1
+                for q in range(indptr[v], indptr[v + 1]):
+                    mark2[indices[q]] = -1
+        acc[c, 0] = dia
+        acc[c, 1] = c4
+        acc[c, 2] = k4
+        acc[c, 3] = tri
+        acc[c, 4] = p4
+        acc[c, 5] = tdeg
+    return acc
+
+
+@nb.njit(parallel=True, cache=True)
+def vertex_closed_forms(indptr, indices, te):
+    """Per vertex v: (t_v, 4-cycles through v, 4-cliques through v, diamond-wing sum).
+
+    diamond-wing sum = sum over triangles (v, a, b) of (t_ab - 1): the diamonds in which
+    v is a degree-2 vertex.  ``te`` from :func:`arc_triangles`.
+    """
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, 4), dtype=np.int64)
+    nchunks = 64
+    for c in nb.prange(nchunks):
+        mark = np.full(n, -1, dtype=np.int64)
+        mark2 = np.full(n, -1, dtype=np.int64)
+        cnt = np.zeros(n, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        for v in range(c, n, nchunks):
+            for j in range(indptr[v], indptr[v + 1]):
+                mark[indices[j]] = v
+            t = 0
+            for j in range(indptr[v], indptr[v + 1]):
+                t += te[j]
+            nt = 0
+            wing = 0
+            k4 = 0
+            for j in range(indptr[v], indptr[v + 1]):
+                a = indices[j]
+                for q in range(indptr[a], indptr[a + 1]):
+                    w = indices[q]
+                    if w != v:
+                        if cnt[w] == 0:
+                            touched[nt] = w
+                            nt += 1
+                        cnt[w] += 1
+                    if w > a and mark[w] == v:
+                        wing += te[q] - 1
+                # 4-cliques {v, a, b, x} with a < b < x, all in N(v)
+                for q in range(indptr[a], indptr[a + 1]):
+                    w = indices[q]
+                    if mark[w] == v:
+                        mark2[w] = a
+                for q in range(indptr[a], indptr[a + 1]):
+                    b = indices[q]
+                    if b > a and mark2[b] == a and mark[b] == v:
+                        for z in range(indptr[b], indptr[b + 1]):
+                            x = indices[z]
+                            if x > b and mark2[x] == a and mark[x] == v:
+                                k4 += 1
+            c4 = 0
+            for q in range(nt):
+                w = touched[q]
+                x = cnt[w]
+                c4 += x * (x - 1) // 2
+                cnt[w] = 0
+            out[v, 0] = t // 2
+            out[v, 1] = c4
+            out[v, 2] = k4
+            out[v, 3] = wing
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def neighbour_sums(indptr, indices, x):
+    """s[v] = sum of x over the neighbours of v (A @ x for int64 x)."""
+    n = indptr.shape[0] - 1
+    s = np.zeros(n, dtype=np.int64)
+    for v in nb.prange(n):
+        acc = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            acc += x[indices[j]]
+        s[v] = acc
+    return s
+
+
+@nb.njit(parallel=True, cache=True)
+def arc_weighted_sums(indptr, indices, te, deg, tv):
+    """Per vertex v: (sum_u C(t_vu, 2), sum_u t_vu (d_u - 2), sum_u (t_u - t_vu))."""
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, 3), dtype=np.int64)
+    for v in nb.prange(n):
+        a = 0
+        b = 0
+        c = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            u = indices[j]
+            t = te[j]
+            a += t * (t - 1) // 2
+            b += t * (deg[u] - 2)
+            c += tv[u] - t
+        out[v, 0] = a
+        out[v, 1] = b
+        out[v, 2] = c
+    return out
