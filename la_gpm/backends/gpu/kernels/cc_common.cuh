@@ -1,0 +1,33 @@
+// Shared helpers of the color-coding kernels (cc_spmm.cu, cc_ema.cu).
+// REAL is float unless the module is compiled with -DCC_DOUBLE.
+#pragma once
+#include "common.cuh"
+
+#ifdef CC_DOUBLE
+typedef double REAL;
+typedef unsigned long long MAXBITS;
+__device__ __forceinline__ MAXBITS real_bits(double x) { return (MAXBITS)__double_as_longlong(x); }
+#else
+typedef float REAL;
+typedef unsigned int MAXBITS;
+__device__ __forceinline__ MAXBITS real_bits(float x) { return (MAXBITS)__float_as_uint(x); }
+#endif
+
+// The counter-based hash shared with the CPU kernels (la_gpm/backends/cpu/cc_kernels.py).
+__device__ __forceinline__ u64 cc_splitmix64(u64 x) {
+    x += 0x9E3779B97F4A7C15ull;
+    u64 z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// Non-negative values order like their bit patterns: a max is an integer atomicMax.
+__device__ __forceinline__ void cc_block_max(REAL v, MAXBITS* out) {
+#pragma unroll
+    for (int o = 16; o > 0; o >>= 1) {
+        REAL w = __shfl_xor_sync(LA_FULL_MASK, v, o);
+        v = w > v ? w : v;
+    }
+    if ((threadIdx.x & 31) == 0 && v > (REAL)0) atomicMax(out, real_bits(v));
+}
