@@ -9,6 +9,7 @@ Writes benchmarks/results/triangles_{cpu,gpu}.json.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import time
 from pathlib import Path
@@ -20,7 +21,7 @@ from harness import check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def graphblas_direct(G):

@@ -9,7 +9,10 @@ import pytest
 import la_gpm
 from la_gpm.backends import gpu_status, graphblas_status
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+import os
+
+# ../shared/data beside the checkout; LA_GPM_SHARED_DATA overrides (the GPU machine gets a carried copy)
+DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
 
 
 def _backend_params():

@@ -31,7 +31,7 @@ def balanced_chunks(ptr, idx, nchunks: int) -> np.ndarray:
 def _total(ptr, idx, bounds):
     n = ptr.shape[0] - 1
     nchunks = bounds.shape[0] - 1
-    total = 0
+    res = np.zeros(nchunks, dtype=np.int64)  # per-chunk sums: no parfor reduction variable
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int32)
         s = 0
@@ -47,8 +47,8 @@ def _total(ptr, idx, bounds):
                 for t in range(ptr[v], ptr[v + 1]):
                     if mark[idx[t]] == u:
                         s += 1
-        total += s
-    return total
+        res[c] = s
+    return res.sum()
 
 
 @nb.njit(parallel=True, cache=True)
