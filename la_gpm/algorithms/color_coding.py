@@ -377,11 +377,16 @@ class _Runner:
         self.ops = ops
         self.maxdeg = max(1, G.max_degree)
 
-    def run(self, keys, per_vertex=False, colors=None):
+    def run(self, keys, per_vertex=False, colors=None, profile=None):
         """Per-coloring colorful embedding counts (float64, exponent applied) for colorings ``keys``
-        (or for the one explicit coloring ``colors``)."""
+        (or for the one explicit coloring ``colors``).  ``profile``: a dict that receives seconds
+        per step kind (the device is synchronised after each step)."""
         plan = self.plan
         o = self.ops
+        tick = None
+        if profile is not None:
+            o.sync()
+            tick = time.perf_counter()
         colors = o.colors(keys) if colors is None else o.put_colors(colors)
         vals: dict[int, _Val] = {}
         leaf_cache = {}
@@ -402,6 +407,11 @@ class _Runner:
             for j in plan.free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
                     del vals[j]
+            if profile is not None:
+                o.sync()
+                now = time.perf_counter()
+                profile[op.kind] = profile.get(op.kind, 0.0) + now - tick
+                tick = now
         root = vals[len(plan.ops) - 1]
         scale = 2.0 ** root.e
         totals = o.block_sums(root.arr, len(keys)) * scale
@@ -470,6 +480,9 @@ class _CpuOps:
 
     def put_colors(self, col):
         return np.ascontiguousarray(col, dtype=np.int8)
+
+    def sync(self):
+        pass
 
     def leaf(self, colors, label):
         out = np.empty((colors.shape[0], self.k), dtype=self.dtype)

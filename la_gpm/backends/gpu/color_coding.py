@@ -64,6 +64,9 @@ class GpuOps:
                                                          (kd, np.int64(rows), np.int32(self.n), np.int32(self.k), out))
         return out
 
+    def sync(self):
+        self.cp.cuda.Device().synchronize()
+
     def put_colors(self, col):
         return self.cp.asarray(np.ascontiguousarray(col, dtype=np.int8))
 

@@ -1,0 +1,241 @@
+"""Benchmark color-coding tree counting: per-coloring time, SpMM bandwidth, cuSPARSE vs custom.
+
+Usage::
+
+    python benchmarks/bench_color_coding.py --device cpu --scales 12 14 --templates u7 u10 u12
+    python benchmarks/bench_color_coding.py --device gpu --scales 18 20 --templates u10 u12 u13
+
+Writes ``benchmarks/results/color_coding_<device>.json`` (or ``--out``): device, versions, and per
+(graph, template) the plan, the per-coloring time (median of ``--repeat`` runs after a warm-up, the
+device synchronised), its split into leaf / SpMM / eMA, and for SpMM alone at the column counts the
+templates use: time and achieved bandwidth of each implementation against a measured
+device-to-device copy (GPU) or memory copy (CPU).  Every timed coloring is checked against the
+other SpMM implementation's value before timing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import statistics
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import la_gpm  # noqa: E402
+from la_gpm.algorithms import color_coding as cc  # noqa: E402
+from la_gpm.backends.cpu.cc_kernels import coloring_keys  # noqa: E402
+
+
+def versions():
+    import numba
+    import scipy
+    out = {"python": platform.python_version(), "numpy": np.__version__, "scipy": scipy.__version__,
+           "numba": numba.__version__, "la_gpm": la_gpm.__version__}
+    try:
+        import cupy
+        out["cupy"] = cupy.__version__
+        out["cuda_runtime"] = cupy.cuda.runtime.runtimeGetVersion()
+    except Exception:  # noqa: BLE001
+        pass
+    try:
+        import graphblas
+        out["python-graphblas"] = graphblas.__version__
+    except Exception:  # noqa: BLE001
+        pass
+    return out
+
+
+def device_info(dev):
+    if dev == "gpu":
+        import cupy as cp
+        p = cp.cuda.runtime.getDeviceProperties(cp.cuda.Device().id)
+        return {"kind": "gpu", "name": p["name"].decode() if isinstance(p["name"], bytes) else str(p["name"]),
+                "sm_count": p["multiProcessorCount"], "memory_bytes": p["totalGlobalMem"]}
+    return {"kind": "cpu", "processor": platform.processor() or platform.machine(), "cores": os.cpu_count()}
+
+
+def sync(dev):
+    if dev == "gpu":
+        import cupy as cp
+        cp.cuda.Device().synchronize()
+
+
+def timed(fn, dev, repeat, warmup=1):
+    for _ in range(warmup):
+        fn()
+    sync(dev)
+    ts = []
+    for _ in range(repeat):
+        sync(dev)
+        t = time.perf_counter()
+        fn()
+        sync(dev)
+        ts.append(time.perf_counter() - t)
+    return statistics.median(ts), ts
+
+
+def copy_bandwidth(dev, nbytes=1 << 30):
+    """Bytes read + written per second of a large buffer copy."""
+    if dev == "gpu":
+        import cupy as cp
+        a = cp.ones(nbytes // 4, dtype=cp.float32)
+        b = cp.empty_like(a)
+        t, _ = timed(lambda: cp.copyto(b, a), dev, 10, 2)
+        return 2 * a.nbytes / t
+    a = np.ones(nbytes // 8 // 4, dtype=np.float32)
+    b = np.empty_like(a)
+    t, _ = timed(lambda: np.copyto(b, a), dev, 5, 1)
+    return 2 * a.nbytes / t
+
+
+def spmm_bench(G, ops, dev, cols, methods, repeat, dtype):
+    """SpMM alone for each column count: time, gathered bytes/s (nnz·C reads + n·C writes)."""
+    out = []
+    rng = np.random.default_rng(0)
+    for C in cols:
+        X = rng.random((G.n, C), dtype=np.float64).astype(dtype)
+        if dev == "gpu":
+            import cupy as cp
+            X = cp.asarray(X)
+        row = {"columns": C}
+        ref = None
+        for m in methods:
+            try:
+                f = (lambda m=m: ops.spmm(X, m)) if dev == "gpu" else (lambda m=m: ops.spmm_with(X, m))
+                Y = f()
+                Yh = Y.get() if dev == "gpu" else Y
+                if ref is None:
+                    ref = Yh.astype(np.float64)
+                err = float(np.abs(Yh - ref).max() / max(1e-30, np.abs(ref).max()))
+                t, _ = timed(f, dev, repeat)
+                item = np.dtype(dtype).itemsize
+                moved = (G.nnz * C + G.n * C) * item
+                row[m] = {"seconds": t, "bytes_per_s": moved / t, "max_rel_diff_vs_first": err}
+            except Exception as e:  # noqa: BLE001
+                row[m] = {"error": f"{type(e).__name__}: {e}"}
+            del Y
+        out.append(row)
+        del X
+    return out
+
+
+class CpuSpmm:
+    """SpMM variants on the host for the column sweep."""
+
+    def __init__(self, G, dtype):
+        from la_gpm.algorithms.color_coding import _CpuOps
+        self.ops = {m: _CpuOps(G, 3, np.dtype(dtype), m, None) for m in ("numba", "scipy")}
+        try:
+            from la_gpm.backends import graphblas_status
+            if graphblas_status() is None:
+                self.ops["graphblas"] = _CpuOps(G, 3, np.dtype(dtype), "graphblas", None)
+        except Exception:  # noqa: BLE001
+            pass
+
+    def spmm_with(self, X, m):
+        return self.ops[m].spmm(X)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--device", choices=("cpu", "gpu"), default="cpu")
+    ap.add_argument("--scales", type=int, nargs="+", default=[12])
+    ap.add_argument("--templates", nargs="+", default=["u7", "u10", "u12"])
+    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--dtype", default="float32")
+    ap.add_argument("--spmm-cols", type=int, nargs="*", default=None,
+                    help="column counts for the SpMM sweep (default: those of the templates' plans)")
+    ap.add_argument("--spmm-scales", type=int, nargs="*", default=None, help="scales for the SpMM sweep")
+    ap.add_argument("--full-cusparse", nargs="*", default=[], help="'scale:template' pairs also timed end to end "
+                    "with spmm=cusparse")
+    ap.add_argument("--out", default=None)
+    a = ap.parse_args(argv)
+    dev = a.device
+    backend = "gpu" if dev == "gpu" else "cpu"
+    res = {"benchmark": "color_coding", "device": device_info(dev), "versions": versions(),
+           "dtype": a.dtype, "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), "runs": [], "spmm": []}
+    res["copy_bytes_per_s"] = copy_bandwidth(dev)
+    print(f"# {res['device']}  copy {res['copy_bytes_per_s'] / 1e12:.3f} TB/s", flush=True)
+    methods = ("custom", "cusparse") if dev == "gpu" else ("numba", "scipy", "graphblas")
+    for scale in a.scales:
+        t = time.perf_counter()
+        G = la_gpm.generators.graph500(scale)
+        gen = time.perf_counter() - t
+        ginfo = {"name": f"graph500-{scale}", "n": G.n, "m": G.m, "nnz": G.nnz, "max_degree": G.max_degree,
+                 "generate_s": gen}
+        print(f"# graph500({scale}): n={G.n} m={G.m} max_deg={G.max_degree}", flush=True)
+        cols_seen = set()
+        for tname in a.templates:
+            row = {"graph": ginfo, "template": tname}
+            try:
+                Gp, P, b, dt, plan, runner = cc._prepare(G, tname, backend, a.dtype, "auto")
+                row.update(k=P.k, automorphisms=cc.tree_automorphisms(P), root=plan.root, spmm_cols=plan.spmm_cols,
+                           ema_terms_per_row=plan.ema_terms, peak_cols=plan.peak_cols,
+                           peak_table_bytes=plan.peak_cols * G.n * dt.itemsize)
+                cols_seen.update(op.cols for op in plan.ops if op.kind == "spmm")
+                keys = coloring_keys(12345, 0, 1)
+                v = float(runner.run(keys)[0][0])
+                if dev == "gpu":  # the cuSPARSE path must give the same value for the same coloring
+                    _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse")
+                    v2 = float(r2.run(keys)[0][0])
+                    row["check_custom_vs_cusparse_rel"] = abs(v - v2) / max(abs(v), 1e-300)
+                    del r2
+                t_med, ts = timed(lambda: runner.run(keys), dev, a.repeat)
+                prof = {}
+                runner.run(keys, profile=prof)
+                row.update(colorful_embeddings=v, per_coloring_s=t_med, per_coloring_all_s=ts, profile_s=prof,
+                           spmm_effective_bytes_per_s=(G.nnz + G.n) * plan.spmm_cols * dt.itemsize / prof["spmm"]
+                           if prof.get("spmm") else None)
+                if f"{scale}:{tname}" in a.full_cusparse:
+                    _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse")
+                    t2, ts2 = timed(lambda: r2.run(keys), dev, max(1, a.repeat // 2))
+                    prof2 = {}
+                    r2.run(keys, profile=prof2)
+                    row.update(per_coloring_cusparse_s=t2, profile_cusparse_s=prof2)
+                    del r2
+                print(f"{G.name:10s} {tname:6s} k={P.k:2d} spmm_cols={plan.spmm_cols:5d} "
+                      f"per-coloring {t_med:.4f} s  (spmm {prof.get('spmm', 0):.4f}, ema {prof.get('ema', 0):.4f}, "
+                      f"leaf {prof.get('leaf', 0):.4f})"
+                      + (f"  cusparse {row['per_coloring_cusparse_s']:.4f} s" if "per_coloring_cusparse_s" in row
+                         else ""), flush=True)
+                del runner
+            except Exception as e:  # noqa: BLE001
+                row["error"] = f"{type(e).__name__}: {e}"
+                print(f"{G.name} {tname}: {row['error']}", flush=True)
+            res["runs"].append(row)
+            if dev == "gpu":
+                import cupy as cp
+                cp.get_default_memory_pool().free_all_blocks()
+        if a.spmm_scales is None or scale in a.spmm_scales:
+            cols = sorted(a.spmm_cols if a.spmm_cols is not None else cols_seen)
+            if dev == "gpu":
+                from la_gpm.backends.gpu.color_coding import GpuOps
+                ops = GpuOps(G, 3, np.dtype(a.dtype), "custom", None)
+            else:
+                ops = CpuSpmm(G, a.dtype)
+            sw = spmm_bench(G, ops, dev, cols, methods, a.repeat, a.dtype)
+            for r in sw:
+                cells = "  ".join(f"{m} {r[m]['seconds'] * 1e3:8.2f} ms {r[m]['bytes_per_s'] / 1e12:.3f} TB/s"
+                                  if "seconds" in r.get(m, {}) else f"{m} {r.get(m)}" for m in methods)
+                print(f"  spmm {G.name} C={r['columns']:5d}  {cells}", flush=True)
+            res["spmm"].append({"graph": ginfo, "sweep": sw})
+            del ops
+        del G
+    out = Path(a.out) if a.out else ROOT / "benchmarks" / "results" / f"color_coding_{dev}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(res, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+    print(f"# wrote {out}")
+    return res
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,375 @@
+"""Color-coding tree counting: exact colorful counts against brute force on every backend, GPU
+against CPU, interval coverage against exact tree counts, plans and named errors."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Graph, Pattern
+from la_gpm.algorithms import color_coding as cc
+from la_gpm.backends import gpu_status
+from la_gpm.backends.cpu import cc_kernels as K
+from la_gpm.exceptions import (InvalidArgument, InvalidGraph, InvalidPattern, LabelMismatch, PatternTooLarge)
+
+from .conftest import data_path, gpu, requires_gpu
+from .oracles import brute_embeddings
+
+
+# ----------------------------------------------------------------------------- helpers
+def prufer_tree(seq, k):
+    """The tree of a Prüfer sequence (k >= 2)."""
+    if k == 1:
+        return Pattern([], k=1)
+    if k == 2:
+        return Pattern([(0, 1)])
+    deg = [1] * k
+    for x in seq:
+        deg[x] += 1
+    edges = []
+    for x in seq:
+        leaf = min(i for i in range(k) if deg[i] == 1)
+        edges.append((leaf, x))
+        deg[leaf] -= 1
+        deg[x] -= 1
+    u, v = [i for i in range(k) if deg[i] == 1]
+    edges.append((u, v))
+    return Pattern(edges, k=k)
+
+
+def bfs_order(P):
+    order, parent, seen = [0], np.full(P.k, -1, np.int64), {0}
+    i = 0
+    while i < len(order):
+        u = order[i]
+        i += 1
+        for w in P.neighbors(u):
+            if w not in seen:
+                seen.add(w)
+                parent[w] = u
+                order.append(w)
+    return np.array(order, np.int64), parent
+
+
+def dfs_colorful(G, P, colors):
+    """Colorful embeddings by the numba depth-first oracle."""
+    o, par = bfs_order(P)
+    tl = np.array(P.vertex_labels if P.vertex_labels is not None else [0] * P.k, np.int64)
+    gl = G.vertex_labels if G.vertex_labels is not None else np.zeros(1, np.int64)
+    return int(K.brute_colorful_embeddings(G.indptr, G.indices, np.asarray(colors, np.int64), o, par, tl,
+                                           np.asarray(gl, np.int64), P.vertex_labels is not None))
+
+
+def exact_copies(G, P):
+    o, par = bfs_order(P)
+    return int(K.brute_embeddings(G.indptr, G.indices, o, par)) // P.automorphism_count
+
+
+small_graphs = st.integers(2, 8).flatmap(lambda n: st.tuples(
+    st.just(n), st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=3 * n)))
+
+
+# ----------------------------------------------------------------------------- colour sets and plans
+def test_colex_rank_and_splits():
+    k = 6
+    for h in range(1, k + 1):
+        sets = list(itertools.combinations(range(k), h))
+        ranks = sorted(cc.colex_rank(s) for s in sets)
+        assert ranks == list(range(math.comb(k, h)))
+        masks, rank = cc._colex(k)
+        for s in sets:  # colex order = numeric order of the bit masks
+            assert rank[sum(1 << c for c in s)] == cc.colex_rank(s)
+        for a in range(1, h):
+            sa, sp = cc.split_tables(k, h, a)
+            assert sa.shape == (math.comb(k, h), math.comb(h, a))
+            inv = {cc.colex_rank(s): set(s) for s in sets}
+            inva = {cc.colex_rank(s): set(s) for s in itertools.combinations(range(k), a)}
+            invp = {cc.colex_rank(s): set(s) for s in itertools.combinations(range(k), h - a)}
+            for r in range(sa.shape[0]):
+                got = {frozenset(inva[sa[r, j]]) for j in range(sa.shape[1])}
+                assert got == {frozenset(c) for c in itertools.combinations(sorted(inv[r]), a)}
+                for j in range(sa.shape[1]):
+                    assert inva[sa[r, j]] | invp[sp[r, j]] == inv[r]
+                    assert not inva[sa[r, j]] & invp[sp[r, j]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.integers(1, 12).flatmap(lambda k: st.tuples(st.just(k), st.lists(st.integers(0, k - 1), min_size=max(0, k - 2),
+                                                                           max_size=max(0, k - 2)))))
+def test_tree_automorphisms_match_pattern(ks):
+    k, seq = ks
+    P = prufer_tree(seq, k)
+    assert cc.tree_automorphisms(P) == P.automorphism_count
+
+
+def test_named_templates_plans():
+    for name in ("u3", "u5", "u7", "u10", "u12", "u13", "u15-1", "u15-2"):
+        P = Pattern.named(name)
+        assert cc.tree_automorphisms(P) == P.automorphism_count
+        plan = cc.plan_tree(P, 1 << 20, 31_000_000)
+        assert plan.ops[-1].kind == "ema" and plan.ops[-1].cols == 1
+        keys = [op.key for op in plan.ops]
+        assert len(keys) == len(set(keys))  # identical rooted sub-templates computed once
+        for i, op in enumerate(plan.ops):
+            assert all(j < i for j in op.inputs)  # children first
+    # the cheapest root of u12 needs fewer SpMM columns than the paper's 1,657
+    assert cc.plan_tree(Pattern.named("u12"), 1 << 20, 31_000_000).spmm_cols <= 1657
+    # a star: one leaf table and one SpMM shared by every level
+    star = cc.plan_tree(Pattern.named("8-star"), 1000, 10000, root=0)
+    assert sum(op.kind == "spmm" for op in star.ops) == 1 and sum(op.kind == "leaf" for op in star.ops) == 1
+
+
+# ----------------------------------------------------------------------------- exact colorful counts
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(g=small_graphs, kseq=st.integers(1, 5).flatmap(
+    lambda k: st.tuples(st.just(k), st.lists(st.integers(0, k - 1), min_size=max(0, k - 2), max_size=max(0, k - 2)))),
+    cseed=st.integers(0, 2**31))
+def test_colorful_count_equals_bruteforce(backend, g, kseq, cseed):
+    n, edges = g
+    G = Graph.from_edges([e[0] for e in edges], [e[1] for e in edges], n=n)
+    k, seq = kseq
+    P = prufer_tree(seq, k)
+    colors = np.random.default_rng(cseed).integers(0, k, n)
+    want = sum(1 for f in brute_embeddings(G, P) if len({colors[v] for v in f}) == k)
+    assert want == dfs_colorful(G, P, colors)
+    got = la_gpm.colorful_count(G, P, colors, backend=backend)
+    assert got * P.automorphism_count == pytest.approx(want, abs=1e-9)
+
+
+@pytest.mark.parametrize("name", ["edge", "3-path", "4-star", "u5", "6-path", "u7"])
+def test_colorful_count_karate(backend, name):
+    G = la_gpm.datasets.load("karate")
+    P = Pattern([(0, 1)]) if name == "edge" else Pattern.named(name)
+    alpha = P.automorphism_count
+    for s in range(3):
+        colors = np.random.default_rng(s).integers(0, P.k, G.n)
+        want = dfs_colorful(G, P, colors) / alpha
+        for dtype in ("float64", "float32"):
+            assert la_gpm.colorful_count(G, P, colors, backend=backend, dtype=dtype) == pytest.approx(want, rel=1e-6)
+
+
+def test_cpu_spmm_variants_agree():
+    G = la_gpm.generators.graph500(9)
+    P = Pattern.named("u7")
+    vals = {sp: la_gpm.colorful_count(G, P, seed=3, backend="cpu", spmm=sp) for sp in ("numba", "scipy")}
+    assert vals["numba"] == pytest.approx(vals["scipy"], rel=1e-12) and vals["numba"] > 0
+
+
+def test_float32_rescaling_tracks_float64():
+    # hubs of degree ~700 and k = 10: colorful counts far beyond float32's 2**24 integer range
+    G = la_gpm.generators.graph500(11)
+    for name in ("u10", "10-star"):
+        a = la_gpm.colorful_count(G, name, seed=1, backend="cpu", dtype="float64")
+        b = la_gpm.colorful_count(G, name, seed=1, backend="cpu", dtype="float32")
+        assert a > 1e12 and b == pytest.approx(a, rel=1e-4)
+
+
+def test_per_vertex_counts():
+    G = la_gpm.datasets.load("karate")
+    colors = np.random.default_rng(4).integers(0, 2, G.n)
+    tot, pv = la_gpm.colorful_count(G, Pattern([(0, 1)]), colors, per_vertex=True, backend="cpu")
+    want = np.array([sum(colors[w] != colors[v] for w in G.neighbors(v)) for v in range(G.n)])
+    np.testing.assert_allclose(pv, want)
+    assert pv.sum() == pytest.approx(2 * tot)  # both ends of an edge are in the root's orbit
+    # a star rooted at its centre: colorful stars centred at v
+    P = Pattern.named("4-star")
+    colors = np.random.default_rng(5).integers(0, 4, G.n)
+    tot, pv = la_gpm.colorful_count(G, P, colors, per_vertex=True, root=0, backend="cpu")
+    for v in range(G.n):
+        cnt = np.bincount(colors[G.neighbors(v)], minlength=4)
+        others = [c for c in range(4) if c != colors[v]]
+        assert pv[v] == pytest.approx(np.prod(cnt[others]))
+    assert pv.sum() == pytest.approx(tot)
+
+
+def test_vertex_labeled_templates(backend):
+    rng = np.random.default_rng(7)
+    base = la_gpm.datasets.load("karate")
+    labels = rng.integers(0, 2, base.n)
+    G = Graph(base.indptr, base.indices, vertex_labels=labels)
+    for edges, lab in (([(0, 1), (1, 2)], [0, 1, 0]), ([(0, 1), (0, 2), (0, 3), (3, 4)], [1, 0, 0, 1, 1])):
+        P = Pattern(edges, vertex_labels=lab)
+        colors = rng.integers(0, P.k, G.n)
+        want = dfs_colorful(G, P, colors) / P.automorphism_count
+        assert la_gpm.colorful_count(G, P, colors, backend=backend) == pytest.approx(want, rel=1e-9)
+    # tiny graphs: against the itertools oracle, which checks labels independently
+    Gs = Graph.from_edges([0, 1, 2, 3, 0], [1, 2, 3, 4, 2], n=5, vertex_labels=[0, 1, 0, 1, 0])
+    P = Pattern([(0, 1), (1, 2)], vertex_labels=[0, 1, 0])
+    for colors in itertools.product(range(3), repeat=5):
+        want = sum(1 for f in brute_embeddings(Gs, P) if len({colors[v] for v in f}) == 3)
+        assert la_gpm.colorful_count(Gs, P, np.array(colors), backend="cpu") * 2 == pytest.approx(want)
+
+
+def test_expectation_over_all_colorings_is_exact():
+    # averaged over every coloring, colorful copies = (k!/k^k)·copies: the estimator is unbiased
+    G = Graph.from_edges([0, 0, 1, 2, 3, 3], [1, 2, 2, 3, 4, 5], n=6)
+    for P in (Pattern.named("3-path"), Pattern.named("4-star"), Pattern.named("4-path")):
+        k = P.k
+        allc = np.array(list(itertools.product(range(k), repeat=G.n)))  # every coloring: one disjoint copy each
+        reps = allc.shape[0]
+        src = np.concatenate([np.array([0, 0, 1, 2, 3, 3]) + G.n * r for r in range(reps)])
+        dst = np.concatenate([np.array([1, 2, 2, 3, 4, 5]) + G.n * r for r in range(reps)])
+        U = Graph.from_edges(src, dst, n=G.n * reps)
+        tot = la_gpm.colorful_count(U, P, allc.ravel(), backend="cpu")
+        copies = len(brute_embeddings(G, P)) / P.automorphism_count
+        assert tot / k ** G.n == pytest.approx(math.factorial(k) / k ** k * copies)
+
+
+# ----------------------------------------------------------------------------- seeds and batching
+def test_coloring_hash_matches_reference():
+    keys = K.coloring_keys(99, 5, 4)
+    c = K.colors_from_keys(keys, 50, 7)
+    ref = [((K.splitmix64_py((int(keys[g]) + v) % 2**64) >> 32) * 7) >> 32 for g in range(4) for v in range(50)]
+    assert c.tolist() == ref
+    assert np.bincount(K.colors_from_keys(K.coloring_keys(1, 0, 1), 70000, 7)).min() > 9500
+
+
+def test_reproducible_and_batch_invariant():
+    G = la_gpm.datasets.load("karate")
+    a = la_gpm.estimate(G, "u5", seed=11, max_colorings=40, backend="cpu")
+    b = la_gpm.estimate(G, "u5", seed=11, max_colorings=40, backend="cpu", batch=1)
+    c = la_gpm.estimate(G, "u5", seed=12, max_colorings=40, backend="cpu")
+    np.testing.assert_allclose(a.values, b.values, rtol=1e-6)
+    assert a.n_colorings == 40 and not np.allclose(a.values, c.values)
+    # coloring j of estimate() is colorful_count(seed=, coloring=j)
+    for j in (0, 17, 39):
+        v = la_gpm.colorful_count(G, "u5", seed=11, coloring=j, backend="cpu")
+        assert a.values[j] == pytest.approx(v / a.colorful_probability, rel=1e-6)
+    d = a.to_dict()
+    assert d["n_colorings"] == 40 and len(d["values"]) == 40 and "interval" in str(a)
+    assert a.seed == 11 and la_gpm.estimate(G, "u3", max_colorings=3, backend="cpu").seed >= 0
+
+
+@gpu
+@requires_gpu
+@pytest.mark.parametrize("dtype,rel", [("float32", 2e-5), ("float64", 1e-12)])
+def test_gpu_equals_cpu(dtype, rel):
+    G = la_gpm.generators.graph500(11)
+    for name in ("u7", "u10", "u12"):
+        c = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="cpu", dtype=dtype)
+        for spmm in ("custom", "cusparse"):
+            g = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="gpu", dtype=dtype, spmm=spmm)
+            np.testing.assert_allclose(g.values, c.values, rtol=rel)
+    # batched colorings (several graph copies in one pass) and per-vertex counts
+    K_ = la_gpm.datasets.load("karate")
+    c = la_gpm.estimate(K_, "u7", seed=2, max_colorings=300, backend="cpu", dtype=dtype)
+    g = la_gpm.estimate(K_, "u7", seed=2, max_colorings=300, backend="gpu", dtype=dtype)
+    np.testing.assert_allclose(g.values, c.values, rtol=rel)
+    t1, p1 = la_gpm.colorful_count(G, "u10", seed=8, per_vertex=True, backend="cpu", dtype=dtype)
+    t2, p2 = la_gpm.colorful_count(G, "u10", seed=8, per_vertex=True, backend="gpu", dtype=dtype)
+    assert t2 == pytest.approx(t1, rel=rel)
+    np.testing.assert_allclose(p2, p1, rtol=rel * 10, atol=1e-6 * float(np.abs(p1).max()))
+
+
+@gpu
+@requires_gpu
+def test_gpu_wide_tables_use_global_ema():
+    # k = 16: C(16, 8) = 12,870 columns, too wide for the shared-memory eMA
+    G = la_gpm.generators.graph500(7)
+    P = Pattern.named("16-path")
+    c = la_gpm.colorful_count(G, P, seed=1, backend="cpu")
+    g = la_gpm.colorful_count(G, P, seed=1, backend="gpu")
+    assert g == pytest.approx(c, rel=1e-9)
+
+
+# ----------------------------------------------------------------------------- intervals vs exact counts
+def _coverage(G, names, seeds, **kw):
+    hits = total = 0
+    for name in names:
+        P = Pattern.named(name)
+        truth = exact_copies(G, P)
+        for s in seeds:
+            est = la_gpm.estimate(G, P, seed=s, backend="cpu", **kw)
+            assert est.converged, (name, s, str(est))
+            assert est.relative_halfwidth <= kw["eps"] * 1.0001 + 1e-12
+            hits += est.ci_low <= truth <= est.ci_high
+            total += 1
+    return hits, total
+
+
+def test_exact_counts_oracle():
+    G = la_gpm.datasets.load("karate")
+    deg = G.degrees.astype(np.int64)
+    assert exact_copies(G, Pattern.named("3-path")) == int((deg * (deg - 1) // 2).sum())
+    assert exact_copies(G, Pattern.named("5-star")) == int(sum(math.comb(int(d), 4) for d in deg))
+    tri = la_gpm.triangle_count(G, backend="cpu")
+    src = np.repeat(np.arange(G.n), deg)
+    p4 = int(sum((deg[u] - 1) * (deg[v] - 1) for u, v in zip(src, G.indices) if u < v)) - 3 * tri
+    assert exact_copies(G, Pattern.named("4-path")) == p4
+
+
+def test_interval_coverage_karate():
+    G = la_gpm.datasets.load("karate")
+    hits, total = _coverage(G, ["3-path", "4-star", "4-path", "u5", "6-path", "u7"], [0, 1, 2, 3], eps=0.3,
+                            delta=0.05)
+    assert hits >= (1 - 0.05) * total
+
+
+def test_interval_coverage_mesh():
+    G = la_gpm.read_graph(data_path("jagmesh7.mtx"))
+    hits, total = _coverage(G, ["3-path", "4-path", "u5", "6-path", "u7"], [0, 1, 2], eps=0.1, delta=0.01,
+                            stop="clt")
+    assert hits >= (1 - 0.01) * total
+
+
+def test_classical_stop():
+    G = la_gpm.datasets.load("karate")
+    g, t = cc.classical_colorings(3, 0.5, 0.1)
+    assert (g, t) == (19, 72)
+    est = la_gpm.estimate(G, "3-path", eps=0.5, delta=0.1, seed=3, stop="classical", backend="cpu")
+    assert est.converged and est.n_colorings == g * t
+    assert est.ci_low <= exact_copies(G, Pattern.named("3-path")) <= est.ci_high
+    cut = la_gpm.estimate(G, "3-path", eps=0.5, delta=0.1, seed=3, stop="classical", max_colorings=100,
+                          backend="cpu")
+    assert not cut.converged and cut.n_colorings == 100
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("graph", ["karate", "jagmesh7"])
+def test_interval_coverage_200_seeds(graph):
+    G = la_gpm.datasets.load("karate") if graph == "karate" else la_gpm.read_graph(data_path("jagmesh7.mtx"))
+    delta = 0.05
+    for stop in ("adaptive", "clt"):
+        hits, total = _coverage(G, ["3-path", "4-star", "u5", "u7"], range(200), eps=0.2, delta=delta, stop=stop)
+        assert hits >= (1 - delta) * total
+
+
+# ----------------------------------------------------------------------------- named errors
+def test_bad_inputs():
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(InvalidPattern):
+        la_gpm.estimate(G, "triangle")
+    with pytest.raises(InvalidPattern):
+        la_gpm.colorful_count(G, "4-cycle", np.zeros(G.n, int))
+    with pytest.raises(PatternTooLarge):
+        la_gpm.estimate(G, "21-path")
+    with pytest.raises(LabelMismatch):
+        la_gpm.estimate(G, Pattern([(0, 1)], vertex_labels=[0, 1]))
+    with pytest.raises(InvalidPattern):
+        la_gpm.estimate(G, Pattern([(0, 1)], edge_labels={(0, 1): 2}))
+    with pytest.raises(InvalidGraph):
+        la_gpm.estimate(Graph.from_edges([0, 1], [1, 2], directed=True), "3-path")
+    for kw in ({"eps": 0}, {"eps": 1.5}, {"delta": 0}, {"stop": "forever"}, {"max_colorings": 0},
+               {"time_budget": -1}, {"dtype": "int32"}, {"seed": -3}, {"seed": 1.5}, {"backend": "tpu"},
+               {"spmm": "magic"}, {"batch": 0}):
+        with pytest.raises(InvalidArgument):
+            la_gpm.estimate(G, "3-path", **kw)
+    with pytest.raises(InvalidArgument):
+        la_gpm.colorful_count(G, "3-path", np.zeros(5, int))
+    with pytest.raises(InvalidArgument):
+        la_gpm.colorful_count(G, "3-path", np.full(G.n, 3))
+    with pytest.raises(InvalidArgument):
+        la_gpm.colorful_count(G, "3-path", np.zeros(G.n, int), root=7)
+
+
+@pytest.mark.skipif(gpu_status() is None, reason="checks the message where no GPU is visible")
+def test_gpu_unavailable_message():
+    from la_gpm.exceptions import BackendUnavailable
+    with pytest.raises(BackendUnavailable):
+        la_gpm.estimate(la_gpm.datasets.load("karate"), "3-path", backend="gpu")
