@@ -19,7 +19,18 @@ from la_gpm.backends.cpu import cc_kernels as K
 from la_gpm.exceptions import (InvalidArgument, InvalidGraph, InvalidPattern, LabelMismatch, PatternTooLarge)
 
 from .conftest import data_path, gpu, requires_gpu
-from .oracles import brute_embeddings
+
+
+def brute_embeddings(G, P):
+    """Every injective map of P's vertices that keeps edges and labels (itertools; tiny graphs only)."""
+    adj = set(zip(np.repeat(np.arange(G.n), G.degrees).tolist(), G.indices.tolist()))
+    out = []
+    for f in itertools.permutations(range(G.n), P.k):
+        if P.vertex_labels is not None and any(G.vertex_labels[f[i]] != P.vertex_labels[i] for i in range(P.k)):
+            continue
+        if all((f[a], f[b]) in adj for a, b in P.edges):
+            out.append(f)
+    return out
 
 
 # ----------------------------------------------------------------------------- helpers

@@ -111,7 +111,8 @@ class GpuOps:
         if self._A is None:
             import cupyx.scipy.sparse as csp
             cp = self.cp
-            self._A = csp.csr_matrix((cp.ones(self.idx.shape[0], dtype=self.dtype), self.idx, self.ptr),
+            ptr = self.ptr.astype(cp.int32) if self.idx.shape[0] < 2**31 else self.ptr
+            self._A = csp.csr_matrix((cp.ones(self.idx.shape[0], dtype=self.dtype), self.idx, ptr),
                                      shape=(self.n, self.n))
         return self._A
 

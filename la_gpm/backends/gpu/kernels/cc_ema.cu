@@ -14,7 +14,7 @@ extern "C" __global__ void __launch_bounds__(256)
 cc_ema_smem(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
             const int2* __restrict__ split, int Cs, int ns, i64 rows, REAL ma, REAL mb, int R,
             REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
-    extern __shared__ unsigned char cc_smem_raw[];
+    extern __shared__ __align__(16) unsigned char cc_smem_raw[];
     REAL* sA = reinterpret_cast<REAL*>(cc_smem_raw);
     REAL* sB = sA + R * Ca;
     const i64 r0 = blockIdx.x * (i64)R;
