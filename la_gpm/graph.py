@@ -219,6 +219,18 @@ class Graph:
             return _readonly(p), _readonly(i)
         return self._cached("oriented", make)
 
+    def oriented_ranked(self) -> tuple[np.ndarray, np.ndarray]:
+        """The degree-ordered DAG with vertex v renamed ``degree_rank[v]``.
+
+        Arcs then always go from a smaller to a larger id, and the high-degree
+        vertices (the most-read lists) sit together in memory: better cache reuse.
+        """
+        def make():
+            from .backends.cpu.graph_kernels import relabel
+            p, i = relabel(*self.oriented(), self.degree_rank)
+            return _readonly(p), _readonly(i)
+        return self._cached("oriented_ranked", make)
+
     def lower(self) -> tuple[np.ndarray, np.ndarray]:
         """Strictly lower triangle by vertex id (u -> v with v < u) as CSR."""
         self._require_undirected("lower")

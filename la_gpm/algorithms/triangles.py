@@ -3,7 +3,8 @@
 Notes
 -----
 With A the adjacency matrix and D the degree-ordered DAG (u -> v when
-(deg u, u) < (deg v, v)), the number of triangles is
+(deg u, u) < (deg v, v); cpu and gpu rename vertices by that order so hubs sit
+together in memory), the number of triangles is
 
     ntri = Σ_ij (D ⟨D⟩ ⊙ (D · Dᵀ))_ij  =  trace(A³) / 6,
 
@@ -57,7 +58,7 @@ def triangle_count(G, *, backend: str | None = None, method: str = "auto") -> in
         from ..backends.gpu.triangles import triangle_count as f
         return int(f(G))
     from ..backends.cpu.triangle_kernels import triangles_total
-    ptr, idx = G.oriented()
+    ptr, idx = G.oriented_ranked()
     return int(triangles_total(ptr, idx))
 
 
@@ -73,4 +74,4 @@ def triangles_per_vertex(G, *, backend: str | None = None) -> np.ndarray:
         from ..backends.gpu.triangles import triangles_per_vertex as f
         return f(G)
     from ..backends.cpu.triangle_kernels import triangles_per_vertex as f
-    return f(*G.oriented())
+    return f(*G.oriented_ranked())[G.degree_rank]

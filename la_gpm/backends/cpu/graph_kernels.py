@@ -110,3 +110,28 @@ def _filter_rows(indptr, indices, rank, upper):
 
 def filter_by_rank(indptr, indices, rank, upper=True):
     return _filter_rows(indptr, indices, np.ascontiguousarray(rank, dtype=np.int64), upper)
+
+
+@nb.njit(parallel=True, cache=True)
+def _relabel_rows(indptr, indices, order, rank, out_ptr, out_idx):
+    n = indptr.shape[0] - 1
+    for r in nb.prange(n):
+        u = order[r]
+        a = indptr[u]
+        p = out_ptr[r]
+        for j in range(indptr[u + 1] - a):
+            out_idx[p + j] = rank[indices[a + j]]
+        out_idx[p:p + indptr[u + 1] - a].sort()
+
+
+def relabel(indptr, indices, rank):
+    """The CSR with vertex v renamed rank[v] (rows moved, entries mapped and re-sorted)."""
+    n = indptr.shape[0] - 1
+    order = np.empty(n, dtype=np.int64)
+    order[rank] = np.arange(n)
+    deg = np.diff(indptr)[order]
+    out_ptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(deg, out=out_ptr[1:])
+    out_idx = np.empty(indices.shape[0], dtype=indices.dtype)
+    _relabel_rows(indptr, indices, order, np.ascontiguousarray(rank, dtype=indices.dtype), out_ptr, out_idx)
+    return out_ptr, out_idx

@@ -51,12 +51,14 @@ def oom_guard(what: str):
 
 
 def device_csr(G, which: str = "A"):
-    """(ptr int64, idx int32) of the graph (``A``) or its oriented DAG (``D``) on the current device."""
+    """(ptr int64, idx int32) on the current device of the graph (``A``), its oriented DAG (``D``)
+    or the DAG renamed by degree rank (``R``)."""
     cp = cupy()
     dev = cp.cuda.Device().id
+    host = {"A": lambda: (G.indptr, G.indices), "D": G.oriented, "R": G.oriented_ranked}[which]
 
     def make():
-        p, i = (G.indptr, G.indices) if which == "A" else G.oriented()
+        p, i = host()
         with oom_guard("copying the graph to the GPU"):
             return cp.asarray(p), cp.asarray(i)
     return G.device_cache(f"gpu:{dev}:{which}", make)
