@@ -66,6 +66,13 @@ def bench_graph(label, G, peers, repeat, gpu):
                                  sync=(b == "gpu"))
         check(f"{label}/la_gpm-{b}", got, ref)
         rows.append({"impl": f"la_gpm[{b}]", "seconds": med, "runs": times, "edges_per_s": G.m / med})
+    if gpu:  # lanes-per-arc sweep of the GPU kernel (auto picks default_group)
+        from la_gpm.backends.gpu.triangles import default_group, triangle_count as gpu_tc
+        for g in (4, 8, 16, 32):
+            med, times, got = timeit(lambda g=g: gpu_tc(G, group=g), repeat=repeat, sync=True)
+            check(f"{label}/gpu-group{g}", got, ref)
+            rows.append({"impl": f"la_gpm[gpu] group={g}", "seconds": med, "runs": times, "edges_per_s": G.m / med,
+                         "auto_choice": g == default_group(G)})
     for name, make, limit in peers:
         if G.m > limit:
             rows.append({"impl": name, "skipped": f"not run above {limit:,} edges (too slow for this budget)"})

@@ -115,9 +115,13 @@ def test_auto_and_config_default():
 
 
 @pytest.mark.gpu
-def test_gpu_equals_cpu_on_rmat():
+def test_gpu_equals_cpu_on_rmat(monkeypatch):
     if "gpu" not in la_gpm.available_backends():
         pytest.skip("no GPU visible")
+    from la_gpm.backends.gpu.triangles import triangle_count as gpu_tc
     G = la_gpm.generators.rmat(14, seed=5)
-    assert la_gpm.count(G, "triangle", backend="gpu") == la_gpm.count(G, "triangle", backend="cpu")
+    want = la_gpm.count(G, "triangle", backend="cpu")
+    assert la_gpm.count(G, "triangle", backend="gpu") == want
+    for group in (1, 2, 4, 8, 16, 32):
+        assert gpu_tc(G, group=group) == want
     assert np.array_equal(la_gpm.triangles_per_vertex(G, backend="gpu"), la_gpm.triangles_per_vertex(G, backend="cpu"))

@@ -13,7 +13,16 @@ import numpy as np
 from . import cupy, device_arc_sources, device_csr, kernel, oom_guard
 
 
-def _run(G, per_vertex: bool):
+def default_group(G) -> int:
+    """Lanes per DAG arc: the power of two nearest the mean DAG out-degree, in [4, 32]."""
+    mean = G.m / max(G.n, 1)
+    g = 4
+    while g < 32 and g < mean:
+        g *= 2
+    return g
+
+
+def _run(G, per_vertex: bool, group: int | None = None):
     cp = cupy()
     from ...config import config
 
@@ -24,17 +33,21 @@ def _run(G, per_vertex: bool):
         total = cp.zeros(1, dtype=cp.uint64)
         pv = cp.zeros(G.n, dtype=cp.uint64) if per_vertex else None
         if narcs:
+            group = default_group(G) if group is None else group
+            if group not in (1, 2, 4, 8, 16, 32):
+                raise ValueError(f"group must be a power of two <= 32; got {group}")
             block = config.gpu_block
-            warps_per_block = block // 32
+            groups_per_block = block // group
             sm = cp.cuda.Device().attributes["MultiProcessorCount"]
-            grid = int(min((narcs + warps_per_block - 1) // warps_per_block, sm * 32))
-            k = kernel("triangles", "tri_count_warp_per_arc")
-            k((grid,), (block,), (ptr, idx, src, np.int64(narcs), total, pv if per_vertex else np.uint64(0)))
+            grid = int(min((narcs + groups_per_block - 1) // groups_per_block, sm * 32))
+            k = kernel("triangles", "tri_count_group_per_arc")
+            k((grid,), (block,), (ptr, idx, src, np.int64(narcs), np.int32(group), total,
+                                  pv if per_vertex else np.uint64(0)))
     return total, pv
 
 
-def triangle_count(G) -> int:
-    total, _ = _run(G, False)
+def triangle_count(G, group: int | None = None) -> int:
+    total, _ = _run(G, False, group)
     return int(total.get()[0])
 
 
