@@ -35,6 +35,7 @@ from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 __all__ = ["clique_count", "MAX_CLIQUE_K"]
 
 MAX_CLIQUE_K = 32
+SERIAL_WORK = 200_000  # Σ outdeg² of the roots below which one worker runs
 
 
 def _check_k(k):
@@ -84,7 +85,7 @@ def clique_count(G, k: int, *, backend: str | None = None) -> int:
 
 
 def _cliques_cpu(G, k):
-    from ..backends.cpu.enum_kernels import count_cliques
+    from ..backends.cpu.enum_kernels import count_cliques, count_cliques_serial
 
     ptr, idx = G.oriented()
     outdeg = np.diff(ptr)
@@ -93,6 +94,11 @@ def _cliques_cpu(G, k):
         return 0
     maxo = int(outdeg.max())
     w = outdeg[roots].astype(np.float64) ** 2 + 1.0
+    if w.sum() < SERIAL_WORK:  # starting a parallel region would cost more than the work
+        t, over, _ = count_cliques_serial(ptr, idx, roots, k, maxo)
+        if over:
+            raise OverflowError(f"the number of {k}-cliques exceeds int64")
+        return int(t)
     import numba
     nchunks = int(min(roots.size, max(math.ceil(roots.size / max(config.chunk, 1)), 32 * numba.get_num_threads())))
     cum = np.cumsum(w)

@@ -43,6 +43,8 @@ __all__ = ["count_pattern", "MAX_COUNT_VERTICES", "MAX_LABELED_VERTICES", "engin
 MAX_COUNT_VERTICES = 12
 MAX_LABELED_VERTICES = 32
 COUNT_KINDS = ("unique", "embeddings")
+SERIAL_WORK = 1_000_000  # below this Σ deg(root)² the search runs on one worker (no parallel region)
+
 GPU_DECLINE = ("the GPU exact counting engine is issue 4 and not built yet; use backend='cpu' "
                "(numba) for exact counts")
 
@@ -141,11 +143,17 @@ def _workers_for_budget(k, maxd, itemsize, memory_budget):
     return int(min(nthreads, fit)), per
 
 
+def _check_overflow(over):
+    if over.any():
+        raise OverflowError("a chunk's count exceeded int64; split the graph into vertex ranges "
+                            "(la_gpm.distributed) or count a smaller pattern")
+
+
 def run_plan(G, plan, *, memory_budget=None, progress=False):
     """Execute a plan; returns (count as Python int, stats dict)."""
     import numba
 
-    from ..backends.cpu.enum_kernels import ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan
+    from ..backends.cpu.enum_kernels import ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial
 
     t0 = time.perf_counter()
     vl = plan.vertex_labels is not None
@@ -161,37 +169,40 @@ def run_plan(G, plan, *, memory_budget=None, progress=False):
     maxd = G.max_degree
     workers, per = _workers_for_budget(k, maxd, idx.dtype.itemsize, memory_budget)
     T, C = plan.tables()
-    bounds = _chunk_bounds(roots, G.degrees, k, workers)
-    old = numba.get_num_threads()
-    total = 0
-    agg = np.zeros(4, dtype=np.int64)
-    nchunks = bounds.shape[0] - 1
-    try:
-        numba.set_num_threads(workers)
+    args = (k, T, C, ptr, idx, nlab, elab, deg, vl, el, maxd)
+    rdeg = G.degrees[roots].astype(np.float64)
+    if float(rdeg @ rdeg) < SERIAL_WORK and not progress:  # a parallel region would cost more than the search
+        counts, over, st = count_plan_serial(roots, *args)
+        _check_overflow(over)
+        total, agg, workers, nchunks = int(counts[0]), st.sum(axis=0), 1, 1
+    else:
+        bounds = _chunk_bounds(roots, G.degrees, k, workers)
+        nchunks = bounds.shape[0] - 1
         nbatch = min(nchunks, 50) if progress else 1
         cuts = np.linspace(0, nchunks, nbatch + 1).astype(np.int64)
-        it = range(nbatch)
         bar = None
         if progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=int(roots.shape[0]), desc=f"count k={k}", unit="root")
-        for b in it:
-            sub = bounds[cuts[b]:cuts[b + 1] + 1]
-            if sub.shape[0] < 2:
-                continue
-            counts, over, st = count_plan(roots, np.ascontiguousarray(sub), k, T, C, ptr, idx, nlab, elab, deg,
-                                          vl, el, maxd)
-            if over.any():
-                raise OverflowError("a chunk's count exceeded int64; split the graph (la_gpm.distributed) or "
-                                    "count a smaller pattern")
-            total += sum(int(x) for x in counts)
-            agg += st.sum(axis=0)
+        total = 0
+        agg = np.zeros(4, dtype=np.int64)
+        old = numba.get_num_threads()
+        try:
+            numba.set_num_threads(workers)
+            for b in range(nbatch):
+                sub = np.ascontiguousarray(bounds[cuts[b]:cuts[b + 1] + 1])
+                if sub.shape[0] < 2:
+                    continue
+                counts, over, st = count_plan(roots, sub, *args)
+                _check_overflow(over)
+                total += sum(int(x) for x in counts)
+                agg += st.sum(axis=0)
+                if bar is not None:
+                    bar.update(int(sub[-1] - sub[0]))
+        finally:
+            numba.set_num_threads(old)
             if bar is not None:
-                bar.update(int(sub[-1] - sub[0]))
-        if bar is not None:
-            bar.close()
-    finally:
-        numba.set_num_threads(old)
+                bar.close()
     ops, saved = int(agg[ST_OPS]), int(agg[ST_SAVED])
     stats.update(reuse_hits=int(agg[ST_REUSE]), set_operations=ops, set_operations_saved=saved,
                  reuse_rate=saved / (ops + saved) if ops + saved else 0.0, tree_nodes=int(agg[ST_NODES]),

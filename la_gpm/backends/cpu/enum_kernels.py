@@ -381,6 +381,21 @@ def count_plan(roots, bounds, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elab
 
 
 @nb.njit(cache=True)
+def count_plan_serial(roots, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd):
+    """One worker, one chunk: for small inputs, where starting a parallel region costs more than the work."""
+    counts = np.zeros(1, dtype=np.int64)
+    over = np.zeros(1, dtype=np.bool_)
+    stats = np.zeros((1, N_STATS), dtype=np.int64)
+    st = np.zeros(N_STATS, dtype=np.int64)
+    t, o = _count_roots(roots, 0, roots.shape[0], k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st)
+    counts[0] = t
+    over[0] = o
+    for s in range(N_STATS):
+        stats[0, s] = st[s]
+    return counts, over, stats
+
+
+@nb.njit(cache=True)
 def list_plan(roots, state, out, order, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, buf, f, skind,
               slo, shi, pos, end, st):
     """Resumable listing: write up to ``out.shape[0]`` matches into ``out`` (column = pattern vertex).
@@ -556,3 +571,11 @@ def count_cliques(ptr, idx, roots, bounds, k, maxo):
         over[c] = o
         ops[c] = st[1]
     return counts, over, ops
+
+
+@nb.njit(cache=True)
+def count_cliques_serial(ptr, idx, roots, k, maxo):
+    """One worker (small inputs); returns (count, overflow flag, set operations)."""
+    st = np.zeros(N_STATS, dtype=np.int64)
+    t, o = _cliques_roots(ptr, idx, roots, 0, roots.shape[0], k, maxo, st)
+    return t, o, st[1]
