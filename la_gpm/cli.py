@@ -46,20 +46,16 @@ def cmd_census(args):
 
     G = _graph(args.graph)
     t = time.perf_counter()
-    if args.estimate:
-        df = la_gpm.algorithms.color_coding.estimate_census(G, args.k, eps=args.eps, delta=args.delta, seed=args.seed,
-                                                             backend=args.backend)
-    else:
-        df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend)
+    df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend)
     dt = time.perf_counter() - t
+    df = df[[c for c in ("name", "key", "edges", "count") if c in df.columns]]
     if args.json:
-        print(df.to_json(orient="records"))
+        print(json.dumps({"graph": args.graph, "k": args.k, "induced": not args.non_induced, "seconds": dt,
+                          "classes": [{c: (str(v) if c in ("key", "edges") else v) for c, v in row.items()}
+                                      for row in df.to_dict(orient="records")]}, default=str))
     else:
         print(df.to_string(index=False))
         print(f"# {dt:.3f} s")
-    if getattr(args, "plot", None):
-        from .plot import plot_census
-        plot_census(df, args.plot)
 
 
 def cmd_match(args):
@@ -135,11 +131,6 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("graph")
     s.add_argument("-k", type=int, default=4)
     s.add_argument("--non-induced", action="store_true")
-    s.add_argument("--estimate", action="store_true", help="color-coding estimate with error bounds")
-    s.add_argument("--eps", type=float, default=0.1)
-    s.add_argument("--delta", type=float, default=0.05)
-    s.add_argument("--seed", type=int, default=None)
-    s.add_argument("--plot", default=None, help="draw the frequencies to this image file")
     common(s)
     s.set_defaults(func=cmd_census)
 
