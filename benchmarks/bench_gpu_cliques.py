@@ -1,0 +1,71 @@
+"""k-cliques on the GPU (warp-centric DFS kernel) against the CPU backend on the same machine.
+
+    python benchmarks/bench_gpu_cliques.py --gpu
+
+Graphs: wiki-Vote and R-MAT 20 (Graph500 initiator, 16 edges/vertex), k = 4..8. Writes
+benchmarks/results/cliques_gpu_gpu.json. Peers from ../shared/ANCHORS.md (G2Miner on an H100):
+wiki-Vote 4/5-cliques 0.23 / 0.89 ms, R-MAT 20 4/5-cliques 245 ms / 7.76 s.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from harness import check, machine, timeit, versions, write  # noqa: E402
+
+import la_gpm  # noqa: E402
+from la_gpm.backends.gpu.cliques import clique_count as gpu_cliques  # noqa: E402
+
+DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
+G2MINER = {("wiki-Vote", 4): 0.23e-3, ("wiki-Vote", 5): 0.89e-3, ("R-MAT 20", 4): 0.245, ("R-MAT 20", 5): 7.76}
+
+
+def cpu_cliques(G, k):
+    from la_gpm.algorithms.cliques import clique_count
+    return clique_count(G, k, backend="cpu")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--gpu", action="store_true")
+    ap.add_argument("--kmax", type=int, default=8)
+    ap.add_argument("--cpu-budget", type=float, default=60.0, help="skip the CPU run above this many seconds")
+    args = ap.parse_args(argv)
+    out = []
+    for label, make in (("wiki-Vote", lambda: la_gpm.read_graph(DATA / "wiki-Vote.txt")),
+                        ("R-MAT 20", lambda: la_gpm.generators.rmat(20, seed=1))):
+        G = make()
+        cpu_slow = False
+        for k in range(4, args.kmax + 1):
+            g_med, g_times, g_cnt = timeit(lambda: gpu_cliques(G, k), repeat=5, sync=True, budget_s=30)
+            row = {"graph": label, "n": G.n, "m": G.m, "k": k, "count": g_cnt, "gpu_seconds": g_med,
+                   "gpu_runs": g_times, "gpu_edges_per_s": G.m / g_med}
+            if (label, k) in G2MINER:
+                row["g2miner_seconds_anchor"] = G2MINER[(label, k)]
+            if not cpu_slow:
+                t = time.perf_counter()
+                c_cnt = cpu_cliques(G, k)
+                c_sec = time.perf_counter() - t
+                check(f"{label} k={k} cpu vs gpu", g_cnt, c_cnt)
+                row.update(cpu_seconds=c_sec, speedup_vs_cpu=c_sec / g_med)
+                cpu_slow = c_sec > args.cpu_budget
+            else:
+                row["cpu_skipped"] = f"previous k took over {args.cpu_budget} s on the CPU backend"
+            print(f"{label:<10} k={k}  count={g_cnt:>16,}  gpu {g_med * 1e3:10.2f} ms"
+                  + (f"  cpu {row['cpu_seconds']:8.2f} s  x{row['speedup_vs_cpu']:.0f}" if "cpu_seconds" in row else "")
+                  + (f"  G2Miner {row['g2miner_seconds_anchor'] * 1e3:.2f} ms" if "g2miner_seconds_anchor" in row else ""))
+            out.append(row)
+            if g_med > 20:
+                break
+    print("wrote", write("cliques_gpu", {"benchmark": "k-cliques (gpu)", "machine": machine(), "versions": versions(),
+                                         "rows": out}))
+
+
+if __name__ == "__main__":
+    main()
