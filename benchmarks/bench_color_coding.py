@@ -97,16 +97,20 @@ def copy_bandwidth(dev, nbytes=1 << 30):
     return 2 * a.nbytes / t
 
 
-def spmm_bench(G, ops, dev, cols, methods, repeat, dtype):
-    """SpMM alone for each column count: time, gathered bytes/s (nnz·C reads + n·C writes)."""
+def spmm_bench(G, ops, dev, kps, methods, repeat, dtype):
+    """The SpMM B = A·M_p for each (k, p): dense tables (C(k, p) columns) through each method, and
+    rooted tables (C(k-1, p-1) columns gathered, C(k-1, p) written).  Bandwidth counts the bytes a
+    method must move: nnz·(gathered columns) reads + n·(output columns) writes."""
     out = []
     rng = np.random.default_rng(0)
-    for C in cols:
+    item = np.dtype(dtype).itemsize
+    for k, p in kps:
+        C = math.comb(k, p)
         X = rng.random((G.n, C), dtype=np.float64).astype(dtype)
         if dev == "gpu":
             import cupy as cp
             X = cp.asarray(X)
-        row = {"columns": C}
+        row = {"k": k, "p": p, "columns": C}
         ref = None
         for m in methods:
             try:
@@ -117,14 +121,34 @@ def spmm_bench(G, ops, dev, cols, methods, repeat, dtype):
                     ref = Yh.astype(np.float64)
                 err = float(np.abs(Yh - ref).max() / max(1e-30, np.abs(ref).max()))
                 t, _ = timed(f, dev, repeat)
-                item = np.dtype(dtype).itemsize
                 moved = (G.nnz * C + G.n * C) * item
                 row[m] = {"seconds": t, "bytes_per_s": moved / t, "max_rel_diff_vs_first": err}
             except Exception as e:  # noqa: BLE001
                 row[m] = {"error": f"{type(e).__name__}: {e}"}
             del Y
-        out.append(row)
         del X
+        # rooted tables: same product, colour sets containing each row's colour only
+        try:
+            Wp, W = math.comb(k - 1, p - 1), math.comb(k - 1, p)
+            Xr = rng.random((G.n, Wp), dtype=np.float64).astype(dtype)
+            col = la_gpm.backends.cpu.cc_kernels.colors_from_keys(coloring_keys(7, 0, 1), G.n, k)
+            Q = cc.rooted_gather_table(k, p)
+            if dev == "gpu":
+                import cupy as cp
+                Xr, cold = cp.asarray(Xr), cp.asarray(col)
+                ro = ops.__class__(G, k, np.dtype(dtype), "custom", None)
+            else:
+                cold = col
+                ro = ops.ops["numba"].__class__(G, k, np.dtype(dtype), "numba", None)
+            f = lambda: ro.spmm_rooted(Xr, Q, cold, p)  # noqa: E731
+            f()
+            t, _ = timed(f, dev, repeat)
+            moved = (G.nnz * Wp + G.n * W) * item
+            row["rooted"] = {"seconds": t, "bytes_per_s": moved / t, "gathered_columns": Wp, "output_columns": W}
+            del Xr
+        except Exception as e:  # noqa: BLE001
+            row["rooted"] = {"error": f"{type(e).__name__}: {e}"}
+        out.append(row)
     return out
 
 
@@ -152,11 +176,10 @@ def main(argv=None):
     ap.add_argument("--templates", nargs="+", default=["u7", "u10", "u12"])
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--dtype", default="float32")
-    ap.add_argument("--spmm-cols", type=int, nargs="*", default=None,
-                    help="column counts for the SpMM sweep (default: those of the templates' plans)")
     ap.add_argument("--spmm-scales", type=int, nargs="*", default=None, help="scales for the SpMM sweep")
     ap.add_argument("--full-cusparse", nargs="*", default=[], help="'scale:template' pairs also timed end to end "
                     "with spmm=cusparse")
+    ap.add_argument("--compare-dense", action="store_true", help="also time the dense layout (custom SpMM)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     dev = a.device
@@ -178,25 +201,35 @@ def main(argv=None):
             row = {"graph": ginfo, "template": tname}
             try:
                 Gp, P, b, dt, plan, runner = cc._prepare(G, tname, backend, a.dtype, "auto")
+                dplan = cc.plan_tree(P, G.n, G.nnz, layout="dense")
                 row.update(k=P.k, automorphisms=cc.tree_automorphisms(P), root=plan.root, spmm_cols=plan.spmm_cols,
                            ema_terms_per_row=plan.ema_terms, peak_cols=plan.peak_cols,
                            peak_table_bytes=plan.peak_cols * G.n * dt.itemsize)
-                cols_seen.update(op.cols for op in plan.ops if op.kind == "spmm")
+                cols_seen.update((P.k, op.size) for op in dplan.ops if op.kind == "spmm")
+                row.update(layout=plan.layout, dense_spmm_cols=dplan.spmm_cols, dense_ema_terms_per_row=dplan.ema_terms,
+                           dense_peak_cols=dplan.peak_cols)
                 keys = coloring_keys(12345, 0, 1)
                 v = float(runner.run(keys)[0][0])
-                if dev == "gpu":  # the cuSPARSE path must give the same value for the same coloring
-                    _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse")
-                    v2 = float(r2.run(keys)[0][0])
-                    row["check_custom_vs_cusparse_rel"] = abs(v - v2) / max(abs(v), 1e-300)
-                    del r2
+                # the dense layout through a library SpMM must give the same value for the same coloring
+                _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse" if dev == "gpu" else "scipy")
+                v2 = float(r2.run(keys)[0][0])
+                row["check_rooted_vs_dense_library_rel"] = abs(v - v2) / max(abs(v), 1e-300)
+                del r2
                 t_med, ts = timed(lambda: runner.run(keys), dev, a.repeat)
                 prof = {}
                 runner.run(keys, profile=prof)
                 row.update(colorful_embeddings=v, per_coloring_s=t_med, per_coloring_all_s=ts, profile_s=prof,
                            spmm_effective_bytes_per_s=(G.nnz + G.n) * plan.spmm_cols * dt.itemsize / prof["spmm"]
                            if prof.get("spmm") else None)
+                if a.compare_dense:
+                    _, _, _, _, _, r3 = cc._prepare(G, tname, backend, a.dtype, "auto", layout="dense")
+                    t3, ts3 = timed(lambda: r3.run(keys), dev, a.repeat)
+                    prof3 = {}
+                    r3.run(keys, profile=prof3)
+                    row.update(per_coloring_dense_s=t3, profile_dense_s=prof3)
+                    del r3
                 if f"{scale}:{tname}" in a.full_cusparse:
-                    _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse")
+                    _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse", layout="dense")
                     t2, ts2 = timed(lambda: r2.run(keys), dev, max(1, a.repeat // 2))
                     prof2 = {}
                     r2.run(keys, profile=prof2)
@@ -205,6 +238,7 @@ def main(argv=None):
                 print(f"{G.name:10s} {tname:6s} k={P.k:2d} spmm_cols={plan.spmm_cols:5d} "
                       f"per-coloring {t_med:.4f} s  (spmm {prof.get('spmm', 0):.4f}, ema {prof.get('ema', 0):.4f}, "
                       f"leaf {prof.get('leaf', 0):.4f})"
+                      + (f"  dense {row['per_coloring_dense_s']:.4f} s" if "per_coloring_dense_s" in row else "")
                       + (f"  cusparse {row['per_coloring_cusparse_s']:.4f} s" if "per_coloring_cusparse_s" in row
                          else ""), flush=True)
                 del runner
@@ -216,7 +250,7 @@ def main(argv=None):
                 import cupy as cp
                 cp.get_default_memory_pool().free_all_blocks()
         if a.spmm_scales is None or scale in a.spmm_scales:
-            cols = sorted(a.spmm_cols if a.spmm_cols is not None else cols_seen)
+            cols = sorted(cols_seen)
             if dev == "gpu":
                 from la_gpm.backends.gpu.color_coding import GpuOps
                 ops = GpuOps(G, 3, np.dtype(a.dtype), "custom", None)
@@ -224,9 +258,12 @@ def main(argv=None):
                 ops = CpuSpmm(G, a.dtype)
             sw = spmm_bench(G, ops, dev, cols, methods, a.repeat, a.dtype)
             for r in sw:
+                rr = r.get("rooted", {})
+                rooted_cell = (f"  rooted {rr['seconds'] * 1e3:8.2f} ms {rr['bytes_per_s'] / 1e12:.3f} TB/s"
+                               if "seconds" in rr else f"  rooted {rr}")
                 cells = "  ".join(f"{m} {r[m]['seconds'] * 1e3:8.2f} ms {r[m]['bytes_per_s'] / 1e12:.3f} TB/s"
                                   if "seconds" in r.get(m, {}) else f"{m} {r.get(m)}" for m in methods)
-                print(f"  spmm {G.name} C={r['columns']:5d}  {cells}", flush=True)
+                print(f"  spmm {G.name} k={r['k']} p={r['p']} C={r['columns']:5d}  {cells}{rooted_cell}", flush=True)
             res["spmm"].append({"graph": ginfo, "sweep": sw})
             del ops
         del G

@@ -165,11 +165,28 @@ def test_colorful_count_karate(backend, name):
             assert la_gpm.colorful_count(G, P, colors, backend=backend, dtype=dtype) == pytest.approx(want, rel=1e-6)
 
 
-def test_cpu_spmm_variants_agree():
+def test_cpu_layouts_and_spmm_variants_agree():
     G = la_gpm.generators.graph500(9)
-    P = Pattern.named("u7")
-    vals = {sp: la_gpm.colorful_count(G, P, seed=3, backend="cpu", spmm=sp) for sp in ("numba", "scipy")}
-    assert vals["numba"] == pytest.approx(vals["scipy"], rel=1e-12) and vals["numba"] > 0
+    for name in ("u7", "u10"):
+        vals = [la_gpm.colorful_count(G, name, seed=3, backend="cpu", spmm=sp, layout=lay)
+                for sp, lay in (("numba", "rooted"), ("numba", "dense"), ("scipy", "dense"), ("auto", "auto"))]
+        assert vals[0] > 0 and vals == pytest.approx([vals[0]] * 4, rel=1e-12)
+
+
+def test_rooted_gather_table():
+    k, p = 6, 3
+    Q = cc.rooted_gather_table(k, p)
+    sets_k1 = {cc.colex_rank(s): s for s in itertools.combinations(range(k - 1), p)}
+    sets_x = {cc.colex_rank(s): s for s in itertools.combinations(range(k - 1), p - 1)}
+    for ci in range(k):
+        for cj in range(k):
+            for u, U in sets_k1.items():
+                S = {x + (x >= ci) for x in U}          # the p-set of column u of a colour-ci row
+                x = Q[ci, cj, u]
+                if cj not in S:
+                    assert x == -1
+                else:                                   # column x of a colour-cj row holds S
+                    assert {c + (c >= cj) for c in sets_x[x]} | {cj} == S
 
 
 def test_float32_rescaling_tracks_float64():
@@ -264,9 +281,17 @@ def test_gpu_equals_cpu(dtype, rel):
     G = la_gpm.generators.graph500(11)
     for name in ("u7", "u10", "u12"):
         c = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="cpu", dtype=dtype)
-        for spmm in ("custom", "cusparse"):
-            g = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="gpu", dtype=dtype, spmm=spmm)
+        for spmm, layout in (("auto", "rooted"), ("custom", "dense"), ("cusparse", "dense")):
+            g = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="gpu", dtype=dtype, spmm=spmm,
+                                layout=layout)
             np.testing.assert_allclose(g.values, c.values, rtol=rel)
+    # hubs of degree > 2·HUB_CHUNK: split into chunks and reduced (rooted layout)
+    H = la_gpm.generators.graph500(14)
+    assert H.max_degree > 2 * 1024
+    for name in ("u5", "u10"):
+        c = la_gpm.estimate(H, name, seed=9, max_colorings=2, backend="cpu", dtype=dtype)
+        g = la_gpm.estimate(H, name, seed=9, max_colorings=2, backend="gpu", dtype=dtype)
+        np.testing.assert_allclose(g.values, c.values, rtol=rel)
     # batched colorings (several graph copies in one pass) and per-vertex counts
     K_ = la_gpm.datasets.load("karate")
     c = la_gpm.estimate(K_, "u7", seed=2, max_colorings=300, backend="cpu", dtype=dtype)
@@ -368,7 +393,7 @@ def test_bad_inputs():
         la_gpm.estimate(Graph.from_edges([0, 1], [1, 2], directed=True), "3-path")
     for kw in ({"eps": 0}, {"eps": 1.5}, {"delta": 0}, {"stop": "forever"}, {"max_colorings": 0},
                {"time_budget": -1}, {"dtype": "int32"}, {"seed": -3}, {"seed": 1.5}, {"backend": "tpu"},
-               {"spmm": "magic"}, {"batch": 0}):
+               {"spmm": "magic"}, {"batch": 0}, {"layout": "sparse"}, {"spmm": "scipy", "layout": "rooted"}):
         with pytest.raises(InvalidArgument):
             la_gpm.estimate(G, "3-path", **kw)
     with pytest.raises(InvalidArgument):

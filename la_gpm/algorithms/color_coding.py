@@ -41,10 +41,11 @@ from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch, Pattern
 from ..patterns.catalog import as_pattern
 
 __all__ = ["Estimate", "estimate", "colorful_count", "TreePlan", "plan_tree", "tree_automorphisms",
-           "split_tables", "colex_rank", "MAX_TREE_VERTICES", "STOP_RULES"]
+           "split_tables", "rooted_gather_table", "colex_rank", "MAX_TREE_VERTICES", "STOP_RULES"]
 
 MAX_TREE_VERTICES = 20
 STOP_RULES = ("adaptive", "classical", "clt")
+LAYOUTS = ("auto", "rooted", "dense")
 SPMM_METHODS = {"cpu": ("auto", "numba", "scipy"), "graphblas": ("auto", "graphblas"),
                 "gpu": ("auto", "custom", "cusparse")}
 
@@ -97,6 +98,51 @@ def split_tables(k: int, h: int, a: int):
     sa.setflags(write=False)
     sp.setflags(write=False)
     return sa, sp
+
+
+@functools.lru_cache(maxsize=64)
+def rooted_gather_table(k: int, p: int):
+    """``Q`` int32 of shape (k, k, C(k-1, p)) for the SpMM over rooted tables.
+
+    Rooted tables keep, per vertex i of colour c_i, only the colour sets that contain c_i (a table
+    of size h has C(k-1, h-1) columns: the (h-1)-subsets of the other colours, relabelled to
+    0..k-2 by x -> x - (x > c_i)); their SpMM products keep the p-sets that avoid c_i (C(k-1, p)
+    columns).  For the p-set of column u of a row of colour ci, ``Q[ci, cj, u]`` is the column of a
+    neighbour of colour cj holding that set, or -1 when cj is not in it.
+    """
+    masks1, rank1 = _colex(k - 1)
+    U = masks1[p]
+    W = U.shape[0]
+    Q = np.full((k, k, W), -1, dtype=np.int32)
+    for ci in range(k):
+        low = (np.int64(1) << ci) - 1
+        S = (U & low) | ((U >> ci) << (ci + 1))      # up(U, ci): the p-set in 0..k-1, avoiding ci
+        for cj in range(k):
+            if cj == ci:
+                continue
+            has = ((S >> cj) & 1).astype(bool)
+            Sr = S & ~(np.int64(1) << cj)
+            lowj = (np.int64(1) << cj) - 1
+            down = (Sr & lowj) | ((Sr >> (cj + 1)) << cj)
+            Q[ci, cj, has] = rank1[down[has]]
+    Q.setflags(write=False)
+    return Q
+
+
+@functools.lru_cache(maxsize=64)
+def rooted_gather_pairs(k: int, p: int):
+    """``(Qu, Qx)`` int32 of shape (k, k, C(k-2, p-1)): the (u, x) with ``Q[ci, cj, u] = x >= 0``."""
+    Q = rooted_gather_table(k, p)
+    T = math.comb(k - 2, p - 1) if k >= 2 else 0
+    Qu = np.zeros((k, k, T), dtype=np.int32)
+    Qx = np.zeros((k, k, T), dtype=np.int32)
+    for ci in range(k):
+        for cj in range(k):
+            if ci != cj:
+                u = np.flatnonzero(Q[ci, cj] >= 0)
+                Qu[ci, cj] = u
+                Qx[ci, cj] = Q[ci, cj, u]
+    return Qu, Qx
 
 
 # ============================================================================ template plans
@@ -189,17 +235,34 @@ class TreePlan:
     spmm_cols: int       # SpMM output columns per coloring
     ema_terms: int       # Σ C(k,h)·C(h,a) multiply-adds per row per coloring
     labeled: bool
+    layout: str = "rooted"
 
     def describe(self) -> str:
-        lines = [f"k={self.k} root={self.root} spmm_cols={self.spmm_cols} ema_terms/row={self.ema_terms} "
+        lines = [f"k={self.k} layout={self.layout} root={self.root} spmm_cols={self.spmm_cols} ema_terms/row={self.ema_terms} "
                  f"peak_cols={self.peak_cols}"]
         for i, op in enumerate(self.ops):
             lines.append(f"  {i:2d} {op.kind:4s} size={op.size:2d} cols={op.cols:6d} inputs={op.inputs}")
         return "\n".join(lines)
 
 
-def _decompose(k, E, V):
-    comb = math.comb
+def _table_cols(k, h, layout):
+    """Columns of a table of size h: C(k, h) dense, C(k-1, h-1) rooted."""
+    return math.comb(k, h) if layout == "dense" else math.comb(k - 1, h - 1)
+
+
+def _spmm_cols(k, p, layout):
+    """Columns of the SpMM product of a size-p table: C(k, p) dense, C(k-1, p) rooted."""
+    return math.comb(k, p) if layout == "dense" else math.comb(k - 1, p)
+
+
+def _op_cost(k, h, p, E, V, layout):
+    """The paper's cost of one node, E·(gathered columns) + V·(eMA terms per row)."""
+    if layout == "dense":
+        return E * math.comb(k, p) + V * math.comb(k, h) * math.comb(h, p)
+    return E * math.comb(k - 1, p - 1) + V * (math.comb(k - 1, p) + math.comb(k - 1, h - 1) * math.comb(h - 1, p))
+
+
+def _decompose(k, E, V, layout="rooted"):
     memo = {}
 
     def best(shape):
@@ -216,7 +279,7 @@ def _decompose(k, E, V):
             rest = list(shape[1])
             rest.remove(c)
             act = (shape[0], tuple(rest))
-            cost = E * comb(k, p) + V * comb(k, h) * comb(h, p) + best(act)[0] + best(c)[0]
+            cost = _op_cost(k, h, p, E, V, layout) + best(act)[0] + best(c)[0]
             if out is None or cost < out[0]:
                 out = (cost, c)
         memo[shape] = out
@@ -224,8 +287,7 @@ def _decompose(k, E, V):
     return best
 
 
-def _build(k, shape, best, labeled):
-    comb = math.comb
+def _build(k, shape, best, labeled, layout="rooted"):
     ops: list[_Op] = []
     index: dict = {}
 
@@ -234,7 +296,7 @@ def _build(k, shape, best, labeled):
         if key in index:
             return index[key]
         if not sh[1]:
-            op = _Op("leaf", key, 1, k, (), label=sh[0] if labeled else 0)
+            op = _Op("leaf", key, 1, _table_cols(k, 1, layout), (), label=sh[0] if labeled else 0)
         else:
             c = best(sh)[1]
             rest = list(sh[1])
@@ -245,11 +307,11 @@ def _build(k, shape, best, labeled):
             bkey = ("B", c)
             if bkey not in index:
                 pc = ops[ip]
-                ops.append(_Op("spmm", bkey, pc.size, pc.cols, (ip,)))
+                ops.append(_Op("spmm", bkey, pc.size, _spmm_cols(k, pc.size, layout), (ip,)))
                 index[bkey] = len(ops) - 1
             ib = index[bkey]
             h = _size(sh)
-            op = _Op("ema", key, h, comb(k, h), (ia, ib), a=_size(act))
+            op = _Op("ema", key, h, _table_cols(k, h, layout), (ia, ib), a=_size(act))
         ops.append(op)
         index[key] = len(ops) - 1
         return index[key]
@@ -310,13 +372,18 @@ def _order_and_peak(ops):
     return order, free_after, pk
 
 
-def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | None = None) -> TreePlan:
-    """The cheapest plan (paper's cost, then peak memory) over all roots, or for a given root."""
+def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | None = None,
+              layout: str = "rooted") -> TreePlan:
+    """The cheapest plan (paper's cost, then peak memory) over all roots, or for a given root.
+
+    ``layout``: "rooted" (tables keep only the colour sets containing the row's own colour; default)
+    or "dense" (all C(k, h) colour sets, as in the paper)."""
     P = as_pattern(P)
     k = P.k
+    if layout not in LAYOUTS[1:]:
+        raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {layout!r}")
     labeled = P.vertex_labels is not None
-    best = _decompose(k, float(n_arcs), float(n_vertices))
-    comb = math.comb
+    best = _decompose(k, float(n_arcs), float(n_vertices), layout)
     cands = []
     roots = range(k) if root is None else [root]
     seen_shapes = set()
@@ -325,16 +392,17 @@ def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | N
         if sh in seen_shapes:
             continue
         seen_shapes.add(sh)
-        ops = _build(k, sh, best, labeled)
+        ops = _build(k, sh, best, labeled, layout)
         cost = 0.0
         spmm = 0
         ema = 0
         for op in ops:
             if op.kind == "spmm":
-                cost += n_arcs * op.cols
+                g = math.comb(k, op.size) if layout == "dense" else math.comb(k - 1, op.size - 1)
+                cost += n_arcs * g + (0 if layout == "dense" else n_vertices * op.cols)
                 spmm += op.cols
             elif op.kind == "ema":
-                t = op.cols * comb(op.size, op.a)
+                t = op.cols * (math.comb(op.size, op.a) if layout == "dense" else math.comb(op.size - 1, op.a - 1))
                 cost += n_vertices * t
                 ema += t
         order, free_after, pk = _order_and_peak(ops)
@@ -347,7 +415,7 @@ def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | N
         op = ops[old]
         ordered.append(_Op(op.kind, op.key, op.size, op.cols, tuple(new[j] for j in op.inputs), op.label, op.a))
     fa = {new[i]: [new[j] for j in js] for i, js in free_after.items()}
-    return TreePlan(k, r, ordered, fa, cost, pk, spmm, ema, labeled)
+    return TreePlan(k, r, ordered, fa, cost, pk, spmm, ema, labeled, layout)
 
 
 # ============================================================================ the DP driver
@@ -388,21 +456,26 @@ class _Runner:
             o.sync()
             tick = time.perf_counter()
         colors = o.colors(keys) if colors is None else o.put_colors(colors)
+        rooted = plan.layout == "rooted"
+        k = plan.k
         vals: dict[int, _Val] = {}
         leaf_cache = {}
         for i, op in enumerate(plan.ops):
             if op.kind == "leaf":
                 if op.label not in leaf_cache:
-                    leaf_cache[op.label] = o.leaf(colors, op.label if plan.labeled else None)
+                    leaf_cache[op.label] = o.leaf(colors, op.label if plan.labeled else None, rooted)
                 vals[i] = _Val(leaf_cache[op.label], 0, 1.0)
             elif op.kind == "spmm":
                 x = vals[op.inputs[0]]
-                vals[i] = _Val(o.spmm(x.arr), x.e, x.mx * self.maxdeg)
+                arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
+                    else o.spmm(x.arr)
+                vals[i] = _Val(arr, x.e, x.mx * self.maxdeg)
             else:
                 a, b = vals[op.inputs[0]], vals[op.inputs[1]]
                 ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b.mx)
-                sa, sp = split_tables(plan.k, op.size, op.a)
-                arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, (plan.k, op.size, op.a))
+                key = (k - 1, op.size - 1, op.a - 1) if rooted else (k, op.size, op.a)
+                sa, sp = split_tables(*key)
+                arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
                 vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
             for j in plan.free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
@@ -484,11 +557,20 @@ class _CpuOps:
     def sync(self):
         pass
 
-    def leaf(self, colors, label):
+    def leaf(self, colors, label, rooted=False):
+        if rooted:
+            out = np.empty((colors.shape[0], 1), dtype=self.dtype)
+            mask = np.ones(1, dtype=np.bool_) if label is None else self.labels[label]
+            return self.K.leaf_rooted(colors.shape[0], self.n, mask, label is not None, out)
         out = np.empty((colors.shape[0], self.k), dtype=self.dtype)
         if label is None:
             return self.K.leaf_table(colors, self.k, np.ones(self.n, dtype=np.bool_), False, out)
         return self.K.leaf_table(colors, self.k, self.labels[label], True, out)
+
+    def spmm_rooted(self, X, Q, colors, p):
+        Qu, Qx = rooted_gather_pairs(self.k, p)
+        out = np.empty((X.shape[0], Q.shape[2]), dtype=self.dtype)
+        return self.K.spmm_rooted(self.G.indptr, self.G.indices, self.n, colors, Qu, Qx, X, out)
 
     def spmm(self, X):
         n = self.n
@@ -534,7 +616,7 @@ def _resolve_seed(seed):
     return int(seed) & ((1 << 64) - 1)
 
 
-def _prepare(G, template, backend, dtype, spmm, root=None):
+def _prepare(G, template, backend, dtype, spmm, root=None, layout="auto"):
     G = as_graph(G)
     P = as_pattern(template)
     _check_tree(P, G)
@@ -542,13 +624,21 @@ def _prepare(G, template, backend, dtype, spmm, root=None):
         raise InvalidArgument(f"root must be a template vertex in 0..{P.k - 1}; got {root!r}")
     b = resolve_backend(backend, what="color-coding tree counting")
     dt = _check_dtype(dtype)
-    plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root)
+    if layout not in LAYOUTS:
+        raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {layout!r}")
+    if layout == "auto":
+        layout = "dense" if spmm in ("scipy", "graphblas", "cusparse") or b == "graphblas" else "rooted"
+    elif layout == "rooted" and (spmm in ("scipy", "graphblas", "cusparse") or b == "graphblas"):
+        raise InvalidArgument(f"spmm={spmm!r} (a library SpMM) needs layout='dense'; rooted tables use the "
+                              "custom gather")
+    plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root, layout)
     ops = _make_ops(G, b, dt, spmm, P, plan)
     return G, P, b, dt, plan, _Runner(G, P, plan, ops)
 
 
 def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, per_vertex: bool = False,
-                   root: int | None = None, backend: str | None = None, dtype="float64", spmm: str = "auto"):
+                   root: int | None = None, backend: str | None = None, dtype="float64", spmm: str = "auto",
+                   layout: str = "auto"):
     """Colorful non-induced copies of a tree under one coloring (exact up to float rounding).
 
     Parameters
@@ -560,6 +650,7 @@ def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, pe
     per_vertex : also return, per vertex v, the colorful copies in which v plays the template vertex
         ``root`` (or a vertex of its orbit): ``M_root[v] · |orbit(root)| / |Aut|``
     dtype : "float64" (default here: exact for counts below 2**53) or "float32"
+    spmm, layout : as in :func:`estimate`
 
     Returns
     -------
@@ -574,7 +665,7 @@ def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, pe
     """
     if per_vertex and root is None:
         root = 0
-    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, root)
+    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, root, layout)
     k = P.k
     if colors is None:
         s = _resolve_seed(seed)
@@ -671,7 +762,8 @@ def classical_colorings(k: int, eps: float, delta: float) -> tuple[int, int]:
 
 def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max_colorings: int | None = None,
              time_budget: float | None = None, backend: str | None = None, stop: str = "adaptive",
-             progress: bool = False, dtype="float32", spmm: str = "auto", batch: int | None = None) -> Estimate:
+             progress: bool = False, dtype="float32", spmm: str = "auto", batch: int | None = None,
+             layout: str = "auto") -> Estimate:
     """Estimate the number of non-induced copies of a tree template (k <= 20) by color coding.
 
     Parameters
@@ -687,6 +779,9 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     dtype : "float32" (default, rescaled so nothing overflows) or "float64"
     spmm : the SpMM implementation ("auto"; cpu: "numba" | "scipy"; gpu: "custom" | "cusparse")
     batch : colorings evaluated together (default: as many as fit ``config.memory_budget``)
+    layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
+        memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full
+        tables; needed by the library SpMMs "scipy", "graphblas", "cusparse") or "auto"
 
     Examples
     --------
@@ -708,7 +803,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
         raise InvalidArgument(f"batch must be a positive integer or None; got {batch!r}")
     t0 = time.perf_counter()
     s = _resolve_seed(seed)
-    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm)
+    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, layout=layout)
     k = P.k
     alpha = tree_automorphisms(P)
     p = math.factorial(k) / k ** k

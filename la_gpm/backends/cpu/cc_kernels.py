@@ -89,6 +89,45 @@ def spmm_rows(indptr, indices, n, X, out):
 
 
 @nb.njit(parallel=True, cache=True)
+def leaf_rooted(rows, n, mask, use_mask, out):
+    """Rooted (compressed) leaf table: one column, 1 (or the label match) per row."""
+    for r in nb.prange(rows):
+        if use_mask:
+            out[r, 0] = 1 if mask[r % n] else 0
+        else:
+            out[r, 0] = 1
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
+def spmm_rooted(indptr, indices, n, colors, Qu, Qx, Mp, out):
+    """SpMM over rooted tables: for each neighbour j of i, ``out[i, Qu[c_i, c_j, t]] += Mp[j, Qx[c_i, c_j, t]]``.
+
+    ``Mp`` holds, per row j, only the colour sets that contain j's colour (C(k-1, p-1) columns);
+    ``out`` holds, per row i, only the p-sets that avoid i's colour (C(k-1, p) columns); the pairs
+    (Qu, Qx) list the C(k-2, p-1) sets that contain c_j and avoid c_i.
+    """
+    rows = out.shape[0]
+    W = out.shape[1]
+    T = Qu.shape[2]
+    for r in nb.prange(rows):
+        g = r // n
+        v = r - g * n
+        off = g * n
+        ci = colors[r]
+        for u in range(W):
+            out[r, u] = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            jr = indices[e] + off
+            cj = colors[jr]
+            if cj == ci:
+                continue
+            for t in range(T):
+                out[r, Qu[ci, cj, t]] += Mp[jr, Qx[ci, cj, t]]
+    return out
+
+
+@nb.njit(parallel=True, cache=True)
 def ema_rows(Ma, B, sa, sp, ma, mb, out, rowmax):
     """Fused eMA: ``out[i, r] = Σ_j (Ma[i, sa[r, j]]·ma) · (B[i, sp[r, j]]·mb)``; ``rowmax[i]`` = max of row i.
 

@@ -1,12 +1,15 @@
 """GPU steps of color-coding tree counting: colorings, leaf tables, SpMM, fused eMA (CuPy + CUDA).
 
-Two SpMM implementations over the row-major count tables:
+SpMM implementations over the row-major count tables:
 
-* ``custom`` (kernels/cc_spmm.cu): a group of threads per output row, each thread owning columns of
-  a pass, four neighbours' rows in flight; rows processed by decreasing degree.
-* ``cusparse``: ``cupyx.scipy.sparse.csr_matrix @ dense`` (cusparseSpMM), one copy at a time.
+* rooted layout (default): ``cc_spmm_rooted`` gathers only the colour sets that contain each
+  neighbour's colour (C(k-1, p-1) of C(k, p) columns), a group of threads per work item; hubs are
+  split into chunks of ``HUB_CHUNK`` arcs whose partial rows ``cc_spmm_reduce`` adds in order.
+* dense layout, ``custom`` (``cc_spmm_rows``): a group of threads per output row, each thread
+  owning columns of a pass, four neighbours' rows in flight; rows by decreasing degree.
+* dense layout, ``cusparse``: ``cupyx.scipy.sparse.csr_matrix @ dense`` (cusparseSpMM), per copy.
 
-``auto`` takes ``custom`` (measured 4-9x faster on R-MAT/Graph500: docs/color_coding.md).
+``auto`` takes the rooted layout and its custom kernel (docs/color_coding.md has the measurements).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import numpy as np
 from . import cupy, device_csr, kernel, oom_guard
 
 _SMEM_LIMIT = 48 * 1024
+HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
 
 
 def _tpr(C: int) -> int:
@@ -48,8 +52,34 @@ class GpuOps:
         if labels is not None:
             self.labels = {lab: cp.asarray(m.astype(np.uint8)) for lab, m in labels.items()}
         self._splits = {}
+        self._Q = {}
         self._A = None
         self.block = 256
+        self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
+
+    def _make_items(self, G):
+        """Work items (v, lo, hi, dst) of the rooted SpMM: hub chunks first, then rows by degree."""
+        cp = self.cp
+        deg = G.degrees.astype(np.int64)
+        ptr = G.indptr
+        order = np.argsort(-deg, kind="stable")
+        heavy = order[deg[order] > 2 * HUB_CHUNK]
+        light = order[deg[order] <= 2 * HUB_CHUNK]
+        cnt = -(-deg[heavy] // HUB_CHUNK)
+        hstart = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int32)
+        cv = np.repeat(heavy, cnt)
+        within = np.arange(cv.shape[0]) - np.repeat(hstart[:-1], cnt)
+        clo = ptr[cv] + within * HUB_CHUNK
+        chi = np.minimum(clo + HUB_CHUNK, ptr[cv + 1])
+        nch = int(cv.shape[0])
+        v = np.concatenate([cv, light]).astype(np.int32)
+        lo = np.concatenate([clo, ptr[light]]).astype(np.int64)
+        hi = np.concatenate([chi, ptr[light + 1]]).astype(np.int64)
+        dst = np.concatenate([-1 - np.arange(nch), light]).astype(np.int32)
+        with oom_guard("color coding: work items"):
+            return {"v": cp.asarray(v), "lo": cp.asarray(lo), "hi": cp.asarray(hi), "dst": cp.asarray(dst),
+                    "n_items": int(v.shape[0]), "n_chunks": nch, "heavy": cp.asarray(heavy.astype(np.int32)),
+                    "hstart": cp.asarray(hstart), "n_heavy": int(heavy.shape[0])}
 
     # ----------------------------------------------------------------- colorings and leaves
     def colors(self, keys):
@@ -70,9 +100,14 @@ class GpuOps:
     def put_colors(self, col):
         return self.cp.asarray(np.ascontiguousarray(col, dtype=np.int8))
 
-    def leaf(self, colors, label):
+    def leaf(self, colors, label, rooted=False):
         cp = self.cp
         rows = int(colors.shape[0])
+        if rooted:  # one column: the row's own colour, masked by the label match
+            with oom_guard("color coding: leaf table"):
+                if label is None:
+                    return cp.ones((rows, 1), dtype=self.dtype)
+                return cp.tile(self.labels[label], rows // max(1, self.n)).astype(self.dtype).reshape(rows, 1)
         with oom_guard("color coding: leaf table"):
             out = cp.empty((rows, self.k), dtype=self.dtype)
             if rows:
@@ -105,6 +140,38 @@ class GpuOps:
                 n = self.n
                 for g in range(rows // n):
                     out[g * n:(g + 1) * n] = A @ X[g * n:(g + 1) * n]
+        return out
+
+    def spmm_rooted(self, X, Q, colors, p):
+        cp = self.cp
+        rows, Wp = int(X.shape[0]), int(X.shape[1])
+        W = int(Q.shape[2])
+        Qd = self._Q.get(p)
+        if Qd is None:
+            Qd = self._Q[p] = cp.asarray(np.ascontiguousarray(Q))
+        it = self.items
+        nbt = rows // max(1, self.n)
+        with oom_guard("color coding: SpMM"):
+            out = cp.empty((rows, W), dtype=self.dtype)
+            if rows == 0 or W == 0:
+                return out
+            partial = cp.empty((max(1, nbt * it["n_chunks"]), W), dtype=self.dtype)
+            tpr = _tpr(W)
+            rpb = self.block // tpr
+            slots = nbt * it["n_items"]
+            if slots:
+                kernel("cc_spmm", "cc_spmm_rooted", self.opts)(
+                    ((slots + rpb - 1) // rpb,), (self.block,),
+                    (self.idx, it["v"], it["lo"], it["hi"], it["dst"], np.int64(it["n_items"]),
+                     np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, Qd, np.int32(self.k), X,
+                     np.int32(Wp), out, partial, np.int32(W), np.int32(tpr)))
+            if it["n_heavy"]:
+                total = nbt * it["n_heavy"] * W
+                grid = int(min((total + self.block - 1) // self.block, 65535 * 8))
+                kernel("cc_spmm", "cc_spmm_reduce", self.opts)(
+                    (grid,), (self.block,),
+                    (it["heavy"], it["hstart"], np.int32(it["n_heavy"]), np.int32(it["n_chunks"]), np.int32(self.n),
+                     np.int64(nbt), partial, np.int32(W), out))
         return out
 
     def _cusparse_matrix(self):

@@ -92,3 +92,91 @@ extern "C" __global__ void cc_block_sums(const REAL* __restrict__ col, int n, do
         if (threadIdx.x == 0) out[g] = s;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// SpMM over rooted tables (layout "rooted"): Mp keeps, per row j, the Wp = C(k-1, p-1) colour sets
+// that contain j's colour; the product keeps, per row i, the W = C(k-1, p) p-sets avoiding i's
+// colour.  Q[(ci*k + cj)*W + u] is the column of a colour-cj neighbour holding the set of column u
+// of a colour-ci row, or -1.  Only nnz·C(k-1, p-1) floats are gathered (p/k of the dense SpMM).
+//
+// Work items balance the hubs: item it covers arcs [lo, hi) of vertex v; dst >= 0 writes output
+// row dst of the copy, dst < 0 writes partial row -1-dst, and cc_spmm_reduce adds a hub's partial
+// rows in a fixed order (deterministic, no atomics).
+extern "C" __global__ void
+cc_spmm_rooted(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
+               const i64* __restrict__ item_hi, const int* __restrict__ item_dst, i64 nitems, int nchunks,
+               int n, i64 nbt, const signed char* __restrict__ colors, const int* __restrict__ Q, int k,
+               const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W,
+               int tpr) {
+    const int rpb = blockDim.x / tpr;
+    const int lane = threadIdx.x % tpr;
+    const i64 slot = blockIdx.x * (i64)rpb + threadIdx.x / tpr;
+    if (slot >= nbt * nitems) return;
+    const i64 g = slot / nitems;
+    const i64 it = slot - g * nitems;
+    const int v = item_v[it];
+    const i64 off = g * n;
+    const int ci = colors[off + v];
+    const int dst = item_dst[it];
+    REAL* dest = dst >= 0 ? out + (off + dst) * (i64)W : partial + (g * nchunks + (i64)(-1 - dst)) * (i64)W;
+    const i64 e0 = item_lo[it], e1 = item_hi[it];
+    const int* Qc = Q + (i64)ci * k * W;
+    for (int c0 = 0; c0 < W; c0 += CC_NPT * tpr) {
+        REAL acc[CC_NPT];
+#pragma unroll
+        for (int q = 0; q < CC_NPT; ++q) acc[q] = (REAL)0;
+        i64 e = e0;
+        for (; e + 2 <= e1; e += 2) {  // two neighbours' index, colour and gather chains in flight
+            const i64 j0 = (i64)__ldg(idx + e) + off, j1 = (i64)__ldg(idx + e + 1) + off;
+            const int c0j = colors[j0], c1j = colors[j1];
+            const int* q0 = Qc + (i64)c0j * W;
+            const int* q1 = Qc + (i64)c1j * W;
+            const REAL* m0 = Mp + j0 * Wp;
+            const REAL* m1 = Mp + j1 * Wp;
+#pragma unroll
+            for (int q = 0; q < CC_NPT; ++q) {
+                const int u = c0 + lane + q * tpr;
+                if (u < W) {
+                    const int x0 = __ldg(q0 + u), x1 = __ldg(q1 + u);
+                    const REAL a0 = x0 >= 0 ? __ldg(m0 + x0) : (REAL)0;
+                    const REAL a1 = x1 >= 0 ? __ldg(m1 + x1) : (REAL)0;
+                    acc[q] += a0 + a1;
+                }
+            }
+        }
+        for (; e < e1; ++e) {
+            const i64 j0 = (i64)__ldg(idx + e) + off;
+            const int* q0 = Qc + (i64)colors[j0] * W;
+            const REAL* m0 = Mp + j0 * Wp;
+#pragma unroll
+            for (int q = 0; q < CC_NPT; ++q) {
+                const int u = c0 + lane + q * tpr;
+                if (u < W) {
+                    const int x0 = __ldg(q0 + u);
+                    if (x0 >= 0) acc[q] += __ldg(m0 + x0);
+                }
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < CC_NPT; ++q) {
+            const int u = c0 + lane + q * tpr;
+            if (u < W) dest[u] = acc[q];
+        }
+    }
+}
+
+// out row of hub h (in every copy) = sum of its partial rows hstart[h] .. hstart[h+1]-1, in order.
+extern "C" __global__ void cc_spmm_reduce(const int* __restrict__ heavy_v, const int* __restrict__ hstart, int nheavy,
+                                          int nchunks, int n, i64 nbt, const REAL* __restrict__ partial, int W,
+                                          REAL* __restrict__ out) {
+    const i64 total = nbt * nheavy * (i64)W;
+    for (i64 t = blockIdx.x * (i64)blockDim.x + threadIdx.x; t < total; t += (i64)gridDim.x * blockDim.x) {
+        const i64 gh = t / W;
+        const int u = (int)(t - gh * W);
+        const i64 g = gh / nheavy;
+        const int h = (int)(gh - g * nheavy);
+        REAL s = (REAL)0;
+        for (int c = hstart[h]; c < hstart[h + 1]; ++c) s += partial[(g * nchunks + c) * (i64)W + u];
+        out[(g * n + heavy_v[h]) * (i64)W + u] = s;
+    }
+}
