@@ -55,7 +55,7 @@ from ..patterns.pattern import Pattern
 __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MAX_CENSUS_K", "ORBITS_4"]
 
 MAX_CENSUS_K = 7
-METHODS = ("auto", "closed_form", "enumerate")
+METHODS = ("auto", "closed_form", "hybrid", "enumerate")
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
 _ORCA = {
@@ -247,13 +247,25 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     if method not in METHODS:
         raise InvalidArgument(f"method must be one of {METHODS}; got {method!r}")
     if method == "closed_form" and k > 4:
-        raise InvalidArgument(f"method='closed_form' covers k = 3 and 4; got k={k} (use 'enumerate' or 'auto')")
+        raise InvalidArgument(f"method='closed_form' covers k = 3 and 4; got k={k} (use 'hybrid', 'enumerate' or "
+                              "'auto')")
+    if method == "hybrid" and k != 5:
+        raise InvalidArgument(f"method='hybrid' covers k = 5; got k={k} (use 'closed_form', 'enumerate' or 'auto')")
     cls = _classes(k)
-    if method == "auto":
+    if method == "auto" and k != 5:
         method = "closed_form" if k <= 4 else "enumerate"
     if method == "closed_form":
         N = _closed_form_noninduced(G, k)
         counts = _to_induced(cls.M, N) if induced else N
+    elif method == "hybrid" or (method == "auto" and k == 5):
+        N = _hybrid5_noninduced(G, decline=method == "auto")
+        if N is None:   # auto: dense graph, where enumeration is cheaper
+            method = "enumerate"
+            I = _enumerate(G, k, cls, progress)
+            counts = I if induced else _to_noninduced(cls.M, I)
+        else:
+            method = "hybrid"
+            counts = _to_induced(cls.M, N) if induced else N
     else:
         I = _enumerate(G, k, cls, progress)
         counts = I if induced else _to_noninduced(cls.M, I)
@@ -305,6 +317,131 @@ def _closed_form_noninduced(G, k):
     N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
          "diamond": dia, "4-clique": k4}
     return [N[nm] for nm in _classes(4).names]
+
+
+def _min_degree(edges, k):
+    deg = [0] * k
+    for a, b in edges:
+        deg[a] += 1
+        deg[b] += 1
+    return min(deg)
+
+
+def _class_row(k, edges):
+    return int(_classes(k).table[sum(1 << _bit(a, b) for a, b in edges)])
+
+
+@functools.lru_cache(maxsize=None)
+def _pendant_plans():
+    """For each 5-class with a degree-1 vertex w (attached at a), the terms of
+
+        inj(Q) = |Stab_P(a)| Σ_v d_v σ_orb(a)(v) - deg_P(a) inj(P) - Σ_{b ≁ a} inj(P + ab),
+
+    with P = Q - w.  Returns {row: (orbit, stab, [(coef, 4-class row)], |Aut Q|)}: the
+    inj terms as multiples of non-induced 4-class counts (inj = |Aut| · count).
+    """
+    cls = _classes(5)
+    plans = {}
+    for row, E in enumerate(cls.edges):
+        deg = [0] * 5
+        for a, b in E:
+            deg[a] += 1
+            deg[b] += 1
+        if min(deg) != 1:
+            continue
+        w = deg.index(1)
+        a = next(y if x == w else x for x, y in E if w in (x, y))
+        keep = [v for v in range(5) if v != w]
+        ren = {v: i for i, v in enumerate(keep)}
+        EP = [(ren[x], ren[y]) for x, y in E if w not in (x, y)]
+        ap = ren[a]
+        o = _orca_orbit(4, EP, ap)
+        orbit_size = sum(1 for x in range(4) if _orca_orbit(4, EP, x) == o)
+        autP = Pattern(EP, k=4).automorphism_count
+        degP = sum(1 for x, y in EP if ap in (x, y))
+        terms = [(-degP * autP, _class_row(4, EP))]
+        adj = {(min(x, y), max(x, y)) for x, y in EP}
+        for b in range(4):
+            if b != ap and (min(ap, b), max(ap, b)) not in adj:
+                E2 = EP + [(ap, b)]
+                terms.append((-Pattern(E2, k=4).automorphism_count, _class_row(4, E2)))
+        plans[row] = (o, autP // orbit_size, terms, Pattern(E, k=5).automorphism_count)
+    return plans
+
+
+@functools.lru_cache(maxsize=None)
+def _dense_divisors():
+    """Rows of the 5-classes with minimum degree >= 2 and, for each, copies of C5 + K2,3 + bowtie in it."""
+    cls = _classes(5)
+    spanning = [_class_row(5, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]),
+                _class_row(5, [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]),
+                _class_row(5, [(0, 1), (0, 2), (1, 2), (0, 3), (0, 4), (3, 4)])]
+    out = {}
+    for row, E in enumerate(cls.edges):
+        if _min_degree(E, 5) >= 2:
+            f = sum(cls.M[s][row] for s in spanning)
+            if f <= 0:
+                raise AssertionError(f"5-class {row} has no spanning C5, K2,3 or bowtie")
+            out[row] = f
+    return out
+
+
+def _weighted_sum(d, x) -> int:
+    """Σ d_i x_i exactly (int64 products checked against overflow, Python-int sum)."""
+    d = np.asarray(d, dtype=np.int64)
+    x = np.asarray(x, dtype=np.int64)
+    if d.size == 0:
+        return 0
+    if int(np.abs(d).max()) * int(np.abs(x).max()) >= 2**62:
+        return sum(int(a) * int(b) for a, b in zip(d.tolist(), x.tolist()))
+    return _exact_sum(d * x)
+
+
+def _hybrid5_noninduced(G, decline=False):
+    """Non-induced counts of every 5-class: pendant classes from 4-vertex orbit sums, dense
+    classes (minimum degree >= 2) from their induced copies, found through C5 / K2,3 / bowtie.
+
+    With ``decline``, return None when the copies to visit (estimated as 3 × (K2,3 + bowtie))
+    outnumber the connected 4-vertex subsets that enumeration would extend.
+    """
+    from ..backends.cpu.motif_kernels import dense5_hits
+
+    cls = _classes(5)
+    nrow = len(cls.keys)
+    if G.n == 0:
+        return [0] * nrow
+    _check_safe(G)
+    N4 = _closed_form_noninduced(G, 4)
+    sigma, extra = _sigma(G, 4, with_extra=True)
+    deg = G.degrees.astype(np.int64)
+    if decline:
+        k23 = _exact_sum(extra[:, 0]) // 2
+        tv = sigma[:, 3]
+        bowtie = _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+        if 3 * (k23 + bowtie) > sum(_to_induced(_classes(4).M, N4)):
+            return None
+    hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow)
+    hits = [_exact_sum(hits[:, j]) for j in range(nrow)]
+    dense = _dense_divisors()
+    I_dense = {}
+    for j, f in dense.items():
+        q, r = divmod(hits[j], f)
+        if r:
+            raise AssertionError(f"dense 5-class {j}: {hits[j]} copies is not a multiple of {f}")
+        I_dense[j] = q
+    N = [0] * nrow
+    for i in dense:
+        N[i] = sum(cls.M[i][j] * I_dense[j] for j in dense if cls.M[i][j])
+    sums = {}
+    for i, (o, stab, terms, autQ) in _pendant_plans().items():
+        if o not in sums:
+            sums[o] = _weighted_sum(deg, sigma[:, o])
+        inj = stab * sums[o] + sum(c * N4[r] for c, r in terms)
+        q, r = divmod(inj, autQ)
+        if r:
+            raise AssertionError(f"pendant 5-class {i}: {inj} embeddings is not a multiple of |Aut| = {autQ}")
+        N[i] = q
+    return N
 
 
 def _enumerate(G, k, cls, progress):
@@ -413,8 +550,10 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     return out
 
 
-def _sigma(G, k):
-    """Non-induced per-vertex orbit counts σ_o(v) (FGLT's raw counts, in ORCA's orbit order)."""
+def _sigma(G, k, with_extra=False):
+    """Non-induced per-vertex orbit counts σ_o(v) (FGLT's raw counts, in ORCA's orbit order).
+
+    ``with_extra`` also returns an (n, 1) array: K2,3 copies with v on the 2-side."""
     from ..backends.cpu.motif_kernels import arc_triangles, arc_weighted_sums, neighbour_sums, vertex_closed_forms
 
     n = G.n
@@ -451,4 +590,4 @@ def _sigma(G, k):
     s[:, 12] = vc[:, 3]
     s[:, 13] = aw[:, 0]
     s[:, 14] = vc[:, 2]
-    return s
+    return (s, vc[:, 4:5]) if with_extra else s

@@ -9,9 +9,8 @@ Three groups:
 * **ESU enumeration** -- ``esu_census``: pattern-oblivious enumeration of every
   connected induced k-vertex subgraph exactly once (Wernicke's ESU, DuMato's
   canonical extension rule), over a degree-descending relabelling; the last vertex
-  is never pushed: its class comes from ``prefix code | adjacency row`` through
-  the table, and pendant leaves attached to the last prefix vertex are counted in
-  bulk.  Parallel over interleaved root chunks.
+  is never visited: leaves are counted in bulk per adjacency row (a running
+  histogram), and each row's class is ``table[prefix code | row]``.  Parallel over interleaved root chunks.
 * **closed forms (FGLT / ESCAPE style)** -- per-arc triangle counts, per-vertex
   4-cycle and 4-clique counts, the diamond-wing sum, and the totals that the
   k = 4 census needs.  All integer arithmetic is int64; the callers bound the
@@ -99,12 +98,36 @@ def _lower_bound(a, lo, hi, x):
 
 
 @nb.njit(cache=True)
-def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, tmp):
-    """All connected induced k-subsets whose smallest vertex is r; counts[class] += 1 each."""
+def _flag_level(buf, lo, hi, nb_, hist, lowm, on):
+    """Mark (or unmark) the elements of ext[last-1] with the FL bit and histogram their masks."""
+    FL = np.uint8(64)
+    if on:
+        hist[:] = 0
+        for q in range(lo, hi):
+            c = buf[q]
+            nb_[c] |= FL
+            hist[nb_[c] & lowm] += 1
+    else:
+        for q in range(lo, hi):
+            nb_[buf[q]] &= ~FL
+
+
+@nb.njit(cache=True)
+def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, hist, hist2):
+    """All connected induced k-subsets whose smallest vertex is r; counts[class] += 1 each.
+
+    nb_[w] holds bit j when w ~ tr[j], bit 6 (FL) when w is in ext[k-3], bit 7 when w is in
+    the subgraph.  Leaves are never visited one by one: with x the vertex at position k-2,
+    they are the rest R of ext[k-3] (a running histogram of adjacency masks) and x's
+    exclusive neighbours; one scan of N(x) moves the members of R adjacent to x to their
+    mask | bit(k-2).
+    """
     INS = np.uint8(128)
-    last = k - 2                   # position of the last pushed-or-leaf-parent vertex
+    FL = np.uint8(64)
+    last = k - 2                   # position of the leaf parent
     off_last = (k - 1) * (k - 2) // 2
-    lowmask = (1 << (k - 1)) - 1
+    lowm = (1 << last) - 1         # adjacency bits to positions 0..k-3
+    nm2 = 1 << (k - 1)
     # push r at position 0
     tr[0] = r
     nb_[r] |= INS
@@ -119,6 +142,8 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     seg_hi[0] = e
     cur[0] = 0
     codes[0] = 0
+    if last == 1:
+        _flag_level(buf, 0, e, nb_, hist, lowm, True)
     p = 1                           # position being chosen, from ext[p - 1]
     while p >= 1:
         if cur[p - 1] == seg_hi[p - 1]:
@@ -126,6 +151,8 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
             if p == 0:
                 break
             # pop tr[p]
+            if p == last - 1:
+                _flag_level(buf, seg_lo[p], seg_hi[p], nb_, hist, lowm, False)
             x = tr[p]
             bit = np.uint8(1 << p)
             lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
@@ -136,30 +163,31 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
             continue
         x = buf[cur[p - 1]]
         cur[p - 1] += 1
-        code = codes[p - 1] | (np.int64(nb_[x] & ((1 << p) - 1)) << ((p * (p - 1)) // 2))
+        mx = nb_[x]
+        code = codes[p - 1] | (np.int64(mx & ((1 << p) - 1)) << ((p * (p - 1)) // 2))
         lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
         hi = indptr[x + 1]
         if p == last:
-            # leaves: the remaining ext[p-1] (after x) and x's exclusive neighbours
-            bit = np.uint8(1 << p)
+            hist[mx & lowm] -= 1
+            for q in range(nm2 >> 1):
+                hist2[q] = hist[q]
+            for q in range(nm2 >> 1, nm2):
+                hist2[q] = 0
             nexcl = 0
-            nt = 0
             for j in range(lo, hi):
                 w = indices[j]
                 m = nb_[w]
                 if m == 0:
                     nexcl += 1
-                elif (m & INS) == 0:
-                    nb_[w] = m | bit
-                    tmp[nt] = w
-                    nt += 1
-            if nexcl > 0:
-                counts[table[code | (np.int64(1 << p) << off_last)]] += nexcl
-            for q in range(cur[p - 1], seg_hi[p - 1]):
-                c = buf[q]
-                counts[table[code | (np.int64(nb_[c] & lowmask) << off_last)]] += 1
-            for q in range(nt):
-                nb_[tmp[q]] &= ~bit
+                elif (m & FL) != 0 and w > x:
+                    mm = m & lowm
+                    hist2[mm] -= 1
+                    hist2[mm | (1 << last)] += 1
+            hist2[1 << last] += nexcl
+            for q in range(1, nm2):
+                h = hist2[q]
+                if h != 0:
+                    counts[table[code | (np.int64(q) << off_last)]] += h
             continue
         # push x at position p; ext[p] = rest of ext[p-1] (sorted, all > x) merged with exclusive nbrs
         tr[p] = x
@@ -189,7 +217,11 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
         seg_lo[p] = base
         seg_hi[p] = e
         cur[p] = base
+        if p == last - 1:
+            _flag_level(buf, base, e, nb_, hist, lowm, True)
         p += 1
+    if last == 1:
+        _flag_level(buf, seg_lo[0], seg_hi[0], nb_, hist, lowm, False)
     # pop r
     lo = _lower_bound(indices, indptr[r], indptr[r + 1], r)
     for j in range(lo, indptr[r + 1]):
@@ -212,7 +244,8 @@ def esu_census(indptr, indices, k, table, nclass, roots, nchunks):
     for c in nb.prange(nchunks):
         nb_ = np.zeros(n, dtype=np.uint8)
         buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
-        tmp = np.empty(max(1, maxd), dtype=indices.dtype)
+        hist = np.zeros(1 << (k - 2), dtype=np.int64)
+        hist2 = np.zeros(1 << (k - 1), dtype=np.int64)
         seg_lo = np.zeros(k, dtype=np.int64)
         seg_hi = np.zeros(k, dtype=np.int64)
         cur = np.zeros(k, dtype=np.int64)
@@ -220,7 +253,7 @@ def esu_census(indptr, indices, k, table, nclass, roots, nchunks):
         codes = np.zeros(k, dtype=np.int64)
         cnt = counts[c]
         for i in range(c, nroots, nchunks):
-            _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, tmp)
+            _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist, hist2)
     return counts
 
 
@@ -358,13 +391,14 @@ def census4_totals(indptr, indices, rank):
 
 @nb.njit(parallel=True, cache=True)
 def vertex_closed_forms(indptr, indices, te):
-    """Per vertex v: (t_v, 4-cycles through v, 4-cliques through v, diamond-wing sum).
+    """Per vertex v: (t_v, 4-cycles through v, 4-cliques through v, diamond-wing sum, K2,3 hub).
 
     diamond-wing sum = sum over triangles (v, a, b) of (t_ab - 1): the diamonds in which
-    v is a degree-2 vertex.  ``te`` from :func:`arc_triangles`.
+    v is a degree-2 vertex; K2,3 hub = sum over w != v of C(codeg(v, w), 3), the K2,3 copies
+    with v on the 2-side.  ``te`` from :func:`arc_triangles`.
     """
     n = indptr.shape[0] - 1
-    out = np.zeros((n, 4), dtype=np.int64)
+    out = np.zeros((n, 5), dtype=np.int64)
     nchunks = 64
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
@@ -404,11 +438,14 @@ def vertex_closed_forms(indptr, indices, te):
                             if x > b and mark2[x] == a and mark[x] == v:
                                 k4 += 1
             c4 = 0
+            k23 = 0
             for q in range(nt):
                 w = touched[q]
                 x = cnt[w]
                 c4 += x * (x - 1) // 2
+                k23 += x * (x - 1) * (x - 2) // 6
                 cnt[w] = 0
+            out[v, 4] = k23
             out[v, 0] = t // 2
             out[v, 1] = c4
             out[v, 2] = k4
@@ -448,3 +485,150 @@ def arc_weighted_sums(indptr, indices, te, deg, tv):
         out[v, 1] = b
         out[v, 2] = c
     return out
+
+
+# --------------------------------------------------------------------------- 5-vertex hybrid: dense classes
+
+
+@nb.njit(cache=True)
+def _adjacent(indptr, indices, u, v):
+    """u ~ v by binary search in the shorter of the two sorted rows."""
+    if indptr[u + 1] - indptr[u] > indptr[v + 1] - indptr[v]:
+        u, v = v, u
+    lo = indptr[u]
+    hi = indptr[u + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        x = indices[mid]
+        if x == v:
+            return True
+        if x < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return False
+
+
+@nb.njit(cache=True)
+def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e):
+    """hits[class of G[{a, b, c, d, e}]] += 1; mark[x] == a iff x ~ a."""
+    vs = (np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e))
+    code = 0
+    bitpos = 0
+    for j in range(1, 5):
+        if mark[vs[j]] == a:
+            code |= 1 << bitpos
+        bitpos += 1
+        for i in range(1, j):
+            if _adjacent(indptr, indices, vs[i], vs[j]):
+                code |= 1 << bitpos
+            bitpos += 1
+    hits[table[code]] += 1
+
+
+@nb.njit(parallel=True, cache=True)
+def dense5_hits(indptr, indices, rank, table, nclass):
+    """Induced classes of every non-induced copy of C5, K2,3 and the bowtie (each copy once).
+
+    Every 5-vertex connected graph of minimum degree >= 2 has one of the three as a spanning
+    subgraph, so hits[j] / (copies of C5 + K2,3 + bowtie inside class j) is the induced count
+    of each such class j.  Returns (chunks, nclass).
+    """
+    n = indptr.shape[0] - 1
+    nchunks = 64
+    hits = np.zeros((nchunks, nclass), dtype=np.int64)
+    for ch in nb.prange(nchunks):
+        h = hits[ch]
+        head = np.full(n, -1, dtype=np.int64)     # 2-path lists u - a - b, keyed by b
+        nxt = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        val = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        touched = np.empty(n, dtype=np.int64)
+        mark = np.full(n, -1, dtype=np.int64)
+        ea = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        eb = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        for u in range(ch, n, nchunks):
+            ru = rank[u]
+            for j in range(indptr[u], indptr[u + 1]):
+                mark[indices[j]] = u
+            # ---- C5 with u the highest rank: u - a - b - c - d - u, a < d
+            ne = 0
+            nt = 0
+            for j in range(indptr[u], indptr[u + 1]):
+                a = indices[j]
+                if rank[a] >= ru:
+                    continue
+                for q in range(indptr[a], indptr[a + 1]):
+                    b = indices[q]
+                    if rank[b] >= ru:
+                        continue
+                    if head[b] == -1:
+                        touched[nt] = b
+                        nt += 1
+                    val[ne] = a
+                    nxt[ne] = head[b]
+                    head[b] = ne
+                    ne += 1
+            for j in range(indptr[u], indptr[u + 1]):
+                d = indices[j]
+                if rank[d] >= ru:
+                    continue
+                for q in range(indptr[d], indptr[d + 1]):
+                    c = indices[q]
+                    if rank[c] >= ru:
+                        continue
+                    for z in range(indptr[c], indptr[c + 1]):
+                        b = indices[z]
+                        if b == d or rank[b] >= ru:
+                            continue
+                        t = head[b]
+                        while t != -1:
+                            a = val[t]
+                            if a < d and a != c:
+                                _hit5(indptr, indices, table, h, mark, u, a, b, c, d)
+                            t = nxt[t]
+            for q in range(nt):
+                head[touched[q]] = -1
+            # ---- K2,3 with hubs u < v: three common neighbours
+            nt = 0
+            ne = 0
+            for j in range(indptr[u], indptr[u + 1]):
+                a = indices[j]
+                for q in range(indptr[a], indptr[a + 1]):
+                    v = indices[q]
+                    if v <= u:
+                        continue
+                    if head[v] == -1:
+                        touched[nt] = v
+                        nt += 1
+                    val[ne] = a
+                    nxt[ne] = head[v]
+                    head[v] = ne
+                    ne += 1
+            for q in range(nt):
+                v = touched[q]
+                t1 = head[v]
+                while t1 != -1:
+                    t2 = nxt[t1]
+                    while t2 != -1:
+                        t3 = nxt[t2]
+                        while t3 != -1:
+                            _hit5(indptr, indices, table, h, mark, u, v, val[t1], val[t2], val[t3])
+                            t3 = nxt[t3]
+                        t2 = nxt[t2]
+                    t1 = nxt[t1]
+                head[v] = -1
+            # ---- bowtie centred at u: two vertex-disjoint edges inside N(u)
+            m = 0
+            for j in range(indptr[u], indptr[u + 1]):
+                a = indices[j]
+                for q in range(indptr[a], indptr[a + 1]):
+                    b = indices[q]
+                    if b > a and mark[b] == u:
+                        ea[m] = a
+                        eb[m] = b
+                        m += 1
+            for x in range(m):
+                for y in range(x + 1, m):
+                    if ea[y] != ea[x] and ea[y] != eb[x] and eb[y] != ea[x] and eb[y] != eb[x]:
+                        _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y])
+    return hits
