@@ -661,7 +661,7 @@ def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, pe
     >>> import la_gpm, numpy as np
     >>> G = la_gpm.datasets.load("karate")
     >>> la_gpm.colorful_count(G, "3-path", np.arange(34) % 3, backend="cpu")
-    192.0
+    129.0
     """
     if per_vertex and root is None:
         root = 0
@@ -787,7 +787,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     --------
     >>> import la_gpm
     >>> est = la_gpm.estimate(la_gpm.datasets.load("karate"), "3-path", eps=0.1, seed=1, backend="cpu")
-    >>> 393 in range(int(est.ci_low), int(est.ci_high) + 1), est.converged
+    >>> bool(est.ci_low <= 528 <= est.ci_high), est.converged  # 528 paths of 3 vertices
     (True, True)
     """
     if stop not in STOP_RULES:
