@@ -1,0 +1,295 @@
+"""Motif census and graphlet orbits: published counts, brute-force oracles, invariants, bad input."""
+
+from __future__ import annotations
+
+import re
+
+import networkx as nx
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Pattern
+from la_gpm.algorithms.motifs import census, inclusion_matrix, orbits
+
+from .conftest import data_path
+from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
+from .oracles_census import induced_census, noninduced_census
+
+METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("hybrid", "enumerate"),
+           6: ("enumerate",), 7: ("enumerate",)}
+CLASSES = {3: 2, 4: 6, 5: 21, 6: 112, 7: 853}
+
+
+@pytest.fixture(scope="module")
+def citeseer():
+    return la_gpm.read_graph(data_path("citeseer.edgelist"))
+
+
+def _by_name(df):
+    return dict(zip(df["name"], (int(c) for c in df["count"])))
+
+
+def _by_canon(df):
+    return {Pattern(e, k=df.attrs["k"]).canonical_key: int(c) for e, c in zip(df["edges"], df["count"])}
+
+
+def _graph(n, edges):
+    src = [a for a, b in edges]
+    dst = [b for a, b in edges]
+    return la_gpm.Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=n)
+
+
+# ----------------------------------------------------------------------------- published counts
+
+
+@pytest.mark.parametrize("method", METHODS[3])
+def test_citeseer_induced_3(citeseer, method):
+    assert _by_name(census(citeseer, 3, method=method)) == CITESEER_INDUCED_3
+
+
+@pytest.mark.parametrize("method", METHODS[4])
+def test_citeseer_induced_4(citeseer, method):
+    assert _by_name(census(citeseer, 4, method=method)) == CITESEER_INDUCED_4
+
+
+@pytest.mark.parametrize("method", METHODS[4])
+def test_citeseer_noninduced_4(citeseer, method):
+    assert _by_name(census(citeseer, 4, induced=False, method=method)) == CITESEER_NONINDUCED_4
+
+
+def _parse_truth(path):
+    """Lines like ``[2-3][1-2][1-4](3~4)(2~4)(1~3) 111153``: edges in brackets, 1-based."""
+    out = {}
+    for line in path.read_text().splitlines():
+        if not line.strip():
+            continue
+        pat, num = line.rsplit(None, 1)
+        edges = [(int(a) - 1, int(b) - 1) for a, b in re.findall(r"\[(\d+)-(\d+)\]", pat)]
+        out[Pattern(edges, k=4).canonical_key] = int(num)
+    return out
+
+
+@pytest.mark.parametrize("fname, induced", [("citeseer-truth/4m.txt", True), ("citeseer-truth/4m-edge.txt", False)])
+def test_citeseer_truth_files(citeseer, fname, induced):
+    truth = _parse_truth(data_path(fname))
+    assert _by_canon(census(citeseer, 4, induced=induced)) == truth
+
+
+def test_citeseer_5(citeseer):
+    ni = census(citeseer, 5, induced=False)
+    got = _by_canon(ni)
+    for name, want in CITESEER_NONINDUCED_5.items():
+        assert got[Pattern.named(name).canonical_key] == want
+    ind = census(citeseer, 5)
+    # K5 = the 5-cliques; total connected induced 5-subsets (DuMato note, independent enumeration)
+    assert _by_name(ind)["5-clique"] == 46
+    assert sum(int(c) for c in ind["count"]) == 7_668_883
+    assert [int(c) for c in ind["count"]] == [int(c) for c in census(citeseer, 5, method="enumerate")["count"]]
+
+
+# ----------------------------------------------------------------------------- schema
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 6])
+def test_schema(k):
+    G = la_gpm.datasets.load("karate")
+    df = census(G, k)
+    assert list(df.columns) == ["pattern", "name", "key", "edges", "count"]
+    assert len(df) == CLASSES[k]
+    assert all(isinstance(c, int) for c in df["count"])
+    assert all(isinstance(p, Pattern) and p.is_connected and p.k == k for p in df["pattern"])
+    assert len(set(df["key"])) == len(df)
+    assert len({p.canonical_key for p in df["pattern"]}) == len(df)
+    assert all(p.name == nm for p, nm in zip(df["pattern"], df["name"]))
+
+
+def test_empty_and_edgeless():
+    G = _graph(6, [])
+    for k in (3, 4, 5):
+        assert all(c == 0 for c in census(G, k)["count"])
+        assert all(c == 0 for c in census(G, k, method="enumerate")["count"])
+    assert orbits(G, 4).shape == (6, 15) and not orbits(G, 4).any()
+
+
+# ----------------------------------------------------------------------------- oracles
+
+
+def _check_against_oracle(G, k):
+    ind = census(G, k)
+    edge_lists = [list(e) for e in ind["edges"]]
+    want, total = induced_census(G, k, edge_lists)
+    for m in METHODS[k]:
+        got = [int(c) for c in census(G, k, method=m)["count"]]
+        assert got == want, m
+    assert sum(int(c) for c in ind["count"]) == total
+    assert [int(c) for c in census(G, k, induced=False)["count"]] == noninduced_census(G, k, edge_lists)
+
+
+graphs = st.integers(5, 9).flatmap(
+    lambda n: st.tuples(st.just(n), st.sets(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1))
+                                             .filter(lambda e: e[0] < e[1]), max_size=n * (n - 1) // 2)))
+
+
+@pytest.mark.parametrize("k", [3, 4, 5])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(g=graphs)
+def test_random_graphs_against_oracle(k, g):
+    n, edges = g
+    _check_against_oracle(_graph(n, sorted(edges)), k)
+
+
+def test_k6_against_oracle():
+    G = la_gpm.generators.gnm(10, 24, seed=3)
+    _check_against_oracle(G, 6)
+
+
+@pytest.mark.slow
+def test_k7_against_oracle():
+    G = la_gpm.generators.gnm(10, 26, seed=5)
+    _check_against_oracle(G, 7)
+
+
+def test_relabelling_keeps_counts():
+    G = la_gpm.generators.gnm(60, 300, seed=7)
+    perm = np.random.default_rng(1).permutation(G.n)
+    src = np.repeat(np.arange(G.n), G.degrees)
+    H = la_gpm.Graph.from_edges(perm[src], perm[G.indices], n=G.n)
+    for k in (4, 5, 6):
+        assert list(census(G, k)["count"]) == list(census(H, k)["count"])
+
+
+def test_chunk_boundaries_do_not_change_counts():
+    G = la_gpm.generators.gnm(200, 1200, seed=11)
+    with la_gpm.config.set(chunk=7):
+        a = list(census(G, 5, method="enumerate")["count"])
+    with la_gpm.config.set(chunk=65536):
+        b = list(census(G, 5, method="enumerate")["count"])
+    assert a == b == list(census(G, 5, method="hybrid")["count"])
+
+
+def test_dense_graph_methods_agree():
+    G = la_gpm.generators.gnm(40, 500, seed=2)     # dense: the hybrid visits many C5 / K2,3 / bowtie copies
+    assert list(census(G, 5, method="hybrid")["count"]) == list(census(G, 5, method="enumerate")["count"])
+    assert list(census(G, 4, method="closed_form")["count"]) == list(census(G, 4, method="enumerate")["count"])
+
+
+# ----------------------------------------------------------------------------- invariants
+
+
+def test_c4_invariant_and_inclusion():
+    G = la_gpm.generators.gnm(300, 2500, seed=4)
+    ind = _by_name(census(G, 4))
+    ni = _by_name(census(G, 4, induced=False))
+    assert ni["4-cycle"] == ind["4-cycle"] + ind["diamond"] + 3 * ind["4-clique"]
+    for k in (4, 5):
+        M = inclusion_matrix(k)
+        I = [int(c) for c in census(G, k)["count"]]
+        N = [int(c) for c in census(G, k, induced=False)["count"]]
+        assert [sum(M[i][j] * I[j] for j in range(len(I))) for i in range(len(I))] == N
+        assert all(M[i][i] == 1 for i in range(len(I)))
+
+
+def test_cliques_and_stars_closed_forms():
+    from math import comb
+    G = la_gpm.generators.gnm(200, 1500, seed=9)
+    g = G.to_networkx()
+    n3 = sum(1 for c in nx.enumerate_all_cliques(g) if len(c) == 3)
+    for k in (4, 5, 6):
+        ni = _by_name(census(G, k, induced=False))
+        assert ni[f"{k}-star"] == sum(comb(int(d), k - 1) for d in G.degrees)
+        assert ni[f"{k}-clique"] == sum(1 for c in nx.enumerate_all_cliques(g) if len(c) == k)
+    assert _by_name(census(G, 3))["triangle"] == n3
+
+
+def test_overflow_safe_python_ints():
+    # a star with a huge centre: non-induced star counts exceed int64 only through Python ints
+    n = 2_000
+    G = _graph(n, [(0, i) for i in range(1, n)])
+    from math import comb
+    assert _by_name(census(G, 4, induced=False))["4-star"] == comb(n - 1, 3)
+    assert _by_name(census(G, 5))["5-star"] == comb(n - 1, 4)
+
+
+# ----------------------------------------------------------------------------- orbits
+
+
+def _orca(G, size=4):
+    oc = pytest.importorskip("orbit_count")
+    return oc.node_orbit_counts(G.to_networkx(), graphlet_size=size)
+
+
+@pytest.mark.parametrize("name", ["karate", "gnm", "dense"])
+def test_orbits_equal_orca(name):
+    G = {"karate": lambda: la_gpm.datasets.load("karate"),
+         "gnm": lambda: la_gpm.generators.gnm(500, 3000, seed=1),
+         "dense": lambda: la_gpm.generators.gnm(60, 900, seed=3)}[name]()
+    X = orbits(G, 4)
+    assert X.dtype == np.int64 and X.shape == (G.n, 15)
+    np.testing.assert_array_equal(X, _orca(G))
+    np.testing.assert_array_equal(orbits(G, 3), X[:, :4])
+    np.testing.assert_array_equal(orbits(G, 2), X[:, :1])
+
+
+# orbit -> (class name, vertices of the class in that orbit)
+_ORBIT_CLASS = {1: ("wedge", 2), 2: ("wedge", 1), 3: ("triangle", 3), 4: ("4-path", 2), 5: ("4-path", 2),
+                6: ("4-star", 3), 7: ("4-star", 1), 8: ("4-cycle", 4), 9: ("tailed-triangle", 1),
+                10: ("tailed-triangle", 2), 11: ("tailed-triangle", 1), 12: ("diamond", 2), 13: ("diamond", 2),
+                14: ("4-clique", 4)}
+
+
+def test_orbit_sums_match_census():
+    for G in (la_gpm.datasets.load("karate"), la_gpm.generators.gnm(400, 3000, seed=8)):
+        X = orbits(G, 4)
+        c = {**_by_name(census(G, 3)), **_by_name(census(G, 4))}
+        assert int(X[:, 0].sum()) == 2 * G.m
+        for o, (name, mult) in _ORBIT_CLASS.items():
+            assert int(X[:, o].sum()) == mult * c[name], o
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+def test_bad_k():
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(la_gpm.PatternTooLarge, match="k = 3..7"):
+        census(G, 8)
+    for bad in (2, 0, -1):
+        with pytest.raises(la_gpm.InvalidArgument, match="k >= 3"):
+            census(G, bad)
+    for bad in ("4", 4.0, True, None):
+        with pytest.raises(la_gpm.InvalidArgument, match="integer"):
+            census(G, bad)
+    with pytest.raises(la_gpm.PatternTooLarge, match="up to 4"):
+        orbits(G, 5)
+    with pytest.raises(la_gpm.InvalidArgument):
+        orbits(G, 1)
+    with pytest.raises(la_gpm.InvalidArgument, match="method"):
+        census(G, 4, method="magic")
+    with pytest.raises(la_gpm.InvalidArgument, match="closed_form"):
+        census(G, 5, method="closed_form")
+    with pytest.raises(la_gpm.InvalidArgument, match="hybrid"):
+        census(G, 4, method="hybrid")
+
+
+def test_directed_graph_rejected():
+    D = la_gpm.Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), directed=True)
+    with pytest.raises(la_gpm.InvalidGraph, match="directed"):
+        census(D, 3)
+    with pytest.raises(la_gpm.InvalidGraph, match="directed"):
+        orbits(D, 4)
+
+
+def test_backend_gpu_declines():
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(la_gpm.BackendUnavailable):
+        census(G, 4, backend="gpu")
+
+
+def test_top_level_exports_and_progress(capsys):
+    G = la_gpm.datasets.load("karate")
+    df = la_gpm.census(G, 5, progress=True, method="enumerate")
+    assert list(df["count"]) == list(census(G, 5)["count"])
+    assert la_gpm.orbits(G, 4).shape == (34, 15)
