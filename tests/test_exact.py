@@ -395,6 +395,9 @@ def test_bad_clique_k(citeseer):
     with pytest.raises(BackendUnavailable, match="issue 4"):
         clique_count(citeseer, 4, backend="gpu")
     assert clique_count(citeseer, 32) == 0
+    assert count_pattern(citeseer, "20-clique") == 0  # cliques are not held to the 12-vertex limit
+    with pytest.raises(PatternTooLarge, match="32"):
+        count_pattern(citeseer, "33-clique")
 
 
 def test_bad_match_arguments(citeseer):

@@ -236,7 +236,8 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     Notes
     -----
     Patterns with up to 12 vertices (32 when vertex-labeled, where labels keep the
-    search narrow).  Cliques go to :func:`la_gpm.algorithms.cliques.clique_count`.
+    search narrow).  Unlabeled cliques go to :func:`la_gpm.algorithms.cliques.clique_count`
+    (k <= 32).
 
     Examples
     --------
@@ -253,16 +254,17 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     G._require_undirected("pattern counting")
     P = as_pattern(P)
     P.require_connected("counting")
-    check_size(P)
+    is_plain_clique = P.is_clique and not P.labeled and P.k >= 3
+    if not is_plain_clique:  # cliques go to the DAG kernel, which takes k <= 32
+        check_size(P)
     check_labels(G, P)
     if backend == "gpu":
         raise BackendUnavailable(GPU_DECLINE)
     b = resolve_backend(backend, supported=("cpu", "graphblas"), what="exact pattern counting")
-    mult = P.automorphism_count if count == "embeddings" else 1
-    if P.is_clique and not P.labeled and P.k >= 3:
+    if is_plain_clique:
         from .cliques import clique_count
         t0 = time.perf_counter()
-        n = clique_count(G, P.k, backend=b) * mult
+        n = clique_count(G, P.k, backend=b) * (math.factorial(P.k) if count == "embeddings" else 1)
         if return_stats:
             return n, {"plan": f"{P.k}-clique on the degree-ordered DAG ({b})", "reuse_hits": 0,
                        "set_operations": None, "set_operations_saved": None, "seconds": time.perf_counter() - t0}
@@ -272,5 +274,6 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
                                  "clique, so use backend='cpu'")
     plan = plan_for(G, P, induced=induced, reuse=reuse)
     n, stats = run_plan(G, plan, memory_budget=memory_budget, progress=progress)
-    n *= mult
+    if count == "embeddings":
+        n *= P.automorphism_count
     return (n, stats) if return_stats else n
