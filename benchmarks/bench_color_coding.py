@@ -179,6 +179,8 @@ def main(argv=None):
     ap.add_argument("--spmm-scales", type=int, nargs="*", default=None, help="scales for the SpMM sweep")
     ap.add_argument("--full-cusparse", nargs="*", default=[], help="'scale:template' pairs also timed end to end "
                     "with spmm=cusparse")
+    ap.add_argument("--spmm-templates", nargs="*", default=None, help="templates whose SpMM shapes are swept "
+                    "(default: all benchmarked)")
     ap.add_argument("--no-check", action="store_true", help="skip the check against the dense library path")
     ap.add_argument("--compare-dense", action="store_true", help="also time the dense layout (custom SpMM)")
     ap.add_argument("--out", default=None)
@@ -190,6 +192,11 @@ def main(argv=None):
     res["copy_bytes_per_s"] = copy_bandwidth(dev)
     print(f"# {res['device']}  copy {res['copy_bytes_per_s'] / 1e12:.3f} TB/s", flush=True)
     methods = ("custom", "cusparse") if dev == "gpu" else ("numba", "scipy", "graphblas")
+    out = Path(a.out) if a.out else ROOT / "benchmarks" / "results" / f"color_coding_{dev}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+
+    def save():  # after every measurement: a run cut short keeps what it measured
+        out.write_text(json.dumps(res, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
     for scale in a.scales:
         t = time.perf_counter()
         G = la_gpm.generators.graph500(scale)
@@ -206,7 +213,8 @@ def main(argv=None):
                 row.update(k=P.k, automorphisms=cc.tree_automorphisms(P), root=plan.root, spmm_cols=plan.spmm_cols,
                            ema_terms_per_row=plan.ema_terms, peak_cols=plan.peak_cols,
                            peak_table_bytes=plan.peak_cols * G.n * dt.itemsize)
-                cols_seen.update((P.k, op.size) for op in dplan.ops if op.kind == "spmm")
+                if a.spmm_templates is None or tname in a.spmm_templates:
+                    cols_seen.update((P.k, op.size) for op in dplan.ops if op.kind == "spmm")
                 row.update(layout=plan.layout, dense_spmm_cols=dplan.spmm_cols, dense_ema_terms_per_row=dplan.ema_terms,
                            dense_peak_cols=dplan.peak_cols)
                 keys = coloring_keys(12345, 0, 1)
@@ -249,6 +257,7 @@ def main(argv=None):
                 row["error"] = f"{type(e).__name__}: {e}"
                 print(f"{G.name} {tname}: {row['error']}", flush=True)
             res["runs"].append(row)
+            save()
             if dev == "gpu":
                 import cupy as cp
                 cp.get_default_memory_pool().free_all_blocks()
@@ -268,11 +277,10 @@ def main(argv=None):
                                   if "seconds" in r.get(m, {}) else f"{m} {r.get(m)}" for m in methods)
                 print(f"  spmm {G.name} k={r['k']} p={r['p']} C={r['columns']:5d}  {cells}{rooted_cell}", flush=True)
             res["spmm"].append({"graph": ginfo, "sweep": sw})
+            save()
             del ops
         del G
-    out = Path(a.out) if a.out else ROOT / "benchmarks" / "results" / f"color_coding_{dev}.json"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(json.dumps(res, indent=1, default=lambda o: o.tolist() if hasattr(o, "tolist") else str(o)))
+    save()
     print(f"# wrote {out}")
     return res
 
