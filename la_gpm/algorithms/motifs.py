@@ -55,6 +55,8 @@ from ..patterns.pattern import Pattern
 __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MAX_CENSUS_K", "ORBITS_4"]
 
 MAX_CENSUS_K = 7
+# k = 5, auto: below this many connected 4-vertex subsets, enumeration beats the hybrid's fixed passes
+_SMALL_ENUMERATION = 4_000_000
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
@@ -400,8 +402,9 @@ def _hybrid5_noninduced(G, decline=False):
     """Non-induced counts of every 5-class: pendant classes from 4-vertex orbit sums, dense
     classes (minimum degree >= 2) from their induced copies, found through C5 / K2,3 / bowtie.
 
-    With ``decline``, return None when the copies to visit (estimated as 3 × (K2,3 + bowtie))
-    outnumber the connected 4-vertex subsets that enumeration would extend.
+    With ``decline``, return None when enumeration is the cheaper way: fewer than
+    ``_SMALL_ENUMERATION`` connected 4-vertex subsets to extend (it then takes well under a
+    second), or more copies to visit (estimated as 3 × (K2,3 + bowtie)) than those subsets.
     """
     from ..backends.cpu.motif_kernels import dense5_hits
 
@@ -411,13 +414,16 @@ def _hybrid5_noninduced(G, decline=False):
         return [0] * nrow
     _check_safe(G)
     N4 = _closed_form_noninduced(G, 4)
+    connected4 = sum(_to_induced(_classes(4).M, N4))
+    if decline and connected4 < _SMALL_ENUMERATION:
+        return None
     sigma, extra = _sigma(G, 4, with_extra=True)
     deg = G.degrees.astype(np.int64)
     if decline:
         k23 = _exact_sum(extra[:, 0]) // 2
         tv = sigma[:, 3]
         bowtie = _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
-        if 3 * (k23 + bowtie) > sum(_to_induced(_classes(4).M, N4)):
+        if 3 * (k23 + bowtie) > connected4:
             return None
     hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow)
     hits = [_exact_sum(hits[:, j]) for j in range(nrow)]

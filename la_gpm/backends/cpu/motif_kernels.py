@@ -281,12 +281,18 @@ def relabel_csr(indptr, indices, new_id):
 # --------------------------------------------------------------------------- closed forms
 
 
+@nb.njit(cache=True)
+def _nchunks():
+    """Chunks of a parallel pass: 4 per thread, vertices interleaved (chunk c takes c, c + chunks, ...)."""
+    return max(1, 4 * nb.get_num_threads())
+
+
 @nb.njit(parallel=True, cache=True)
 def arc_triangles(indptr, indices):
     """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR."""
     n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
-    nchunks = 64
+    nchunks = _nchunks()
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         for u in range(c, n, nchunks):
@@ -313,13 +319,14 @@ def census4_totals(indptr, indices, rank):
     (d_u - 1)(d_v - 1).
     """
     n = indptr.shape[0] - 1
-    nchunks = 64
+    nchunks = _nchunks()
     acc = np.zeros((nchunks, 6), dtype=np.int64)
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         cnt = np.zeros(n, dtype=np.int64)
         touched = np.empty(n, dtype=np.int64)
         mark2 = np.full(n, -1, dtype=np.int64)
+        tl = np.empty(n, dtype=np.int64)
         dia = 0
         c4 = 0
         k4 = 0
@@ -335,51 +342,46 @@ def census4_totals(indptr, indices, rank):
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
                 rv = rank[v]
-                if rv < ru:
-                    dv = indptr[v + 1] - indptr[v]
-                    p4 += (du - 1) * (dv - 1)
-                    # triangles on edge uv (counted from its higher-rank end)
-                    s = 0
-                    for q in range(indptr[v], indptr[v + 1]):
-                        w = indices[q]
-                        if mark[w] == u:
-                            s += 1
-                            if rank[w] < rv:
-                                # triangle with u the highest rank, v the middle: once each
-                                tri += 1
-                                tdeg += du + dv + indptr[w + 1] - indptr[w]
-                        if rank[w] < ru and w != u:
-                            if cnt[w] == 0:
-                                touched[nt] = w
-                                nt += 1
-                            cnt[w] += 1
-                    dia += s * (s - 1) // 2
+                if rv >= ru:
+                    continue
+                dv = indptr[v + 1] - indptr[v]
+                p4 += (du - 1) * (dv - 1)
+                s = 0
+                ntl = 0
+                for q in range(indptr[v], indptr[v + 1]):
+                    w = indices[q]
+                    rw = rank[w]
+                    if mark[w] == u:
+                        s += 1
+                        if rw < rv:
+                            # triangle {u, v, w} with u the highest rank, v the middle: once each
+                            tri += 1
+                            tdeg += du + dv + indptr[w + 1] - indptr[w]
+                            tl[ntl] = w
+                            ntl += 1
+                    if rw < ru:
+                        # 4-cycles u - v - w - v' with u the highest rank (w != u since rank w < rank u)
+                        if cnt[w] == 0:
+                            touched[nt] = w
+                            nt += 1
+                        cnt[w] += 1
+                dia += s * (s - 1) // 2
+                if ntl >= 2:
+                    # 4-cliques u > v > w > x: x, w in tl (common lower neighbours), w ~ x
+                    for a in range(ntl):
+                        mark2[tl[a]] = j
+                    for a in range(ntl):
+                        w = tl[a]
+                        rw = rank[w]
+                        for z in range(indptr[w], indptr[w + 1]):
+                            x = indices[z]
+                            if mark2[x] == j and rank[x] < rw:
+                                k4 += 1
             for q in range(nt):
                 w = touched[q]
                 x = cnt[w]
                 c4 += x * (x - 1) // 2
                 cnt[w] = 0
-            # 4-cliques with u the highest rank vertex: lower neighbours L, count triangles in L
-            # pairs (v, w) in L with w lower than v, then x lower than w in N(u) ∩ N(v) ∩ N(w)
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                rv = rank[v]
-                if rv >= ru:
-                    continue
-                for q in range(indptr[v], indptr[v + 1]):
-                    w = indices[q]
-                    if mark[w] == u and rank[w] < rv:
-                        mark2[w] = v
-                for q in range(indptr[v], indptr[v + 1]):
-                    w = indices[q]
-                    if mark2[w] == v and mark[w] == u:
-                        rw = rank[w]
-                        for z in range(indptr[w], indptr[w + 1]):
-                            x = indices[z]
-                            if mark2[x] == v and rank[x] < rw:
-                                k4 += 1
-                for q in range(indptr[v], indptr[v + 1]):
-                    mark2[indices[q]] = -1
         acc[c, 0] = dia
         acc[c, 1] = c4
         acc[c, 2] = k4
@@ -399,7 +401,7 @@ def vertex_closed_forms(indptr, indices, te):
     """
     n = indptr.shape[0] - 1
     out = np.zeros((n, 5), dtype=np.int64)
-    nchunks = 64
+    nchunks = _nchunks()
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         mark2 = np.full(n, -1, dtype=np.int64)
@@ -535,7 +537,7 @@ def dense5_hits(indptr, indices, rank, table, nclass):
     of each such class j.  Returns (chunks, nclass).
     """
     n = indptr.shape[0] - 1
-    nchunks = 64
+    nchunks = _nchunks()
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
     for ch in nb.prange(nchunks):
         h = hits[ch]
