@@ -202,6 +202,12 @@ def _check_k(k):
     return k
 
 
+def _nchunks():
+    """Chunks of a parallel pass: 4 per numba thread."""
+    import numba
+    return max(1, 4 * numba.get_num_threads())
+
+
 def _prepare(G, what):
     G = as_graph(G)
     G._require_undirected(what)
@@ -312,7 +318,7 @@ def _closed_form_noninduced(G, k):
         T = int(triangles_total(*G.oriented())) if G.m else 0
         return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
     _check_safe(G)
-    acc = census4_totals(G.indptr, G.indices, G.degree_rank)
+    acc = census4_totals(G.indptr, G.indices, G.degree_rank, _nchunks())
     dia, c4, k4, T, p4base, tdeg = (_exact_sum(acc[:, i]) for i in range(6))
     star = _deg_binomial_sum(deg, 3)
     N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
@@ -425,7 +431,7 @@ def _hybrid5_noninduced(G, decline=False):
         bowtie = _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
         if 3 * (k23 + bowtie) > connected4:
             return None
-    hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow)
+    hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, _nchunks())
     hits = [_exact_sum(hits[:, j]) for j in range(nrow)]
     dense = _dense_divisors()
     I_dense = {}
@@ -451,7 +457,6 @@ def _hybrid5_noninduced(G, decline=False):
 
 def _enumerate(G, k, cls, progress):
     from ..backends.cpu.motif_kernels import esu_census, relabel_csr
-    import numba
 
     n = G.n
     if n == 0:
@@ -461,8 +466,7 @@ def _enumerate(G, k, cls, progress):
     new_id = np.empty(n, dtype=np.int64)
     new_id[order] = np.arange(n)
     ptr, idx = relabel_csr(G.indptr, G.indices, new_id)
-    nthreads = numba.get_num_threads()
-    nchunks = max(1, 4 * nthreads)
+    nchunks = _nchunks()
     total = [0] * len(cls.keys)
     # roots per kernel call: config.chunk, but at least 16 per chunk so that a call amortises its start
     block = max(16 * nchunks, min(config.chunk, n))
@@ -574,7 +578,7 @@ def _sigma(G, k, with_extra=False):
         return s
     _check_safe(G)
     s1 = neighbour_sums(ptr, idx, d - 1)
-    te = arc_triangles(ptr, idx)
+    te = arc_triangles(ptr, idx, _nchunks())
     tv = np.zeros(n, dtype=np.int64)
     np.add.at(tv, np.repeat(np.arange(n), d), te)
     tv //= 2
@@ -583,7 +587,7 @@ def _sigma(G, k, with_extra=False):
     s[:, 3] = tv
     if k == 3:
         return s
-    vc = vertex_closed_forms(ptr, idx, te)
+    vc = vertex_closed_forms(ptr, idx, te, _nchunks())
     aw = arc_weighted_sums(ptr, idx, te, d, tv)
     s[:, 4] = neighbour_sums(ptr, idx, s1) - d * (d - 1) - 2 * tv
     s[:, 5] = (d - 1) * s1 - 2 * tv

@@ -15,6 +15,9 @@ Three groups:
   4-cycle and 4-clique counts, the diamond-wing sum, and the totals that the
   k = 4 census needs.  All integer arithmetic is int64; the callers bound the
   inputs (see ``la_gpm.algorithms.motifs``) so that nothing overflows.
+
+Parallel passes take ``nchunks`` (the callers pass 4 per numba thread): chunk c handles
+vertices c, c + nchunks, ... so that hubs spread over the threads.
 """
 
 from __future__ import annotations
@@ -281,18 +284,11 @@ def relabel_csr(indptr, indices, new_id):
 # --------------------------------------------------------------------------- closed forms
 
 
-@nb.njit(cache=True)
-def _nchunks():
-    """Chunks of a parallel pass: 4 per thread, vertices interleaved (chunk c takes c, c + chunks, ...)."""
-    return max(1, 4 * nb.get_num_threads())
-
-
 @nb.njit(parallel=True, cache=True)
-def arc_triangles(indptr, indices):
+def arc_triangles(indptr, indices, nchunks):
     """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR."""
     n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
-    nchunks = _nchunks()
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         for u in range(c, n, nchunks):
@@ -309,7 +305,7 @@ def arc_triangles(indptr, indices):
 
 
 @nb.njit(parallel=True, cache=True)
-def census4_totals(indptr, indices, rank):
+def census4_totals(indptr, indices, rank, nchunks):
     """Totals for the k = 4 closed form, one row per chunk: (sum_e C(t_e, 2), 4-cycles,
     4-cliques, triangles, P4 base, sum over triangles of the degrees of their vertices).
 
@@ -319,7 +315,6 @@ def census4_totals(indptr, indices, rank):
     (d_u - 1)(d_v - 1).
     """
     n = indptr.shape[0] - 1
-    nchunks = _nchunks()
     acc = np.zeros((nchunks, 6), dtype=np.int64)
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
@@ -392,7 +387,7 @@ def census4_totals(indptr, indices, rank):
 
 
 @nb.njit(parallel=True, cache=True)
-def vertex_closed_forms(indptr, indices, te):
+def vertex_closed_forms(indptr, indices, te, nchunks):
     """Per vertex v: (t_v, 4-cycles through v, 4-cliques through v, diamond-wing sum, K2,3 hub).
 
     diamond-wing sum = sum over triangles (v, a, b) of (t_ab - 1): the diamonds in which
@@ -401,7 +396,6 @@ def vertex_closed_forms(indptr, indices, te):
     """
     n = indptr.shape[0] - 1
     out = np.zeros((n, 5), dtype=np.int64)
-    nchunks = _nchunks()
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         mark2 = np.full(n, -1, dtype=np.int64)
@@ -529,7 +523,7 @@ def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e):
 
 
 @nb.njit(parallel=True, cache=True)
-def dense5_hits(indptr, indices, rank, table, nclass):
+def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
     """Induced classes of every non-induced copy of C5, K2,3 and the bowtie (each copy once).
 
     Every 5-vertex connected graph of minimum degree >= 2 has one of the three as a spanning
@@ -537,7 +531,6 @@ def dense5_hits(indptr, indices, rank, table, nclass):
     of each such class j.  Returns (chunks, nclass).
     """
     n = indptr.shape[0] - 1
-    nchunks = _nchunks()
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
     for ch in nb.prange(nchunks):
         h = hits[ch]
