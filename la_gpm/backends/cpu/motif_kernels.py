@@ -532,15 +532,23 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
     """
     n = indptr.shape[0] - 1
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
+    # list space: the 2-paths leaving one vertex (>= the edges inside its neighbourhood)
+    span = 1
+    for u in range(n):
+        s = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            a = indices[j]
+            s += indptr[a + 1] - indptr[a]
+        span = max(span, s + 1)
     for ch in nb.prange(nchunks):
         h = hits[ch]
         head = np.full(n, -1, dtype=np.int64)     # 2-path lists u - a - b, keyed by b
-        nxt = np.empty(indices.shape[0] + 1, dtype=np.int64)
-        val = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        nxt = np.empty(span, dtype=np.int64)
+        val = np.empty(span, dtype=np.int64)
         touched = np.empty(n, dtype=np.int64)
         mark = np.full(n, -1, dtype=np.int64)
-        ea = np.empty(indices.shape[0] + 1, dtype=np.int64)
-        eb = np.empty(indices.shape[0] + 1, dtype=np.int64)
+        ea = np.empty(span, dtype=np.int64)
+        eb = np.empty(span, dtype=np.int64)
         for u in range(ch, n, nchunks):
             ru = rank[u]
             for j in range(indptr[u], indptr[u + 1]):
