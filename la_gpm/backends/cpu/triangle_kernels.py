@@ -28,9 +28,14 @@ def balanced_chunks(ptr, idx, nchunks: int) -> np.ndarray:
 
 
 @nb.njit(parallel=True, cache=True)
-def _total(ptr, idx, bounds):
+def _count(ptr, idx, bounds, per_vertex):
+    """Triangles found by each chunk; with ``per_vertex`` of shape (chunks, n) also per vertex.
+
+    Per-vertex rows are per chunk (no write races); the caller sums them.
+    """
     n = ptr.shape[0] - 1
     nchunks = bounds.shape[0] - 1
+    want_pv = per_vertex.shape[1] > 0
     res = np.zeros(nchunks, dtype=np.int64)  # per-chunk sums: no parfor reduction variable
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int32)
@@ -45,45 +50,25 @@ def _total(ptr, idx, bounds):
             for j in range(a, b):
                 v = idx[j]
                 for t in range(ptr[v], ptr[v + 1]):
-                    if mark[idx[t]] == u:
-                        s += 1
-        res[c] = s
-    return res.sum()
-
-
-@nb.njit(parallel=True, cache=True)
-def _per_vertex(ptr, idx, bounds, out):
-    """out[c, x]: triangles through x found by chunk c (rows summed by the caller)."""
-    n = ptr.shape[0] - 1
-    nchunks = bounds.shape[0] - 1
-    for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int32)
-        row = out[c]
-        for u in range(bounds[c], bounds[c + 1]):
-            a = ptr[u]
-            b = ptr[u + 1]
-            if b - a < 2:
-                continue
-            for j in range(a, b):
-                mark[idx[j]] = u
-            for j in range(a, b):
-                v = idx[j]
-                for t in range(ptr[v], ptr[v + 1]):
                     w = idx[t]
                     if mark[w] == u:
-                        row[u] += 1
-                        row[v] += 1
-                        row[w] += 1
+                        s += 1
+                        if want_pv:
+                            per_vertex[c, u] += 1
+                            per_vertex[c, v] += 1
+                            per_vertex[c, w] += 1
+        res[c] = s
+    return res
 
 
 def triangles_total(ptr, idx) -> int:
     nchunks = max(1, min(256, (ptr.shape[0] - 1) // 256))
-    return int(_total(ptr, idx, balanced_chunks(ptr, idx, nchunks)))
+    return int(_count(ptr, idx, balanced_chunks(ptr, idx, nchunks), np.zeros((1, 0), dtype=np.int64)).sum())
 
 
 def triangles_per_vertex(ptr, idx) -> np.ndarray:
     nchunks = max(1, min(nb.get_num_threads(), (ptr.shape[0] - 1) // 256))
     bounds = balanced_chunks(ptr, idx, nchunks)
     out = np.zeros((bounds.shape[0] - 1, ptr.shape[0] - 1), dtype=np.int64)
-    _per_vertex(ptr, idx, bounds, out)
+    _count(ptr, idx, bounds, out)
     return out.sum(axis=0)
