@@ -229,9 +229,11 @@ def test_vertex_labeled_templates(backend):
     # tiny graphs: against the itertools oracle, which checks labels independently
     Gs = Graph.from_edges([0, 1, 2, 3, 0], [1, 2, 3, 4, 2], n=5, vertex_labels=[0, 1, 0, 1, 0])
     P = Pattern([(0, 1), (1, 2)], vertex_labels=[0, 1, 0])
-    for colors in itertools.product(range(3), repeat=5):
-        want = sum(1 for f in brute_embeddings(Gs, P) if len({colors[v] for v in f}) == 3)
-        assert la_gpm.colorful_count(Gs, P, np.array(colors), backend="cpu") * 2 == pytest.approx(want)
+    maps = brute_embeddings(Gs, P)
+    assert maps and all(Gs.vertex_labels[f[1]] == 1 for f in maps)
+    for colors in itertools.islice(itertools.product(range(3), repeat=5), 0, 243, 7):
+        want = sum(1 for f in maps if len({colors[v] for v in f}) == 3)
+        assert la_gpm.colorful_count(Gs, P, np.array(colors), backend=backend) * 2 == pytest.approx(want)
 
 
 def test_expectation_over_all_colorings_is_exact():

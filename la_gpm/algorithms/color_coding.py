@@ -845,7 +845,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
             totals, _ = runner.run(keys)
             vals = np.concatenate([vals, totals * scale])
             done += nb_
-            cur = min(nb_max, cur * 2)
+            cur = max(1, done // 2)  # the total grows by half per pass: checks stay near the 1.25x checkpoints
             if bar is not None:
                 bar.update(nb_)
             if stop == "adaptive" and done >= next_check:
