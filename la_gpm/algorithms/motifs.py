@@ -208,6 +208,21 @@ def _nchunks():
     return max(1, 4 * numba.get_num_threads())
 
 
+def _descending(G):
+    """(indptr, indices, new_id) of G renamed by decreasing degree (ties by id), cached on the graph."""
+    def make():
+        from ..backends.cpu.motif_kernels import relabel_csr
+        n = G.n
+        order = np.lexsort((np.arange(n), -G.degrees.astype(np.int64)))
+        new_id = np.empty(n, dtype=np.int64)
+        new_id[order] = np.arange(n)
+        ptr, idx = relabel_csr(G.indptr, G.indices, new_id)
+        for a in (ptr, idx, new_id):
+            a.setflags(write=False)
+        return ptr, idx, new_id
+    return G.device_cache("cpu:degree-descending-csr", make)
+
+
 def _prepare(G, what):
     G = as_graph(G)
     G._require_undirected(what)
@@ -318,7 +333,8 @@ def _closed_form_noninduced(G, k):
         T = int(triangles_total(*G.oriented())) if G.m else 0
         return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
     _check_safe(G)
-    acc = census4_totals(G.indptr, G.indices, G.degree_rank, _nchunks())
+    ptr, idx, _ = _descending(G)
+    acc = census4_totals(ptr, idx, _nchunks())
     dia, c4, k4, T, p4base, tdeg = (_exact_sum(acc[:, i]) for i in range(6))
     star = _deg_binomial_sum(deg, 3)
     N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
@@ -456,16 +472,13 @@ def _hybrid5_noninduced(G, decline=False):
 
 
 def _enumerate(G, k, cls, progress):
-    from ..backends.cpu.motif_kernels import esu_census, relabel_csr
+    from ..backends.cpu.motif_kernels import esu_census
 
     n = G.n
     if n == 0:
         return [0] * len(cls.keys)
     # degree-descending relabelling: the root (smallest new id) of a subgraph is its highest-degree vertex
-    order = np.lexsort((np.arange(n), -G.degrees.astype(np.int64)))
-    new_id = np.empty(n, dtype=np.int64)
-    new_id[order] = np.arange(n)
-    ptr, idx = relabel_csr(G.indptr, G.indices, new_id)
+    ptr, idx, _ = _descending(G)
     nchunks = _nchunks()
     total = [0] * len(cls.keys)
     # roots per kernel call: config.chunk, but at least 16 per chunk so that a call amortises its start

@@ -305,23 +305,24 @@ def arc_triangles(indptr, indices, nchunks):
 
 
 @nb.njit(parallel=True, cache=True)
-def census4_totals(indptr, indices, rank, nchunks):
+def census4_totals(indptr, indices, nchunks):
     """Totals for the k = 4 closed form, one row per chunk: (sum_e C(t_e, 2), 4-cycles,
     4-cliques, triangles, P4 base, sum over triangles of the degrees of their vertices).
 
-    ``rank`` is the degree order (``Graph.degree_rank``).  4-cycles are counted once at
-    their highest-rank vertex (Chiba & Nishizeki), 4-cliques once on the oriented DAG,
-    per-edge triangle counts t_e with a marker array.  P4 base = sum over edges of
-    (d_u - 1)(d_v - 1).
+    The CSR must be the degree-descending relabelling (smaller id = higher degree).  Each
+    edge is handled once from its smaller id u: one scan of N(v) gives t_uv (diamonds
+    Σ C(t_e, 2)), the triangles with u first, and the wedges u - v - w (w > u) whose pairs
+    close 4-cycles with u the smallest id (Chiba & Nishizeki); 4-cliques u < v < w < x come
+    from the triangles' third vertices.  P4 base = Σ over edges of (d_u - 1)(d_v - 1).
     """
     n = indptr.shape[0] - 1
     acc = np.zeros((nchunks, 6), dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int64)
-        cnt = np.zeros(n, dtype=np.int64)
-        touched = np.empty(n, dtype=np.int64)
+        mark = np.full(n, -1, dtype=np.int32)
+        cnt = np.zeros(n, dtype=np.int32)
+        touched = np.empty(n, dtype=np.int32)
         mark2 = np.full(n, -1, dtype=np.int64)
-        tl = np.empty(n, dtype=np.int64)
+        tl = np.empty(n, dtype=np.int32)
         dia = 0
         c4 = 0
         k4 = 0
@@ -330,14 +331,12 @@ def census4_totals(indptr, indices, rank, nchunks):
         tdeg = 0
         for u in range(c, n, nchunks):
             du = indptr[u + 1] - indptr[u]
-            ru = rank[u]
             for j in range(indptr[u], indptr[u + 1]):
                 mark[indices[j]] = u
             nt = 0
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
-                rv = rank[v]
-                if rv >= ru:
+                if v <= u:
                     continue
                 dv = indptr[v + 1] - indptr[v]
                 p4 += (du - 1) * (dv - 1)
@@ -345,36 +344,36 @@ def census4_totals(indptr, indices, rank, nchunks):
                 ntl = 0
                 for q in range(indptr[v], indptr[v + 1]):
                     w = indices[q]
-                    rw = rank[w]
                     if mark[w] == u:
                         s += 1
-                        if rw < rv:
-                            # triangle {u, v, w} with u the highest rank, v the middle: once each
+                        if w > v:
+                            # triangle u < v < w: once each
                             tri += 1
                             tdeg += du + dv + indptr[w + 1] - indptr[w]
                             tl[ntl] = w
                             ntl += 1
-                    if rw < ru:
-                        # 4-cycles u - v - w - v' with u the highest rank (w != u since rank w < rank u)
+                    if w > u:
+                        # 4-cycles u - v - w - v' with u the smallest id
                         if cnt[w] == 0:
                             touched[nt] = w
                             nt += 1
                         cnt[w] += 1
                 dia += s * (s - 1) // 2
                 if ntl >= 2:
-                    # 4-cliques u > v > w > x: x, w in tl (common lower neighbours), w ~ x
+                    # 4-cliques u < v < w < x: w, x in tl (common neighbours above v), w ~ x
                     for a in range(ntl):
                         mark2[tl[a]] = j
                     for a in range(ntl):
                         w = tl[a]
-                        rw = rank[w]
-                        for z in range(indptr[w], indptr[w + 1]):
+                        for z in range(indptr[w + 1] - 1, indptr[w] - 1, -1):
                             x = indices[z]
-                            if mark2[x] == j and rank[x] < rw:
+                            if x <= w:
+                                break
+                            if mark2[x] == j:
                                 k4 += 1
             for q in range(nt):
                 w = touched[q]
-                x = cnt[w]
+                x = np.int64(cnt[w])
                 c4 += x * (x - 1) // 2
                 cnt[w] = 0
         acc[c, 0] = dia
