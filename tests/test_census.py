@@ -107,6 +107,15 @@ def test_schema(k):
     assert all(p.name == nm for p, nm in zip(df["pattern"], df["name"]))
 
 
+def test_isolated_vertices_at_the_end():
+    G = _graph(9, [(0, 1), (1, 2), (0, 2), (2, 3)])     # vertices 4..8 isolated
+    X = orbits(G, 4)
+    np.testing.assert_array_equal(orbits(G, 3), X[:, :4])
+    assert X[:, 3].tolist() == [1, 1, 1, 0, 0, 0, 0, 0, 0]
+    assert _by_name(census(G, 4)) == {"4-star": 0, "4-path": 0, "tailed-triangle": 1, "4-cycle": 0, "diamond": 0,
+                                      "4-clique": 0}
+
+
 def test_empty_and_edgeless():
     G = _graph(6, [])
     for k in (3, 4, 5):

@@ -592,15 +592,15 @@ def _sigma(G, k, with_extra=False):
     _check_safe(G)
     s1 = neighbour_sums(ptr, idx, d - 1)
     te = arc_triangles(ptr, idx, _nchunks())
-    tv = np.zeros(n, dtype=np.int64)
-    np.add.at(tv, np.repeat(np.arange(n), d), te)
-    tv //= 2
     s[:, 1] = s1
     s[:, 2] = d * (d - 1) // 2
-    s[:, 3] = tv
     if k == 3:
+        cs = np.concatenate([[0], np.cumsum(te)])
+        s[:, 3] = (cs[ptr[1:]] - cs[ptr[:-1]]) // 2
         return s
     vc = vertex_closed_forms(ptr, idx, te, _nchunks())
+    tv = vc[:, 0].copy()
+    s[:, 3] = tv
     aw = arc_weighted_sums(ptr, idx, te, d, tv)
     s[:, 4] = neighbour_sums(ptr, idx, s1) - d * (d - 1) - 2 * tv
     s[:, 5] = (d - 1) * s1 - 2 * tv

@@ -400,6 +400,7 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
         mark2 = np.full(n, -1, dtype=np.int64)
         cnt = np.zeros(n, dtype=np.int64)
         touched = np.empty(n, dtype=np.int64)
+        common = np.empty(n, dtype=np.int64)
         for v in range(c, n, nchunks):
             for j in range(indptr[v], indptr[v + 1]):
                 mark[indices[j]] = v
@@ -411,6 +412,7 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
             k4 = 0
             for j in range(indptr[v], indptr[v + 1]):
                 a = indices[j]
+                nc = 0
                 for q in range(indptr[a], indptr[a + 1]):
                     w = indices[q]
                     if w != v:
@@ -419,18 +421,22 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
                             nt += 1
                         cnt[w] += 1
                     if w > a and mark[w] == v:
+                        # triangle v, a, w (a < w): a wing of the diamonds on edge aw
                         wing += te[q] - 1
-                # 4-cliques {v, a, b, x} with a < b < x, all in N(v)
-                for q in range(indptr[a], indptr[a + 1]):
-                    w = indices[q]
-                    if mark[w] == v:
-                        mark2[w] = a
-                for q in range(indptr[a], indptr[a + 1]):
-                    b = indices[q]
-                    if b > a and mark2[b] == a and mark[b] == v:
-                        for z in range(indptr[b], indptr[b + 1]):
+                        common[nc] = w
+                        nc += 1
+                if nc >= 2:
+                    # 4-cliques {v, a, b, x}, a < b < x: b, x among the common neighbours above a
+                    stamp = np.int64(j)
+                    for q in range(nc):
+                        mark2[common[q]] = stamp
+                    for q in range(nc):
+                        b = common[q]
+                        for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
                             x = indices[z]
-                            if x > b and mark2[x] == a and mark[x] == v:
+                            if x <= b:
+                                break
+                            if mark2[x] == stamp:
                                 k4 += 1
             c4 = 0
             k23 = 0
