@@ -286,21 +286,39 @@ def relabel_csr(indptr, indices, new_id):
 
 @nb.njit(parallel=True, cache=True)
 def arc_triangles(indptr, indices, nchunks):
-    """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR."""
+    """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR.
+
+    Each edge once, from the endpoint with the larger row (marked), scanning the smaller
+    row; the reverse arc is found by binary search.
+    """
     n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int64)
+        mark = np.full(n, -1, dtype=np.int32)
         for u in range(c, n, nchunks):
+            du = indptr[u + 1] - indptr[u]
             for j in range(indptr[u], indptr[u + 1]):
                 mark[indices[j]] = u
             for j in range(indptr[u], indptr[u + 1]):
                 v = indices[j]
+                dv = indptr[v + 1] - indptr[v]
+                if dv > du or (dv == du and v < u):
+                    continue
                 s = 0
                 for q in range(indptr[v], indptr[v + 1]):
                     if mark[indices[q]] == u:
                         s += 1
                 te[j] = s
+                # reverse arc v -> u
+                lo = indptr[v]
+                hi = indptr[v + 1]
+                while lo < hi:
+                    mid = (lo + hi) >> 1
+                    if indices[mid] < u:
+                        lo = mid + 1
+                    else:
+                        hi = mid
+                te[lo] = s
     return te
 
 
@@ -396,11 +414,11 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
     n = indptr.shape[0] - 1
     out = np.zeros((n, 5), dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int64)
+        mark = np.full(n, -1, dtype=np.int32)
         mark2 = np.full(n, -1, dtype=np.int64)
-        cnt = np.zeros(n, dtype=np.int64)
-        touched = np.empty(n, dtype=np.int64)
-        common = np.empty(n, dtype=np.int64)
+        cnt = np.zeros(n, dtype=np.int32)
+        touched = np.empty(n, dtype=np.int32)
+        common = np.empty(n, dtype=np.int32)
         for v in range(c, n, nchunks):
             for j in range(indptr[v], indptr[v + 1]):
                 mark[indices[j]] = v
@@ -442,7 +460,7 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
             k23 = 0
             for q in range(nt):
                 w = touched[q]
-                x = cnt[w]
+                x = np.int64(cnt[w])
                 c4 += x * (x - 1) // 2
                 k23 += x * (x - 1) * (x - 2) // 6
                 cnt[w] = 0
