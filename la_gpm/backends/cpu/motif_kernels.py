@@ -409,15 +409,16 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
 
     diamond-wing sum = sum over triangles (v, a, b) of (t_ab - 1): the diamonds in which
     v is a degree-2 vertex; K2,3 hub = sum over w != v of C(codeg(v, w), 3), the K2,3 copies
-    with v on the 2-side.  ``te`` from :func:`arc_triangles`.
+    with v on the 2-side.  ``te`` from :func:`arc_triangles`.  The codegree counters carry
+    the owning vertex in their high 32 bits, so they are never cleared, and C(x, 2), C(x, 3)
+    are summed incrementally (C(x+1, 2) - C(x, 2) = x).
     """
     n = indptr.shape[0] - 1
     out = np.zeros((n, 5), dtype=np.int64)
     for c in nb.prange(nchunks):
         mark = np.full(n, -1, dtype=np.int32)
         mark2 = np.full(n, -1, dtype=np.int64)
-        cnt = np.zeros(n, dtype=np.int32)
-        touched = np.empty(n, dtype=np.int32)
+        cnt = np.full(n, -1, dtype=np.int64)
         common = np.empty(n, dtype=np.int32)
         for v in range(c, n, nchunks):
             for j in range(indptr[v], indptr[v + 1]):
@@ -425,7 +426,9 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
             t = 0
             for j in range(indptr[v], indptr[v + 1]):
                 t += te[j]
-            nt = 0
+            tag = np.int64(v) << 32
+            c4 = 0
+            k23 = 0
             wing = 0
             k4 = 0
             for j in range(indptr[v], indptr[v + 1]):
@@ -433,11 +436,13 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
                 nc = 0
                 for q in range(indptr[a], indptr[a + 1]):
                     w = indices[q]
-                    if w != v:
-                        if cnt[w] == 0:
-                            touched[nt] = w
-                            nt += 1
-                        cnt[w] += 1
+                    key = cnt[w]
+                    if (key >> 32) != v:
+                        key = tag
+                    x = key & 0xFFFFFFFF
+                    c4 += x
+                    k23 += x * (x - 1) // 2
+                    cnt[w] = key + 1
                     if w > a and mark[w] == v:
                         # triangle v, a, w (a < w): a wing of the diamonds on edge aw
                         wing += te[q] - 1
@@ -451,24 +456,20 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
                     for q in range(nc):
                         b = common[q]
                         for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
-                            x = indices[z]
-                            if x <= b:
+                            y = indices[z]
+                            if y <= b:
                                 break
-                            if mark2[x] == stamp:
+                            if mark2[y] == stamp:
                                 k4 += 1
-            c4 = 0
-            k23 = 0
-            for q in range(nt):
-                w = touched[q]
-                x = np.int64(cnt[w])
-                c4 += x * (x - 1) // 2
-                k23 += x * (x - 1) * (x - 2) // 6
-                cnt[w] = 0
-            out[v, 4] = k23
+            # the walks v - a - v (w = v) were counted too: d_v of them, all on counter v
+            dv = indptr[v + 1] - indptr[v]
+            c4 -= dv * (dv - 1) // 2
+            k23 -= dv * (dv - 1) * (dv - 2) // 6
             out[v, 0] = t // 2
             out[v, 1] = c4
             out[v, 2] = k4
             out[v, 3] = wing
+            out[v, 4] = k23
     return out
 
 
