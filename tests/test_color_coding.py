@@ -351,6 +351,8 @@ def test_interval_coverage_karate():
 
 def test_interval_coverage_mesh():
     G = la_gpm.read_graph(data_path("jagmesh7.mtx"))
+    hits, total = _coverage(G, ["3-path", "4-star"], [0, 1], eps=0.3, delta=0.01)
+    assert hits >= (1 - 0.01) * total
     hits, total = _coverage(G, ["3-path", "4-path", "u5", "6-path", "u7"], [0, 1, 2], eps=0.1, delta=0.01,
                             stop="clt")
     assert hits >= (1 - 0.01) * total
