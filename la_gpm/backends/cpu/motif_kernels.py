@@ -473,12 +473,13 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
     return out
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(cache=True)
 def neighbour_sums(indptr, indices, x):
-    """s[v] = sum of x over the neighbours of v (A @ x for int64 x)."""
+    """s[v] = sum of x over the neighbours of v (A @ x for int64 x).  Serial: one streaming
+    pass over the arcs costs less than waking the thread pool."""
     n = indptr.shape[0] - 1
     s = np.zeros(n, dtype=np.int64)
-    for v in nb.prange(n):
+    for v in range(n):
         acc = 0
         for j in range(indptr[v], indptr[v + 1]):
             acc += x[indices[j]]
@@ -486,12 +487,12 @@ def neighbour_sums(indptr, indices, x):
     return s
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(cache=True)
 def arc_weighted_sums(indptr, indices, te, deg, tv):
-    """Per vertex v: (sum_u C(t_vu, 2), sum_u t_vu (d_u - 2), sum_u (t_u - t_vu))."""
+    """Per vertex v: (sum_u C(t_vu, 2), sum_u t_vu (d_u - 2), sum_u (t_u - t_vu)).  Serial, one pass."""
     n = indptr.shape[0] - 1
     out = np.zeros((n, 3), dtype=np.int64)
-    for v in nb.prange(n):
+    for v in range(n):
         a = 0
         b = 0
         c = 0
