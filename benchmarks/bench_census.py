@@ -199,8 +199,11 @@ def main():
     args = ap.parse_args()
 
     import numba
+    import os
     payload = {"benchmark": "motif census and graphlet orbits", "machine": machine(), "versions": versions(),
-               "numba_threads": numba.get_num_threads(), "graphs": []}
+               "numba_threads": numba.get_num_threads(), "load_average_at_start": os.getloadavg(),
+               "note": "shared 2-core machine: compare times within this file only; every count checked first",
+               "graphs": []}
     orbit_sets5 = orca5_orbit_sets()
     graphs = [(f"gnm(20000,200000,seed={args.seed})", lambda: la_gpm.generators.gnm(20000, 200000, seed=args.seed)),
               ("citeseer", lambda: la_gpm.datasets.load("citeseer")),
@@ -208,6 +211,7 @@ def main():
     for label, make in graphs:
         G = make()
         rec = bench_graph(label, G, args, orbit_sets5)
+        rec["load_average_after"] = os.getloadavg()
         payload["graphs"].append(rec)
         path = write("census", payload)
         for rows in rec["results"]:
