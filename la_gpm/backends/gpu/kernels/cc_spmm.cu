@@ -126,21 +126,27 @@ cc_spmm_rooted(const int* __restrict__ idx, const int* __restrict__ item_v, cons
 #pragma unroll
         for (int q = 0; q < CC_NPT; ++q) acc[q] = (REAL)0;
         i64 e = e0;
-        for (; e + 2 <= e1; e += 2) {  // two neighbours' index, colour and gather chains in flight
+        for (; e + 4 <= e1; e += 4) {  // four neighbours' index, colour and gather chains in flight
             const i64 j0 = (i64)__ldg(idx + e) + off, j1 = (i64)__ldg(idx + e + 1) + off;
-            const int c0j = colors[j0], c1j = colors[j1];
-            const int* q0 = Qc + (i64)c0j * W;
-            const int* q1 = Qc + (i64)c1j * W;
+            const i64 j2 = (i64)__ldg(idx + e + 2) + off, j3 = (i64)__ldg(idx + e + 3) + off;
+            const int* q0 = Qc + (i64)colors[j0] * W;
+            const int* q1 = Qc + (i64)colors[j1] * W;
+            const int* q2 = Qc + (i64)colors[j2] * W;
+            const int* q3 = Qc + (i64)colors[j3] * W;
             const REAL* m0 = Mp + j0 * Wp;
             const REAL* m1 = Mp + j1 * Wp;
+            const REAL* m2 = Mp + j2 * Wp;
+            const REAL* m3 = Mp + j3 * Wp;
 #pragma unroll
             for (int q = 0; q < CC_NPT; ++q) {
                 const int u = c0 + lane + q * tpr;
                 if (u < W) {
-                    const int x0 = __ldg(q0 + u), x1 = __ldg(q1 + u);
+                    const int x0 = __ldg(q0 + u), x1 = __ldg(q1 + u), x2 = __ldg(q2 + u), x3 = __ldg(q3 + u);
                     const REAL a0 = x0 >= 0 ? __ldg(m0 + x0) : (REAL)0;
                     const REAL a1 = x1 >= 0 ? __ldg(m1 + x1) : (REAL)0;
-                    acc[q] += a0 + a1;
+                    const REAL a2 = x2 >= 0 ? __ldg(m2 + x2) : (REAL)0;
+                    const REAL a3 = x3 >= 0 ? __ldg(m3 + x3) : (REAL)0;
+                    acc[q] += (a0 + a1) + (a2 + a3);
                 }
             }
         }
