@@ -115,7 +115,7 @@ def cmd_demo(args):
     for row in df.itertuples():
         print(f"    {row.name:<16} {row.count:>14,}")
     est = timed("u5 tree estimate (color coding)",
-                lambda: la_gpm.estimate(G, "u5", eps=0.1, delta=0.05, seed=1, time_budget=10, backend=b))
+                lambda: la_gpm.estimate(G, "u5", eps=0.1, delta=0.05, seed=1, time_budget=30, backend=b))
     print(f"    {est}")
     return 0
 
