@@ -80,7 +80,8 @@ def cmd_estimate(args):
     import la_gpm
 
     G = _graph(args.graph)
-    est = la_gpm.estimate(G, args.template, eps=args.eps, delta=args.delta, seed=args.seed, backend=args.backend)
+    est = la_gpm.estimate(G, args.template, eps=args.eps, delta=args.delta, seed=args.seed, backend=args.backend,
+                          stop=args.stop, max_colorings=args.max_colorings, time_budget=args.time_budget)
     _emit(args, est.to_dict() if hasattr(est, "to_dict") else vars(est), str(est))
 
 
@@ -162,6 +163,11 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--eps", type=float, default=0.05)
     e.add_argument("--delta", type=float, default=0.01)
     e.add_argument("--seed", type=int, default=None)
+    e.add_argument("--stop", choices=["adaptive", "classical", "clt"], default="adaptive",
+                   help="adaptive: anytime empirical Bernstein (rigorous); classical: median of means; "
+                        "clt: normal approximation (cheapest, asymptotic only)")
+    e.add_argument("--max-colorings", type=int, default=None)
+    e.add_argument("--time-budget", type=float, default=None, help="seconds; stops early and says so")
     common(e)
     e.set_defaults(func=cmd_estimate)
 

@@ -53,3 +53,24 @@ def test_console_script():
     out = subprocess.run([exe, "count", "karate", "triangle", "--backend", "cpu"], capture_output=True, text=True,
                          timeout=120)
     assert out.returncode == 0 and out.stdout.startswith("45")
+
+
+def test_estimate(capsys):
+    assert main(["estimate", "karate", "u3", "--eps", "0.2", "--delta", "0.1", "--seed", "3", "--stop", "clt",
+                 "--backend", "cpu", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["seed"] == 3 and res["n_colorings"] >= 1
+    assert res["ci_low"] <= 528 <= res["ci_high"]  # 528 wedges (non-induced 3-paths) in karate
+
+
+def test_census_and_match(capsys):
+    assert main(["census", "citeseer", "-k", "3", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert {c["name"]: c["count"] for c in res["classes"]} == {"wedge": 23380, "triangle": 1166}
+    hprd = data_path("hprd/HPRD.graph")
+    q = data_path("hprd/query_graph/query_dense_16_1.graph")
+    assert main(["match", str(hprd), str(q), "--count-only"]) == 0
+    assert capsys.readouterr().out.strip() == "3"
+    assert main(["match", str(hprd), str(q), "--limit", "2"]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()
+    assert len(rows) == 2 and all(len(r.split()) == 16 for r in rows)
