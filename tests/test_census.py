@@ -180,6 +180,17 @@ def test_chunk_boundaries_do_not_change_counts():
     assert a == b == list(census(G, 5, method="hybrid")["count"])
 
 
+@pytest.mark.parametrize("serial_arcs", [0, 10**9])
+def test_serial_and_parallel_kernels(monkeypatch, serial_arcs):
+    from la_gpm.algorithms import motifs
+    G = la_gpm.generators.gnm(300, 2000, seed=12)
+    want = {k: [int(c) for c in census(G, k, method="enumerate")["count"]] for k in (3, 4)}
+    monkeypatch.setattr(motifs, "_SERIAL_ARCS", serial_arcs)
+    for k in (3, 4):
+        for m in METHODS[k]:
+            assert [int(c) for c in census(G, k, method=m)["count"]] == want[k]
+
+
 def test_dense_graph_methods_agree():
     G = la_gpm.generators.gnm(40, 500, seed=2)     # dense: the hybrid visits many C5 / K2,3 / bowtie copies
     assert list(census(G, 5, method="hybrid")["count"]) == list(census(G, 5, method="enumerate")["count"])

@@ -22,9 +22,18 @@ back-substitution over Python ints.
   star = Σ C(d,3), P4 = Σ_uv (d_u-1)(d_v-1) - 3T, paw = Σ_v t_v(d_v-2),
   diamond = Σ_e C(t_e,2), C4 counted once at its highest-rank vertex, K4 on the
   degree-ordered DAG; then I = M⁻¹ N.
-* ``"enumerate"`` (k = 3..7; the default for k >= 5): every connected induced
-  k-subgraph is visited once (ESU with DuMato's canonical extension rule) over a
-  degree-descending relabelling; its class is a table lookup of the bitmask.
+* ``"hybrid"`` (k = 5; the default there unless the graph is small or dense):
+  the ten classes with a degree-1 vertex from 4-vertex per-vertex orbit sums,
+  inj(Q) = |Stab_P(a)| Σ_v d_v σ_orb(a)(v) - deg_P(a) inj(P) - Σ_{b≁a} inj(P+ab);
+  the eleven classes of minimum degree >= 2 from their induced copies, listed through
+  the C5, K2,3 and bowtie copies (one of which spans each of them).
+* ``"enumerate"`` (k = 3..7; the default for k >= 6): every connected induced
+  k-subgraph is counted once (ESU with DuMato's canonical extension rule) over a
+  degree-descending relabelling; its class is a table lookup of the bitmask, and the
+  last level is counted in bulk per adjacency row.
+
+Vertex and edge labels of G are ignored (the census is of unlabeled classes).
+See docs/census.md for the measurements behind the defaults.
 
 **Orbits.**  ``orbits(G, 4)`` returns the 15 graphlet orbits of Pržulj / ORCA:
 0 edge; 1, 2 path of 3 (end, centre); 3 triangle; 4, 5 path of 4 (end, interior);
@@ -57,6 +66,8 @@ __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MA
 MAX_CENSUS_K = 7
 # k = 5, auto: below this many connected 4-vertex subsets, enumeration beats the hybrid's fixed passes
 _SMALL_ENUMERATION = 4_000_000
+# graphs with fewer arcs run the k <= 4 census kernels on the calling thread (waking the pool costs more)
+_SERIAL_ARCS = 100_000
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
@@ -244,7 +255,8 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         isomorphic to the class, whether or not more edges join its vertices)
     backend : ``"cpu"`` (or None / ``"auto"``); other backends raise BackendUnavailable
     progress : show a tqdm bar over root chunks (enumeration)
-    method : ``"auto"``, ``"closed_form"`` (k <= 4) or ``"enumerate"``
+    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5) or ``"enumerate"``
+        (any k); ``df.attrs["method"]`` says which one ran
 
     Returns
     -------
@@ -325,7 +337,7 @@ def _check_safe(G):
 
 
 def _closed_form_noninduced(G, k):
-    from ..backends.cpu.motif_kernels import census4_totals
+    from ..backends.cpu.motif_kernels import census4_totals, census4_totals_serial
     from ..backends.cpu.triangle_kernels import triangles_total
 
     deg = G.degrees
@@ -334,7 +346,7 @@ def _closed_form_noninduced(G, k):
         return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
     _check_safe(G)
     ptr, idx, _ = _descending(G)
-    acc = census4_totals(ptr, idx, _nchunks())
+    acc = census4_totals_serial(ptr, idx) if idx.size < _SERIAL_ARCS else census4_totals(ptr, idx, _nchunks())
     dia, c4, k4, T, p4base, tdeg = (_exact_sum(acc[:, i]) for i in range(6))
     star = _deg_binomial_sum(deg, 3)
     N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
@@ -472,7 +484,7 @@ def _hybrid5_noninduced(G, decline=False):
 
 
 def _enumerate(G, k, cls, progress):
-    from ..backends.cpu.motif_kernels import esu_census
+    from ..backends.cpu.motif_kernels import esu_census, esu_census_serial
 
     n = G.n
     if n == 0:
@@ -490,7 +502,10 @@ def _enumerate(G, k, cls, progress):
     try:
         for s in range(0, n, block):
             roots = np.arange(s, min(n, s + block), dtype=np.int64)
-            part = esu_census(ptr, idx, k, cls.table, len(cls.keys), roots, min(nchunks, roots.size))
+            if k <= 4 and idx.size < _SERIAL_ARCS:
+                part = esu_census_serial(ptr, idx, k, cls.table, len(cls.keys), roots)
+            else:
+                part = esu_census(ptr, idx, k, cls.table, len(cls.keys), roots, min(nchunks, roots.size))
             # an entry is at most (k-1-subsets visited) × n, far below 2**63 for any run that ends; Python-int sum
             for j, c in enumerate(part.sum(axis=0).tolist()):
                 total[j] += c

@@ -232,31 +232,46 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     nb_[r] &= ~INS
 
 
+@nb.njit(cache=True)
+def _esu_chunk(indptr, indices, k, table, roots, c, nchunks, maxd, cnt):
+    n = indptr.shape[0] - 1
+    nb_ = np.zeros(n, dtype=np.uint8)
+    buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
+    hist = np.zeros(1 << (k - 2), dtype=np.int64)
+    hist2 = np.zeros(1 << (k - 1), dtype=np.int64)
+    seg_lo = np.zeros(k, dtype=np.int64)
+    seg_hi = np.zeros(k, dtype=np.int64)
+    cur = np.zeros(k, dtype=np.int64)
+    tr = np.zeros(k, dtype=np.int64)
+    codes = np.zeros(k, dtype=np.int64)
+    for i in range(c, roots.shape[0], nchunks):
+        _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist, hist2)
+
+
+@nb.njit(cache=True)
+def _max_degree(indptr):
+    maxd = 0
+    for v in range(indptr.shape[0] - 1):
+        maxd = max(maxd, indptr[v + 1] - indptr[v])
+    return maxd
+
+
 @nb.njit(parallel=True, cache=True)
 def esu_census(indptr, indices, k, table, nclass, roots, nchunks):
     """Census of connected induced k-subgraphs rooted at ``roots`` (ids of a degree-descending
     relabelling, so the root is each subgraph's highest-degree vertex). Returns (nchunks, nclass)."""
-    n = indptr.shape[0] - 1
-    maxd = 0
-    for v in range(n):
-        d = indptr[v + 1] - indptr[v]
-        if d > maxd:
-            maxd = d
+    maxd = _max_degree(indptr)
     counts = np.zeros((nchunks, nclass), dtype=np.int64)
-    nroots = roots.shape[0]
     for c in nb.prange(nchunks):
-        nb_ = np.zeros(n, dtype=np.uint8)
-        buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
-        hist = np.zeros(1 << (k - 2), dtype=np.int64)
-        hist2 = np.zeros(1 << (k - 1), dtype=np.int64)
-        seg_lo = np.zeros(k, dtype=np.int64)
-        seg_hi = np.zeros(k, dtype=np.int64)
-        cur = np.zeros(k, dtype=np.int64)
-        tr = np.zeros(k, dtype=np.int64)
-        codes = np.zeros(k, dtype=np.int64)
-        cnt = counts[c]
-        for i in range(c, nroots, nchunks):
-            _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist, hist2)
+        _esu_chunk(indptr, indices, k, table, roots, c, nchunks, maxd, counts[c])
+    return counts
+
+
+@nb.njit(cache=True)
+def esu_census_serial(indptr, indices, k, table, nclass, roots):
+    """:func:`esu_census` on the calling thread (small graphs: no thread-pool start). Returns (1, nclass)."""
+    counts = np.zeros((1, nclass), dtype=np.int64)
+    _esu_chunk(indptr, indices, k, table, roots, 0, 1, _max_degree(indptr), counts[0])
     return counts
 
 
@@ -322,6 +337,75 @@ def arc_triangles(indptr, indices, nchunks):
     return te
 
 
+@nb.njit(cache=True)
+def _census4_chunk(indptr, indices, c, nchunks, acc):
+    n = indptr.shape[0] - 1
+    mark = np.full(n, -1, dtype=np.int32)
+    cnt = np.zeros(n, dtype=np.int32)
+    touched = np.empty(n, dtype=np.int32)
+    mark2 = np.full(n, -1, dtype=np.int64)
+    tl = np.empty(n, dtype=np.int32)
+    dia = 0
+    c4 = 0
+    k4 = 0
+    tri = 0
+    p4 = 0
+    tdeg = 0
+    for u in range(c, n, nchunks):
+        du = indptr[u + 1] - indptr[u]
+        for j in range(indptr[u], indptr[u + 1]):
+            mark[indices[j]] = u
+        nt = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if v <= u:
+                continue
+            dv = indptr[v + 1] - indptr[v]
+            p4 += (du - 1) * (dv - 1)
+            s = 0
+            ntl = 0
+            for q in range(indptr[v], indptr[v + 1]):
+                w = indices[q]
+                if mark[w] == u:
+                    s += 1
+                    if w > v:
+                        # triangle u < v < w: once each
+                        tri += 1
+                        tdeg += du + dv + indptr[w + 1] - indptr[w]
+                        tl[ntl] = w
+                        ntl += 1
+                if w > u:
+                    # 4-cycles u - v - w - v' with u the smallest id
+                    if cnt[w] == 0:
+                        touched[nt] = w
+                        nt += 1
+                    cnt[w] += 1
+            dia += s * (s - 1) // 2
+            if ntl >= 2:
+                # 4-cliques u < v < w < x: w, x in tl (common neighbours above v), w ~ x
+                for a in range(ntl):
+                    mark2[tl[a]] = j
+                for a in range(ntl):
+                    w = tl[a]
+                    for z in range(indptr[w + 1] - 1, indptr[w] - 1, -1):
+                        x = indices[z]
+                        if x <= w:
+                            break
+                        if mark2[x] == j:
+                            k4 += 1
+        for q in range(nt):
+            w = touched[q]
+            x = np.int64(cnt[w])
+            c4 += x * (x - 1) // 2
+            cnt[w] = 0
+    acc[c, 0] = dia
+    acc[c, 1] = c4
+    acc[c, 2] = k4
+    acc[c, 3] = tri
+    acc[c, 4] = p4
+    acc[c, 5] = tdeg
+
+
 @nb.njit(parallel=True, cache=True)
 def census4_totals(indptr, indices, nchunks):
     """Totals for the k = 4 closed form, one row per chunk: (sum_e C(t_e, 2), 4-cycles,
@@ -336,70 +420,15 @@ def census4_totals(indptr, indices, nchunks):
     n = indptr.shape[0] - 1
     acc = np.zeros((nchunks, 6), dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int32)
-        cnt = np.zeros(n, dtype=np.int32)
-        touched = np.empty(n, dtype=np.int32)
-        mark2 = np.full(n, -1, dtype=np.int64)
-        tl = np.empty(n, dtype=np.int32)
-        dia = 0
-        c4 = 0
-        k4 = 0
-        tri = 0
-        p4 = 0
-        tdeg = 0
-        for u in range(c, n, nchunks):
-            du = indptr[u + 1] - indptr[u]
-            for j in range(indptr[u], indptr[u + 1]):
-                mark[indices[j]] = u
-            nt = 0
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                if v <= u:
-                    continue
-                dv = indptr[v + 1] - indptr[v]
-                p4 += (du - 1) * (dv - 1)
-                s = 0
-                ntl = 0
-                for q in range(indptr[v], indptr[v + 1]):
-                    w = indices[q]
-                    if mark[w] == u:
-                        s += 1
-                        if w > v:
-                            # triangle u < v < w: once each
-                            tri += 1
-                            tdeg += du + dv + indptr[w + 1] - indptr[w]
-                            tl[ntl] = w
-                            ntl += 1
-                    if w > u:
-                        # 4-cycles u - v - w - v' with u the smallest id
-                        if cnt[w] == 0:
-                            touched[nt] = w
-                            nt += 1
-                        cnt[w] += 1
-                dia += s * (s - 1) // 2
-                if ntl >= 2:
-                    # 4-cliques u < v < w < x: w, x in tl (common neighbours above v), w ~ x
-                    for a in range(ntl):
-                        mark2[tl[a]] = j
-                    for a in range(ntl):
-                        w = tl[a]
-                        for z in range(indptr[w + 1] - 1, indptr[w] - 1, -1):
-                            x = indices[z]
-                            if x <= w:
-                                break
-                            if mark2[x] == j:
-                                k4 += 1
-            for q in range(nt):
-                w = touched[q]
-                x = np.int64(cnt[w])
-                c4 += x * (x - 1) // 2
-                cnt[w] = 0
-        acc[c, 0] = dia
-        acc[c, 1] = c4
-        acc[c, 2] = k4
-        acc[c, 3] = tri
-        acc[c, 4] = p4
-        acc[c, 5] = tdeg
+        _census4_chunk(indptr, indices, c, nchunks, acc)
+    return acc
+
+
+@nb.njit(cache=True)
+def census4_totals_serial(indptr, indices):
+    """:func:`census4_totals` on the calling thread (small graphs: no thread-pool start)."""
+    acc = np.zeros((1, 6), dtype=np.int64)
+    _census4_chunk(indptr, indices, 0, 1, acc)
     return acc
 
 
