@@ -185,10 +185,13 @@ def test_serial_and_parallel_kernels(monkeypatch, serial_arcs):
     from la_gpm.algorithms import motifs
     G = la_gpm.generators.gnm(300, 2000, seed=12)
     want = {k: [int(c) for c in census(G, k, method="enumerate")["count"]] for k in (3, 4)}
+    X = orbits(G, 4)
     monkeypatch.setattr(motifs, "_SERIAL_ARCS", serial_arcs)
     for k in (3, 4):
         for m in METHODS[k]:
             assert [int(c) for c in census(G, k, method=m)["count"]] == want[k]
+    np.testing.assert_array_equal(orbits(G, 4), X)
+    np.testing.assert_array_equal(X, _orca(G))
 
 
 def test_dense_graph_methods_agree():

@@ -342,7 +342,10 @@ def _closed_form_noninduced(G, k):
 
     deg = G.degrees
     if k == 3:
-        T = int(triangles_total(*G.oriented())) if G.m else 0
+        if G.nnz < _SERIAL_ARCS:
+            T = int(census4_totals_serial(*_descending(G)[:2])[:, 3].sum())
+        else:
+            T = int(triangles_total(*G.oriented())) if G.m else 0
         return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
     _check_safe(G)
     ptr, idx, _ = _descending(G)
@@ -592,7 +595,8 @@ def _sigma(G, k, with_extra=False):
     """Non-induced per-vertex orbit counts σ_o(v) (FGLT's raw counts, in ORCA's orbit order).
 
     ``with_extra`` also returns an (n, 1) array: K2,3 copies with v on the 2-side."""
-    from ..backends.cpu.motif_kernels import arc_triangles, arc_weighted_sums, neighbour_sums, vertex_closed_forms
+    from ..backends.cpu.motif_kernels import (arc_triangles, arc_triangles_serial, arc_weighted_sums,
+                                              neighbour_sums, vertex_closed_forms, vertex_closed_forms_serial)
 
     n = G.n
     width = {2: 1, 3: 4, 4: 15}[k]
@@ -606,14 +610,15 @@ def _sigma(G, k, with_extra=False):
         return s
     _check_safe(G)
     s1 = neighbour_sums(ptr, idx, d - 1)
-    te = arc_triangles(ptr, idx, _nchunks())
+    serial = idx.size < _SERIAL_ARCS
+    te = arc_triangles_serial(ptr, idx) if serial else arc_triangles(ptr, idx, _nchunks())
     s[:, 1] = s1
     s[:, 2] = d * (d - 1) // 2
     if k == 3:
         cs = np.concatenate([[0], np.cumsum(te)])
         s[:, 3] = (cs[ptr[1:]] - cs[ptr[:-1]]) // 2
         return s
-    vc = vertex_closed_forms(ptr, idx, te, _nchunks())
+    vc = vertex_closed_forms_serial(ptr, idx, te) if serial else vertex_closed_forms(ptr, idx, te, _nchunks())
     tv = vc[:, 0].copy()
     s[:, 3] = tv
     aw = arc_weighted_sums(ptr, idx, te, d, tv)

@@ -299,6 +299,36 @@ def relabel_csr(indptr, indices, new_id):
 # --------------------------------------------------------------------------- closed forms
 
 
+@nb.njit(cache=True)
+def _arc_triangles_chunk(indptr, indices, c, nchunks, te):
+    n = indptr.shape[0] - 1
+    mark = np.full(n, -1, dtype=np.int32)
+    for u in range(c, n, nchunks):
+        du = indptr[u + 1] - indptr[u]
+        for j in range(indptr[u], indptr[u + 1]):
+            mark[indices[j]] = u
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            dv = indptr[v + 1] - indptr[v]
+            if dv > du or (dv == du and v < u):
+                continue
+            s = 0
+            for q in range(indptr[v], indptr[v + 1]):
+                if mark[indices[q]] == u:
+                    s += 1
+            te[j] = s
+            # reverse arc v -> u
+            lo = indptr[v]
+            hi = indptr[v + 1]
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if indices[mid] < u:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            te[lo] = s
+
+
 @nb.njit(parallel=True, cache=True)
 def arc_triangles(indptr, indices, nchunks):
     """te[a] = |N(u) ∩ N(v)| for every arc a = (u -> v) of the symmetric CSR.
@@ -309,31 +339,16 @@ def arc_triangles(indptr, indices, nchunks):
     n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int32)
-        for u in range(c, n, nchunks):
-            du = indptr[u + 1] - indptr[u]
-            for j in range(indptr[u], indptr[u + 1]):
-                mark[indices[j]] = u
-            for j in range(indptr[u], indptr[u + 1]):
-                v = indices[j]
-                dv = indptr[v + 1] - indptr[v]
-                if dv > du or (dv == du and v < u):
-                    continue
-                s = 0
-                for q in range(indptr[v], indptr[v + 1]):
-                    if mark[indices[q]] == u:
-                        s += 1
-                te[j] = s
-                # reverse arc v -> u
-                lo = indptr[v]
-                hi = indptr[v + 1]
-                while lo < hi:
-                    mid = (lo + hi) >> 1
-                    if indices[mid] < u:
-                        lo = mid + 1
-                    else:
-                        hi = mid
-                te[lo] = s
+        _arc_triangles_chunk(indptr, indices, c, nchunks, te)
+    return te
+
+
+@nb.njit(cache=True)
+def arc_triangles_serial(indptr, indices):
+    """:func:`arc_triangles` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    te = np.zeros(indices.shape[0], dtype=np.int64)
+    _arc_triangles_chunk(indptr, indices, 0, 1, te)
     return te
 
 
@@ -432,6 +447,65 @@ def census4_totals_serial(indptr, indices):
     return acc
 
 
+@nb.njit(cache=True)
+def _vertex_closed_forms_chunk(indptr, indices, te, c, nchunks, out):
+    n = indptr.shape[0] - 1
+    mark = np.full(n, -1, dtype=np.int32)
+    mark2 = np.full(n, -1, dtype=np.int64)
+    cnt = np.full(n, -1, dtype=np.int64)
+    common = np.empty(n, dtype=np.int32)
+    for v in range(c, n, nchunks):
+        for j in range(indptr[v], indptr[v + 1]):
+            mark[indices[j]] = v
+        t = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            t += te[j]
+        tag = np.int64(v) << 32
+        c4 = 0
+        k23 = 0
+        wing = 0
+        k4 = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            a = indices[j]
+            nc = 0
+            for q in range(indptr[a], indptr[a + 1]):
+                w = indices[q]
+                key = cnt[w]
+                if (key >> 32) != v:
+                    key = tag
+                x = key & 0xFFFFFFFF
+                c4 += x
+                k23 += x * (x - 1) // 2
+                cnt[w] = key + 1
+                if w > a and mark[w] == v:
+                    # triangle v, a, w (a < w): a wing of the diamonds on edge aw
+                    wing += te[q] - 1
+                    common[nc] = w
+                    nc += 1
+            if nc >= 2:
+                # 4-cliques {v, a, b, x}, a < b < x: b, x among the common neighbours above a
+                stamp = np.int64(j)
+                for q in range(nc):
+                    mark2[common[q]] = stamp
+                for q in range(nc):
+                    b = common[q]
+                    for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
+                        y = indices[z]
+                        if y <= b:
+                            break
+                        if mark2[y] == stamp:
+                            k4 += 1
+        # the walks v - a - v (w = v) were counted too: d_v of them, all on counter v
+        dv = indptr[v + 1] - indptr[v]
+        c4 -= dv * (dv - 1) // 2
+        k23 -= dv * (dv - 1) * (dv - 2) // 6
+        out[v, 0] = t // 2
+        out[v, 1] = c4
+        out[v, 2] = k4
+        out[v, 3] = wing
+        out[v, 4] = k23
+
+
 @nb.njit(parallel=True, cache=True)
 def vertex_closed_forms(indptr, indices, te, nchunks):
     """Per vertex v: (t_v, 4-cycles through v, 4-cliques through v, diamond-wing sum, K2,3 hub).
@@ -445,60 +519,16 @@ def vertex_closed_forms(indptr, indices, te, nchunks):
     n = indptr.shape[0] - 1
     out = np.zeros((n, 5), dtype=np.int64)
     for c in nb.prange(nchunks):
-        mark = np.full(n, -1, dtype=np.int32)
-        mark2 = np.full(n, -1, dtype=np.int64)
-        cnt = np.full(n, -1, dtype=np.int64)
-        common = np.empty(n, dtype=np.int32)
-        for v in range(c, n, nchunks):
-            for j in range(indptr[v], indptr[v + 1]):
-                mark[indices[j]] = v
-            t = 0
-            for j in range(indptr[v], indptr[v + 1]):
-                t += te[j]
-            tag = np.int64(v) << 32
-            c4 = 0
-            k23 = 0
-            wing = 0
-            k4 = 0
-            for j in range(indptr[v], indptr[v + 1]):
-                a = indices[j]
-                nc = 0
-                for q in range(indptr[a], indptr[a + 1]):
-                    w = indices[q]
-                    key = cnt[w]
-                    if (key >> 32) != v:
-                        key = tag
-                    x = key & 0xFFFFFFFF
-                    c4 += x
-                    k23 += x * (x - 1) // 2
-                    cnt[w] = key + 1
-                    if w > a and mark[w] == v:
-                        # triangle v, a, w (a < w): a wing of the diamonds on edge aw
-                        wing += te[q] - 1
-                        common[nc] = w
-                        nc += 1
-                if nc >= 2:
-                    # 4-cliques {v, a, b, x}, a < b < x: b, x among the common neighbours above a
-                    stamp = np.int64(j)
-                    for q in range(nc):
-                        mark2[common[q]] = stamp
-                    for q in range(nc):
-                        b = common[q]
-                        for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
-                            y = indices[z]
-                            if y <= b:
-                                break
-                            if mark2[y] == stamp:
-                                k4 += 1
-            # the walks v - a - v (w = v) were counted too: d_v of them, all on counter v
-            dv = indptr[v + 1] - indptr[v]
-            c4 -= dv * (dv - 1) // 2
-            k23 -= dv * (dv - 1) * (dv - 2) // 6
-            out[v, 0] = t // 2
-            out[v, 1] = c4
-            out[v, 2] = k4
-            out[v, 3] = wing
-            out[v, 4] = k23
+        _vertex_closed_forms_chunk(indptr, indices, te, c, nchunks, out)
+    return out
+
+
+@nb.njit(cache=True)
+def vertex_closed_forms_serial(indptr, indices, te):
+    """:func:`vertex_closed_forms` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, 5), dtype=np.int64)
+    _vertex_closed_forms_chunk(indptr, indices, te, 0, 1, out)
     return out
 
 
