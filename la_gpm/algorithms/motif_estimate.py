@@ -1,0 +1,402 @@
+"""Error-bounded motif-frequency estimation: colorful treelets and uniform sampling (Motivo).
+
+Notes
+-----
+Bressan, Leucci & Panconesi, "Motivo: fast motif counting via succinct color coding and adaptive
+sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
+
+1. **Build.**  For every rooted tree shape s of at most k vertices (canonical: the sorted tuple of
+   its children's shapes) the table ``M_s[v, C]`` counts the colorful embeddings of s rooted at v
+   with colour set C.  A shape with children is cut into its largest child (the *passive* part) and
+   the rest (the *active* part, same root), and ``M_s = Σ_{C' ⊔ C'' = C} M_act[:, C'] ⊙ (A·M_pas)[:, C'']``,
+   the same SpMM + eMA step as :mod:`la_gpm.algorithms.color_coding`; every shape is built once and
+   shared.  The k-vertex shapes have one column (C = all colours), whose entries divided by
+   |Aut(s)| count rooted colorful treelet copies; their total over shapes and roots is k times the
+   number N of colorful (unrooted) k-treelets.
+2. **Sample.**  A root (shape, vertex) is drawn in proportion to its rooted copies, then the tables
+   are walked backwards (split of the colour set in proportion to ``M_act · A·M_pas``, then the
+   passive child's vertex in proportion to ``M_pas``): a uniform colorful embedding, hence a uniform
+   colorful k-treelet copy.  Its vertex set induces a connected graphlet of class H, which is hit
+   with probability σ(H)·c_H/N, where c_H is the number of colorful induced copies of H and σ(H) its
+   number of spanning trees (Kirchhoff).  So ``N·hits_H/(samples·σ(H))`` is unbiased for c_H, and
+   dividing by the colorful probability ``p = k!/k^k`` gives an unbiased estimate of the count of H.
+3. **Average** over independent colorings (each with its own samples); intervals as in
+   ``docs/motif_estimate.md``.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from .._validation import as_graph
+from ..backends import resolve_backend
+from ..config import config
+from ..exceptions import InvalidArgument, PatternTooLarge
+from .color_coding import _resolve_seed, split_tables
+
+__all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]
+
+MAX_ESTIMATE_K = 7
+_BATCH = 1 << 16
+
+
+# ============================================================================ shapes
+@functools.lru_cache(maxsize=None)
+def rooted_shapes(k: int) -> tuple:
+    """All rooted unlabeled trees of 1..k vertices, canonical nested tuples, by size then order."""
+    by = {1: [()]}
+    for h in range(2, k + 1):
+        out = set()
+        for b in range(1, h):
+            for T in by[h - b]:
+                for c in by[b]:
+                    out.add(tuple(sorted(T + (c,))))
+        by[h] = sorted(out)
+    return tuple(s for h in range(1, k + 1) for s in by[h])
+
+
+def _size(s) -> int:
+    return 1 + sum(_size(c) for c in s)
+
+
+def _aut(s) -> int:
+    out = 1
+    for c in set(s):
+        m = s.count(c)
+        out *= math.factorial(m) * _aut(c) ** m
+    return out
+
+
+def _split(s):
+    """(active, passive): the shape without its largest child, and that child."""
+    p = max(s)
+    rest = list(s)
+    rest.remove(p)
+    return tuple(rest), p
+
+
+def spanning_trees(edges, k: int) -> int:
+    """Number of spanning trees of the graph on range(k) with these edges (Kirchhoff, exact)."""
+    from fractions import Fraction
+    L = [[Fraction(0)] * k for _ in range(k)]
+    for a, b in edges:
+        L[a][b] -= 1
+        L[b][a] -= 1
+        L[a][a] += 1
+        L[b][b] += 1
+    m = [row[1:] for row in L[1:]]
+    det = Fraction(1)
+    n = k - 1
+    for c in range(n):
+        piv = next((r for r in range(c, n) if m[r][c] != 0), None)
+        if piv is None:
+            return 0
+        if piv != c:
+            m[c], m[piv] = m[piv], m[c]
+            det = -det
+        det *= m[c][c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            if f:
+                for q in range(c, n):
+                    m[r][q] -= f * m[c][q]
+    return int(det)
+
+
+@dataclass
+class _Plan:
+    k: int
+    shapes: list          # shapes in evaluation order
+    size: np.ndarray
+    act: np.ndarray
+    pas: np.ndarray
+    offM: np.ndarray
+    offB: np.ndarray      # -1 where the shape is never a passive child
+    WM: int
+    WB: int
+    split_off: np.ndarray
+    split_n: np.ndarray
+    split_sa: np.ndarray
+    split_sp: np.ndarray
+    top: np.ndarray       # indices of the k-vertex shapes
+    top_aut: np.ndarray
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(k: int) -> _Plan:
+    tops = [s for s in rooted_shapes(k) if _size(s) == k]
+    need = set()
+
+    def visit(s):
+        if s in need:
+            return
+        need.add(s)
+        if s:
+            a, p = _split(s)
+            visit(a)
+            visit(p)
+    for s in tops:
+        visit(s)
+    shapes = sorted(need, key=lambda s: (_size(s), s))
+    idx = {s: i for i, s in enumerate(shapes)}
+    S = len(shapes)
+    size = np.array([_size(s) for s in shapes], dtype=np.int64)
+    act = np.full(S, -1, dtype=np.int64)
+    pas = np.full(S, -1, dtype=np.int64)
+    offM = np.zeros(S, dtype=np.int64)
+    offB = np.full(S, -1, dtype=np.int64)
+    split_off = np.zeros(S, dtype=np.int64)
+    split_n = np.zeros(S, dtype=np.int64)
+    sas, sps = [], []
+    WM = WB = 0
+    so = 0
+    for i, s in enumerate(shapes):
+        offM[i] = WM
+        WM += math.comb(k, size[i])
+        if s:
+            a, p = _split(s)
+            act[i], pas[i] = idx[a], idx[p]
+            sa, sp = split_tables(k, int(size[i]), int(size[idx[a]]))
+            split_off[i] = so
+            split_n[i] = sa.shape[1]
+            sas.append(sa.ravel())
+            sps.append(sp.ravel())
+            so += sa.size
+    for i in sorted(set(pas[pas >= 0].tolist())):
+        offB[i] = WB
+        WB += math.comb(k, int(size[i]))
+    top = np.array([idx[s] for s in tops], dtype=np.int64)
+    return _Plan(k=k, shapes=shapes, size=size, act=act, pas=pas, offM=offM, offB=offB, WM=WM, WB=max(WB, 1),
+                 split_off=split_off, split_n=split_n,
+                 split_sa=np.concatenate(sas).astype(np.int64) if sas else np.zeros(0, np.int64),
+                 split_sp=np.concatenate(sps).astype(np.int64) if sps else np.zeros(0, np.int64),
+                 top=top, top_aut=np.array([_aut(s) for s in tops], dtype=np.float64))
+
+
+class _Tables:
+    """The colorful rooted-treelet tables of one coloring, kept alive for sampling."""
+
+    def __init__(self, G, k: int, colors: np.ndarray):
+        from ..backends.cpu import motif_estimate_kernels as K
+        self.G, self.k, self.plan = G, k, _plan(k)
+        pl = self.plan
+        n = G.n
+        self.colors = np.ascontiguousarray(colors, dtype=np.int8)
+        self.M = np.zeros((n, pl.WM), dtype=np.float64)
+        self.B = np.zeros((n, pl.WB), dtype=np.float64)
+        ptr, ind = G.indptr, G.indices
+        done_b = set()
+        for i in range(len(pl.shapes)):
+            if pl.size[i] == 1:
+                K.leaf_fill(self.colors, self.M, pl.offM[i])
+                continue
+            a, p = int(pl.act[i]), int(pl.pas[i])
+            if p not in done_b:
+                K.spmm_cols(ptr, ind, self.M, pl.offM[p], self.B, pl.offB[p], math.comb(k, int(pl.size[p])))
+                done_b.add(p)
+            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
+            K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
+        w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]       # (tops, n) rooted copies
+        self.root_cum = np.cumsum(w.ravel())
+        self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
+        self.treelets = self.rooted / k                               # unrooted colorful k-treelets
+
+    def sample(self, count: int, key: int, first: int = 0):
+        """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
+        from ..backends.cpu import motif_estimate_kernels as K
+        pl, k = self.plan, self.k
+        verts = np.empty((count, k), dtype=np.int64)
+        edges = np.empty((count, k - 1, 2), dtype=np.int64)
+        shp = np.empty(count, dtype=np.int64)
+        if count and self.rooted > 0:
+            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, pl.offM, pl.offB, pl.size, pl.act,
+                              pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
+                              self.G.n, np.uint64(key), first, count, k, verts, edges, shp)
+        return verts, edges, shp
+
+
+@functools.lru_cache(maxsize=None)
+def _class_info(k: int):
+    from .motifs import _classes
+    c = _classes(k)
+    sigma = np.array([spanning_trees(e, k) for e in c.edges], dtype=np.float64)
+    return c, sigma
+
+
+def _check_prob(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
+        raise InvalidArgument(f"{name} must be a number in (0, 1); got {v!r}")
+    return float(v)
+
+
+def _check_pos_int(name, v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise InvalidArgument(f"{name} must be a positive integer or None; got {v!r}")
+    return int(v)
+
+
+def _intervals(X, hits, g, delta):
+    """Per-class (mean, low, high): Student-t over colorings, widened to the Poisson interval of the hits."""
+    from scipy import stats
+    R = X.shape[0]
+    m = X.mean(axis=0)
+    if R >= 2:
+        half = stats.t.ppf(1.0 - delta / 2.0, R - 1) * X.std(axis=0, ddof=1) / math.sqrt(R)
+    else:
+        half = np.full(X.shape[1], np.inf)
+    H = hits.astype(np.float64)
+    plo = np.where(H > 0, stats.chi2.ppf(delta / 2.0, np.maximum(2 * H, 1e-300)) / 2.0, 0.0)
+    phi = stats.chi2.ppf(1.0 - delta / 2.0, 2 * H + 2) / 2.0
+    lo = np.maximum(0.0, np.minimum(m - half, g * plo))
+    hi = np.maximum(m + half, g * phi)
+    return m, lo, hi
+
+
+def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
+                    max_samples: int | None = None, backend: str | None = None, progress: bool = False,
+                    min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 5,
+                    max_colorings: int | None = None):
+    """Estimate the induced counts of every connected k-vertex motif (k = 3..7), with intervals.
+
+    Parameters
+    ----------
+    G : undirected graph (anything :func:`la_gpm.as_graph` accepts)
+    k : motif size, 3..7
+    eps, delta : target: every class with estimated relative frequency >= ``min_frequency`` gets an
+        interval of relative half-width <= eps, each at confidence 1 - delta
+    seed : reproducible colorings and samples; None draws one (``df.attrs["seed"]``)
+    time_budget, max_samples, max_colorings : stop earlier (then ``df.attrs["converged"]`` is False)
+    backend : "cpu" (or None / "auto")
+    progress : tqdm bar over colorings
+    samples_per_coloring : treelets sampled per coloring;  min_colorings : colorings before stopping
+
+    Returns
+    -------
+    pandas.DataFrame, one row per class hit by a sample, sorted by edge count then key: ``name``,
+    ``key``, ``edges`` (as in :func:`la_gpm.census`), ``count`` (estimate), ``frequency`` (count over
+    the estimated total), ``ci_low``, ``ci_high``, ``samples`` (hits), ``sigma`` (spanning trees),
+    ``rel_halfwidth`` and ``reached`` (relative half-width <= eps).  ``df.attrs`` holds the totals and
+    the guarantee: k, eps, delta, seed, colorings, samples, total, colorful_treelets, bound,
+    converged, pending (classes above min_frequency that did not reach eps), elapsed_s.
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> from la_gpm.algorithms.motif_estimate import estimate_census
+    >>> df = estimate_census(la_gpm.datasets.load("karate"), 3, seed=1)
+    >>> list(df.name)
+    ['wedge', 'triangle']
+    """
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"k must be an integer (3..{MAX_ESTIMATE_K}); got {k!r}")
+    k = int(k)
+    if k > MAX_ESTIMATE_K:
+        raise PatternTooLarge(f"estimate_census supports k = 3..{MAX_ESTIMATE_K}; got k={k}")
+    if k < 3:
+        raise InvalidArgument(f"estimate_census needs k >= 3; got k={k}")
+    eps, delta, min_frequency = _check_prob("eps", eps), _check_prob("delta", delta), _check_prob(
+        "min_frequency", min_frequency)
+    max_samples = _check_pos_int("max_samples", max_samples)
+    max_colorings = _check_pos_int("max_colorings", max_colorings)
+    spc = _check_pos_int("samples_per_coloring", samples_per_coloring)
+    min_colorings = _check_pos_int("min_colorings", min_colorings)
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                    or not time_budget > 0):
+        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    G = as_graph(G)
+    G._require_undirected("estimate_census")
+    resolve_backend(backend, supported=("cpu",), what="estimate_census")
+    s = _resolve_seed(seed)
+    from ..backends.cpu import motif_estimate_kernels as K
+    from ..backends.cpu.cc_kernels import colors_from_keys, coloring_keys, splitmix64_py
+
+    cls, sigma = _class_info(k)
+    ncls = len(cls.keys)
+    p = math.factorial(k) / k ** k
+    cap = max_colorings if max_colorings is not None else 1 << 20
+    X, Hs, Ns, Ss = [], [], [], []
+    hits_tot = np.zeros(ncls, dtype=np.int64)
+    drawn = 0
+    converged = False
+    bar = None
+    if progress or config.progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=max_colorings, unit="coloring", desc=f"motif estimate k={k}")
+        except ImportError:  # pragma: no cover
+            bar = None
+    m = lo = hi = np.zeros(ncls)
+    try:
+        j = 0
+        while j < cap:
+            key = int(coloring_keys(s, j, 1)[0])
+            colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+            T = _Tables(G, k, colors)
+            # no more samples than twice the colorful treelets: past that the coloring's variance dominates
+            want = min(spc, max(2048, int(2 * T.treelets)))
+            if max_samples is not None:
+                want = min(want, max_samples - drawn)
+            h = np.zeros(ncls, dtype=np.int64)
+            skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
+            for first in range(0, want, _BATCH):
+                c = min(_BATCH, want - first)
+                verts, _, _ = T.sample(c, skey, first)
+                if T.rooted > 0:
+                    h += np.bincount(K.classify(G.indptr, G.indices, verts, cls.table), minlength=ncls)
+            drawn += want
+            j += 1
+            X.append(T.treelets * h / (max(want, 1) * sigma * p))
+            Hs.append(h)
+            Ns.append(T.treelets)
+            Ss.append(max(want, 1))
+            hits_tot += h
+            if bar is not None:
+                bar.update(1)
+            Xa = np.array(X)
+            g = float(np.mean(np.array(Ns) / np.array(Ss))) / (len(X) * sigma * p)
+            m, lo, hi = _intervals(Xa, hits_tot, g, delta)
+            tot = m.sum()
+            freq = m / tot if tot > 0 else np.zeros(ncls)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
+            watch = freq >= min_frequency
+            if j >= min_colorings and (bool(np.all(rel[watch] <= eps)) or max(Ns) == 0):
+                converged = True
+                break
+            if max_samples is not None and drawn >= max_samples:
+                break
+            if time_budget is not None and time.perf_counter() - t0 >= time_budget:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    tot = float(m.sum())
+    freq = m / tot if tot > 0 else np.zeros(ncls)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
+    seen = np.flatnonzero(hits_tot > 0)
+    df = pd.DataFrame({"name": [cls.names[i] for i in seen], "key": [cls.keys[i] for i in seen],
+                       "edges": [list(cls.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
+                       "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen],
+                       "sigma": sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
+                       "reached": rel[seen] <= eps})
+    pending = [cls.names[i] for i in range(ncls) if freq[i] >= min_frequency and not rel[i] <= eps]
+    df.attrs.update(k=k, eps=eps, delta=delta, seed=s, min_frequency=min_frequency, colorings=len(X),
+                    samples=int(drawn), total=tot, colorful_treelets=float(np.mean(Ns)) if Ns else 0.0,
+                    colorful_probability=p, converged=bool(converged and not pending), pending=pending,
+                    bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
+                           "1 - delta), widened to the exact Poisson interval of the class's hits"),
+                    method="colorful treelets + uniform sampling (Motivo)", backend="cpu",
+                    elapsed_s=time.perf_counter() - t0)
+    return df

@@ -1,0 +1,284 @@
+"""numba kernels of motif-frequency estimation (colorful treelets + sampling, as in Motivo).
+
+All rooted-treelet count tables of one coloring live side by side in one row-major ``(n, W)``
+float64 array ``M``: the table of shape s occupies columns ``offM[s] .. offM[s] + C(k, h_s) - 1``
+(colour sets of size h_s in colex rank order).  ``B`` holds, the same way, the SpMM products
+``A · M_t`` of the shapes t used as a passive (last) child.  ``M[v, offM[s] + r]`` is the number
+of colorful *embeddings* of the rooted shape s (a fixed labelled representative) with its root on v
+and colour set of rank r; it is |Aut(s)| times the number of rooted copies.
+
+Random numbers are counter-based (splitmix64 of a per-batch key and the sample index), so a seed
+gives the same samples whatever the number of threads.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+
+@nb.njit(inline="always")
+def _mix(x):
+    x = x + np.uint64(0x9E3779B97F4A7C15)
+    z = x
+    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return z ^ (z >> np.uint64(31))
+
+
+@nb.njit(inline="always")
+def _uniform(state):
+    """(new state, uniform double in [0, 1))."""
+    state = state + np.uint64(0x9E3779B97F4A7C15)
+    z = _mix(state)
+    return state, np.float64(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
+
+
+@nb.njit(parallel=True, cache=True)
+def leaf_fill(colors, M, off):
+    """Leaf table: ``M[v, off + colors[v]] = 1`` (the 1-sets {c} have colex rank c)."""
+    n = M.shape[0]
+    for v in nb.prange(n):
+        M[v, off + colors[v]] = 1.0
+
+
+@nb.njit(parallel=True, cache=True)
+def spmm_cols(indptr, indices, M, offM, B, offB, C):
+    """``B[v, offB + r] = Σ_{u ~ v} M[u, offM + r]`` for r < C."""
+    n = M.shape[0]
+    for v in nb.prange(n):
+        for r in range(C):
+            B[v, offB + r] = 0.0
+        for e in range(indptr[v], indptr[v + 1]):
+            u = indices[e]
+            for r in range(C):
+                B[v, offB + r] += M[u, offM + r]
+
+
+@nb.njit(parallel=True, cache=True)
+def ema_cols(M, offA, B, offB, offS, sa, sp):
+    """``M[v, offS + r] = Σ_j M[v, offA + sa[r, j]] · B[v, offB + sp[r, j]]``."""
+    n = M.shape[0]
+    Cs = sa.shape[0]
+    ns = sa.shape[1]
+    for v in nb.prange(n):
+        for r in range(Cs):
+            acc = 0.0
+            for j in range(ns):
+                x = M[v, offA + sa[r, j]]
+                if x != 0.0:
+                    acc += x * B[v, offB + sp[r, j]]
+            M[v, offS + r] = acc
+
+
+@nb.njit(cache=True)
+def _search(cum, x):
+    """Smallest i with cum[i] > x (cum non-decreasing, x < cum[-1])."""
+    lo = 0
+    hi = cum.shape[0] - 1
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if cum[mid] > x:
+            hi = mid
+        else:
+            lo = mid + 1
+    return lo
+
+
+@nb.njit(cache=True)
+def _adjacent(indptr, indices, a, b):
+    lo = indptr[a]
+    hi = indptr[a + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        w = indices[mid]
+        if w == b:
+            return True
+        if w < b:
+            lo = mid + 1
+        else:
+            hi = mid
+    return False
+
+
+@nb.njit(parallel=True, cache=True)
+def sample_treelets(indptr, indices, M, B, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
+                    root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out):
+    """Sample ``count`` colorful k-treelet copies uniformly (samples ``first .. first+count-1`` of ``key``).
+
+    ``root_cum`` is the cumulative weight over (top shape t, vertex v) pairs, index t·n + v, of the
+    rooted copies ``M[v, offM[root_shape[t]]] / |Aut|``.  Each sample walks the tables backwards: a node
+    (shape s, vertex v, colour-set rank r) picks the split j of its colour set in proportion to
+    ``M[v, act-part] · B[v, passive part]``, then the passive child's vertex u ~ v in proportion to
+    ``M[u, passive part]``.  Writes the k vertices to ``verts[i]`` and the k-1 tree edges to ``edges[i]``.
+    """
+    total = root_cum[root_cum.shape[0] - 1]
+    for i in nb.prange(count):
+        state = _mix(key ^ (np.uint64(first + i) * np.uint64(0xD1B54A32D192ED03)))
+        state, x = _uniform(state)
+        idx = _search(root_cum, x * total)
+        t = idx // n
+        v0 = idx - t * n
+        st_s = np.empty(k, dtype=np.int64)
+        st_v = np.empty(k, dtype=np.int64)
+        st_r = np.empty(k, dtype=np.int64)
+        sp_top = 0
+        st_s[0] = root_shape[t]
+        st_v[0] = v0
+        st_r[0] = 0
+        sp_top = 1
+        nv = 0
+        ne = 0
+        shape_out[i] = t
+        while sp_top > 0:
+            sp_top -= 1
+            s = st_s[sp_top]
+            v = st_v[sp_top]
+            r = st_r[sp_top]
+            if size[s] == 1:
+                verts[i, nv] = v
+                nv += 1
+                continue
+            a = act[s]
+            p = pas[s]
+            so = split_off[s]
+            ns = split_n[s]
+            # the split of the colour set
+            tot = 0.0
+            for j in range(ns):
+                tot += M[v, offM[a] + split_sa[so + r * ns + j]] * B[v, offB[p] + split_sp[so + r * ns + j]]
+            state, x = _uniform(state)
+            x *= tot
+            jj = ns - 1
+            acc = 0.0
+            for j in range(ns):
+                w = M[v, offM[a] + split_sa[so + r * ns + j]] * B[v, offB[p] + split_sp[so + r * ns + j]]
+                acc += w
+                if x < acc and w > 0.0:
+                    jj = j
+                    break
+            ra = split_sa[so + r * ns + jj]
+            rp = split_sp[so + r * ns + jj]
+            # the passive child's vertex
+            col = offM[p] + rp
+            tot2 = B[v, offB[p] + rp]
+            state, x = _uniform(state)
+            x *= tot2
+            acc = 0.0
+            u = -1
+            last = -1
+            for e in range(indptr[v], indptr[v + 1]):
+                w = M[indices[e], col]
+                if w > 0.0:
+                    last = indices[e]
+                    acc += w
+                    if x < acc:
+                        u = indices[e]
+                        break
+            if u < 0:
+                u = last
+            edges[i, ne, 0] = v
+            edges[i, ne, 1] = u
+            ne += 1
+            st_s[sp_top] = a
+            st_v[sp_top] = v
+            st_r[sp_top] = ra
+            sp_top += 1
+            st_s[sp_top] = p
+            st_v[sp_top] = u
+            st_r[sp_top] = rp
+            sp_top += 1
+
+
+@nb.njit(parallel=True, cache=True)
+def classify(indptr, indices, verts, table):
+    """Class row of the graphlet induced by each sample's vertices (adjacency bitmask -> ``table``)."""
+    count = verts.shape[0]
+    k = verts.shape[1]
+    out = np.empty(count, dtype=np.int32)
+    for i in nb.prange(count):
+        code = 0
+        for j in range(1, k):
+            for a in range(j):
+                x = verts[i, a]
+                y = verts[i, j]
+                if indptr[x + 1] - indptr[x] > indptr[y + 1] - indptr[y]:
+                    x, y = y, x
+                if _adjacent(indptr, indices, x, y):
+                    code |= 1 << (j * (j - 1) // 2 + a)
+        out[i] = table[code]
+    return out
+
+
+@nb.njit(cache=True)
+def colorful_graphlets_brute(indptr, indices, colors, k, table, sigma):
+    """(per-class colorful induced copies, Σ σ over them) by enumerating connected k-sets (tests only)."""
+    n = indptr.shape[0] - 1
+    ncls = sigma.shape[0]
+    counts = np.zeros(ncls, dtype=np.int64)
+    S = np.empty(k, dtype=np.int64)
+    # ESU-like enumeration: extend from the smallest vertex, extension set of larger exclusive neighbours
+    tot = 0.0
+    stack_ext = np.empty((k + 1, n), dtype=np.int64)
+    stack_len = np.zeros(k + 1, dtype=np.int64)
+    mark = np.zeros(n, dtype=np.int64)   # number of set vertices adjacent (closed nbhd membership)
+    for v in range(n):
+        S[0] = v
+        # extension: neighbours of v larger than v
+        L = 0
+        for e in range(indptr[v], indptr[v + 1]):
+            w = indices[e]
+            if w > v:
+                stack_ext[1, L] = w
+                L += 1
+        stack_len[1] = L
+        mark[v] += 1
+        for e in range(indptr[v], indptr[v + 1]):
+            mark[indices[e]] += 1
+        tot += _esu(indptr, indices, colors, k, table, sigma, counts, S, 1, v, stack_ext, stack_len, mark)
+        mark[v] -= 1
+        for e in range(indptr[v], indptr[v + 1]):
+            mark[indices[e]] -= 1
+    return counts, tot
+
+
+@nb.njit(cache=True)
+def _esu(indptr, indices, colors, k, table, sigma, counts, S, d, v0, stack_ext, stack_len, mark):
+    if d == k:
+        used = 0
+        for i in range(k):
+            used |= 1 << colors[S[i]]
+        if used != (1 << k) - 1:
+            return 0.0
+        code = 0
+        for j in range(1, k):
+            for a in range(j):
+                if _adjacent(indptr, indices, S[a], S[j]):
+                    code |= 1 << (j * (j - 1) // 2 + a)
+        c = table[code]
+        counts[c] += 1
+        return sigma[c]
+    tot = 0.0
+    L = stack_len[d]
+    for idx in range(L):
+        w = stack_ext[d, idx]
+        # new extension: remaining ext after idx, plus exclusive neighbours of w larger than v0
+        L2 = 0
+        for j in range(idx + 1, L):
+            stack_ext[d + 1, L2] = stack_ext[d, j]
+            L2 += 1
+        for e in range(indptr[w], indptr[w + 1]):
+            x = indices[e]
+            if x > v0 and mark[x] == 0:
+                stack_ext[d + 1, L2] = x
+                L2 += 1
+        stack_len[d + 1] = L2
+        S[d] = w
+        mark[w] += 1
+        for e in range(indptr[w], indptr[w + 1]):
+            mark[indices[e]] += 1
+        tot += _esu(indptr, indices, colors, k, table, sigma, counts, S, d + 1, v0, stack_ext, stack_len, mark)
+        mark[w] -= 1
+        for e in range(indptr[w], indptr[w + 1]):
+            mark[indices[e]] -= 1
+    return tot
