@@ -210,7 +210,7 @@ def classify(indptr, indices, verts, table):
     return out
 
 
-@nb.njit(cache=True)
+@nb.njit  # not cached: numba's cache of recursive functions is unreliable
 def colorful_graphlets_brute(indptr, indices, colors, k, table, sigma):
     """(per-class colorful induced copies, Σ σ over them) by enumerating connected k-sets (tests only)."""
     n = indptr.shape[0] - 1
@@ -242,7 +242,7 @@ def colorful_graphlets_brute(indptr, indices, colors, k, table, sigma):
     return counts, tot
 
 
-@nb.njit(cache=True)
+@nb.njit
 def _esu(indptr, indices, colors, k, table, sigma, counts, S, d, v0, stack_ext, stack_len, mark):
     if d == k:
         used = 0
