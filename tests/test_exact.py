@@ -282,6 +282,47 @@ def test_property_match_lists_exactly_the_embeddings(seed, k, induced, vlabels):
     assert sorted(got) == want
 
 
+@pytest.mark.parametrize("seed", [104, 107, 109, 112, 117, 121, 127, 133])
+def test_mid_size_patterns_vs_vf2(seed):
+    """6-9 vertex patterns (the DP order search), labeled and not, induced and not, against VF2."""
+    rng = random.Random(seed)
+    k = rng.choice([6, 7, 8, 9, 11, 12])
+    G = _random_graph(rng, 13, 0.55, rng.choice([0, 2]))
+    P = _random_pattern(rng, k, k + rng.randrange(k), 2 if G.vertex_labels is not None else 0)
+    induced = rng.random() < 0.5
+    want = nx_count(G, P, induced)
+    assert want > 0
+    assert count_pattern(G, P, induced=induced) == want
+    assert count_pattern(G, P, induced=induced, count="embeddings") == nx_count(G, P, induced, "embeddings")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_large_patterns_in_a_perturbed_copy(seed):
+    """11-12 vertex patterns (the greedy order): P occurs once in a relabelled copy of itself, and the
+    copies in the copy plus two extra edges agree with VF2."""
+    rng = random.Random(seed)
+    k = (11, 12)[seed % 2]
+    P = _random_pattern(rng, k, rng.randrange(2, 8))
+    perm = list(range(k))
+    rng.shuffle(perm)
+    src = [perm[a] for a, b in P.edges]
+    dst = [perm[b] for a, b in P.edges]
+    G = Graph.from_edges(np.array(src), np.array(dst), n=k)
+    assert count_pattern(G, P) == 1 and count_pattern(G, P, induced=True) == 1
+    assert count_pattern(G, P, count="embeddings") == P.automorphism_count
+    inv = {v: i for i, v in enumerate(perm)}
+    added = 0
+    while added < 2:
+        a, b = rng.sample(range(k), 2)
+        if not P.adjacency[inv[a], inv[b]] and (a, b) not in zip(src, dst) and (b, a) not in zip(src, dst):
+            src.append(a)
+            dst.append(b)
+            added += 1
+    G2 = Graph.from_edges(np.array(src), np.array(dst), n=k)
+    assert count_pattern(G2, P) == nx_count(G2, P, False) >= 1
+    assert count_pattern(G2, P, induced=True) == 0
+
+
 def test_networkx_oracle_agrees_on_karate():
     G = la_gpm.datasets.load("karate")
     for name in ("4-cycle", "house", "tailed-triangle"):
