@@ -79,8 +79,8 @@ def _match_iter(G, P, induced, limit, chunk_size):
     plan = plan_for(G, P, induced=induced, symmetry=False)
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
-    ptr, idx, nlab, elab, deg = engine_arrays(G, vl, el)
-    roots = prepare_roots(G, plan)
+    ptr, idx, nlab, elab, deg, vlab, inv = engine_arrays(G, vl, el)
+    roots = prepare_roots(deg, vlab, plan)
     k = plan.k
     T, C = plan.tables()
     order = np.asarray(plan.order, dtype=np.int64)
@@ -102,7 +102,7 @@ def _match_iter(G, P, induced, limit, chunk_size):
         w = list_plan(roots, state, out, order, k, T, C, ptr, idx, nlab, elab, deg, vl, el, buf, f, skind, slo,
                       shi, pos, end, st)
         if w:
-            yield out[:w] if w < cap else out
+            yield inv[out[:w]]  # back from the engine's degree-rank numbering
         if left is not None:
             left -= w
 
