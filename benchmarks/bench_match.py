@@ -204,11 +204,50 @@ def bench_unlabeled(label, G, names, repeat, peers, known):
     return out
 
 
+def bench_numbering(repeat):
+    """A/B in one process: the engine's degree-rank numbering against plain id numbering."""
+    import la_gpm.algorithms.subgraph as sg
+    ranked = sg.engine_arrays
+
+    def id_numbered(G, vertex_labeled, edge_labeled):  # unlabeled patterns only: G's own CSR
+        dummy = np.zeros(1, dtype=np.int64)
+        dummy.setflags(write=False)
+        deg = G.degrees.astype(np.int64)
+        deg.setflags(write=False)
+        return G.indptr, G.indices, dummy, dummy, deg, None, np.arange(G.n, dtype=np.int64)
+
+    wv = la_gpm.as_graph(DATA / "wiki-Vote.txt")
+    out = []
+    for nm in ["diamond", "4-cycle", "tailed-triangle", "5-clique-generic"]:
+        P = Pattern.named(nm.replace("-generic", ""))
+        plan = sg.plan_for(wv, P)
+        rows = []
+        for label, fn in (("degree-rank numbering", ranked), ("id numbering", id_numbered)):
+            sg.engine_arrays = fn
+            try:
+                med, times, res = timeit(lambda: sg.run_plan(wv, plan), repeat=repeat)
+            finally:
+                sg.engine_arrays = ranked
+            rows.append({"impl": label, "seconds": med, "runs": times, "count": res[0]})
+        check(f"wiki-Vote/{nm}/numbering", rows[0]["count"], rows[1]["count"])
+        print(f"  wiki-Vote  {nm:<18} rank {rows[0]['seconds'] * 1e3:9.1f} ms   id {rows[1]['seconds'] * 1e3:9.1f} ms"
+              f"   x{rows[1]['seconds'] / rows[0]['seconds']:.2f}")
+        out.append({"graph": "wiki-Vote", "pattern": nm, "plan": plan.describe(), "results": rows})
+    return out
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--queries", type=int, nargs="*", default=list(range(1, 11)))
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--numbering", action="store_true",
+                    help="only the A/B of degree-rank against id numbering (writes numbering_cpu.json)")
     args = ap.parse_args(argv)
+    if args.numbering:
+        payload = {"benchmark": "engine vertex numbering", "machine": machine(), "versions": versions(),
+                   "results": bench_numbering(args.repeat)}
+        print("wrote", write("numbering", payload))
+        return
     results = []
     hprd = read_sunluo(DATA / "hprd" / "HPRD.graph")
     exp = {}
