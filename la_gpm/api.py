@@ -29,6 +29,9 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
         (injective maps = unique × |Aut(pattern)|)
     backend : ``"cpu"``, ``"graphblas"``, ``"gpu"`` or ``"auto"`` (default: ``la_gpm.config.backend``)
     per_vertex : return per-vertex counts (numpy int64) instead of the total (triangles)
+    **options : passed to the engine: ``method`` (triangles), ``memory_budget``, ``progress``,
+        ``return_stats`` (reuse hits, set operations saved) and ``reuse`` (general patterns;
+        see :func:`la_gpm.algorithms.subgraph.count_pattern`)
 
     Returns
     -------

@@ -102,6 +102,8 @@ class Graph:
         el = None
         if edge_labels is not None:
             el = np.asarray(edge_labels)
+            if el.size == 0:
+                el = el.astype(np.int64)  # an empty list arrives as float64
             if el.shape != np.shape(src):
                 raise InvalidGraph(f"edge_labels must have one label per edge, shape {np.shape(src)}; got {el.shape}")
         if compact:  # a vertex with only self-loops is isolated: drop loops before renumbering

@@ -58,8 +58,8 @@ def clique_count(G, k: int, *, backend: str | None = None) -> int:
     ----------
     G : anything :func:`la_gpm.as_graph` accepts
     k : clique size, 1..32 (k=1 gives n, k=2 gives m)
-    backend : ``"cpu"`` (numba), ``"graphblas"`` (masked mxm per level) or auto;
-        ``"gpu"`` is declined (the GPU exact engine is issue 4)
+    backend : ``"cpu"`` (numba), ``"graphblas"`` (masked mxm per level), ``"gpu"`` (warp-centric
+        DFS kernel, ``backends/gpu/cliques.py``) or auto
 
     Examples
     --------
@@ -71,14 +71,14 @@ def clique_count(G, k: int, *, backend: str | None = None) -> int:
     k = _check_k(k)
     G = as_graph(G)
     G._require_undirected("clique counting")
-    if backend == "gpu":
-        raise BackendUnavailable("clique counting has no GPU version yet (the GPU exact engine is issue 4); "
-                                 "use backend='cpu'")
-    b = resolve_backend(backend, supported=("cpu", "graphblas"), what="clique counting")
+    b = resolve_backend(backend, supported=("cpu", "graphblas", "gpu"), what="clique counting")
     if k == 1:
         return G.n
     if k == 2:
         return G.m
+    if b == "gpu":
+        from ..backends.gpu.cliques import clique_count as gpu_cliques
+        return gpu_cliques(G, k)
     if b == "graphblas":
         return _cliques_graphblas(G, k)
     return _cliques_cpu(G, k)
