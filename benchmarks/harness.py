@@ -51,8 +51,12 @@ def versions() -> dict:
 
 
 def machine() -> dict:
+    try:
+        load = os.getloadavg()
+    except OSError:
+        load = None
     return {"cpu": cpu_name(), "cores": os.cpu_count(), "gpu": gpu_name(), "platform": platform.platform(),
-            "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
+            "load_average": load, "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
 
 
 def _sync():
