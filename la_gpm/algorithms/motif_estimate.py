@@ -43,6 +43,7 @@ from .color_coding import _resolve_seed, split_tables
 __all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]
 
 MAX_ESTIMATE_K = 7
+DEFAULT_MAX_COLORINGS = 10_000
 _BATCH = 1 << 16
 
 
@@ -260,9 +261,20 @@ def _intervals(X, hits, g, delta):
     return m, lo, hi
 
 
+def _summary(X, Ns, Ss, hits_tot, sigma, p, level_delta):
+    """(mean, low, high, frequency, relative half-width) per class after the colorings so far."""
+    g = float(np.mean(np.array(Ns) / np.array(Ss))) / (len(X) * sigma * p)
+    m, lo, hi = _intervals(np.array(X), hits_tot, g, level_delta)
+    tot = m.sum()
+    freq = m / tot if tot > 0 else np.zeros(m.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
+    return m, lo, hi, freq, rel
+
+
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
-                    min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 5,
+                    min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 10,
                     max_colorings: int | None = None):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..7), with intervals.
 
@@ -273,7 +285,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     eps, delta : target: every class with estimated relative frequency >= ``min_frequency`` gets an
         interval of relative half-width <= eps, each at confidence 1 - delta
     seed : reproducible colorings and samples; None draws one (``df.attrs["seed"]``)
-    time_budget, max_samples, max_colorings : stop earlier (then ``df.attrs["converged"]`` is False)
+    time_budget, max_samples, max_colorings : stop earlier (then ``df.attrs["converged"]`` is False);
+        max_colorings defaults to 10000
     backend : "cpu" (or None / "auto")
     progress : tqdm bar over colorings
     samples_per_coloring : treelets sampled per coloring;  min_colorings : colorings before stopping
@@ -324,8 +337,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     cls, sigma = _class_info(k)
     ncls = len(cls.keys)
     p = math.factorial(k) / k ** k
-    cap = max_colorings if max_colorings is not None else 1 << 20
-    X, Hs, Ns, Ss = [], [], [], []
+    cap = max_colorings if max_colorings is not None else DEFAULT_MAX_COLORINGS
+    X, Ns, Ss = [], [], []
     hits_tot = np.zeros(ncls, dtype=np.int64)
     drawn = 0
     converged = False
@@ -336,7 +349,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             bar = tqdm(total=max_colorings, unit="coloring", desc=f"motif estimate k={k}")
         except ImportError:  # pragma: no cover
             bar = None
-    m = lo = hi = np.zeros(ncls)
+    check = 0
+    next_check = min_colorings
     try:
         j = 0
         while j < cap:
@@ -344,7 +358,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
             T = _Tables(G, k, colors)
             # no more samples than twice the colorful treelets: past that the coloring's variance dominates
-            want = min(spc, max(2048, int(2 * T.treelets)))
+            want = min(spc, max(256, int(2 * T.treelets)))
             if max_samples is not None:
                 want = min(want, max_samples - drawn)
             h = np.zeros(ncls, dtype=np.int64)
@@ -357,34 +371,29 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             drawn += want
             j += 1
             X.append(T.treelets * h / (max(want, 1) * sigma * p))
-            Hs.append(h)
             Ns.append(T.treelets)
             Ss.append(max(want, 1))
             hits_tot += h
             if bar is not None:
                 bar.update(1)
-            Xa = np.array(X)
-            g = float(np.mean(np.array(Ns) / np.array(Ss))) / (len(X) * sigma * p)
-            m, lo, hi = _intervals(Xa, hits_tot, g, delta)
-            tot = m.sum()
-            freq = m / tot if tot > 0 else np.zeros(ncls)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
-            watch = freq >= min_frequency
-            if j >= min_colorings and (bool(np.all(rel[watch] <= eps)) or max(Ns) == 0):
-                converged = True
-                break
-            if max_samples is not None and drawn >= max_samples:
-                break
-            if time_budget is not None and time.perf_counter() - t0 >= time_budget:
+            last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
+                time_budget is not None and time.perf_counter() - t0 >= time_budget)
+            if j >= next_check or last:
+                # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
+                # probability (Σ = delta), so stopping at a check keeps the level 1 - delta
+                check += 1
+                m, lo, hi, freq, rel = _summary(X, Ns, Ss, hits_tot, sigma, p, delta / (check * (check + 1)))
+                watch = freq >= min_frequency
+                if j >= min_colorings and (bool(np.all(rel[watch] <= eps)) or max(Ns) == 0):
+                    converged = True
+                    break
+                next_check = max(j + 1, math.ceil(j * 1.25))
+            if last:
                 break
     finally:
         if bar is not None:
             bar.close()
     tot = float(m.sum())
-    freq = m / tot if tot > 0 else np.zeros(ncls)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
     seen = np.flatnonzero(hits_tot > 0)
     df = pd.DataFrame({"name": [cls.names[i] for i in seen], "key": [cls.keys[i] for i in seen],
                        "edges": [list(cls.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
