@@ -250,9 +250,13 @@ def _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo
     shi[i] = hi
 
 
-@nb.njit(cache=True)
-def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st):
-    """|candidates of the last level inside the bounds| minus earlier images in that set."""
+@nb.njit(inline="always")
+def _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st):
+    """Build level i's candidate set (or find it cached) and cut it to the symmetry bounds.
+
+    Returns (kind, lo, hi, vlo, vhi): the candidates are ``idx[lo:hi]`` when kind < 0, else
+    ``buf[kind, lo:hi]``; (vlo, vhi) are the exclusive bounds.
+    """
     vlo, vhi = _bounds(i, f, T, C)
     _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, vlo, vhi,
            C[C_CACHED, i] == 0, st)
@@ -266,6 +270,13 @@ def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind
         src = buf[kind]
         lo = _lower_bound(src, lo, hi, vlo + 1)
         hi = _lower_bound(src, lo, hi, vhi)
+    return kind, lo, hi, vlo, vhi
+
+
+@nb.njit(cache=True)
+def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st):
+    """|candidates of the last level inside the bounds| minus earlier images in that set."""
+    kind, lo, hi, vlo, vhi = _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st)
     c = hi - lo
     for t in range(C[C_NINJ, i]):
         x = f[T[T_INJ, i, t]]
@@ -284,19 +295,7 @@ def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind
 
 @nb.njit(cache=True)
 def _start_level(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, pos, end, st):
-    vlo, vhi = _bounds(i, f, T, C)
-    _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, vlo, vhi,
-           C[C_CACHED, i] == 0, st)
-    kind = skind[i]
-    lo = slo[i]
-    hi = shi[i]
-    if kind < 0:
-        lo = _lower_bound(idx, lo, hi, vlo + 1)
-        hi = _lower_bound(idx, lo, hi, vhi)
-    else:
-        src = buf[kind]
-        lo = _lower_bound(src, lo, hi, vlo + 1)
-        hi = _lower_bound(src, lo, hi, vhi)
+    kind, lo, hi, vlo, vhi = _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st)
     pos[i] = lo
     end[i] = hi
 
