@@ -46,11 +46,12 @@ def cmd_census(args):
 
     G = _graph(args.graph)
     t = time.perf_counter()
-    df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend)
+    df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method)
     dt = time.perf_counter() - t
     df = df[[c for c in ("name", "key", "edges", "count") if c in df.columns]]
     if args.json:
         print(json.dumps({"graph": args.graph, "k": args.k, "induced": not args.non_induced, "seconds": dt,
+                          "method": df.attrs.get("method"),
                           "classes": [{c: (str(v) if c in ("key", "edges") else v) for c, v in row.items()}
                                       for row in df.to_dict(orient="records")]}, default=str))
     else:
@@ -146,6 +147,8 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("graph")
     s.add_argument("-k", type=int, default=4)
     s.add_argument("--non-induced", action="store_true")
+    s.add_argument("--method", choices=["auto", "closed_form", "hybrid", "enumerate"], default="auto",
+                   help="closed_form: k <= 4; hybrid: k = 5; enumerate: any k")
     common(s)
     s.set_defaults(func=cmd_census)
 

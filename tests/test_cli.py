@@ -67,6 +67,9 @@ def test_census_and_match(capsys):
     assert main(["census", "citeseer", "-k", "3", "--json"]) == 0
     res = json.loads(capsys.readouterr().out)
     assert {c["name"]: c["count"] for c in res["classes"]} == {"wedge": 23380, "triangle": 1166}
+    assert main(["census", "citeseer", "-k", "4", "--method", "enumerate", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["method"] == "enumerate" and {c["name"]: c["count"] for c in res["classes"]}["4-cycle"] == 3094
     hprd = data_path("hprd/HPRD.graph")
     q = data_path("hprd/query_graph/query_dense_16_1.graph")
     assert main(["match", str(hprd), str(q), "--count-only"]) == 0
