@@ -203,6 +203,11 @@ class _Tables:
                 done_b.add(p)
             sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
             K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
+        # the passive shapes' tables, transposed, for the sampler's neighbour scans
+        self.Pt = np.zeros((pl.WB, n), dtype=np.float64)
+        for i in done_b:
+            c = math.comb(k, int(pl.size[i]))
+            self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
         w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]       # (tops, n) rooted copies
         self.root_cum = np.cumsum(w.ravel())
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
@@ -216,7 +221,7 @@ class _Tables:
         edges = np.empty((count, k - 1, 2), dtype=np.int64)
         shp = np.empty(count, dtype=np.int64)
         if count and self.rooted > 0:
-            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, pl.offM, pl.offB, pl.size, pl.act,
+            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, self.Pt, pl.offM, pl.offB, pl.size, pl.act,
                               pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
                               self.G.n, np.uint64(key), first, count, k, verts, edges, shp)
         return verts, edges, shp

@@ -102,7 +102,7 @@ def _adjacent(indptr, indices, a, b):
 
 
 @nb.njit(parallel=True, cache=True)
-def sample_treelets(indptr, indices, M, B, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
+def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
                     root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out):
     """Sample ``count`` colorful k-treelet copies uniformly (samples ``first .. first+count-1`` of ``key``).
 
@@ -110,7 +110,9 @@ def sample_treelets(indptr, indices, M, B, offM, offB, size, act, pas, split_off
     rooted copies ``M[v, offM[root_shape[t]]] / |Aut|``.  Each sample walks the tables backwards: a node
     (shape s, vertex v, colour-set rank r) picks the split j of its colour set in proportion to
     ``M[v, act-part] · B[v, passive part]``, then the passive child's vertex u ~ v in proportion to
-    ``M[u, passive part]``.  Writes the k vertices to ``verts[i]`` and the k-1 tree edges to ``edges[i]``.
+    ``M[u, passive part]``, read from ``Pt``: the passive shapes' tables transposed (row ``offB[p] + r``
+    holds column r of shape p's table over all vertices), so the scan of a hub's sorted neighbour list
+    reads memory in increasing order.  Writes the k vertices to ``verts[i]`` and the k-1 tree edges to ``edges[i]``.
     """
     total = root_cum[root_cum.shape[0] - 1]
     for i in nb.prange(count):
@@ -160,7 +162,7 @@ def sample_treelets(indptr, indices, M, B, offM, offB, size, act, pas, split_off
             ra = split_sa[so + r * ns + jj]
             rp = split_sp[so + r * ns + jj]
             # the passive child's vertex
-            col = offM[p] + rp
+            col = offB[p] + rp
             tot2 = B[v, offB[p] + rp]
             state, x = _uniform(state)
             x *= tot2
@@ -168,7 +170,7 @@ def sample_treelets(indptr, indices, M, B, offM, offB, size, act, pas, split_off
             u = -1
             last = -1
             for e in range(indptr[v], indptr[v + 1]):
-                w = M[indices[e], col]
+                w = Pt[col, indices[e]]
                 if w > 0.0:
                     last = indices[e]
                     acc += w
