@@ -46,16 +46,27 @@ def cmd_census(args):
 
     G = _graph(args.graph)
     t = time.perf_counter()
-    df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method)
+    if args.estimate:
+        df = la_gpm.estimate_census(G, args.k, eps=args.eps, delta=args.delta, seed=args.seed,
+                                    time_budget=args.time_budget, backend=args.backend)
+    else:
+        df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method)
     dt = time.perf_counter() - t
-    df = df[[c for c in ("name", "key", "edges", "count") if c in df.columns]]
+    if args.plot:
+        la_gpm.plot_census(df, args.plot)
+    df = df[[c for c in ("name", "key", "edges", "count", "frequency", "ci_low", "ci_high", "samples", "reached")
+             if c in df.columns]]
     if args.json:
         print(json.dumps({"graph": args.graph, "k": args.k, "induced": not args.non_induced, "seconds": dt,
                           "method": df.attrs.get("method"),
                           "classes": [{c: (str(v) if c in ("key", "edges") else v) for c, v in row.items()}
                                       for row in df.to_dict(orient="records")]}, default=str))
     else:
-        print(df.to_string(index=False))
+        print(df.drop(columns=["key"]).to_string(index=False))
+        a = df.attrs
+        if args.estimate:
+            print(f"# estimate: {a.get('colorings')} colorings, {a.get('samples')} samples, seed {a.get('seed')}, "
+                  f"bound {a.get('bound')}, converged {a.get('converged')}")
         print(f"# {dt:.3f} s")
 
 
@@ -149,6 +160,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--non-induced", action="store_true")
     s.add_argument("--method", choices=["auto", "closed_form", "hybrid", "enumerate"], default="auto",
                    help="closed_form: k <= 4; hybrid: k = 5; enumerate: any k")
+    s.add_argument("--estimate", action="store_true",
+                   help="color-coding + sampling estimate with confidence intervals (large graphs, k <= 7)")
+    s.add_argument("--eps", type=float, default=0.1, help="with --estimate: relative error target")
+    s.add_argument("--delta", type=float, default=0.05, help="with --estimate: failure probability")
+    s.add_argument("--seed", type=int, default=None)
+    s.add_argument("--time-budget", type=float, default=None, help="with --estimate: seconds")
+    s.add_argument("--plot", default=None, help="draw frequencies (with intervals) to this image file")
     common(s)
     s.set_defaults(func=cmd_census)
 

@@ -77,3 +77,26 @@ def test_census_and_match(capsys):
     assert main(["match", str(hprd), str(q), "--limit", "2"]) == 0
     rows = capsys.readouterr().out.strip().splitlines()
     assert len(rows) == 2 and all(len(r.split()) == 16 for r in rows)
+
+
+def test_census_estimate_and_plot(capsys, tmp_path):
+    pytest.importorskip("matplotlib")
+    import la_gpm
+    exact = {r.name: r.count for r in la_gpm.census(la_gpm.datasets.load("citeseer"), 4).itertuples()}
+    png = tmp_path / "c.png"
+    assert main(["census", "citeseer", "-k", "4", "--estimate", "--seed", "2", "--delta", "0.01", "--json",
+                 "--plot", str(png)]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
+    seen = {c["name"]: c for c in res["classes"]}
+    for name in ("4-star", "4-path", "tailed-triangle"):  # frequent classes: interval holds the exact count
+        assert seen[name]["ci_low"] <= exact[name] <= seen[name]["ci_high"], name
+
+
+def test_plot_exact_census(tmp_path):
+    pytest.importorskip("matplotlib")
+    import la_gpm
+    ax = la_gpm.plot_census(la_gpm.census(la_gpm.datasets.load("karate"), 4), tmp_path / "k.png")
+    assert len(ax.patches) == 6 and (tmp_path / "k.png").exists()
+    with pytest.raises(la_gpm.InvalidArgument, match="name"):
+        la_gpm.plot_census(__import__("pandas").DataFrame({"x": [1]}))
