@@ -47,8 +47,13 @@ def cmd_census(args):
     G = _graph(args.graph)
     t = time.perf_counter()
     if args.estimate:
+        if args.non_induced or args.method != "auto":
+            from .exceptions import InvalidArgument
+            raise InvalidArgument("--estimate estimates induced counts with its own method; drop --non-induced "
+                                  "and --method")
         df = la_gpm.estimate_census(G, args.k, eps=args.eps, delta=args.delta, seed=args.seed,
-                                    time_budget=args.time_budget, backend=args.backend)
+                                    time_budget=args.time_budget, max_samples=args.max_samples,
+                                    min_frequency=args.min_frequency, backend=args.backend)
     else:
         df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method)
     dt = time.perf_counter() - t
@@ -66,7 +71,7 @@ def cmd_census(args):
         a = df.attrs
         if args.estimate:
             print(f"# estimate: {a.get('colorings')} colorings, {a.get('samples')} samples, seed {a.get('seed')}, "
-                  f"bound {a.get('bound')}, converged {a.get('converged')}")
+                  f"converged {a.get('converged')}, pending {a.get('pending')}\n# bound: {a.get('bound')}")
         print(f"# {dt:.3f} s")
 
 
@@ -166,6 +171,9 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--delta", type=float, default=0.05, help="with --estimate: failure probability")
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--time-budget", type=float, default=None, help="with --estimate: seconds")
+    s.add_argument("--max-samples", type=int, default=None, help="with --estimate")
+    s.add_argument("--min-frequency", type=float, default=0.01,
+                   help="with --estimate: classes at least this frequent must reach eps")
     s.add_argument("--plot", default=None, help="draw frequencies (with intervals) to this image file")
     common(s)
     s.set_defaults(func=cmd_census)

@@ -89,6 +89,8 @@ def test_census_estimate_and_plot(capsys, tmp_path):
     res = json.loads(capsys.readouterr().out)
     assert png.stat().st_size > 1000 and png.read_bytes()[:4] == b"\x89PNG"
     seen = {c["name"]: c for c in res["classes"]}
+    assert main(["census", "citeseer", "-k", "4", "--estimate", "--non-induced"]) == 2
+    assert "InvalidArgument" in capsys.readouterr().err
     for name in ("4-star", "4-path", "tailed-triangle"):  # frequent classes: interval holds the exact count
         assert seen[name]["ci_low"] <= exact[name] <= seen[name]["ci_high"], name
 
