@@ -11,18 +11,10 @@ import numpy as np
 
 from ._validation import check_int
 from .exceptions import InvalidArgument
+from .backends.cpu.rng import splitmix64 as _splitmix
 from .graph import Graph
 
 __all__ = ["rmat", "graph500", "gnm"]
-
-
-@nb.njit(inline="always")
-def _splitmix(x):
-    x = (x + np.uint64(0x9E3779B97F4A7C15)) & np.uint64(0xFFFFFFFFFFFFFFFF)
-    z = x
-    z = ((z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)) & np.uint64(0xFFFFFFFFFFFFFFFF)
-    z = ((z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)) & np.uint64(0xFFFFFFFFFFFFFFFF)
-    return z ^ (z >> np.uint64(31))
 
 
 @nb.njit(inline="always")

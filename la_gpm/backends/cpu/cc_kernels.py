@@ -13,6 +13,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .rng import splitmix64 as _splitmix64
+
 _M64 = (1 << 64) - 1
 
 
@@ -31,13 +33,6 @@ def coloring_keys(seed: int, first: int, count: int) -> np.ndarray:
                      for j in range(first, first + count)], dtype=np.uint64)
 
 
-@nb.njit(inline="always")
-def _splitmix64(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
 
 
 @nb.njit(parallel=True, cache=True)

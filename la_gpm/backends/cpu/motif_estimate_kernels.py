@@ -16,14 +16,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .rng import splitmix64 as _mix
 
-@nb.njit(inline="always")
-def _mix(x):
-    x = x + np.uint64(0x9E3779B97F4A7C15)
-    z = x
-    z = (z ^ (z >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
-    z = (z ^ (z >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
-    return z ^ (z >> np.uint64(31))
+
 
 
 @nb.njit(inline="always")
