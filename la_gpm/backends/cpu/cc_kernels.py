@@ -57,10 +57,7 @@ def leaf_table(colors, k, mask, use_mask, out):
     for r in nb.prange(rows):
         for c in range(k):
             out[r, c] = 0
-        if use_mask:
-            if mask[r % n]:
-                out[r, colors[r]] = 1
-        else:
+        if not use_mask or mask[r % n]:
             out[r, colors[r]] = 1
     return out
 

@@ -25,6 +25,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .sorted_ops import lower_bound as _lower_bound
+
 from ...patterns.plan import (C_CACHED, C_MINDEG, C_NANTI, C_NINJ, C_NLOW, C_NPAR, C_NUP, C_REUSE, C_SAVED,
                               C_VLAB, T_ANTI, T_INJ, T_LOW, T_PAR, T_PAREL, T_UP)
 
@@ -33,23 +35,32 @@ N_STATS = 4
 INT64_MAX = np.iinfo(np.int64).max
 
 
-@nb.njit(inline="always")
-def _lower_bound(a, lo, hi, x):
-    """First position p in [lo, hi) with a[p] >= x (hi when none)."""
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] < x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
 
 @nb.njit(inline="always")
 def _label_range(nlab, lo, hi, lab):
     a = _lower_bound(nlab, lo, hi, lab)
     b = _lower_bound(nlab, a, hi, lab + 1)
     return a, b
+
+
+@nb.njit(inline="always")
+def _gallop(s, slo, shi, t, tlo, thi, out):
+    """out[0:w] = s[slo:shi] ∩ t[tlo:thi], binary-searching each element of the short ``s`` in ``t``.
+
+    Writes never overtake reads when ``out`` is either input starting at 0.
+    """
+    w = 0
+    j = tlo
+    for i in range(slo, shi):
+        x = s[i]
+        j = _lower_bound(t, j, thi, x)
+        if j == thi:
+            break
+        if t[j] == x:
+            out[w] = x
+            w += 1
+            j += 1
+    return w
 
 
 @nb.njit(cache=True)
@@ -61,27 +72,9 @@ def _intersect(a, alo, ahi, b, blo, bhi, out):
     if na == 0 or nbb == 0:
         return 0
     if na * 24 < nbb:  # gallop the short list through the long one
-        j = blo
-        for i in range(alo, ahi):
-            x = a[i]
-            j = _lower_bound(b, j, bhi, x)
-            if j == bhi:
-                break
-            if b[j] == x:
-                out[w] = x
-                w += 1
-                j += 1
-    elif nbb * 24 < na:
-        i = alo
-        for j in range(blo, bhi):
-            x = b[j]
-            i = _lower_bound(a, i, ahi, x)
-            if i == ahi:
-                break
-            if a[i] == x:
-                out[w] = x
-                w += 1
-                i += 1
+        return _gallop(a, alo, ahi, b, blo, bhi, out)
+    if nbb * 24 < na:
+        return _gallop(b, blo, bhi, a, alo, ahi, out)
     else:
         i = alo
         j = blo

@@ -17,6 +17,8 @@ import numba as nb
 import numpy as np
 
 from .rng import splitmix64 as _mix
+from .sorted_ops import adjacent as _adjacent
+from .sorted_ops import upper_bound as _upper_bound
 
 
 
@@ -69,31 +71,7 @@ def ema_cols(M, offA, B, offB, offS, sa, sp):
 @nb.njit(cache=True)
 def _search(cum, x):
     """Smallest i with cum[i] > x (cum non-decreasing, x < cum[-1])."""
-    lo = 0
-    hi = cum.shape[0] - 1
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if cum[mid] > x:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
-
-
-@nb.njit(cache=True)
-def _adjacent(indptr, indices, a, b):
-    lo = indptr[a]
-    hi = indptr[a + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        w = indices[mid]
-        if w == b:
-            return True
-        if w < b:
-            lo = mid + 1
-        else:
-            hi = mid
-    return False
+    return _upper_bound(cum, 0, cum.shape[0] - 1, x)
 
 
 @nb.njit(parallel=True, cache=True)

@@ -25,6 +25,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from .sorted_ops import adjacent as _adjacent
+from .sorted_ops import lower_bound as _lower_bound
+from .sorted_ops import upper_bound as _upper_bound
+
 # --------------------------------------------------------------------------- class tables
 
 
@@ -90,17 +94,6 @@ def inclusion_counts(rep_codes, table, class_index, nclass):
 
 
 @nb.njit(cache=True)
-def _lower_bound(a, lo, hi, x):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if a[mid] <= x:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@nb.njit(cache=True)
 def _flag_level(buf, lo, hi, nb_, hist, lowm, on):
     """Mark (or unmark) the elements of ext[last-1] with the FL bit and histogram their masks."""
     FL = np.uint8(64)
@@ -134,7 +127,7 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     # push r at position 0
     tr[0] = r
     nb_[r] |= INS
-    lo = _lower_bound(indices, indptr[r], indptr[r + 1], r)
+    lo = _upper_bound(indices, indptr[r], indptr[r + 1], r)
     e = 0
     for j in range(lo, indptr[r + 1]):
         w = indices[j]
@@ -158,7 +151,7 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
                 _flag_level(buf, seg_lo[p], seg_hi[p], nb_, hist, lowm, False)
             x = tr[p]
             bit = np.uint8(1 << p)
-            lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
+            lo = _upper_bound(indices, indptr[x], indptr[x + 1], r)
             for j in range(lo, indptr[x + 1]):
                 w = indices[j]
                 nb_[w] &= ~bit
@@ -168,7 +161,7 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
         cur[p - 1] += 1
         mx = nb_[x]
         code = codes[p - 1] | (np.int64(mx & ((1 << p) - 1)) << ((p * (p - 1)) // 2))
-        lo = _lower_bound(indices, indptr[x], indptr[x + 1], r)
+        lo = _upper_bound(indices, indptr[x], indptr[x + 1], r)
         hi = indptr[x + 1]
         if p == last:
             hist[mx & lowm] -= 1
@@ -226,7 +219,7 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     if last == 1:
         _flag_level(buf, seg_lo[0], seg_hi[0], nb_, hist, lowm, False)
     # pop r
-    lo = _lower_bound(indices, indptr[r], indptr[r + 1], r)
+    lo = _upper_bound(indices, indptr[r], indptr[r + 1], r)
     for j in range(lo, indptr[r + 1]):
         nb_[indices[j]] &= np.uint8(~np.uint8(1))
     nb_[r] &= ~INS
@@ -318,15 +311,7 @@ def _arc_triangles_chunk(indptr, indices, c, nchunks, te):
                     s += 1
             te[j] = s
             # reverse arc v -> u
-            lo = indptr[v]
-            hi = indptr[v + 1]
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if indices[mid] < u:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            te[lo] = s
+            te[_lower_bound(indices, indptr[v], indptr[v + 1], u)] = s
 
 
 @nb.njit(parallel=True, cache=True)
@@ -568,25 +553,6 @@ def arc_weighted_sums(indptr, indices, te, deg, tv):
 
 
 # --------------------------------------------------------------------------- 5-vertex hybrid: dense classes
-
-
-@nb.njit(cache=True)
-def _adjacent(indptr, indices, u, v):
-    """u ~ v by binary search in the shorter of the two sorted rows."""
-    if indptr[u + 1] - indptr[u] > indptr[v + 1] - indptr[v]:
-        u, v = v, u
-    lo = indptr[u]
-    hi = indptr[u + 1]
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        x = indices[mid]
-        if x == v:
-            return True
-        if x < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return False
 
 
 @nb.njit(cache=True)
