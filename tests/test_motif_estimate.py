@@ -76,7 +76,7 @@ def _size(s):
 
 @pytest.mark.parametrize("k", [3, 4, 5, 6])
 def test_sigma_brute_force(k):
-    cls, sigma = _class_info(k)
+    cls, sigma, _ = _class_info(k)
     for e, sg in zip(cls.edges, sigma):
         assert spanning_trees(e, k) == sg == _brute_sigma(list(e), k)
     # known values: path 1, cycle k, clique k^(k-2)
@@ -91,7 +91,7 @@ def test_sigma_brute_force(k):
 def test_tables_count_colorful_treelets_exactly(k):
     """Σ over colorful induced graphlets of σ = colorful k-treelets counted by the tables."""
     G = la_gpm.datasets.load("karate")
-    cls, sigma = _class_info(k)
+    cls, sigma, _ = _class_info(k)
     for coloring in range(2):
         colors = np.random.default_rng(coloring).integers(0, k, G.n).astype(np.int8)
         T = _Tables(G, k, colors)

@@ -42,7 +42,7 @@ from .color_coding import _resolve_seed, split_tables
 
 __all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]
 
-MAX_ESTIMATE_K = 7
+MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
 _BATCH = 1 << 16
 
@@ -208,10 +208,24 @@ class _Tables:
         for i in done_b:
             c = math.comb(k, int(pl.size[i]))
             self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
-        w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]       # (tops, n) rooted copies
-        self.root_cum = np.cumsum(w.ravel())
+        self.root_w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]   # (tops, n) rooted copies
+        self.top_free = _top_free(k)
+        per_top = self.root_w.sum(axis=1)
+        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
+        self.root_cum = np.cumsum(self.root_w.ravel())
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k                               # unrooted colorful k-treelets
+
+    def natural_mixture(self) -> np.ndarray:
+        """The free shapes' shares of the colorful treelets (uniform sampling over all treelets)."""
+        return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
+
+    def set_mixture(self, q) -> None:
+        """Sample free shape F with probability q[F], then a uniform colorful copy of F."""
+        q = np.asarray(q, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
+        self.root_cum = np.cumsum((self.root_w * f[self.top_free][:, None]).ravel())
 
     def sample(self, count: int, key: int, first: int = 0):
         """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
@@ -227,12 +241,167 @@ class _Tables:
         return verts, edges, shp
 
 
+def _tree_adj(s):
+    """Adjacency lists of the rooted shape s (vertex 0 is the root)."""
+    adj = [[]]
+
+    def grow(t, v):
+        for c in t:
+            u = len(adj)
+            adj.append([v])
+            adj[v].append(u)
+            grow(c, u)
+    grow(s, 0)
+    return adj
+
+
+def _rooted_at(adj, r, parent=-1):
+    return tuple(sorted(_rooted_at(adj, u, r) for u in adj[r] if u != parent))
+
+
+@functools.lru_cache(maxsize=None)
+def free_shape(s) -> tuple:
+    """Canonical form of the unrooted tree underlying the rooted shape s (smallest rooting at a centre)."""
+    adj = _tree_adj(s)
+    n = len(adj)
+    deg = [len(a) for a in adj]
+    left = set(range(n))
+    layer = [v for v in range(n) if deg[v] <= 1]
+    while len(left) > 2:
+        nxt = []
+        for v in layer:
+            left.discard(v)
+            for u in adj[v]:
+                if u in left:
+                    deg[u] -= 1
+                    if deg[u] == 1:
+                        nxt.append(u)
+        layer = nxt
+    return min(_rooted_at(adj, c) for c in left)
+
+
+@functools.lru_cache(maxsize=None)
+def free_shapes(k: int) -> tuple:
+    """The unlabeled (free) trees of k vertices, as canonical rooted shapes (1, 1, 1, 2, 3, 6, 11, 23)."""
+    return tuple(sorted({free_shape(s) for s in rooted_shapes(k) if _size(s) == k}))
+
+
+@functools.lru_cache(maxsize=None)
+def _top_free(k: int) -> np.ndarray:
+    """Free-shape index of each k-vertex rooted shape of ``_plan(k).top``."""
+    pl = _plan(k)
+    fs = {f: i for i, f in enumerate(free_shapes(k))}
+    return np.array([fs[free_shape(pl.shapes[t])] for t in pl.top], dtype=np.int64)
+
+
+def shape_sigma(edge_lists, k: int) -> np.ndarray:
+    """(classes, free shapes) int64: spanning trees of each k-vertex graph isomorphic to each free tree.
+
+    Computed with the colorful tables themselves: the graphs side by side as one graph, vertex i of
+    each coloured i, so every tree copy inside a graph is colorful; the rooted copies of the shapes of
+    a free tree F over a graph's k roots are k times its copies of F.
+    """
+    from ..graph import Graph
+    pl = _plan(k)
+    tf = _top_free(k)
+    nf = len(free_shapes(k))
+    out = np.zeros((len(edge_lists), nf), dtype=np.int64)
+    chunk = 512
+    for c0 in range(0, len(edge_lists), chunk):
+        part = edge_lists[c0:c0 + chunk]
+        src = [c * k + a for c, e in enumerate(part) for a, b in e]
+        dst = [c * k + b for c, e in enumerate(part) for a, b in e]
+        G = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=len(part) * k)
+        T = _Tables(G, k, np.arange(G.n) % k)
+        w = T.M[:, pl.offM[pl.top]] / pl.top_aut[None, :]          # (n, tops) rooted copies
+        per = np.zeros((len(part), nf))
+        np.add.at(per, (np.repeat(np.arange(len(part)), k)[:, None], tf[None, :]), w)
+        out[c0:c0 + len(part)] = np.rint(per / k).astype(np.int64)
+    return out
+
+
+def _known_codes(k):
+    """{canonical code: name} of the named k-vertex classes (k = 8: path, star, cycle, clique)."""
+    from ..backends.cpu import motif_estimate_kernels as K
+    from .motifs import _bit, _known_names
+    out = {}
+    for nm, P in _known_names(k):
+        code = sum(1 << _bit(i, j) for i, j in P.edges)
+        out[int(K.canonical_codes(np.array([code], dtype=np.int64), k)[0])] = nm
+    return out
+
+
+class _Registry:
+    """The motif classes seen so far: key, edges, name, σ and per-free-shape σ; classification of samples.
+
+    k <= 7: every connected class from :mod:`la_gpm.algorithms.motifs`' bitmask table (fixed rows).
+    k = 8: classes are added as samples discover them (canonical bitmask computed on the fly,
+    cached per labelled bitmask).
+    """
+
+    def __init__(self, k):
+        self.k = k
+        self.nf = len(free_shapes(k))
+        if k <= 7:
+            c, sigma, sigF = _class_info(k)
+            self.table = c.table
+            self.keys, self.edges, self.names = list(c.keys), list(c.edges), list(c.names)
+            self.sigma, self.sigF = sigma, sigF
+        else:
+            self.table = None
+            self.keys, self.edges, self.names = [], [], []
+            self.sigma = np.zeros(0)
+            self.sigF = np.zeros((0, self.nf), dtype=np.int64)
+            self.row_of_canon = {}
+            self.row_of_code = {}
+            self.named = _known_codes(k)
+
+    def __len__(self):
+        return len(self.keys)
+
+    def classify(self, G, verts) -> np.ndarray:
+        """Class row of each sample (adds the classes seen for the first time, k = 8)."""
+        from ..backends.cpu import motif_estimate_kernels as K
+        if self.table is not None:
+            return K.classify(G.indptr, G.indices, verts, self.table)
+        return self.rows_of_codes(K.adjacency_codes(G.indptr, G.indices, verts))
+
+    def rows_of_codes(self, codes):
+        from ..backends.cpu import motif_estimate_kernels as K
+        from .motifs import _code_edges
+        u, inv = np.unique(codes, return_inverse=True)
+        get = self.row_of_code.get
+        rows = np.array([get(int(x), -1) for x in u], dtype=np.int64)
+        miss = np.flatnonzero(rows < 0)
+        if miss.size:
+            canon = K.canonical_codes(u[miss], self.k)
+            new = []
+            for i, c in zip(miss.tolist(), canon.tolist()):
+                r = self.row_of_canon.get(c)
+                if r is None:
+                    r = len(self.keys) + len(new)
+                    self.row_of_canon[c] = r
+                    new.append(c)
+                rows[i] = r
+                self.row_of_code[int(u[i])] = r
+            if new:
+                edges = [tuple(_code_edges(c, self.k)) for c in new]
+                sF = shape_sigma(edges, self.k)
+                self.keys += new
+                self.edges += edges
+                self.names += [self.named.get(c, f"{self.k}-class-{c}") for c in new]
+                self.sigF = np.vstack([self.sigF, sF])
+                self.sigma = np.concatenate([self.sigma, sF.sum(axis=1).astype(np.float64)])
+        return rows[inv]
+
+
 @functools.lru_cache(maxsize=None)
 def _class_info(k: int):
+    """(classes of motifs.py, σ by Kirchhoff, σ per free shape) for k <= 7."""
     from .motifs import _classes
     c = _classes(k)
     sigma = np.array([spanning_trees(e, k) for e in c.edges], dtype=np.float64)
-    return c, sigma
+    return c, sigma, shape_sigma(list(c.edges), k)
 
 
 def _check_prob(name, v):
@@ -266,35 +435,109 @@ def _intervals(X, hits, g, delta):
     return m, lo, hi
 
 
-def _summary(X, Ns, Ss, hits_tot, sigma, p, level_delta):
-    """(mean, low, high, frequency, relative half-width) per class after the colorings so far."""
-    g = float(np.mean(np.array(Ns) / np.array(Ss))) / (len(X) * sigma * p)
-    m, lo, hi = _intervals(np.array(X), hits_tot, g, level_delta)
+class _Record:
+    """Per-coloring records: hits per class, samples, and the sampling design q_F / N_F per free shape."""
+
+    def __init__(self):
+        self.hits, self.S, self.Qn, self.N = [], [], [], []
+
+    def add(self, hits, s, qn, N):
+        self.hits.append(hits)
+        self.S.append(s)
+        self.Qn.append(qn)
+        self.N.append(N)
+
+    def __len__(self):
+        return len(self.S)
+
+    def matrices(self, reg, p):
+        """(X (R, classes) per-coloring estimates, g (R, classes) count per hit, hits (R, classes))."""
+        ncls = len(reg)
+        R = len(self.S)
+        H = np.zeros((R, ncls), dtype=np.float64)
+        for j, h in enumerate(self.hits):
+            H[j, :h.shape[0]] = h
+        # probability that one sample lands on a given colorful induced copy of each class:
+        # Σ_F q_F σ_F(H) / N_F  (natural mixture q_F = N_F/N: σ(H)/N, the plain estimator)
+        rate = np.array(self.Qn) @ reg.sigF.T.astype(np.float64) if ncls else np.zeros((R, 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(rate > 0, 1.0 / (np.array(self.S, dtype=np.float64)[:, None] * p * rate), np.nan)
+        X = np.where(rate > 0, H * np.nan_to_num(g), 0.0)
+        return X, g, H
+
+
+def _summary(rec, reg, p, level_delta):
+    """(mean, low, high, frequency, relative half-width, hits) per class after the colorings so far."""
+    X, g, H = rec.matrices(reg, p)
+    R = X.shape[0]
+    valid = ~np.isnan(g)
+    gm = np.where(valid, g, 0.0).sum(axis=0) / np.maximum(valid.sum(axis=0), 1) / max(R, 1)
+    hits = H.sum(axis=0)
+    m, lo, hi = _intervals(X, hits, gm, level_delta)
     tot = m.sum()
     freq = m / tot if tot > 0 else np.zeros(m.shape[0])
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
-    return m, lo, hi, freq, rel
+    return m, lo, hi, freq, rel, hits
+
+
+def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=3):
+    """Motivo's adaptive choice: the free shapes that best cover the pending classes, plus a natural share.
+
+    Greedy: the shape F maximising Σ_{H pending} m_H · σ_F(H)/N_F (the hit rate of the pending
+    classes) is taken; the classes it serves at least half as well as their own best shape are set
+    aside; repeat (at most ``max_shapes`` shapes).  The returned mixture is ``natural_share`` of the
+    uniform treelet distribution (so every class keeps a positive hit probability and the estimator
+    stays unbiased for all classes) plus an equal split of the rest over the chosen shapes.
+    """
+    nat = T.natural_mixture()
+    NF = T.shape_treelets
+    P = np.asarray(pending, dtype=np.int64)
+    if P.size == 0 or T.treelets <= 0:
+        return nat, []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(NF[None, :] > 0, reg.sigF[P] / NF[None, :], 0.0)
+    w = np.maximum(m[P], 0.0)
+    if not np.any(w > 0):
+        w = np.ones(P.size)
+    best = rate.max(axis=1)
+    live = best > 0
+    chosen = []
+    while live.any() and len(chosen) < max_shapes:
+        score = (w[live, None] * rate[live]).sum(axis=0)
+        F = int(np.argmax(score))
+        if score[F] <= 0 or F in chosen:
+            break
+        chosen.append(F)
+        live &= rate[:, F] < 0.5 * best
+    if not chosen:
+        return nat, []
+    q = natural_share * nat
+    q[chosen] += (1.0 - natural_share) / len(chosen)
+    return q, chosen
 
 
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 10,
-                    max_colorings: int | None = None):
-    """Estimate the induced counts of every connected k-vertex motif (k = 3..7), with intervals.
+                    max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25):
+    """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
     Parameters
     ----------
     G : undirected graph (anything :func:`la_gpm.as_graph` accepts)
-    k : motif size, 3..7
+    k : motif size, 3..8 (k = 8: classes are discovered as sampled)
     eps, delta : target: every class with estimated relative frequency >= ``min_frequency`` gets an
         interval of relative half-width <= eps, each at confidence 1 - delta
     seed : reproducible colorings and samples; None draws one (``df.attrs["seed"]``)
     time_budget, max_samples, max_colorings : stop earlier (then ``df.attrs["converged"]`` is False);
         max_colorings defaults to 10000
-    backend : "cpu" (or None / "auto")
+    backend : "cpu" (or None / "auto"), or "gpu" (tables and sampling on the CUDA device)
     progress : tqdm bar over colorings
     samples_per_coloring : treelets sampled per coloring;  min_colorings : colorings before stopping
+    adaptive : Motivo's adaptive graphlet sampling (AGS): after the first check, colorings sample the
+        treelet shapes that best cover the classes still pending; ``natural_share`` (in (0, 1]) of
+        each such coloring's samples stays uniform over all treelets
 
     Returns
     -------
@@ -332,19 +575,25 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
                                     or not time_budget > 0):
         raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    if not isinstance(adaptive, (bool, np.bool_)):
+        raise InvalidArgument(f"adaptive must be True or False; got {adaptive!r}")
+    if isinstance(natural_share, bool) or not isinstance(natural_share, (int, float)) or not 0 < natural_share <= 1:
+        raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
     G = as_graph(G)
     G._require_undirected("estimate_census")
-    resolve_backend(backend, supported=("cpu",), what="estimate_census")
+    be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
     s = _resolve_seed(seed)
-    from ..backends.cpu import motif_estimate_kernels as K
     from ..backends.cpu.cc_kernels import colors_from_keys, coloring_keys, splitmix64_py
+    if be == "gpu":
+        from ..backends.gpu.motif_estimate import GpuSampler
+        engine = GpuSampler(G, k)
+    else:
+        engine = None
 
-    cls, sigma = _class_info(k)
-    ncls = len(cls.keys)
+    reg = _Registry(k)
     p = math.factorial(k) / k ** k
     cap = max_colorings if max_colorings is not None else DEFAULT_MAX_COLORINGS
-    X, Ns, Ss = [], [], []
-    hits_tot = np.zeros(ncls, dtype=np.int64)
+    rec = _Record()
     drawn = 0
     converged = False
     bar = None
@@ -356,40 +605,54 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             bar = None
     check = 0
     next_check = min_colorings
+    pending_rows: list = []
+    m = np.zeros(len(reg))
+    ags_colorings = 0
     try:
         j = 0
         while j < cap:
             key = int(coloring_keys(s, j, 1)[0])
             colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
-            T = _Tables(G, k, colors)
+            T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
+            q = T.natural_mixture()
+            if adaptive and pending_rows and T.treelets > 0:
+                q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending_rows, natural_share)
+                if chosen:
+                    T.set_mixture(q)
+                    ags_colorings += 1
             # no more samples than twice the colorful treelets: past that the coloring's variance dominates
             want = min(spc, max(256, int(2 * T.treelets)))
             if max_samples is not None:
                 want = min(want, max_samples - drawn)
-            h = np.zeros(ncls, dtype=np.int64)
             skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
+            rows = []
             for first in range(0, want, _BATCH):
                 c = min(_BATCH, want - first)
-                verts, _, _ = T.sample(c, skey, first)
                 if T.rooted > 0:
-                    h += np.bincount(K.classify(G.indptr, G.indices, verts, cls.table), minlength=ncls)
+                    rows.append(T.classify(reg, c, skey, first) if engine is not None
+                                else reg.classify(G, T.sample(c, skey, first)[0]))
+            h = np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
             drawn += want
             j += 1
-            X.append(T.treelets * h / (max(want, 1) * sigma * p))
-            Ns.append(T.treelets)
-            Ss.append(max(want, 1))
-            hits_tot += h
+            with np.errstate(divide="ignore", invalid="ignore"):
+                qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
+            rec.add(h, max(want, 1), qn, T.treelets)
             if bar is not None:
                 bar.update(1)
             last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
                 time_budget is not None and time.perf_counter() - t0 >= time_budget)
-            if j >= next_check or last:
+            at_check = j >= next_check or last
+            if at_check or (adaptive and j >= min_colorings):
                 # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
-                # probability (Σ = delta), so stopping at a check keeps the level 1 - delta
-                check += 1
-                m, lo, hi, freq, rel = _summary(X, Ns, Ss, hits_tot, sigma, p, delta / (check * (check + 1)))
+                # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
+                # Between checks the same summary (at the next check's level) only steers AGS.
+                lvl = check + 1
+                m, lo, hi, freq, rel, hits_tot = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
                 watch = freq >= min_frequency
-                if j >= min_colorings and (bool(np.all(rel[watch] <= eps)) or max(Ns) == 0):
+                pending_rows = np.flatnonzero(watch & ~(rel <= eps)).tolist()
+            if at_check:
+                check += 1
+                if j >= min_colorings and (not pending_rows or max(rec.N) == 0):
                     converged = True
                     break
                 next_check = max(j + 1, math.ceil(j * 1.25))
@@ -400,17 +663,21 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             bar.close()
     tot = float(m.sum())
     seen = np.flatnonzero(hits_tot > 0)
-    df = pd.DataFrame({"name": [cls.names[i] for i in seen], "key": [cls.keys[i] for i in seen],
-                       "edges": [list(cls.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
-                       "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen],
-                       "sigma": sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
+    order = sorted(seen.tolist(), key=lambda i: (len(reg.edges[i]), reg.keys[i]))
+    seen = np.array(order, dtype=np.int64)
+    df = pd.DataFrame({"name": [reg.names[i] for i in seen], "key": [reg.keys[i] for i in seen],
+                       "edges": [list(reg.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
+                       "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen].astype(np.int64),
+                       "sigma": reg.sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
                        "reached": rel[seen] <= eps})
-    pending = [cls.names[i] for i in range(ncls) if freq[i] >= min_frequency and not rel[i] <= eps]
-    df.attrs.update(k=k, eps=eps, delta=delta, seed=s, min_frequency=min_frequency, colorings=len(X),
-                    samples=int(drawn), total=tot, colorful_treelets=float(np.mean(Ns)) if Ns else 0.0,
+    pending = [reg.names[i] for i in range(len(reg)) if freq[i] >= min_frequency and not rel[i] <= eps]
+    df.attrs.update(k=k, eps=eps, delta=delta, seed=s, min_frequency=min_frequency, colorings=len(rec),
+                    samples=int(drawn), total=tot, colorful_treelets=float(np.mean(rec.N)) if len(rec) else 0.0,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
+                    adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
-                    method="colorful treelets + uniform sampling (Motivo)", backend="cpu",
-                    elapsed_s=time.perf_counter() - t0)
+                    method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive
+                                                      else "uniform sampling (Motivo)")),
+                    backend=be, elapsed_s=time.perf_counter() - t0)
     return df
