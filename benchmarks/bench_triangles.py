@@ -66,13 +66,26 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
                                  sync=(b == "gpu"))
         check(f"{label}/la_gpm-{b}", got, ref)
         rows.append({"impl": f"la_gpm[{b}]", "seconds": med, "runs": times, "edges_per_s": G.m / med})
-    if gpu:  # lanes-per-arc sweep of the GPU kernel (auto picks default_group)
-        from la_gpm.backends.gpu.triangles import default_group, triangle_count as gpu_tc
-        for g in (4, 8, 16, 32):
-            med, times, got = timeit(lambda g=g: gpu_tc(G, group=g), repeat=repeat, sync=True)
-            check(f"{label}/gpu-group{g}", got, ref)
-            rows.append({"impl": f"la_gpm[gpu] group={g}", "seconds": med, "runs": times, "edges_per_s": G.m / med,
-                         "auto_choice": g == default_group(G)})
+    if gpu:  # schedule sweep of the GPU kernel: uniform lanes-per-arc (with/without pivots), arc-binned
+        from la_gpm.backends.gpu.triangles import triangle_count as gpu_tc
+        variants = [(f"uniform group={g}", dict(schedule="uniform", group=g)) for g in (4, 8, 16, 32)]
+        variants += [(f"uniform group={g} pivots", dict(schedule="uniform", group=g, pivots=True)) for g in (16, 32)]
+        variants += [("bucketed no pivots", dict(schedule="bucketed", pivots=False)),
+                     ("bucketed all pivots", dict(schedule="bucketed", pivots=True))]
+        for name, kw in variants:
+            med, times, got = timeit(lambda kw=kw: gpu_tc(G, **kw), repeat=repeat, sync=True)
+            check(f"{label}/gpu-{name}", got, ref)
+            rows.append({"impl": f"la_gpm[gpu] {name}", "seconds": med, "runs": times, "edges_per_s": G.m / med})
+        if "gpu" in backends:  # what the default schedule's one-off set-up (arc binning) costs
+            import cupy as cp
+            G.clear_device_cache()
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            got = gpu_tc(G)
+            cp.cuda.Device().synchronize()
+            check(f"{label}/gpu-first-call", got, ref)
+            rows.append({"impl": "la_gpm[gpu] first call (graph copy + arc binning)", "seconds": time.perf_counter() - t,
+                         "edges_per_s": G.m / (time.perf_counter() - t)})
     for name, make, limit in peers:
         if G.m > limit:
             rows.append({"impl": name, "skipped": f"not run above {limit:,} edges (too slow for this budget)"})

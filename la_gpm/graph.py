@@ -266,6 +266,16 @@ class Graph:
         """Per-device copies (e.g. ``"gpu:0:csr"``) built once and kept with the graph."""
         return self._cached("dev:" + key, make)
 
+    def clear_device_cache(self) -> None:
+        """Drop the graph's device copies (GPU memory is freed once nothing else holds them).
+
+        >>> import la_gpm
+        >>> la_gpm.datasets.load("karate").clear_device_cache()
+        """
+        with self._lock:
+            for key in [k for k in self._cache if k.startswith("dev:")]:
+                del self._cache[key]
+
     def _require_undirected(self, what):
         if self._directed:
             raise InvalidGraph(f"{what} needs an undirected graph; this one is directed "

@@ -124,4 +124,11 @@ def test_gpu_equals_cpu_on_rmat(monkeypatch):
     assert la_gpm.count(G, "triangle", backend="gpu") == want
     for group in (1, 2, 4, 8, 16, 32):
         assert gpu_tc(G, group=group) == want
+        assert gpu_tc(G, group=group, pivots=True) == want
+    for pivots in (None, True, False):  # the arc-binned schedule (the default above 65,536 arcs)
+        assert gpu_tc(G, schedule="bucketed", pivots=pivots) == want
     assert np.array_equal(la_gpm.triangles_per_vertex(G, backend="gpu"), la_gpm.triangles_per_vertex(G, backend="cpu"))
+    H = la_gpm.generators.rmat(17, seed=2)  # big enough for the binned schedule by default
+    assert la_gpm.count(H, "triangle", backend="gpu") == la_gpm.count(H, "triangle", backend="cpu")
+    assert gpu_tc(H, schedule="uniform") == gpu_tc(H, schedule="bucketed", pivots=False)
+    assert np.array_equal(la_gpm.triangles_per_vertex(H, backend="gpu"), la_gpm.triangles_per_vertex(H, backend="cpu"))

@@ -1,9 +1,17 @@
-"""GPU triangle counting: a warp-per-arc intersection kernel over the degree-ordered DAG,
-with vertices renamed by degree rank (hub lists adjacent in memory: better L2 reuse).
+"""GPU triangle counting: the masked product C<U> = U·U over the degree-ordered DAG U (vertices
+renamed by degree rank, so hub lists sit together in memory), one lane group per DAG arc.
 
-cuSPARSE SpGEMM (through cupyx) cannot apply a mask, so C = L·L would materialise
-every wedge; the custom kernel counts only closed wedges and moves each adjacency
-list a bounded number of times.
+cuSPARSE SpGEMM (through cupyx) cannot apply a mask, so C = U·U would materialise every
+wedge; the kernel in ``kernels/triangles.cu`` counts only closed wedges and reads each list a
+bounded number of times.
+
+Two schedules:
+
+* ``"bucketed"`` (default): the arcs are binned once per graph by their work (length of the
+  shorter of the two lists to intersect; cached on the device with the graph). Arcs with no
+  work are never visited, and each bin runs with a group width that fits it (4 lanes for
+  short lists ... a full warp with shared-memory search pivots for long ones).
+* ``"uniform"``: every arc, one group width (``group``); no set-up, used for small graphs.
 """
 
 from __future__ import annotations
@@ -12,9 +20,16 @@ import numpy as np
 
 from . import cupy, device_arc_sources, device_csr, kernel, oom_guard
 
+SCHEDULES = ("auto", "bucketed", "uniform")
+GROUPS = (1, 2, 4, 8, 16, 32)
+# bins of arc work (shorter-list length) -> lanes per arc; the last bin also uses pivots
+BINS = ((1, 4, 4), (5, 16, 8), (17, 64, 16), (65, 1 << 31, 32))
+BUCKET_MIN_ARCS = 1 << 16  # below this the uniform kernel's single launch wins
+
 
 def default_group(G) -> int:
-    """Lanes per DAG arc: the power of two nearest the mean DAG out-degree, in [4, 32]."""
+    """Lanes per DAG arc for the uniform schedule: the power of two nearest the mean DAG
+    out-degree, in [4, 32]."""
     mean = G.m / max(G.n, 1)
     g = 4
     while g < 32 and g < mean:
@@ -22,32 +37,75 @@ def default_group(G) -> int:
     return g
 
 
-def _run(G, per_vertex: bool, group: int | None = None):
+def _arc_bins(G):
+    """Per bin: (device array of arc ids, group). Built once per graph and device."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx = device_csr(G, "R")
+        src = device_arc_sources(G, "R")
+        narcs = int(idx.shape[0])
+        with oom_guard("binning arcs for triangle counting"):
+            work = cp.empty(narcs, dtype=cp.int32)
+            kernel("triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
+                                                (ptr, idx, src, np.int64(narcs), work))
+            dtype = cp.int32 if narcs < (1 << 31) else cp.int64
+            bins = []
+            for lo, hi, group in BINS:
+                sel = cp.flatnonzero((work >= lo) & (work <= hi)).astype(dtype)
+                if sel.shape[0]:
+                    bins.append((sel, group))
+            del work
+        return bins
+    return G.device_cache(f"gpu:{dev}:R:tri_bins", make)
+
+
+def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
     cp = cupy()
     from ...config import config
 
+    if group not in GROUPS:
+        raise ValueError(f"group must be a power of two <= 32; got {group}")
+    block = max(config.gpu_block, 32)
+    groups_per_block = block // group
+    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    grid = int(max(1, min((narcs + groups_per_block - 1) // groups_per_block, sm * 32)))
+    name = "tri_count_arcs64" if arcs is not None and arcs.dtype == cp.int64 else "tri_count_arcs"
+    kernel("triangles", name)((grid,), (block,),
+                              (ptr, idx, src, arcs if arcs is not None else np.uint64(0), np.int64(narcs),
+                               np.int32(group), np.int32(1 if pivots else 0), total,
+                               pv if pv is not None else np.uint64(0)),
+                              shared_mem=block * 4 if pivots else 0)
+
+
+def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", pivots: bool | None = None):
+    cp = cupy()
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
     ptr, idx = device_csr(G, "R")
     src = device_arc_sources(G, "R")
     narcs = int(idx.shape[0])
+    if schedule == "auto":
+        schedule = "uniform" if group is not None or narcs < BUCKET_MIN_ARCS else "bucketed"
     with oom_guard("triangle counting"):
         total = cp.zeros(1, dtype=cp.uint64)
         pv = cp.zeros(G.n, dtype=cp.uint64) if per_vertex else None
         if narcs:
-            group = default_group(G) if group is None else group
-            if group not in (1, 2, 4, 8, 16, 32):
-                raise ValueError(f"group must be a power of two <= 32; got {group}")
-            block = config.gpu_block
-            groups_per_block = block // group
-            sm = cp.cuda.Device().attributes["MultiProcessorCount"]
-            grid = int(min((narcs + groups_per_block - 1) // groups_per_block, sm * 32))
-            k = kernel("triangles", "tri_count_group_per_arc")
-            k((grid,), (block,), (ptr, idx, src, np.int64(narcs), np.int32(group), total,
-                                  pv if per_vertex else np.uint64(0)))
+            if schedule == "uniform":
+                g = default_group(G) if group is None else group
+                _launch(ptr, idx, src, None, narcs, g, bool(pivots), total, pv)
+            else:
+                for arcs, g in _arc_bins(G):
+                    _launch(ptr, idx, src, arcs, int(arcs.shape[0]), g, g == 32 if pivots is None else pivots,
+                            total, pv)
     return total, pv
 
 
-def triangle_count(G, group: int | None = None) -> int:
-    total, _ = _run(G, False, group)
+def triangle_count(G, group: int | None = None, schedule: str = "auto", pivots: bool | None = None) -> int:
+    """Triangles of G on the current device (``group``/``schedule``/``pivots``: kernel tuning
+    knobs for benchmarks; the defaults pick by graph size)."""
+    total, _ = _run(G, False, group, schedule, pivots)
     return int(total.get()[0])
 
 
