@@ -69,6 +69,12 @@ _SMALL_ENUMERATION = 4_000_000
 # graphs with fewer arcs run the k <= 4 census kernels on the calling thread (waking the pool costs more)
 _SERIAL_ARCS = 100_000
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
+# backend="auto" with a GPU visible (measured crossovers, docs/gpu_census.md): closed forms (k <= 4)
+# and enumeration go to the GPU from these many arcs; k = 5 enumerates there up to this many
+# connected 4-vertex subsets (beyond, the CPU's hybrid)
+_GPU_CLOSED_FORM_ARCS = 100_000
+_GPU_ENUMERATE_ARCS = 20_000
+_GPU_ENUMERATE5_MAX_CONNECTED4 = 1_000_000_000
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
 _ORCA = {
@@ -253,10 +259,14 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     k : number of pattern vertices, 3..7
     induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
         isomorphic to the class, whether or not more edges join its vertices)
-    backend : ``"cpu"`` (or None / ``"auto"``); other backends raise BackendUnavailable
-    progress : show a tqdm bar over root chunks (enumeration)
-    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5) or ``"enumerate"``
-        (any k); ``df.attrs["method"]`` says which one ran
+    backend : ``"cpu"``, ``"gpu"`` (CUDA kernels, ``backends/gpu/census.py``: closed forms for
+        k <= 4, warp-centric ESU enumeration for any k; no ``"hybrid"``) or None / ``"auto"``
+        (the GPU when one is visible and the graph is large enough for it to win, see
+        docs/gpu_census.md; otherwise the CPU); other backends raise BackendUnavailable
+    progress : show a tqdm bar over root chunks (CPU enumeration; ``"auto"`` then keeps the CPU)
+    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5, CPU only) or
+        ``"enumerate"`` (any k); ``df.attrs["method"]`` says which one ran (``"gpu_closed_form"``,
+        ``"gpu_enumerate"`` on the GPU)
 
     Returns
     -------
@@ -272,11 +282,9 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     >>> dict(zip(df.name, df["count"]))
     {'wedge': 393, 'triangle': 45}
     """
-    import pandas as pd
-
     k = _check_k(k)
     G = _prepare(G, "census")
-    resolve_backend(backend, supported=("cpu",), what="census")
+    b = resolve_backend(backend, supported=("cpu", "gpu"), what="census")
     if method not in METHODS:
         raise InvalidArgument(f"method must be one of {METHODS}; got {method!r}")
     if method == "closed_form" and k > 4:
@@ -285,6 +293,11 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     if method == "hybrid" and k != 5:
         raise InvalidArgument(f"method='hybrid' covers k = 5; got k={k} (use 'closed_form', 'enumerate' or 'auto')")
     cls = _classes(k)
+    if b == "gpu" and (config.backend if backend is None else backend) == "auto":
+        b = _auto_backend(G, k, method, progress)
+    if b == "gpu":
+        counts, method = _census_gpu(G, k, cls, induced, method)
+        return _frame(cls, k, counts, induced, method)
     if method == "auto" and k != 5:
         method = "closed_form" if k <= 4 else "enumerate"
     if method == "closed_form":
@@ -302,11 +315,52 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     else:
         I = _enumerate(G, k, cls, progress)
         counts = I if induced else _to_noninduced(cls.M, I)
+    return _frame(cls, k, counts, induced, method)
+
+
+def _frame(cls, k, counts, induced, method):
+    import pandas as pd
+
     patterns = [Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)]
     df = pd.DataFrame({"pattern": patterns, "name": list(cls.names), "key": list(cls.keys),
                        "edges": [list(e) for e in cls.edges], "count": pd.Series(counts, dtype=object)})
     df.attrs.update(k=k, induced=bool(induced), method=method)
     return df
+
+
+def _auto_backend(G, k, method, progress):
+    """backend="auto" with a GPU visible: "gpu" only where it was measured faster (docs/gpu_census.md)."""
+    if progress or method == "hybrid":
+        return "cpu"
+    if k <= 4 and method in ("auto", "closed_form"):
+        return "gpu" if G.nnz >= _GPU_CLOSED_FORM_ARCS else "cpu"
+    if G.nnz < _GPU_ENUMERATE_ARCS:
+        return "cpu"
+    if k == 5 and method == "auto":
+        # the CPU's hybrid wins where enumeration is hopeless; enumerate on the GPU while the
+        # connected 4-vertex subsets to extend (one GPU closed-form pass) stay few enough
+        from ..backends.gpu.census import closed_form_noninduced
+        connected4 = sum(_to_induced(_classes(4).M, closed_form_noninduced(G, 4)))
+        return "gpu" if connected4 <= _GPU_ENUMERATE5_MAX_CONNECTED4 else "cpu"
+    return "gpu"
+
+
+def _census_gpu(G, k, cls, induced, method):
+    """(counts, method name) of the census on the GPU: closed forms (k <= 4) or ESU enumeration."""
+    from ..backends.gpu import census as gpu
+
+    if method == "hybrid":
+        raise InvalidArgument("method='hybrid' runs on the cpu backend only; on backend='gpu' use 'enumerate' "
+                              "or 'auto' (or backend='cpu')")
+    if method == "auto":
+        method = "closed_form" if k <= 4 else "enumerate"
+    if method == "closed_form":
+        N = gpu.closed_form_noninduced(G, k)
+        counts = _to_induced(cls.M, N) if induced else N
+    else:
+        I = gpu.esu_counts(G, k)
+        counts = I if induced else _to_noninduced(cls.M, I)
+    return counts, "gpu_" + method
 
 
 def _exact_sum(a) -> int:

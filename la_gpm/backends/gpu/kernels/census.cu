@@ -1,0 +1,267 @@
+// Motif census on the GPU (la_gpm.census(G, k, backend="gpu")).
+//
+// All kernels work on the degree-DESCENDING relabelling of G (vertex 0 has the largest degree,
+// rows sorted), the same CSR as the CPU census, so the smallest id of a subgraph is its
+// highest-degree vertex.
+//
+// census_esu: every connected induced k-vertex subgraph (k = 3..7) exactly once, by ESU
+//   (Wernicke 2006) rooted at its smallest vertex r. A work item is a forward arc (r, v1),
+//   v1 > r: it fixes the first two vertices, and the rest of r's row after v1 is the rest of
+//   ESU's first extension set, so level 0 is read straight from the CSR. Level p (1 <= p <= k-3)
+//   holds ext_p as (vertex, adjacency mask to the chosen positions) pairs in the warp's slice of a
+//   global buffer: ext_p = (rest of ext_{p-1}, masks updated with one binary search in N(x)) ++
+//   (exclusive neighbours u > r of the new vertex x: not adjacent to any earlier position).
+//   Warp-centric: the 32 lanes of a warp scan a candidate list together, compact with
+//   ballot/popc (DuMato style, coalesced writes). The last vertex is never pushed: for the
+//   vertex x at position k-2 each remaining candidate's class is table[code | mask << (k-1)(k-2)/2]
+//   (class dictionary resident on the GPU, int16, 2^(k(k-1)/2) entries), and every exclusive
+//   neighbour of x falls in one class, so it is only counted. Per-class counters live in shared
+//   memory (lanes with the same class merged with __match_any_sync), flushed atomically at the end.
+//   Work items come from an atomic counter (warps that finish early take the next arc).
+//
+// census4_closed: the inputs of the k = 4 closed form (see motifs._closed_form_noninduced), one
+//   warp per vertex u from an atomic counter, u's edges to larger ids v in turn, the lanes over
+//   N(v): t_uv by binary search in N(u) (diamonds Σ C(t_e, 2)), triangles u < v < w with the sum of
+//   their degrees, P4 base (d_u - 1)(d_v - 1), and the wedges u - v - w (w > u) counted in the
+//   warp's slice of a dense counter array; a second pass reads-and-clears the counters and adds
+//   C(c, 2) (4-cycles with u the smallest id, Chiba & Nishizeki).
+#include "common.cuh"
+
+#define CENSUS_MAX_K 7
+
+__device__ __forceinline__ int tri_off(int j) { return j * (j - 1) / 2; }
+
+// first index in the sorted range a[lo, hi) with a[i] > x
+__device__ __forceinline__ i64 upper_bound_i(const int* __restrict__ a, i64 lo, i64 hi, int x) {
+    while (lo < hi) {
+        i64 mid = (lo + hi) >> 1;
+        if (__ldg(a + mid) <= x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// true when u is adjacent to none of the vertices whose rows are [slo[i], shi[i]), i < npos
+__device__ __forceinline__ bool exclusive_of(const int* __restrict__ idx, const i64* slo, const i64* shi, int npos,
+                                             int u) {
+    for (int i = 0; i < npos; ++i)
+        if (binary_contains(idx, slo[i], shi[i], u)) return false;
+    return true;
+}
+
+// ext_pos = R (masks |= adjacency to x << pos) ++ exclusive neighbours u > r of x; returns its size
+__device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int* Rv, const unsigned char* Rm, int nR,
+                                          i64 xlo, i64 xhi, int r, int pos, const i64* slo, const i64* shi,
+                                          int* outv, unsigned char* outm, int lane) {
+    const unsigned char bit = (unsigned char)(1u << pos);
+    const unsigned lower = (1u << lane) - 1u;
+    int cnt = 0;
+    for (int base = 0; base < nR; base += 32) {
+        const int i = base + lane;
+        const bool ok = i < nR;
+        int u = 0;
+        unsigned char m = 1;
+        if (ok) {
+            u = Rv[i];
+            if (Rm) m = Rm[i];
+            if (binary_contains(idx, xlo, xhi, u)) m |= bit;
+        }
+        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+        if (ok) {
+            const int at = cnt + __popc(b & lower);
+            outv[at] = u;
+            outm[at] = m;
+        }
+        cnt += __popc(b);
+    }
+    const i64 start = upper_bound_i(idx, xlo, xhi, r);
+    for (i64 base = start; base < xhi; base += 32) {
+        const i64 j = base + lane;
+        bool ok = false;
+        int u = 0;
+        if (j < xhi) {
+            u = __ldg(idx + j);
+            ok = exclusive_of(idx, slo, shi, pos, u);
+        }
+        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+        if (ok) {
+            const int at = cnt + __popc(b & lower);
+            outv[at] = u;
+            outm[at] = bit;
+        }
+        cnt += __popc(b);
+    }
+    __syncwarp();
+    return cnt;
+}
+
+// the leaves under positions 0..pos (pos = k-2, x at pos): every candidate of R and every exclusive
+// neighbour u > r of x completes one connected induced k-subgraph
+__device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const short* __restrict__ table,
+                                           const int* Rv, const unsigned char* Rm, int nR, i64 xlo, i64 xhi, int r,
+                                           int pos, int code, const i64* slo, const i64* shi,
+                                           unsigned long long* sh, int lane) {
+    const int off = tri_off(pos + 1);
+    for (int base = 0; base < nR; base += 32) {
+        const int i = base + lane;
+        const bool ok = i < nR;
+        const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
+        if (ok) {
+            const int u = Rv[i];
+            int m = Rm ? Rm[i] : 1;
+            if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
+            const int cls = __ldg(table + (code | (m << off)));
+            const unsigned same = __match_any_sync(act, cls);
+            if ((same & ((1u << lane) - 1u)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
+        }
+    }
+    const i64 start = upper_bound_i(idx, xlo, xhi, r);
+    unsigned long long ex = 0;
+    for (i64 base = start; base < xhi; base += 32) {
+        const i64 j = base + lane;
+        const bool ok = j < xhi && exclusive_of(idx, slo, shi, pos, __ldg(idx + j));
+        ex += __popc(__ballot_sync(LA_FULL_MASK, ok));
+    }
+    if (lane == 0 && ex) atomicAdd(sh + __ldg(table + (code | ((1 << pos) << off))), ex);
+    __syncwarp();
+}
+
+extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                      const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork, int k,
+                                      int n, int maxd, const short* __restrict__ table, int nclass,
+                                      int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
+                                      u64* __restrict__ next, u64* __restrict__ counts) {
+    extern __shared__ unsigned long long sh[];
+    for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh[c] = 0;
+    __syncthreads();
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    // level p (1..k-3) holds at most min((p+1) maxd, n) candidates
+    i64 loff[CENSUS_MAX_K];
+    i64 per_warp = 0;
+    for (int p = 1; p <= k - 3; ++p) {
+        loff[p] = per_warp;
+        const i64 cap = (i64)(p + 1) * maxd;
+        per_warp += cap < n ? cap : n;
+    }
+    int* wv = vbuf + warp * per_warp;
+    unsigned char* wm = mbuf + warp * per_warp;
+    i64 slo[CENSUS_MAX_K], shi[CENSUS_MAX_K];
+    int sz[CENSUS_MAX_K], it[CENSUS_MAX_K], code[CENSUS_MAX_K];
+    for (;;) {
+        u64 e = 0;
+        if (lane == 0) e = atomicAdd(next, 1ULL);
+        e = __shfl_sync(LA_FULL_MASK, e, 0);
+        if (e >= (u64)nwork) break;
+        const int r = __ldg(wsrc + e);
+        const i64 a = __ldg(warc + e);
+        const int v1 = __ldg(idx + a);
+        slo[0] = __ldg(ptr + r);
+        shi[0] = __ldg(ptr + r + 1);
+        slo[1] = __ldg(ptr + v1);
+        shi[1] = __ldg(ptr + v1 + 1);
+        const int* R0 = idx + a + 1;
+        const int nR0 = (int)(shi[0] - a - 1);
+        if (k == 3) {
+            esu_leaves(idx, table, R0, nullptr, nR0, slo[1], shi[1], r, 1, 1, slo, shi, sh, lane);
+            continue;
+        }
+        code[1] = 1;
+        sz[1] = esu_extend(idx, R0, nullptr, nR0, slo[1], shi[1], r, 1, slo, shi, wv + loff[1], wm + loff[1], lane);
+        it[1] = 0;
+        int d = 1;
+        while (d >= 1) {
+            if (it[d] >= sz[d]) { --d; continue; }
+            const int* V = wv + loff[d];
+            const unsigned char* M = wm + loff[d];
+            const int x = V[it[d]];
+            const int mx = M[it[d]];
+            ++it[d];
+            const int pos = d + 1;
+            const int cx = code[d] | (mx << tri_off(pos));
+            slo[pos] = __ldg(ptr + x);
+            shi[pos] = __ldg(ptr + x + 1);
+            const int nR = sz[d] - it[d];
+            if (pos == k - 2) {
+                esu_leaves(idx, table, V + it[d], M + it[d], nR, slo[pos], shi[pos], r, pos, cx, slo, shi, sh, lane);
+            } else {
+                sz[d + 1] = esu_extend(idx, V + it[d], M + it[d], nR, slo[pos], shi[pos], r, pos, slo, shi,
+                                       wv + loff[d + 1], wm + loff[d + 1], lane);
+                code[d + 1] = cx;
+                it[d + 1] = 0;
+                ++d;
+            }
+        }
+    }
+    __syncthreads();
+    for (int c = threadIdx.x; c < nclass; c += blockDim.x)
+        if (sh[c]) atomicAdd(counts + c, (u64)sh[c]);
+}
+
+// acc: [diamonds Σ C(t_e,2), 4-cycles, triangles, P4 base, Σ over triangles of vertex degrees]
+extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int* __restrict__ idx, int n,
+                                          unsigned int* __restrict__ wedge, u64* __restrict__ next,
+                                          u64* __restrict__ acc) {
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    unsigned int* cnt = wedge + warp * (i64)n;
+    u64 dia = 0, c4 = 0, tri = 0, p4 = 0, tdeg = 0;
+    for (;;) {
+        u64 e = 0;
+        if (lane == 0) e = atomicAdd(next, 1ULL);
+        e = __shfl_sync(LA_FULL_MASK, e, 0);
+        if (e >= (u64)n) break;
+        const int u = (int)e;
+        const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
+        const i64 du = uhi - ulo;
+        const i64 first = upper_bound_i(idx, ulo, uhi, u);
+        for (i64 jj = first; jj < uhi; ++jj) {
+            const int v = __ldg(idx + jj);
+            const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
+            const i64 dv = vhi - vlo;
+            if (lane == 0) p4 += (u64)((du - 1) * (dv - 1));
+            u64 s = 0;
+            for (i64 base = vlo; base < vhi; base += 32) {
+                const i64 j = base + lane;
+                bool hit = false;
+                if (j < vhi) {
+                    const int w = __ldg(idx + j);
+                    hit = binary_contains(idx, ulo, uhi, w);
+                    if (hit && w > v) {
+                        ++tri;
+                        tdeg += (u64)(du + dv + (__ldg(ptr + w + 1) - __ldg(ptr + w)));
+                    }
+                    if (w > u) atomicAdd(cnt + w, 1u);
+                }
+                s += __popc(__ballot_sync(LA_FULL_MASK, hit));
+            }
+            if (lane == 0) dia += s * (s - 1) / 2;
+        }
+        __syncwarp();
+        __threadfence_block();
+        for (i64 jj = first; jj < uhi; ++jj) {
+            const int v = __ldg(idx + jj);
+            const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
+            for (i64 j = vlo + lane; j < vhi; j += 32) {
+                const int w = __ldg(idx + j);
+                if (w > u) {
+                    const u64 x = atomicExch(cnt + w, 0u);
+                    c4 += x * (x - 1) / 2;
+                }
+            }
+        }
+        __syncwarp();
+        __threadfence_block();
+    }
+    dia = warp_sum_u64(dia);
+    c4 = warp_sum_u64(c4);
+    tri = warp_sum_u64(tri);
+    p4 = warp_sum_u64(p4);
+    tdeg = warp_sum_u64(tdeg);
+    if (lane == 0) {
+        if (dia) atomicAdd(acc + 0, dia);
+        if (c4) atomicAdd(acc + 1, c4);
+        if (tri) atomicAdd(acc + 2, tri);
+        if (p4) atomicAdd(acc + 3, p4);
+        if (tdeg) atomicAdd(acc + 4, tdeg);
+    }
+}
