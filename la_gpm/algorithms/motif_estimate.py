@@ -471,8 +471,12 @@ def _summary(rec, reg, p, level_delta):
     X, g, H = rec.matrices(reg, p)
     R = X.shape[0]
     valid = ~np.isnan(g)
-    gm = np.where(valid, g, 0.0).sum(axis=0) / np.maximum(valid.sum(axis=0), 1) / max(R, 1)
     hits = H.sum(axis=0)
+    # count per hit for the Poisson widening: the mean's own ratio m/hits where hits > 0 (per-coloring
+    # weights differ under AGS), else the mean weight over colorings (the plain estimator's constant)
+    gm = np.where(valid, g, 0.0).sum(axis=0) / np.maximum(valid.sum(axis=0), 1) / max(R, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gm = np.where(hits > 0, X.mean(axis=0) / hits, gm)
     m, lo, hi = _intervals(X, hits, gm, level_delta)
     tot = m.sum()
     freq = m / tot if tot > 0 else np.zeros(m.shape[0])
