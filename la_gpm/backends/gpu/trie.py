@@ -1,0 +1,165 @@
+"""Breadth-first GPU counting over a trie of partial matches, within a memory budget (cuTS).
+
+The plan (``la_gpm.patterns.plan``, compiled without reuse: a breadth-first level keeps no
+candidate sets) is run level by level: level j stores, for every partial match of j+1
+vertices, its last data vertex (int32) and the index of its parent in level j-1 (int64) --
+the parent-pointer trie of cuTS (Xiang et al., SC 2021; ``notes/003_cuts.md``), 12 bytes per
+partial match whatever its length. Each level is computed in two passes of
+``kernels/trie.cu``: a sizing pass (children per entry), a prefix sum, and a writing pass
+at those offsets; the last level is only counted.
+
+Memory: when a level would not fit its share of ``config.memory_budget``, the parent level is
+cut into consecutive slices whose children fit, and each slice is expanded to the end before
+the next one (depth-first over chunks, breadth-first inside a chunk), so peak memory is bounded
+by the budget for any graph and pattern and nothing a user asks for fails for lack of memory
+unless one entry's children alone exceed it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...exceptions import InvalidArgument
+from ...patterns import plan as plan_mod
+from . import cupy, kernel, oom_guard
+
+MAX_K = 32
+BYTES_PER_ENTRY = 4 + 8  # vertex (int32) + parent index (int64)
+
+
+def _defines():
+    names = ("T_PAR", "T_PAREL", "T_ANTI", "T_LOW", "T_UP", "T_INJ", "C_NPAR", "C_NANTI", "C_NLOW", "C_NUP",
+             "C_NINJ", "C_VLAB", "C_MINDEG")
+    return tuple(f"-D{n}={getattr(plan_mod, n)}" for n in names)
+
+
+def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
+    """The CPU engine's arrays (degree-rank numbering, label-sorted rows) on the current device."""
+    cp = cupy()
+    from ...algorithms.subgraph import engine_arrays
+
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx, nlab, elab, deg, vlab, _ = engine_arrays(G, vertex_labeled, edge_labeled)
+        with oom_guard("copying the graph to the GPU"):
+            return tuple(cp.asarray(a) for a in (ptr, idx, nlab, elab, deg))
+    return G.device_cache(f"gpu:{dev}:enum:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
+
+
+def _group_for(mean_len: float) -> int:
+    g = 4
+    while g < 32 and g < mean_len:
+        g *= 2
+    return g
+
+
+def count_plan_bfs(G, plan, *, memory_budget: int | None = None):
+    """Count the matches of ``plan`` (a :class:`la_gpm.patterns.plan.Plan` whose ``reuse`` is all -1)
+    on the GPU; returns ``(count as Python int, stats dict)``."""
+    cp = cupy()
+    from ...algorithms.subgraph import engine_arrays, prepare_roots
+    from ...config import config
+
+    t0 = time.perf_counter()
+    if any(r >= 0 for r in plan.reuse):
+        raise InvalidArgument("the breadth-first GPU engine runs plans compiled with reuse=False")
+    k = plan.k
+    if k > MAX_K:
+        raise InvalidArgument(f"the breadth-first GPU engine takes patterns of at most {MAX_K} vertices; got {k}")
+    budget = config.memory_budget if memory_budget is None else int(memory_budget)
+    if budget <= 0:
+        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    vl = plan.vertex_labels is not None
+    el = plan.edge_labels is not None
+    _, _, _, _, hdeg, hvlab, _ = engine_arrays(G, vl, el)
+    roots = prepare_roots(hdeg, hvlab, plan)
+    stats = {"engine": "gpu trie (breadth-first, chunked)", "roots": int(roots.shape[0]),
+             "level_entries": [0] * k, "chunks": 0, "peak_bytes": 0}
+    stats["level_entries"][0] = int(roots.shape[0])
+    if k == 1 or roots.shape[0] == 0:
+        stats["seconds"] = time.perf_counter() - t0
+        return (int(roots.shape[0]) if k == 1 else 0), stats
+    ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
+    T, C = plan.tables()
+    kern = kernel("trie", "trie_level", _defines())
+    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    block = 256
+    # each stored level may take an equal share of the budget (levels 1..k-2 are stored)
+    cap_entries = max(1, budget // (BYTES_PER_ENTRY * max(1, k - 2) + 16))
+    group = _group_for(G.m / max(G.n, 1) * 2.0)
+    with oom_guard(f"breadth-first counting of a {k}-vertex pattern"):
+        dT = cp.asarray(T)
+        dC = cp.asarray(C)
+        total = cp.zeros(1, dtype=cp.uint64)
+        Vs = [cp.asarray(roots.astype(np.int32))]
+        Ps = [cp.zeros(1, dtype=cp.int64)]  # level 0 has no parents
+        live = []  # bytes of the stored levels 1.. (the roots are an input, like the graph)
+
+        def launch(lvl, e0, e1, mode, counts=None, offsets=None, outV=None, outP=None):
+            n = e1 - e0
+            grid = int(max(1, min((n * group + block - 1) // block, sm * 32)))
+            vptr = cp.asarray(np.array([a.data.ptr for a in Vs], dtype=np.uint64))
+            pptr = cp.asarray(np.array([a.data.ptr for a in Ps], dtype=np.uint64))
+            null = np.uint64(0)
+            kern((grid,), (block,),
+                 (ptr, idx, nlab, elab, deg, np.int32(vl), np.int32(el), dT, dC, np.int32(k), np.int32(lvl),
+                  vptr, pptr, np.int64(e0), np.int64(e1), np.int32(group), np.int32(mode),
+                  counts if counts is not None else null, offsets if offsets is not None else null,
+                  outV if outV is not None else null, outP if outP is not None else null, total))
+
+        def expand(lvl):
+            """Levels 0..lvl-1 are in Vs/Ps; count every completion of the last one."""
+            n = int(Vs[lvl - 1].shape[0])
+            if lvl == k - 1:
+                launch(lvl, 0, n, 2)
+                return
+            counts = cp.empty(n, dtype=cp.int64)
+            launch(lvl, 0, n, 0, counts=counts)
+            csum = cp.cumsum(counts)
+            nchild = int(csum[-1]) if n else 0
+            stats["level_entries"][lvl] += nchild
+            if nchild == 0:
+                return
+            starts = csum - counts
+            # consecutive slices of the parent level whose children fit cap_entries
+            if nchild <= cap_entries:
+                cuts = [0, n]
+            else:  # greedy: each slice takes entries while its children fit (at least one entry)
+                hc = csum.get()
+                cuts = [0]
+                while cuts[-1] < n:
+                    a = cuts[-1]
+                    done = int(hc[a - 1]) if a else 0
+                    cuts.append(max(a + 1, int(np.searchsorted(hc, done + cap_entries, side="right"))))
+                del hc
+            del csum
+            for a, b in zip(cuts[:-1], cuts[1:]):
+                if a == b:
+                    continue
+                base = int(starts[a])
+                m = int(starts[b - 1] + counts[b - 1]) - base
+                offs = starts[a:b] - base
+                outV = cp.empty(m, dtype=cp.int32)
+                outP = cp.empty(m, dtype=cp.int64)
+                launch(lvl, a, b, 1, offsets=offs, outV=outV, outP=outP)
+                del offs
+                stats["chunks"] += 1
+                Vs.append(outV)
+                Ps.append(outP)
+                live.append(outV.nbytes + outP.nbytes)
+                stats["peak_bytes"] = max(stats["peak_bytes"], sum(live))
+                expand(lvl + 1)
+                Vs.pop()
+                Ps.pop()
+                live.pop()
+                del outV, outP
+
+        expand(1)
+        got = int(total.get()[0])
+    if got >= 1 << 63:
+        raise OverflowError("the count exceeded 2**63; split the graph into vertex ranges or count a smaller pattern")
+    stats["seconds"] = time.perf_counter() - t0
+    return got, stats
