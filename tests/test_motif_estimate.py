@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import itertools
 import math
+import warnings
 
 import numpy as np
 import pytest
 
 import la_gpm
-from la_gpm.algorithms.motif_estimate import (_class_info, _plan, _Tables, estimate_census, rooted_shapes,
-                                              spanning_trees)
+from la_gpm.algorithms.motif_estimate import (_class_info, _plan, _Registry, _Tables, estimate_census,
+                                              free_shape, free_shapes, rooted_shapes, shape_sigma, spanning_trees)
 from la_gpm.backends.cpu import motif_estimate_kernels as K
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument, LaGpmError, PatternTooLarge
 
@@ -199,9 +200,9 @@ def test_citeseer_known_table_k4():
 
 def test_reproducible_by_seed_and_columns():
     G = la_gpm.datasets.load("citeseer")
-    a = estimate_census(G, 4, seed=5)
-    b = estimate_census(G, 4, seed=5)
-    c = estimate_census(G, 4, seed=6)
+    a = estimate_census(G, 4, seed=5, max_colorings=12)
+    b = estimate_census(G, 4, seed=5, max_colorings=12)
+    c = estimate_census(G, 4, seed=6, max_colorings=12)
     assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
     assert not np.array_equal(a["count"].to_numpy(), c["count"].to_numpy())
     assert list(a.columns) == ["name", "key", "edges", "count", "frequency", "ci_low", "ci_high", "samples",
@@ -210,6 +211,7 @@ def test_reproducible_by_seed_and_columns():
     assert a.attrs["total"] == pytest.approx(a["count"].sum())
     assert (a.ci_low <= a["count"]).all() and (a["count"] <= a.ci_high).all()
     assert a.attrs["seed"] == 5 and a.attrs["colorings"] >= 10
+    assert a.attrs["backend"] == "cpu"
 
 
 def test_budget_stops_early_and_reports():
@@ -238,6 +240,9 @@ def test_bad_inputs_raise_named_errors():
     G = la_gpm.datasets.load("karate")
     with pytest.raises(PatternTooLarge):
         estimate_census(G, 9)
+    for bad in (dict(adaptive=1), dict(natural_share=0), dict(natural_share=1.5)):
+        with pytest.raises(InvalidArgument):
+            estimate_census(G, 4, **bad)
     for bad in (dict(k=2), dict(k=4.0), dict(k=4, eps=0), dict(k=4, eps=1.5), dict(k=4, delta=0),
                 dict(k=4, seed=-1), dict(k=4, seed="x"), dict(k=4, time_budget=-1), dict(k=4, max_samples=0),
                 dict(k=4, min_frequency=2), dict(k=4, samples_per_coloring=0), dict(k=4, max_colorings=True)):
@@ -248,3 +253,287 @@ def test_bad_inputs_raise_named_errors():
     D = la_gpm.Graph.from_edges([0, 1], [1, 2], n=3, directed=True)
     with pytest.raises(LaGpmError):
         estimate_census(D, 3)
+
+
+# ----------------------------------------------------------------------------- per-shape sigma, AGS, k = 8
+# unlabeled trees with 1..8 vertices (OEIS A000055)
+FREE_TREES = [1, 1, 1, 2, 3, 6, 11, 23]
+
+
+def _nx_tree(shape):
+    import networkx as nx
+    T = nx.Graph()
+    T.add_node(0)
+
+    def grow(s, v):
+        for c in s:
+            u = T.number_of_nodes()
+            T.add_edge(v, u)
+            grow(c, u)
+    grow(shape, 0)
+    return T
+
+
+def test_free_shapes_counts_and_distinct():
+    import networkx as nx
+    assert [len(free_shapes(k)) for k in range(1, 9)] == FREE_TREES
+    trees = [_nx_tree(f) for f in free_shapes(7)]
+    for a, b in itertools.combinations(trees, 2):
+        assert not nx.is_isomorphic(a, b)
+    # every rooting of a free tree maps back to it
+    for s in rooted_shapes(6):
+        if _size(s) == 6:
+            assert nx.is_isomorphic(_nx_tree(s), _nx_tree(free_shape(s)))
+
+
+def _brute_shape_sigma(edges, k):
+    """Spanning trees of the graph, sorted into free shapes by networkx isomorphism."""
+    import networkx as nx
+    shapes = [_nx_tree(f) for f in free_shapes(k)]
+    out = [0] * len(shapes)
+    for sub in itertools.combinations(edges, k - 1):
+        if _connected(list(range(k)), sub):
+            T = nx.Graph(list(sub))
+            out[next(i for i, S in enumerate(shapes) if nx.is_isomorphic(S, T))] += 1
+    return out
+
+
+@pytest.mark.parametrize("k", [4, 5])
+def test_shape_sigma_brute_force(k):
+    cls, sigma, sigF = _class_info(k)
+    for e, row in zip(cls.edges, sigF):
+        assert row.tolist() == _brute_shape_sigma(list(e), k)
+    assert np.array_equal(sigF.sum(axis=1), sigma)
+
+
+def test_shape_sigma_k8_examples():
+    k = 8
+    rng = np.random.default_rng(4)
+    graphs = [[(i, i + 1) for i in range(7)] + [(0, 7)],                      # 8-cycle
+              [(0, i) for i in range(1, 8)] + [(1, 2)]]                        # star plus one edge
+    while len(graphs) < 4:                                                     # sparse random connected graphs
+        e = [(a, b) for a, b in itertools.combinations(range(k), 2) if rng.random() < 0.3]
+        if 7 <= len(e) <= 10 and _connected(list(range(k)), e):
+            graphs.append(e)
+    got = shape_sigma(graphs, k)
+    for e, row in zip(graphs, got):
+        assert row.tolist() == _brute_shape_sigma(e, k)
+        assert row.sum() == spanning_trees(e, k)
+
+
+def test_canonical_codes_k8_match_isomorphism():
+    import networkx as nx
+    rng = np.random.default_rng(0)
+    k = 8
+    graphs, codes = [], []
+    for _ in range(60):
+        e = [(a, b) for a, b in itertools.combinations(range(k), 2) if rng.random() < 0.25]
+        for _ in range(2):                       # the graph and a random relabelling of it
+            perm = rng.permutation(k)
+            pe = [(int(perm[a]), int(perm[b])) for a, b in e]
+            graphs.append(nx.Graph(pe))
+            graphs[-1].add_nodes_from(range(k))
+            codes.append(sum(1 << (max(a, b) * (max(a, b) - 1) // 2 + min(a, b)) for a, b in pe))
+    can = K.canonical_codes(np.array(codes, dtype=np.int64), k)
+    for i in range(0, len(graphs), 2):
+        assert can[i] == can[i + 1]
+    for i, j in itertools.combinations(range(0, len(graphs), 2), 2):
+        assert (can[i] == can[j]) == nx.is_isomorphic(graphs[i], graphs[j])
+
+
+def test_mixture_design_unbiased_for_fixed_coloring():
+    """Any shape mixture q: E[hits_H] / samples = c_H · Σ_F q_F σ_F(H) / N_F (c_H: colorful copies, brute force)."""
+    G = la_gpm.datasets.load("karate")
+    k = 5
+    reg = _Registry(k)
+    colors = (np.arange(G.n) * 3 % k).astype(np.int8)
+    T = _Tables(G, k, colors)
+    c, _ = K.colorful_graphlets_brute(G.indptr, G.indices, colors, k, reg.table, reg.sigma)
+    q = np.array([0.1, 0.2, 0.7])                  # far from the natural mixture
+    assert not np.allclose(q, T.natural_mixture())
+    T.set_mixture(q)
+    N = 200_000
+    verts, _, shp = T.sample(N, key=7)
+    h = np.bincount(reg.classify(G, verts), minlength=len(reg))
+    prob = c * ((q / T.shape_treelets) @ reg.sigF.T)
+    assert prob.sum() == pytest.approx(1.0)
+    z = (h - N * prob) / np.sqrt(N * prob * (1 - prob) + 1e-12)
+    assert np.all(np.abs(z[prob > 0]) < 5), z
+    assert np.all(h[prob == 0] == 0)
+    # the shapes were drawn in proportion to q
+    from la_gpm.algorithms.motif_estimate import _top_free
+    fs = np.bincount(_top_free(k)[shp], minlength=3) / N
+    assert np.allclose(fs, q, atol=0.01)
+
+
+def _check_coverage_ags(G, k, seeds, eps, min_frequency, delta=0.05):
+    truth = _truth(G, k)
+    inside = n = ags = 0
+    for seed in seeds:
+        df = estimate_census(G, k, eps=eps, delta=delta, seed=seed, min_frequency=min_frequency, adaptive=True)
+        ags += df.attrs["adaptive_colorings"]
+        for r in df.itertuples():
+            n += 1
+            inside += r.ci_low <= truth[r.name] <= r.ci_high
+    assert ags > 0                                   # the adaptive path ran
+    assert inside >= n * (1 - delta) - 2.5 * math.sqrt(n * delta * (1 - delta)), (inside, n)
+    return inside, n
+
+
+def test_ags_email_k4_intervals_cover_exact_counts():
+    _check_coverage_ags(la_gpm.datasets.load("email-Eu-core"), 4, range(3), eps=0.03, min_frequency=1e-3)
+
+
+@pytest.mark.slow
+def test_ags_citeseer_k4_k5_intervals_cover_exact_counts():
+    G = la_gpm.datasets.load("citeseer")
+    _check_coverage_ags(G, 4, range(8), eps=0.05, min_frequency=1e-4)
+    _check_coverage_ags(G, 5, range(6), eps=0.1, min_frequency=1e-4)
+
+
+@pytest.mark.slow
+def test_ags_email_k5_intervals_cover_exact_counts():
+    _check_coverage_ags(la_gpm.datasets.load("email-Eu-core"), 5, range(4), eps=0.05, min_frequency=1e-4)
+
+
+def _brute_k8(G):
+    """{isomorphism class representative (networkx graph): induced count} over connected 8-subsets."""
+    import networkx as nx
+    H = nx.Graph([(int(a), int(b)) for a in range(G.n) for b in G.neighbors(a) if a < b])
+    H.add_nodes_from(range(G.n))
+    reps, counts, bucket = [], [], {}
+    for vs in itertools.combinations(range(G.n), 8):
+        S = H.subgraph(vs)
+        if not nx.is_connected(S):
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")          # networkx 3.5 notice: hashes changed (irrelevant here)
+            h = nx.weisfeiler_lehman_graph_hash(S)
+        for i in bucket.setdefault(h, []):
+            if nx.is_isomorphic(reps[i], S):
+                counts[i] += 1
+                break
+        else:
+            bucket[h].append(len(reps))
+            reps.append(nx.Graph(S))
+            counts.append(1)
+    return reps, counts
+
+
+def _sparse_graph16():
+    rng = np.random.default_rng(2)
+    n = 16
+    src = list(range(1, n)) + []
+    dst = [int(rng.integers(0, i)) for i in range(1, n)]
+    for _ in range(4):
+        a, b = rng.choice(n, 2, replace=False)
+        src.append(int(a))
+        dst.append(int(b))
+    return la_gpm.Graph.from_edges(np.array(src), np.array(dst), n=n)
+
+
+def _rep_index(reps, edges):
+    import networkx as nx
+    g = nx.Graph([tuple(e) for e in edges])
+    g.add_nodes_from(range(8))
+    return next(i for i, R in enumerate(reps) if nx.is_isomorphic(R, g))      # StopIteration: not a real class
+
+
+def test_k8_fixed_coloring_hits_match_brute_force():
+    """k = 8, one coloring: hits per discovered class ≈ samples · c_H σ(H) / N (c_H by brute force)."""
+    import networkx as nx
+    G = _random_graph(13, 0.45, 1)
+    k = 8
+    colors = (np.arange(G.n) % k).astype(np.int8)
+    H = nx.Graph([(int(a), int(b)) for a in range(G.n) for b in G.neighbors(a) if a < b])
+    reps, cnt = [], []
+    for vs in itertools.combinations(range(G.n), k):
+        if len({int(colors[v]) for v in vs}) < k or not nx.is_connected(H.subgraph(vs)):
+            continue
+        S = nx.convert_node_labels_to_integers(H.subgraph(vs))
+        for i, R in enumerate(reps):
+            if nx.is_isomorphic(R, S):
+                cnt[i] += 1
+                break
+        else:
+            reps.append(S)
+            cnt.append(1)
+    sig = [spanning_trees(list(R.edges()), k) for R in reps]
+    T = _Tables(G, k, colors)
+    assert T.treelets == sum(c * s for c, s in zip(cnt, sig))
+    reg = _Registry(k)
+    N = 100_000
+    rows = reg.classify(G, T.sample(N, key=5)[0])
+    h = np.bincount(rows, minlength=len(reg))
+    assert len(reg) == len(reps)                  # every class hit once at least, no duplicates
+    for r in range(len(reg)):
+        i = _rep_index(reps, reg.edges[r])
+        assert reg.sigma[r] == sig[i]
+        prob = cnt[i] * sig[i] / T.treelets
+        assert abs(h[r] - N * prob) <= 5 * math.sqrt(N * prob * (1 - prob)), (r, h[r], N * prob)
+
+
+def test_k8_estimate_end_to_end_small_graph():
+    G = _sparse_graph16()
+    reps, counts = _brute_k8(G)
+    total = sum(counts)
+    df = estimate_census(G, 8, seed=3, eps=0.1, min_frequency=0.02, max_colorings=300, min_colorings=300,
+                         samples_per_coloring=512)
+    assert df.attrs["k"] == 8 and df.attrs["colorings"] == 300
+    assert abs(df["count"].sum() - total) <= 0.3 * total, (df["count"].sum(), total)
+    assert len(set(df.key)) == len(df)
+    inside = 0
+    for r in df.itertuples():
+        i = _rep_index(reps, r.edges)
+        inside += r.ci_low <= counts[i] <= r.ci_high
+        assert r.sigma == spanning_trees([tuple(e) for e in r.edges], 8)
+    assert inside >= 0.85 * len(df), (inside, len(df))
+    # named classes: a relabelled 8-path and 8-cycle get their names
+    reg = _Registry(8)
+    perm = np.random.default_rng(1).permutation(8)
+    path = [(int(perm[i]), int(perm[i + 1])) for i in range(7)]
+    codes = [sum(1 << (max(a, b) * (max(a, b) - 1) // 2 + min(a, b)) for a, b in e)
+             for e in (path, path + [(int(perm[0]), int(perm[7]))])]
+    rows = reg.rows_of_codes(np.array(codes, dtype=np.int64))
+    assert [reg.names[r] for r in rows] == ["8-path", "8-cycle"]
+    assert reg.sigma[rows].tolist() == [1, 8]
+
+
+# ----------------------------------------------------------------------------- GPU (same seed, same samples)
+def _gpu_reason():
+    from la_gpm.backends import gpu_status
+    return gpu_status()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_tables_and_samples_equal_cpu():
+    from la_gpm.backends.gpu.motif_estimate import GpuSampler
+    G = la_gpm.datasets.load("email-Eu-core")
+    for k in (4, 6, 8):
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        T = _Tables(G, k, colors)
+        D = GpuSampler(G, k).tables(colors)
+        assert np.array_equal(T.M, D.M.get()) and np.array_equal(T.shape_treelets, D.shape_treelets)
+        v1, _, _ = T.sample(5000, key=11, first=100)
+        v2, _, _ = D.sample(5000, key=11, first=100)
+        assert np.array_equal(v1, v2)
+        q = np.linspace(1, 2, len(T.shape_treelets))
+        T.set_mixture(q / q.sum())
+        D.set_mixture(q / q.sum())
+        v1, _, _ = T.sample(5000, key=12)
+        v2, _, _ = D.sample(5000, key=12)
+        assert (v1 == v2).all(axis=1).mean() > 0.99      # cumulative sums may differ in the last bit
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_estimate_equals_cpu_for_a_seed():
+    G = la_gpm.datasets.load("citeseer")
+    a = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="cpu")
+    b = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="gpu")
+    assert b.attrs["backend"] == "gpu"
+    assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+    c = estimate_census(G, 8, seed=3, max_colorings=3, backend="gpu")
+    d = estimate_census(G, 8, seed=3, max_colorings=3, backend="cpu")
+    assert set(c.key) == set(d.key) and np.allclose(c["count"], d["count"], rtol=1e-9)

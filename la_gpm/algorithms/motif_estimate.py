@@ -45,6 +45,8 @@ __all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K
 MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
 _BATCH = 1 << 16
+_last_record = None
+_AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
 
 
 # ============================================================================ shapes
@@ -539,7 +541,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     backend : "cpu" (or None / "auto"), or "gpu" (tables and sampling on the CUDA device)
     progress : tqdm bar over colorings
     samples_per_coloring : treelets sampled per coloring;  min_colorings : colorings before stopping
-    adaptive : Motivo's adaptive graphlet sampling (AGS): after the first check, colorings sample the
+    adaptive : Motivo's adaptive graphlet sampling (AGS): after 3 uniform colorings, colorings sample the
         treelet shapes that best cover the classes still pending; ``natural_share`` (in (0, 1]) of
         each such coloring's samples stays uniform over all treelets
 
@@ -646,7 +648,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
                 time_budget is not None and time.perf_counter() - t0 >= time_budget)
             at_check = j >= next_check or last
-            if at_check or (adaptive and j >= min_colorings):
+            if at_check or (adaptive and j >= min(_AGS_PILOT, min_colorings)):
                 # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
                 # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
                 # Between checks the same summary (at the next check's level) only steers AGS.
@@ -665,6 +667,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     finally:
         if bar is not None:
             bar.close()
+    global _last_record
+    _last_record = (rec, reg, p)      # diagnostics (variance decomposition in the benchmark)
     tot = float(m.sum())
     seen = np.flatnonzero(hits_tot > 0)
     order = sorted(seen.tolist(), key=lambda i: (len(reg.edges[i]), reg.keys[i]))
