@@ -19,6 +19,13 @@ import numpy as np
 from . import cupy, kernel, oom_guard
 
 WARPS_PER_BLOCK = 4
+# resident warps per SM at most (the ESU kernel's registers allow about 50)
+WARPS_PER_SM = 48
+# k >= 5: a work item is one choice of the third vertex under a forward arc (see census_esu)
+SPLIT = 1
+# the 4-vertex closed form gives vertices of at least this degree a whole block of HUB_WARPS warps
+HUB_DEGREE = 256
+HUB_WARPS = 16
 
 
 def _sm_count(cp):
@@ -70,7 +77,7 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
     """(grid, warps per block): as many resident warps as the memory budget allows, at most
     32 per SM and about one per work item, at least one block."""
     from ...config import config
-    cap = _sm_count(cp) * 32
+    cap = _sm_count(cp) * WARPS_PER_SM
     nw = int(min(cap, max(1, config.memory_budget // max(per_warp_bytes, 1)), max(1, work)))
     wpb = min(WARPS_PER_BLOCK, nw)
     return max(1, nw // wpb), wpb
@@ -87,8 +94,15 @@ def esu_counts(G, k: int) -> list[int]:
     table = device_table(k)
     n = int(ptr.shape[0] - 1)
     maxd = int(G.max_degree)
+    nwork = int(fwd.shape[0])
+    split = SPLIT if k >= 5 else 0
+    if split:
+        offs = _item_offsets(G, split)
+        nitems = int(offs[-1].get())
+    else:
+        offs, nitems = fwd, nwork   # offs unused
     per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
-    grid, wpb = _warps(per_warp * 5, int(fwd.shape[0]), cp)
+    grid, wpb = _warps(per_warp * 5, nitems, cp)
     nw = grid * wpb
     what = f"the {k}-vertex census ({nw} warps × {per_warp * 5} bytes of extension stacks)"
     with oom_guard(what):
@@ -96,13 +110,32 @@ def esu_counts(G, k: int) -> list[int]:
         mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
         next_ = cp.zeros(1, dtype=cp.uint64)
         counts = cp.zeros(nclass, dtype=cp.uint64)
-        kernel("census", "census_esu")(
-            (grid,), (wpb * 32,),
-            (ptr, idx, fsrc, fwd, np.int64(fwd.shape[0]), np.int32(k), np.int32(n), np.int32(maxd), table,
-             np.int32(nclass), vbuf, mbuf, next_, counts),
-            shared_mem=nclass * 8)
+        if nitems:
+            kernel("census", "census_esu")(
+                (grid,), (wpb * 32,),
+                (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split), np.int32(k),
+                 np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
+                shared_mem=nclass * 8)
         out = counts.get()
     return [int(x) for x in out]
+
+
+def _item_offsets(G, split):
+    """offs[e] = first work item of forward arc e (int64, length arcs + 1) for a given split, cached."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx, fsrc, fwd = _device_desc(G)
+        nwork = int(fwd.shape[0])
+        with oom_guard("building the census work items"):
+            items = cp.empty(nwork, dtype=cp.int64)
+            kernel("census", "esu_item_counts")((max(1, min(4096, (nwork + 255) // 256)),), (256,),
+                                                (ptr, idx, fsrc, fwd, np.int64(nwork), np.int32(split), items))
+            offs = cp.zeros(nwork + 1, dtype=cp.int64)
+            cp.cumsum(items, out=offs[1:])
+        return offs
+    return G.device_cache(f"gpu:{dev}:census-items:{split}", make)
 
 
 def census4_inputs(G) -> tuple[int, int, int, int, int]:
@@ -111,15 +144,26 @@ def census4_inputs(G) -> tuple[int, int, int, int, int]:
     cp = cupy()
     if G.n == 0 or G.m == 0:
         return 0, 0, 0, 0, 0
+    from ...config import config
     ptr, idx, _, _ = _device_desc(G)
     n = int(ptr.shape[0] - 1)
-    grid, wpb = _warps(n * 4, n, cp)
+    # degree-descending ids: the hubs are the prefix 0 .. hubs-1
+    hubs = int(np.count_nonzero(G.degrees >= HUB_DEGREE))
+    grid, wpb = _warps(n * 4, n - hubs, cp)
     nw = grid * wpb
-    with oom_guard(f"the 4-vertex closed form ({nw} warps × {n * 4} bytes of wedge counters)"):
-        wedge = cp.zeros(nw * n, dtype=cp.uint32)
-        next_ = cp.zeros(1, dtype=cp.uint64)
+    hub_grid = int(min(hubs, _sm_count(cp) * 2, max(1, config.memory_budget // (n * 4))))
+    slices = max(nw, hub_grid)
+    kern = kernel("census", "census4_closed")
+    with oom_guard(f"the 4-vertex closed form ({slices} slices × {n * 4} bytes of wedge counters)"):
+        wedge = cp.zeros(slices * n, dtype=cp.uint32)
+        next_ = cp.zeros(2, dtype=cp.uint64)
         acc = cp.zeros(5, dtype=cp.uint64)
-        kernel("census", "census4_closed")((grid,), (wpb * 32,), (ptr, idx, np.int32(n), wedge, next_, acc))
+        if hubs:
+            kern((hub_grid,), (HUB_WARPS * 32,),
+                 (ptr, idx, np.int32(n), np.int32(0), np.int32(hubs), np.int32(1), wedge, next_[0:1], acc))
+        if hubs < n:
+            kern((grid,), (wpb * 32,),
+                 (ptr, idx, np.int32(n), np.int32(hubs), np.int32(n), np.int32(0), wedge, next_[1:2], acc))
         out = acc.get()
     return tuple(int(x) for x in out)
 

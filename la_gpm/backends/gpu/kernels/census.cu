@@ -125,8 +125,28 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const sh
     __syncwarp();
 }
 
+// upper bound on |ext_1| of each forward arc (r, v1): the rest of N(r) after v1 plus N(v1) above r;
+// items[e] = ceil(bound / S) work items for split = S (see census_esu)
+extern "C" __global__ void esu_item_counts(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                           const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                           int S, i64* __restrict__ items) {
+    for (i64 e = (i64)blockIdx.x * blockDim.x + threadIdx.x; e < nwork; e += (i64)gridDim.x * blockDim.x) {
+        const int r = __ldg(wsrc + e);
+        const i64 a = __ldg(warc + e);
+        const int v1 = __ldg(idx + a);
+        const i64 vhi = __ldg(ptr + v1 + 1);
+        const i64 b = (__ldg(ptr + r + 1) - a - 1) + (vhi - upper_bound_i(idx, __ldg(ptr + v1), vhi, r));
+        items[e] = (b + S - 1) / S;
+    }
+}
+
+// Work items: split == 0: item e is forward arc e. split = S > 0 (k >= 5): forward arc e has
+// offs[e+1] - offs[e] items, item c of it takes the choices c*S .. c*S+S-1 of ext_1 for position 2
+// (ext_1 is rebuilt by each item: O(|ext_1|), against a subtree of O(|ext_1|^2) or more), so
+// that the subtrees under two hubs spread over many warps instead of holding one to the end.
 extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                      const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork, int k,
+                                      const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                      const i64* __restrict__ offs, i64 nitems, int split, int k,
                                       int n, int maxd, const short* __restrict__ table, int nclass,
                                       int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
                                       u64* __restrict__ next, u64* __restrict__ counts) {
@@ -148,10 +168,23 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
     i64 slo[CENSUS_MAX_K], shi[CENSUS_MAX_K];
     int sz[CENSUS_MAX_K], it[CENSUS_MAX_K], code[CENSUS_MAX_K];
     for (;;) {
-        u64 e = 0;
-        if (lane == 0) e = atomicAdd(next, 1ULL);
-        e = __shfl_sync(LA_FULL_MASK, e, 0);
-        if (e >= (u64)nwork) break;
+        u64 item = 0;
+        if (lane == 0) item = atomicAdd(next, 1ULL);
+        item = __shfl_sync(LA_FULL_MASK, item, 0);
+        if (item >= (u64)nitems) break;
+        i64 e = (i64)item;
+        int first = 0, stop = 0x7fffffff;
+        if (split) {
+            // the arc of this item: the largest e with offs[e] <= item
+            i64 lo = 0, hi = nwork - 1;
+            while (lo < hi) {
+                const i64 mid = (lo + hi + 1) >> 1;
+                if (__ldg(offs + mid) <= (i64)item) lo = mid; else hi = mid - 1;
+            }
+            e = lo;
+            first = (int)((i64)item - __ldg(offs + e)) * split;
+            stop = first + split;
+        }
         const int r = __ldg(wsrc + e);
         const i64 a = __ldg(warc + e);
         const int v1 = __ldg(idx + a);
@@ -167,10 +200,11 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
         }
         code[1] = 1;
         sz[1] = esu_extend(idx, R0, nullptr, nR0, slo[1], shi[1], r, 1, slo, shi, wv + loff[1], wm + loff[1], lane);
-        it[1] = 0;
+        it[1] = first;
+        const int lim1 = sz[1] < stop ? sz[1] : stop;
         int d = 1;
         while (d >= 1) {
-            if (it[d] >= sz[d]) { --d; continue; }
+            if (it[d] >= (d == 1 ? lim1 : sz[d])) { --d; continue; }
             const int* V = wv + loff[d];
             const unsigned char* M = wm + loff[d];
             const int x = V[it[d]];
@@ -198,23 +232,36 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
 }
 
 // acc: [diamonds Σ C(t_e,2), 4-cycles, triangles, P4 base, Σ over triangles of vertex degrees]
+// Vertices ubeg .. uend-1 from the counter next. coop == 0: each warp takes one vertex; coop == 1:
+// the whole block takes one vertex (hubs: its warps split the vertex's edges; the block shares one
+// wedge-counter slice), with the same two passes separated by block barriers.
 extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int* __restrict__ idx, int n,
-                                          unsigned int* __restrict__ wedge, u64* __restrict__ next,
-                                          u64* __restrict__ acc) {
+                                          int ubeg, int uend, int coop, unsigned int* __restrict__ wedge,
+                                          u64* __restrict__ next, u64* __restrict__ acc) {
+    __shared__ int s_u;
     const int lane = threadIdx.x & 31;
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    unsigned int* cnt = wedge + warp * (i64)n;
+    const int gsize = coop ? (int)(blockDim.x >> 5) : 1;              // warps per vertex
+    const int gw = coop ? (int)(threadIdx.x >> 5) : 0;               // this warp's rank in its group
+    const i64 group = coop ? (i64)blockIdx.x : (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    unsigned int* cnt = wedge + group * (i64)n;
     u64 dia = 0, c4 = 0, tri = 0, p4 = 0, tdeg = 0;
     for (;;) {
         u64 e = 0;
-        if (lane == 0) e = atomicAdd(next, 1ULL);
-        e = __shfl_sync(LA_FULL_MASK, e, 0);
-        if (e >= (u64)n) break;
-        const int u = (int)e;
+        if (coop) {
+            if (threadIdx.x == 0) s_u = (int)atomicAdd(next, 1ULL);
+            __syncthreads();
+            e = (u64)s_u;
+            __syncthreads();
+        } else {
+            if (lane == 0) e = atomicAdd(next, 1ULL);
+            e = __shfl_sync(LA_FULL_MASK, e, 0);
+        }
+        if (e >= (u64)(uend - ubeg)) break;
+        const int u = ubeg + (int)e;
         const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
         const i64 du = uhi - ulo;
         const i64 first = upper_bound_i(idx, ulo, uhi, u);
-        for (i64 jj = first; jj < uhi; ++jj) {
+        for (i64 jj = first + gw; jj < uhi; jj += gsize) {
             const int v = __ldg(idx + jj);
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
             const i64 dv = vhi - vlo;
@@ -236,9 +283,8 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
             }
             if (lane == 0) dia += s * (s - 1) / 2;
         }
-        __syncwarp();
-        __threadfence_block();
-        for (i64 jj = first; jj < uhi; ++jj) {
+        if (coop) __syncthreads(); else __syncwarp();
+        for (i64 jj = first + gw; jj < uhi; jj += gsize) {
             const int v = __ldg(idx + jj);
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
             for (i64 j = vlo + lane; j < vhi; j += 32) {
@@ -249,8 +295,7 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
                 }
             }
         }
-        __syncwarp();
-        __threadfence_block();
+        if (coop) __syncthreads(); else __syncwarp();
     }
     dia = warp_sum_u64(dia);
     c4 = warp_sum_u64(c4);
