@@ -73,7 +73,7 @@ METHODS = ("auto", "closed_form", "hybrid", "enumerate")
 # and enumeration go to the GPU from these many arcs; k = 5 enumerates there up to this many
 # connected 4-vertex subsets (beyond, the CPU's hybrid)
 _GPU_CLOSED_FORM_ARCS = 20_000
-_GPU_ENUMERATE_ARCS = 5_000
+_GPU_ENUMERATE_ARCS = 20_000
 _GPU_ENUMERATE5_MAX_CONNECTED4 = 200_000_000
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15

@@ -97,8 +97,7 @@ def esu_counts(G, k: int) -> list[int]:
     nwork = int(fwd.shape[0])
     split = SPLIT if k >= 5 else 0
     if split:
-        offs = _item_offsets(G, split)
-        nitems = int(offs[-1].get())
+        offs, nitems = _item_offsets(G, split)
     else:
         offs, nitems = fwd, nwork   # offs unused
     per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
@@ -121,7 +120,8 @@ def esu_counts(G, k: int) -> list[int]:
 
 
 def _item_offsets(G, split):
-    """offs[e] = first work item of forward arc e (int64, length arcs + 1) for a given split, cached."""
+    """(offs, items): offs[e] = first work item of forward arc e (int64, length arcs + 1) for a given
+    split, and the number of items; cached with the graph."""
     cp = cupy()
     dev = cp.cuda.Device().id
 
@@ -134,7 +134,7 @@ def _item_offsets(G, split):
                                                 (ptr, idx, fsrc, fwd, np.int64(nwork), np.int32(split), items))
             offs = cp.zeros(nwork + 1, dtype=cp.int64)
             cp.cumsum(items, out=offs[1:])
-        return offs
+        return offs, int(offs[-1].get())
     return G.device_cache(f"gpu:{dev}:census-items:{split}", make)
 
 
