@@ -11,7 +11,9 @@ elapsed time, whether every class above the frequency threshold reached eps, the
 samples used, the per-coloring table-build time and the sampling rate.  Where an exact census is
 cheap (``--check``: citeseer and email-Eu-core, k <= 5) the intervals are checked against it and the
 run aborts when the estimate is off by more than 3·eps for a class above 1%.
-Writes ``benchmarks/results/motif_estimate_<cpu|gpu>.json``.
+``--adaptive both`` runs every case without and with adaptive graphlet sampling (AGS: before/after);
+``--gpu`` adds the GPU backend (``--gpu-adaptive``).  Writes ``benchmarks/results/<name>_<cpu|gpu>.json``
+(``gpu`` when the machine has one).
 """
 
 from __future__ import annotations
@@ -45,28 +47,32 @@ def graph(name):
     return la_gpm.datasets.load(name)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--cases", nargs="*", default=DEFAULT_CASES, help="graph:k")
-    ap.add_argument("--budget", type=float, default=40.0, help="time budget per case (s)")
-    ap.add_argument("--eps", type=float, default=0.1)
-    ap.add_argument("--delta", type=float, default=0.05)
-    ap.add_argument("--min-frequency", type=float, default=1e-4)
-    ap.add_argument("--out", default=None)
-    args = ap.parse_args()
-
-    estimate_census(la_gpm.datasets.load("karate"), 5, seed=0, max_colorings=2)  # compile
-    rows = []
-    cache = {}
-    for case in args.cases:
-        name, k = case.split(":")
-        k = int(k)
-        if name not in cache:
-            cache.clear()
-            cache[name] = graph(name)
-        G = cache[name]
-        # per-coloring table build and sampling rate (one coloring)
-        col = np.random.default_rng(0).integers(0, k, G.n).astype(np.int8)
+def one_coloring(G, k, backend):
+    """(table build s, samples/s, table bytes) for one coloring on ``backend``."""
+    from la_gpm.algorithms.motif_estimate import _plan
+    col = np.random.default_rng(0).integers(0, k, G.n).astype(np.int8)
+    pl = _plan(k)
+    nbytes = 8 * (2 * G.m * pl.WB + G.n * (pl.WM + pl.WB))     # SpMM gathers + table writes (float64)
+    ns = 65536
+    if backend == "gpu":
+        import cupy as cp
+        from la_gpm.backends.gpu.motif_estimate import GpuSampler
+        S = GpuSampler(G, k)
+        S.tables(col)                       # compile
+        cp.cuda.Device().synchronize()
+        t = time.perf_counter()
+        T = S.tables(col)
+        cp.cuda.Device().synchronize()
+        build_s = time.perf_counter() - t
+        T.sample_device(ns, key=0)
+        cp.cuda.Device().synchronize()
+        t = time.perf_counter()
+        T.sample_device(ns, key=1)
+        cp.cuda.Device().synchronize()
+        rate = ns / (time.perf_counter() - t)
+        del T
+        cp.get_default_memory_pool().free_all_blocks()
+    else:
         t = time.perf_counter()
         T = _Tables(G, k, col)
         build_s = time.perf_counter() - t
@@ -75,34 +81,81 @@ def main():
         T.sample(ns, key=1)
         rate = ns / (time.perf_counter() - t)
         del T
-        t = time.perf_counter()
-        df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=1, time_budget=args.budget,
-                             min_frequency=args.min_frequency)
-        wall = time.perf_counter() - t
-        a = df.attrs
-        row = {"graph": name, "n": G.n, "m": G.m, "k": k, "eps": args.eps, "delta": args.delta,
-               "min_frequency": args.min_frequency, "time_budget_s": args.budget, "elapsed_s": wall,
-               "converged": a["converged"], "pending": a["pending"], "colorings": a["colorings"],
-               "samples": a["samples"], "classes_seen": len(df),
-               "classes_reached": int(df["reached"].sum()),
-               "classes_above_threshold": int((df["frequency"] >= args.min_frequency).sum()),
-               "build_s_per_coloring": build_s, "samples_per_s": rate,
-               "total_estimate": a["total"]}
-        if name in ("citeseer", "email-Eu-core") and k <= 5:
-            ex = la_gpm.census(G, k)
-            truth = dict(zip(ex.name, (int(c) for c in ex["count"])))
-            inside = sum(int(r.ci_low <= truth[r.name] <= r.ci_high) for r in df.itertuples())
-            tot = sum(truth.values())
-            worst = max(abs(r.frequency - truth[r.name] / tot) / (truth[r.name] / tot)
-                        for r in df.itertuples() if truth[r.name] / tot > 0.01)
-            if worst > 3 * args.eps:
-                raise SystemExit(f"{case}: relative frequency error {worst:.3f}; benchmark aborted")
-            row.update(exact_checked=True, intervals_covering=inside, worst_rel_freq_err_above_1pct=worst)
-        rows.append(row)
-        print({x: row[x] for x in ("graph", "k", "elapsed_s", "converged", "colorings", "samples",
-                                   "build_s_per_coloring", "samples_per_s")}, flush=True)
-        path = write("motif_estimate", {"machine": machine(), "versions": versions(), "rows": rows},
-                     None if args.out is None else Path(args.out))
+    return build_s, rate, nbytes
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--cases", nargs="*", default=DEFAULT_CASES, help="graph:k")
+    ap.add_argument("--budget", type=float, default=40.0, help="time budget per case (s)")
+    ap.add_argument("--eps", type=float, default=0.1)
+    ap.add_argument("--delta", type=float, default=0.05)
+    ap.add_argument("--min-frequency", type=float, default=1e-4)
+    ap.add_argument("--backends", nargs="*", default=["cpu"], help="cpu and/or gpu")
+    ap.add_argument("--gpu", action="store_true", help="same as --backends cpu gpu")
+    ap.add_argument("--adaptive", choices=["on", "off", "both"], default="both",
+                    help="AGS on, off, or both (before/after comparison)")
+    ap.add_argument("--gpu-adaptive", choices=["on", "off", "both"], default="on")
+    ap.add_argument("--name", default="motif_estimate")
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    backends = ["cpu", "gpu"] if args.gpu else args.backends
+    modes = {"on": [True], "off": [False], "both": [False, True]}
+
+    estimate_census(la_gpm.datasets.load("karate"), 5, seed=0, max_colorings=2)  # compile
+    estimate_census(la_gpm.datasets.load("karate"), 5, seed=0, max_colorings=12)
+    if "gpu" in backends:
+        estimate_census(la_gpm.datasets.load("karate"), 5, seed=0, max_colorings=2, backend="gpu")
+    rows = []
+    cache = {}
+    for case in args.cases:
+        name, k = case.split(":")
+        k = int(k)
+        if name not in cache:
+            cache.clear()
+            t = time.perf_counter()
+            cache[name] = graph(name)
+            print(f"graph {name}: {time.perf_counter() - t:.1f} s", flush=True)
+        G = cache[name]
+        for be in backends:
+            try:
+                build_s, rate, nbytes = one_coloring(G, k, be)
+            except Exception as e:  # noqa: BLE001  (out of memory on the largest graphs: record it)
+                rows.append({"graph": name, "k": k, "backend": be, "error": f"{type(e).__name__}: {e}"})
+                print(rows[-1], flush=True)
+                continue
+            for ad in modes[args.gpu_adaptive if be == "gpu" else args.adaptive]:
+                t = time.perf_counter()
+                df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=1, time_budget=args.budget,
+                                     min_frequency=args.min_frequency, backend=be, adaptive=ad)
+                wall = time.perf_counter() - t
+                a = df.attrs
+                row = {"graph": name, "n": G.n, "m": G.m, "k": k, "backend": be, "adaptive": ad, "eps": args.eps,
+                       "delta": args.delta, "min_frequency": args.min_frequency, "time_budget_s": args.budget,
+                       "elapsed_s": wall, "converged": a["converged"], "pending": a["pending"],
+                       "colorings": a["colorings"], "adaptive_colorings": a["adaptive_colorings"],
+                       "samples": a["samples"], "classes_seen": len(df), "classes_reached": int(df["reached"].sum()),
+                       "classes_above_threshold": int((df["frequency"] >= args.min_frequency).sum()),
+                       "worst_rel_halfwidth_above_threshold": float(
+                           df.loc[df["frequency"] >= args.min_frequency, "rel_halfwidth"].max()),
+                       "build_s_per_coloring": build_s, "samples_per_s": rate, "table_bytes_per_coloring": nbytes,
+                       "table_bytes_limit_s_at_2.89TBps": nbytes / 2.89e12, "total_estimate": a["total"]}
+                if name in ("citeseer", "email-Eu-core") and k <= 5:
+                    ex = la_gpm.census(G, k)
+                    truth = dict(zip(ex.name, (int(c) for c in ex["count"])))
+                    inside = sum(int(r.ci_low <= truth[r.name] <= r.ci_high) for r in df.itertuples())
+                    tot = sum(truth.values())
+                    worst = max(abs(r.frequency - truth[r.name] / tot) / (truth[r.name] / tot)
+                                for r in df.itertuples() if truth[r.name] / tot > 0.01)
+                    if worst > 3 * args.eps:
+                        raise SystemExit(f"{case}: relative frequency error {worst:.3f}; benchmark aborted")
+                    row.update(exact_checked=True, intervals_covering=inside, worst_rel_freq_err_above_1pct=worst)
+                rows.append(row)
+                print({x: row[x] for x in ("graph", "k", "backend", "adaptive", "elapsed_s", "converged", "colorings",
+                                           "samples", "build_s_per_coloring", "samples_per_s",
+                                           "worst_rel_halfwidth_above_threshold")}, flush=True)
+                path = write(args.name, {"machine": machine(), "versions": versions(), "rows": rows},
+                             None if args.out is None else Path(args.out))
     print("wrote", path)
 
 

@@ -534,6 +534,6 @@ def test_gpu_estimate_equals_cpu_for_a_seed():
     b = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="gpu")
     assert b.attrs["backend"] == "gpu"
     assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
-    c = estimate_census(G, 8, seed=3, max_colorings=3, backend="gpu")
+    c = estimate_census(G, 8, seed=3, max_colorings=3, backend="gpu")      # AGS on, k = 8 classes on the host
     d = estimate_census(G, 8, seed=3, max_colorings=3, backend="cpu")
-    assert set(c.key) == set(d.key) and np.allclose(c["count"], d["count"], rtol=1e-9)
+    assert c.drop(columns=["edges"]).equals(d.drop(columns=["edges"]))

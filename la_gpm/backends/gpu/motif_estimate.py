@@ -19,6 +19,7 @@ import numpy as np
 from . import cupy, device_csr, kernel, oom_guard
 
 _FILE = "me_sample"
+_HOST_CUMSUM = 1 << 24      # root weights up to this many entries are summed on the host
 
 
 class GpuSampler:
@@ -95,7 +96,12 @@ class GpuTables:
         per_top = cp.asnumpy(self.root_w.sum(axis=1))
         self.top_free = S.top_free
         self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
-        self.root_cum = cp.cumsum(self.root_w.ravel())
+        # small tables: the cumulative root weights on the host, exactly as the CPU backend adds them
+        # (same samples for a seed); large ones: a device scan (may differ in the last bits)
+        self._host = self.root_w.size <= _HOST_CUMSUM
+        if self._host:
+            self.root_w_host = cp.asnumpy(self.root_w)
+        self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = float(per_top.sum()) / k
 
@@ -107,7 +113,16 @@ class GpuTables:
         q = np.asarray(q, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
-        self.root_cum = cp.cumsum((self.root_w * cp.asarray(f[self.top_free])[:, None]).ravel())
+        if self._host:
+            self.root_cum = self._cumsum(self.root_w_host * f[self.top_free][:, None])
+        else:
+            self.root_cum = self._cumsum(self.root_w * cp.asarray(f[self.top_free])[:, None])
+
+    def _cumsum(self, w):
+        cp = self.S.cp
+        if isinstance(w, np.ndarray):
+            return cp.asarray(np.cumsum(w.ravel()))
+        return cp.cumsum(w.ravel())
 
     def sample_device(self, count: int, key: int, first: int = 0):
         """(verts (count, k) int32, codes (count,) int64) on the device."""
