@@ -96,6 +96,13 @@ def main(argv=None):
                       flush=True)
                 write("census_gpu", payload)
         if label == "R-MAT 16":
+            from la_gpm.backends.gpu.census import census4_inputs
+            from la_gpm.backends.gpu.cliques import clique_count
+            parts = {"census4_closed kernel (diamonds, 4-cycles, triangles, P4, degree sums)":
+                     timeit(lambda: census4_inputs(G), repeat=5, sync=True)[0],
+                     "4-cliques (cliques.cu)": timeit(lambda: clique_count(G, 4), repeat=5, sync=True)[0]}
+            rows.append({"graph": label, "k": 4, "gpu_closed_form_parts_seconds": parts})
+            print("R-MAT 16 k=4 parts:", parts)
             row = {"graph": label, "n": G.n, "m": G.m, "k": 5,
                    "gpu_skipped": "ESU enumeration visits every connected 5-subset (well over 10^13 here); "
                                   "the GPU has no hybrid 5-census yet"}
