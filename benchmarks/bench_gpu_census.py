@@ -41,6 +41,7 @@ def main(argv=None):
     ap.add_argument("--gpu", action="store_true")
     ap.add_argument("--rmat5", action="store_true", help="also run the CPU hybrid 5-census on R-MAT 16 (minutes)")
     ap.add_argument("--graphs", default="citeseer,email-Eu-core,R-MAT 16")
+    ap.add_argument("--no-variants", action="store_true", help="skip the kernel-knob comparison")
     args = ap.parse_args(argv)
     import numba
     rows = []
@@ -113,7 +114,34 @@ def main(argv=None):
                            connected_subgraphs=sum(_counts(df)))
             rows.append(row)
             write("census_gpu", payload)
+    if not args.no_variants:
+        payload["variants"] = variants(makers)
     print("wrote", write("census_gpu", payload))
+
+
+def variants(makers):
+    """Kernel knobs against each other (same counts): the k >= 5 work split and the hub blocks."""
+    from la_gpm.backends.gpu import census as gc
+    out = []
+    for label, k, knob, values in (("email-Eu-core", 5, "SPLIT", (0, 1, 4)),
+                                   ("citeseer", 6, "SPLIT", (0, 1)),
+                                   ("R-MAT 16", 4, "HUB_DEGREE", (256, 1 << 30)),
+                                   ("email-Eu-core", 4, "HUB_DEGREE", (256, 1 << 30))):
+        G = makers[label]()
+        keep = getattr(gc, knob)
+        ref = None
+        try:
+            for v in values:
+                setattr(gc, knob, v)
+                fn = (lambda: gc.esu_counts(G, k)) if knob == "SPLIT" else (lambda: gc.census4_inputs(G))
+                med, times, got = timeit(fn, repeat=5, sync=True, budget_s=20)
+                ref = got if ref is None else ref
+                check(f"{label} k={k} {knob}={v}", got, ref)
+                out.append({"graph": label, "k": k, knob: v, "seconds": med, "runs": times})
+                print(f"variant {label} k={k} {knob}={v}: {med * 1e3:.2f} ms", flush=True)
+        finally:
+            setattr(gc, knob, keep)
+    return out
 
 
 if __name__ == "__main__":
