@@ -107,6 +107,57 @@ def spmm_bytes(G, plan, item):
     return tot
 
 
+def effective_arcs(G, k, keys):
+    """Arcs (i, j) whose colours differ under the coloring ``keys``: the rooted kernels gather only
+    these (an arc with c_j = c_i adds to no output set)."""
+    col = la_gpm.backends.cpu.cc_kernels.colors_from_keys(keys, G.n, k)
+    src = np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr))
+    return int(np.count_nonzero(col[src] != col[G.indices]))
+
+
+def honest_bytes(G, k, p, eff_arcs, item):
+    """Bytes a rooted SpMM of size p moves at least: the gathered rows (C(k-1, p-1) values per arc
+    with differing colours) + the output (C(k-1, p) per row) + A (4-byte index and 1-byte colour per
+    arc)."""
+    return eff_arcs * math.comb(k - 1, p - 1) * item + G.n * math.comb(k - 1, p) * item + G.nnz * 5
+
+
+def rooted_sweep(G, k, ps, repeat, dtype, keys):
+    """Every rooted SpMM variant (GpuOps.rooted_variants) for products of sizes ``ps``: seconds,
+    honest bandwidth, and the largest relative difference from the gather kernel's output."""
+    import cupy as cp
+    from la_gpm.backends.gpu.color_coding import GpuOps
+    item = np.dtype(dtype).itemsize
+    ops = GpuOps(G, k, np.dtype(dtype), "custom", None)
+    colors = ops.colors(keys)
+    eff = effective_arcs(G, k, keys)
+    rng = np.random.default_rng(0)
+    out = []
+    for p in ps:
+        Wp = math.comb(k - 1, p - 1)
+        X = cp.asarray(rng.random((G.n, Wp), dtype=np.float64).astype(dtype))
+        Q = cc.rooted_gather_table(k, p)
+        ref = ops.spmm_rooted(X, Q, colors, p, ("gather",))
+        scale = float(cp.abs(ref).max())
+        hb = honest_bytes(G, k, p, eff, item)
+        row = {"k": k, "p": p, "gathered_columns": Wp, "output_columns": math.comb(k - 1, p),
+               "effective_arcs": eff, "honest_bytes": hb, "variants": []}
+        for var, t in ops.time_variants(X, Q, colors, p, repeat=repeat):
+            Y = ops.spmm_rooted(X, Q, colors, p, var)
+            err = float(cp.abs(Y - ref).max()) / max(1e-30, scale)
+            row["variants"].append({"variant": list(var), "seconds": t, "honest_bytes_per_s": hb / t,
+                                    "max_rel_diff_vs_gather": err})
+            del Y
+        row["rule"] = list(ops.rooted_rule(p))
+        out.append(row)
+        best = row["variants"][0]
+        cells = "  ".join(f"{'/'.join(map(str, v['variant']))} {v['seconds'] * 1e3:.2f}" for v in row["variants"])
+        print(f"  rooted k={k} p={p} Wp={Wp:4d}  best {best['variant']} {best['seconds'] * 1e3:.2f} ms "
+              f"{best['honest_bytes_per_s'] / 1e12:.3f} TB/s  | {cells}", flush=True)
+        del X
+    return out
+
+
 def spmm_bench(G, ops, dev, kps, methods, repeat, dtype):
     """The SpMM B = A·M_p for each (k, p): dense tables (C(k, p) columns) through each method, and
     rooted tables (C(k-1, p-1) columns gathered, C(k-1, p) written).  Bandwidth counts the bytes a
@@ -193,6 +244,9 @@ def main(argv=None):
                     "(default: all benchmarked)")
     ap.add_argument("--no-check", action="store_true", help="skip the check against the dense library path")
     ap.add_argument("--compare-dense", action="store_true", help="also time the dense layout (custom SpMM)")
+    ap.add_argument("--rooted-sweep", nargs="*", default=[], help="'scale:k' pairs: time every rooted SpMM "
+                    "variant for p = 1..k//2 (GPU)")
+    ap.add_argument("--no-dense-sweep", action="store_true", help="skip the dense SpMM sweep (cuSPARSE, row gather)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
     dev = a.device
@@ -242,6 +296,15 @@ def main(argv=None):
                 moved = spmm_bytes(G, plan, dt.itemsize)
                 row.update(colorful_embeddings=v, per_coloring_s=t_med, per_coloring_all_s=ts, profile_s=prof,
                            spmm_bytes_moved=moved, spmm_bytes_per_s=moved / prof["spmm"] if prof.get("spmm") else None)
+                if plan.layout == "rooted":
+                    eff = effective_arcs(G, P.k, keys)
+                    hb = sum(honest_bytes(G, P.k, op.size, eff, dt.itemsize) for op in plan.ops if op.kind == "spmm")
+                    row.update(spmm_honest_bytes=hb, spmm_honest_bytes_per_s=hb / prof["spmm"] if prof.get("spmm")
+                               else None, spmm_honest_fraction_of_copy=hb / prof["spmm"] / res["copy_bytes_per_s"]
+                               if prof.get("spmm") else None)
+                    if dev == "gpu":
+                        row["rooted_choice"] = {k_: v_ for k_, v_ in G._cache.items() if "cc_rooted_choice" in k_} \
+                            if hasattr(G, "_cache") else None
                 if a.compare_dense:
                     _, _, _, _, _, r3 = cc._prepare(G, tname, backend, a.dtype, "auto", layout="dense")
                     t3, ts3 = timed(lambda: r3.run(keys), dev, a.repeat)
@@ -259,6 +322,9 @@ def main(argv=None):
                 print(f"{G.name:10s} {tname:6s} k={P.k:2d} spmm_cols={plan.spmm_cols:5d} "
                       f"per-coloring {t_med:.4f} s  (spmm {prof.get('spmm', 0):.4f}, ema {prof.get('ema', 0):.4f}, "
                       f"leaf {prof.get('leaf', 0):.4f})"
+                      + (f"  spmm honest {row['spmm_honest_bytes_per_s'] / 1e12:.3f} TB/s = "
+                         f"{100 * row['spmm_honest_fraction_of_copy']:.0f}% of copy"
+                         if row.get("spmm_honest_bytes_per_s") else "")
                       + (f"  dense {row['per_coloring_dense_s']:.4f} s" if "per_coloring_dense_s" in row else "")
                       + (f"  cusparse {row['per_coloring_cusparse_s']:.4f} s" if "per_coloring_cusparse_s" in row
                          else ""), flush=True)
@@ -271,7 +337,14 @@ def main(argv=None):
             if dev == "gpu":
                 import cupy as cp
                 cp.get_default_memory_pool().free_all_blocks()
-        if a.spmm_scales is None or scale in a.spmm_scales:
+        for sk in a.rooted_sweep:
+            sc, kk = map(int, sk.split(":"))
+            if sc == scale and dev == "gpu":
+                res.setdefault("rooted_sweep", []).append(
+                    {"graph": ginfo, "sweep": rooted_sweep(G, kk, range(1, kk // 2 + 1), a.repeat, a.dtype,
+                                                           coloring_keys(12345, 0, 1))})
+                save()
+        if not a.no_dense_sweep and (a.spmm_scales is None or scale in a.spmm_scales):
             cols = sorted(cols_seen)
             if dev == "gpu":
                 from la_gpm.backends.gpu.color_coding import GpuOps

@@ -283,7 +283,8 @@ def test_gpu_equals_cpu(dtype, rel):
     G = la_gpm.generators.graph500(11)
     for name in ("u7", "u10", "u12"):
         c = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="cpu", dtype=dtype)
-        for spmm, layout in (("auto", "rooted"), ("custom", "dense"), ("cusparse", "dense")):
+        for spmm, layout in (("auto", "rooted"), ("gather", "rooted"), ("tiled", "rooted"), ("custom", "dense"),
+                             ("cusparse", "dense")):
             g = la_gpm.estimate(G, name, seed=5, max_colorings=6, backend="gpu", dtype=dtype, spmm=spmm,
                                 layout=layout)
             np.testing.assert_allclose(g.values, c.values, rtol=rel)
@@ -303,6 +304,47 @@ def test_gpu_equals_cpu(dtype, rel):
     t2, p2 = la_gpm.colorful_count(G, "u10", seed=8, per_vertex=True, backend="gpu", dtype=dtype)
     assert t2 == pytest.approx(t1, rel=rel)
     np.testing.assert_allclose(p2, p1, rtol=rel * 10, atol=1e-6 * float(np.abs(p1).max()))
+
+
+@gpu
+@requires_gpu
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_gpu_rooted_spmm_variants_agree(dtype):
+    # every candidate kernel of the per-graph choice gives the product of a numpy oracle, on a graph
+    # with hubs (chunked and reduced) and for two colorings at once (stacked graph copies)
+    import cupy as cp
+    from la_gpm.algorithms.color_coding import rooted_gather_table
+    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
+    from la_gpm.backends.gpu.color_coding import HUB_CHUNK, GpuOps
+    G = la_gpm.generators.graph500(13)
+    assert G.max_degree > 2 * HUB_CHUNK
+    rng = np.random.default_rng(3)
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    for k, ps in ((7, (1, 2, 3)), (12, (5,))):
+        keys = coloring_keys(4, 0, 2)
+        col = colors_from_keys(keys, G.n, k)
+        ops = GpuOps(G, k, np.dtype(dtype), "auto", None)
+        colors = cp.asarray(col)
+        for p in ps:
+            Q = rooted_gather_table(k, p)
+            Wp = Q.max() + 1
+            X = rng.random((2 * G.n, Wp)).astype(dtype)
+            want = np.zeros((2 * G.n, Q.shape[2]))
+            for g in range(2):  # oracle: out[i, u] = sum over arcs (i, j) of X[j, Q[c_i, c_j, u]]
+                ci, cj = col[g * G.n + src], col[g * G.n + G.indices]
+                q = Q[ci, cj]                                   # (arcs, W)
+                vals = np.where(q >= 0, X[g * G.n + G.indices][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0)
+                np.add.at(want, g * G.n + src, vals)
+            Xd = cp.asarray(X)
+            variants = ops.rooted_variants(p)
+            assert ("gather",) in variants and {v[3] for v in variants if v[0] == "tiled"} == {4, 8}
+            for var in variants:
+                got = ops.spmm_rooted(Xd, Q, colors, p, var).get()
+                np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(want.max()), err_msg=str(var))
+            # the per-graph choice is made once and kept on the graph
+            ops.spmm_rooted(Xd, Q, colors, p)
+            assert any(f"cc_rooted_choice:{k}:{p}:" in key for key in G._cache)
 
 
 @gpu

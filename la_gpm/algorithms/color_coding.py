@@ -47,7 +47,7 @@ MAX_TREE_VERTICES = 20
 STOP_RULES = ("adaptive", "classical", "clt")
 LAYOUTS = ("auto", "rooted", "dense")
 SPMM_METHODS = {"cpu": ("auto", "numba", "scipy"), "graphblas": ("auto", "graphblas"),
-                "gpu": ("auto", "custom", "cusparse")}
+                "gpu": ("auto", "custom", "gather", "tiled", "cusparse")}
 
 
 # ============================================================================ colour sets
@@ -445,10 +445,12 @@ class _Runner:
         self.ops = ops
         self.maxdeg = max(1, G.max_degree)
 
-    def run(self, keys, per_vertex=False, colors=None, profile=None):
+    def run(self, keys, per_vertex=False, colors=None, profile=None, roots=None):
         """Per-coloring colorful embedding counts (float64, exponent applied) for colorings ``keys``
         (or for the one explicit coloring ``colors``).  ``profile``: a dict that receives seconds
-        per step kind (the device is synchronised after each step)."""
+        per step kind (the device is synchronised after each step).  ``roots``: op indices of
+        several trees' root tables (a shared plan, see :mod:`la_gpm.algorithms.tree_census`); then
+        the totals are a dict {root op: per-coloring counts}, read as soon as each root is built."""
         plan = self.plan
         o = self.ops
         tick = None
@@ -459,6 +461,7 @@ class _Runner:
         rooted = plan.layout == "rooted"
         k = plan.k
         vals: dict[int, _Val] = {}
+        root_totals: dict[int, np.ndarray] = {}
         leaf_cache = {}
         for i, op in enumerate(plan.ops):
             if op.kind == "leaf":
@@ -477,6 +480,9 @@ class _Runner:
                 sa, sp = split_tables(*key)
                 arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
                 vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
+            if roots is not None and i in roots:
+                r = vals[i]
+                root_totals[i] = o.block_sums(r.arr, len(keys)) * 2.0 ** r.e
             for j in plan.free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
                     del vals[j]
@@ -485,6 +491,8 @@ class _Runner:
                 now = time.perf_counter()
                 profile[op.kind] = profile.get(op.kind, 0.0) + now - tick
                 tick = now
+        if roots is not None:
+            return root_totals, None
         root = vals[len(plan.ops) - 1]
         scale = 2.0 ** root.e
         totals = o.block_sums(root.arr, len(keys)) * scale
@@ -631,6 +639,9 @@ def _prepare(G, template, backend, dtype, spmm, root=None, layout="auto"):
     elif layout == "rooted" and (spmm in ("scipy", "graphblas", "cusparse") or b == "graphblas"):
         raise InvalidArgument(f"spmm={spmm!r} (a library SpMM) needs layout='dense'; rooted tables use the "
                               "custom gather")
+    if layout == "dense" and spmm in ("gather", "tiled"):
+        raise InvalidArgument(f"spmm={spmm!r} is a rooted-table SpMM; use layout='rooted' (or 'auto'), or "
+                              "spmm='custom' / 'cusparse' with layout='dense'")
     plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root, layout)
     ops = _make_ops(G, b, dt, spmm, P, plan)
     return G, P, b, dt, plan, _Runner(G, P, plan, ops)
@@ -777,7 +788,9 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
         relative half-width <= eps), "classical" (median of ⌈8 ln 1/δ⌉ means of ⌈4 k^k/(k! ε²)⌉
         colorings, rigorous), or "clt" (normal-approximation interval, asymptotic only, cheapest)
     dtype : "float32" (default, rescaled so nothing overflows) or "float64"
-    spmm : the SpMM implementation ("auto"; cpu: "numba" | "scipy"; gpu: "custom" | "cusparse")
+    spmm : the SpMM implementation ("auto"; cpu: "numba" | "scipy"; gpu: "custom" | "cusparse", and for
+        rooted tables "gather" | "tiled" to force one kernel; "auto" times the GPU candidates once per
+        graph and product size, see docs/color_coding.md)
     batch : colorings evaluated together (default: as many as fit ``config.memory_budget``)
     layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
         memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full

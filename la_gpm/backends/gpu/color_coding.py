@@ -14,8 +14,11 @@ SpMM implementations over the row-major count tables:
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
+from ...algorithms.color_coding import rooted_gather_table
 from . import cupy, device_csr, kernel, oom_guard
 
 _SMEM_LIMIT = 48 * 1024
@@ -42,7 +45,7 @@ class GpuOps:
         self.spmm_method = "custom" if spmm == "auto" else spmm
         self.opts = ("-DCC_DOUBLE",) if self.dtype == np.float64 else ()
         self.ptr, self.idx = device_csr(G, "A")
-        dev = cp.cuda.Device().id
+        dev = self.dev = cp.cuda.Device().id
 
         def make_order():
             with oom_guard("color coding: row order"):
@@ -53,6 +56,7 @@ class GpuOps:
             self.labels = {lab: cp.asarray(m.astype(np.uint8)) for lab, m in labels.items()}
         self._splits = {}
         self._Q = {}
+        self._Rt = {}
         self._A = None
         self.block = 256
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
@@ -142,13 +146,75 @@ class GpuOps:
                     out[g * n:(g + 1) * n] = A @ X[g * n:(g + 1) * n]
         return out
 
-    def spmm_rooted(self, X, Q, colors, p):
+    # ----------------------------------------------------------------- rooted SpMM: variants and choice
+    def _R(self, p):
+        """``R[ci, m, u] = c_m << 16 | (c_m * Wp + x_m)`` (uint32) for the tiled kernel: the p colours c_m of
+        output set u of a colour-ci row and the column x_m of a colour-c_m neighbour holding u's set minus
+        c_m (k * Wp < 2**16 wherever the tiles fit in shared memory)."""
+        R = self._Rt.get(p)
+        if R is None:
+            Q = rooted_gather_table(self.k, p)
+            k, W = Q.shape[0], Q.shape[2]
+            Wp = math.comb(k - 1, p - 1)
+            Rh = np.zeros((k, p, W), dtype=np.uint32)
+            for ci in range(k):
+                cj, u = np.nonzero(Q[ci] >= 0)          # cj ascending, then u: p entries per u
+                order = np.lexsort((cj, u))
+                cj, u = cj[order], u[order]
+                flat = (cj.astype(np.int64) << 16) | (cj * Wp + Q[ci][cj, u])
+                Rh[ci] = flat.reshape(W, p).T
+            R = self._Rt[p] = self.cp.asarray(np.ascontiguousarray(Rh))
+        return R
+
+    def _tile_bytes(self, Wp, L):
+        """Shared memory of a 256-thread block of the tiled kernel with L lanes per slice (tiles + masks)."""
+        return (self.block // L) * (self.k * Wp * self.dtype.itemsize + 4)
+
+    def _lanes(self, Wp):
+        """The fewest lanes per slice (a power of two) whose block tiles fit 48 KB of shared memory,
+        or None (then only the gather kernel runs)."""
+        L = 1
+        while L <= 256 and self._tile_bytes(Wp, L) > _SMEM_LIMIT:
+            L *= 2
+        return L if L <= 256 else None
+
+    def rooted_variants(self, p):
+        """Candidate rooted SpMM kernels for products of size p: ``("gather",)`` (cc_spmm_rooted: per
+        arc, one Q lookup per output column) and ``("tiled", L, S, A)`` (cc_spmm_tiled: groups of L
+        lanes x S slices per row, A = 4 or 8 arcs in flight per slice), L = the fewest lanes whose
+        tiles fit and twice that, S giving groups of 32 or 64 threads."""
+        Wp = math.comb(self.k - 1, p - 1)
+        out = [("gather",)]
+        L = self._lanes(Wp)
+        if L is None:
+            return out
+        Lmax = 1
+        while Lmax < Wp and Lmax < 256:
+            Lmax *= 2
+        for LL in dict.fromkeys((L, min(2 * L, 256))):
+            if LL > Lmax and LL != L:
+                continue
+            g0 = max(32, LL)
+            for Gs in ((g0, 2 * g0) if LL == L and 2 * g0 <= 256 else (g0,)):
+                for A in (4, 8):
+                    out.append(("tiled", LL, Gs // LL, A))
+        return out
+
+    def rooted_rule(self, p):
+        """The tiled variant chosen without timing: the fewest lanes whose tiles fit, groups of 32
+        threads (several arcs in parallel when rows are narrow), 4 arcs in flight; gather when no tile
+        fits."""
+        L = self._lanes(math.comb(self.k - 1, p - 1))
+        return ("gather",) if L is None else ("tiled", L, max(1, 32 // L), 4)
+
+    def spmm_rooted(self, X, Q, colors, p, variant=None):
+        """B = A · M_p over rooted tables.  ``variant``: see :meth:`rooted_variants`; default by
+        ``spmm``: "gather" / "tiled" (the rule) / "auto" and "custom" (timed once per graph and size)."""
+        if variant is None:
+            variant = self._choose(X, Q, colors, p)
         cp = self.cp
         rows, Wp = int(X.shape[0]), int(X.shape[1])
         W = int(Q.shape[2])
-        Qd = self._Q.get(p)
-        if Qd is None:
-            Qd = self._Q[p] = cp.asarray(np.ascontiguousarray(Q))
         it = self.items
         nbt = rows // max(1, self.n)
         with oom_guard("color coding: SpMM"):
@@ -156,15 +222,33 @@ class GpuOps:
             if rows == 0 or W == 0:
                 return out
             partial = cp.empty((max(1, nbt * it["n_chunks"]), W), dtype=self.dtype)
-            tpr = _tpr(W)
-            rpb = self.block // tpr
-            slots = nbt * it["n_items"]
-            if slots:
+            split = 0
+            if variant[0] == "tiled":
+                split = it["n_items"]
+                L, S, A = int(variant[1]), int(variant[2]), int(variant[3])
+                gpb = self.block // (L * S)
+                slots = nbt * split
+                if slots:
+                    kernel("cc_spmm", "cc_spmm_tiled8" if A == 8 else "cc_spmm_tiled", self.opts)(
+                        ((slots + gpb - 1) // gpb,), (self.block,),
+                        (self.idx, it["v"], it["lo"], it["hi"], it["dst"], np.int64(split),
+                         np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, self._R(p),
+                         np.int32(self.k), np.int32(p), X, np.int32(Wp), out, partial, np.int32(W), np.int32(L),
+                         np.int32(S)),
+                        shared_mem=self._tile_bytes(Wp, L))
+            rest = it["n_items"] - split
+            if rest:
+                Qd = self._Q.get(p)
+                if Qd is None:
+                    Qd = self._Q[p] = cp.asarray(np.ascontiguousarray(Q))
+                tpr = _tpr(W)
+                rpb = self.block // tpr
+                slots = nbt * rest
                 kernel("cc_spmm", "cc_spmm_rooted", self.opts)(
                     ((slots + rpb - 1) // rpb,), (self.block,),
-                    (self.idx, it["v"], it["lo"], it["hi"], it["dst"], np.int64(it["n_items"]),
-                     np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, Qd, np.int32(self.k), X,
-                     np.int32(Wp), out, partial, np.int32(W), np.int32(tpr)))
+                    (self.idx, it["v"][split:], it["lo"][split:], it["hi"][split:], it["dst"][split:],
+                     np.int64(rest), np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, Qd,
+                     np.int32(self.k), X, np.int32(Wp), out, partial, np.int32(W), np.int32(tpr)))
             if it["n_heavy"]:
                 total = nbt * it["n_heavy"] * W
                 grid = int(min((total + self.block - 1) // self.block, 65535 * 8))
@@ -173,6 +257,39 @@ class GpuOps:
                     (it["heavy"], it["hstart"], np.int32(it["n_heavy"]), np.int32(it["n_chunks"]), np.int32(self.n),
                      np.int64(nbt), partial, np.int32(W), out))
         return out
+
+    def _choose(self, X, Q, colors, p):
+        """The rooted variant for products of size p on this graph.  "gather" / "tiled" force one;
+        "auto" / "custom" time every candidate once on the first product of that size (median of 3
+        after a warm-up, CUDA events) and keep the fastest on the graph's device cache, so later
+        colorings of the same graph and size always run the same kernels (deterministic values)."""
+        if self.spmm_method == "gather":
+            return ("gather",)
+        if self.spmm_method == "tiled":
+            return self.rooted_rule(p)
+        key = f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}"
+
+        def tune():
+            return self.time_variants(X, Q, colors, p)[0][0]
+        return self.G.device_cache(key, tune)
+
+    def time_variants(self, X, Q, colors, p, repeat=3):
+        """[(variant, seconds)] of every candidate on these inputs, fastest first."""
+        cp = self.cp
+        res = []
+        for var in self.rooted_variants(p):
+            self.spmm_rooted(X, Q, colors, p, var)  # warm-up (and compile)
+            ts = []
+            for _ in range(repeat):
+                a, b = cp.cuda.Event(), cp.cuda.Event()
+                a.record()
+                self.spmm_rooted(X, Q, colors, p, var)
+                b.record()
+                b.synchronize()
+                ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
+            res.append((var, sorted(ts)[len(ts) // 2]))
+        res.sort(key=lambda r: r[1])
+        return res
 
     def _cusparse_matrix(self):
         if self._A is None:
