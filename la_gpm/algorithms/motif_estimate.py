@@ -619,6 +619,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         while j < cap:
             key = int(coloring_keys(s, j, 1)[0])
             colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+            T = None                       # free the previous coloring's tables before building the next
             T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
             q = T.natural_mixture()
             if adaptive and pending_rows and T.treelets > 0:
