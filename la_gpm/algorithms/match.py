@@ -22,7 +22,7 @@ import numpy as np
 from .._validation import as_graph
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern, read_query
-from .subgraph import (GPU_DECLINE, MAX_LABELED_VERTICES, check_labels, check_size, count_pattern, engine_arrays,
+from .subgraph import (MAX_LABELED_VERTICES, check_labels, check_size, count_pattern, engine_arrays,
                        plan_for, prepare_roots)
 
 __all__ = ["match", "count_embeddings", "read_query"]
@@ -47,7 +47,8 @@ def match(G, Q, *, induced: bool = False, limit: int | None = None, chunk_size: 
     induced : also require the query's non-edges to be non-edges of G
     limit : stop after this many embeddings
     chunk_size : rows per yielded array (the bound on the output buffer)
-    backend : ``"cpu"`` / ``"auto"`` / None; ``"gpu"`` is declined (issue 4)
+    backend : ``"cpu"`` / ``"auto"`` / None (the resumable numba DFS), or ``"gpu"`` (count pass,
+        prefix sums, listing pass on the device; same rows, in another order: see ``docs/gpu_enum.md``)
 
     Examples
     --------
@@ -56,10 +57,11 @@ def match(G, Q, *, induced: bool = False, limit: int | None = None, chunk_size: 
     >>> sum(len(a) for a in match(G, "triangle"))
     270
     """
-    if backend not in (None, "auto", "cpu"):
-        if backend == "gpu":
-            raise BackendUnavailable(GPU_DECLINE)
-        raise BackendUnavailable(f"match runs on backend 'cpu' only; got backend={backend!r}")
+    if backend not in (None, "auto", "cpu", "gpu"):
+        raise BackendUnavailable(f"match runs on backends 'cpu' and 'gpu'; got backend={backend!r}")
+    if backend == "gpu":
+        from ..backends import resolve_backend
+        resolve_backend("gpu", what="match")  # BackendUnavailable with the reason when no device is usable
     if limit is not None and (isinstance(limit, bool) or not isinstance(limit, (int, np.integer)) or limit < 0):
         raise InvalidArgument(f"limit must be a non-negative integer or None; got {limit!r}")
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
@@ -70,7 +72,16 @@ def match(G, Q, *, induced: bool = False, limit: int | None = None, chunk_size: 
     P.require_connected("matching")
     check_size(P, limit_unlabeled=MAX_LABELED_VERTICES, what="match")
     check_labels(G, P, what="match")
+    if backend == "gpu":
+        return _match_iter_gpu(G, P, bool(induced), limit, int(chunk_size))
     return _match_iter(G, P, bool(induced), limit, int(chunk_size))
+
+
+def _match_iter_gpu(G, P, induced, limit, chunk_size):
+    from ..backends.gpu.enum import list_plan_gpu
+
+    plan = plan_for(G, P, induced=induced, symmetry=False)
+    yield from list_plan_gpu(G, plan, chunk_size=chunk_size, limit=limit)
 
 
 def _match_iter(G, P, induced, limit, chunk_size):

@@ -45,8 +45,6 @@ MAX_LABELED_VERTICES = 32
 COUNT_KINDS = ("unique", "embeddings")
 SERIAL_WORK = 1_000_000  # below this Σ deg(root)² the search runs on one worker (no parallel region)
 
-GPU_DECLINE = ("the GPU exact counting engine is issue 4 and not built yet; use backend='cpu' "
-               "(numba) for exact counts")
 
 
 def _ro(a):
@@ -233,11 +231,13 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     induced : vertex-induced copies (pattern non-edges must be non-edges of G)
     count : ``"unique"`` (each subgraph once) or ``"embeddings"`` (= unique × |Aut(P)|)
     backend : ``"cpu"`` (numba DFS engine), ``"graphblas"`` (cliques only: masked mxm),
-        ``"gpu"`` (cliques only so far; other patterns are declined until the GPU exact engine of
-        issue 4 lands), ``"auto"``/None (gpu for cliques when a device is visible, else cpu)
-    memory_budget : bytes for the per-worker candidate stacks (default ``config.memory_budget``);
-        fewer workers run when the budget is tight
-    progress : a tqdm bar over the root vertices
+        ``"gpu"`` (cliques: the DAG clique kernel; any other pattern: the warp-centric plan
+        interpreter of :mod:`la_gpm.backends.gpu.enum`, same plans and counts as the cpu engine),
+        ``"auto"``/None (gpu for cliques when a device is visible, else cpu; other patterns run on
+        the cpu unless ``backend="gpu"`` is asked for, see ``docs/gpu_enum.md``)
+    memory_budget : bytes for the per-worker (cpu) or per-warp (gpu) candidate stacks (default
+        ``config.memory_budget``); fewer workers / resident warps run when the budget is tight
+    progress : a tqdm bar over the root vertices (cpu engine only)
     return_stats : also return a dict (plan, reuse hits, set operations done/saved, time)
     reuse : use the plan's RPS reuse (False: plain plan, same count; for A/B measurements)
 
@@ -270,10 +270,11 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     if not is_plain_clique:  # cliques go to the DAG kernel, which takes k <= 32
         check_size(P)
     check_labels(G, P)
-    if backend == "gpu" and not is_plain_clique:
-        raise BackendUnavailable(GPU_DECLINE)
-    supported = ("cpu", "graphblas", "gpu") if is_plain_clique else ("cpu", "graphblas")
-    b = resolve_backend(backend, supported=supported, what="exact pattern counting")
+    requested = config.backend if backend is None else backend
+    if requested == "auto" and not is_plain_clique:
+        b = "cpu"  # measured: the numba engine wins on small searches; ask for backend='gpu' explicitly
+    else:
+        b = resolve_backend(backend, supported=("cpu", "graphblas", "gpu"), what="exact pattern counting")
     if is_plain_clique:
         from .cliques import clique_count
         t0 = time.perf_counter()
@@ -286,7 +287,11 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
         raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                  "clique, so use backend='cpu'")
     plan = plan_for(G, P, induced=induced, reuse=reuse)
-    n, stats = run_plan(G, plan, memory_budget=memory_budget, progress=progress)
+    if b == "gpu":
+        from ..backends.gpu.enum import count_plan_gpu
+        n, stats = count_plan_gpu(G, plan, memory_budget=memory_budget)
+    else:
+        n, stats = run_plan(G, plan, memory_budget=memory_budget, progress=progress)
     if count == "embeddings":
         n *= P.automorphism_count
     return (n, stats) if return_stats else n

@@ -1,0 +1,304 @@
+"""GPU exact engine: the CPU engine's plans (:mod:`la_gpm.patterns.plan`) run by a warp-centric DFS.
+
+``kernels/enum.cu`` interprets ``Plan.tables()`` on the arrays of
+:func:`la_gpm.algorithms.subgraph.engine_arrays` (degree-rank numbering, label-sorted rows for
+vertex-labeled plans, edge labels), with the CPU engine's semantics: symmetry bounds,
+anti-parents, injectivity checks, RPS reuse of cached sets, last level counted.
+
+Work items are the **arcs of level 1**: pairs (f0, f1) where f0 is a root and f1 passed level
+1's label, edge-label, bound and degree filters (built here with CuPy), so the search below a hub
+root is spread over as many warps as it has admissible neighbours.  Each warp owns ``k - 2``
+candidate buffers of ``max degree`` int32 in global memory; the number of resident warps is the
+largest that fits ``memory_budget`` (at most 32 warps per SM).  Warps take items from an atomic
+counter.
+
+Listing (``match(..., backend="gpu")``) runs two passes: the count kernel stores each item's
+count, prefix sums cut the items into windows of ``chunk_size`` rows, and the listing kernel
+writes every row of a window at its offset (an item larger than a window lists the slice
+[skip, skip + cap) of its deterministic DFS order).  Rows are the CPU engine's rows; their order
+is by item (root, then level-1 candidate), then the DFS order.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from ...exceptions import InvalidArgument
+from . import cupy, kernel, oom_guard
+
+__all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items"]
+
+WARPS_PER_BLOCK = 8
+WARPS_PER_SM = 32  # 2 blocks of 8 warps resident per SM (__launch_bounds__(256, 2)), ×2 to hide fetches
+MAX_K = 32
+N_COUNTERS = 7  # next item, total, overflow, reuse hits, set ops, set ops saved, tree nodes
+
+
+def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
+    """``(ptr i64, idx i32, nlab i64, elab i64, deg i32)`` of ``engine_arrays`` on the current device (cached)."""
+    from ...algorithms.subgraph import engine_arrays
+
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx, nlab, elab, deg, _, _ = engine_arrays(G, vertex_labeled, edge_labeled)
+        with oom_guard("copying the engine arrays to the GPU"):
+            return (cp.asarray(ptr, dtype=cp.int64), cp.asarray(idx, dtype=cp.int32),
+                    cp.asarray(nlab, dtype=cp.int64), cp.asarray(elab, dtype=cp.int64),
+                    cp.asarray(deg, dtype=cp.int32))
+    return G.device_cache(f"gpu:{dev}:enum:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
+
+
+def _items_for(G, plan, roots, dev_arrays):
+    """level1_items, cached on the graph under everything they depend on (labels, degrees, bounds)."""
+    from ...patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
+
+    T, C = plan.tables()
+    cp = cupy()
+    key = (f"gpu:{cp.cuda.Device().id}:enum:items:v{int(plan.vertex_labels is not None)}"
+           f"e{int(plan.edge_labels is not None)}:{int(C[C_VLAB, 0])},{int(C[C_VLAB, 1])}:"
+           f"{int(C[C_MINDEG, 0])},{int(C[C_MINDEG, 1])}:{int(T[T_PAREL, 1, 0])}:"
+           f"{int(C[C_NLOW, 1] > 0)}{int(C[C_NUP, 1] > 0)}")
+
+    def make():
+        with oom_guard("building the GPU work items"):
+            return level1_items(plan, roots, dev_arrays)
+    return G.device_cache(key, make)
+
+
+def level1_items(plan, roots, dev_arrays):
+    """The admissible level-1 arcs ``(f0, f1)`` as two int32 device arrays (engine numbering).
+
+    Mirrors level 1 of the CPU engine: the neighbours of the root with level 1's vertex label,
+    the edge label of the (0, 1) edge, inside the symmetry window set by position 0, with at
+    least level 1's pattern degree (level 1 has parent 0 and no anti-parents, reuse or
+    injectivity checks).
+    """
+    from ...patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
+
+    cp = cupy()
+    ptr, idx, nlab, elab, deg = dev_arrays
+    T, C = plan.tables()
+    r = cp.asarray(roots, dtype=cp.int64)
+    if r.shape[0] == 0:
+        z = cp.zeros(0, dtype=cp.int32)
+        return z, z
+    lo = ptr[r]
+    cnt = ptr[r + 1] - lo
+    total = int(cnt.sum())
+    if total == 0:
+        z = cp.zeros(0, dtype=cp.int32)
+        return z, z
+    ends = cp.cumsum(cnt)
+    arc = cp.arange(total, dtype=cp.int64)
+    owner = cp.searchsorted(ends, arc, side="right")  # the root each arc belongs to
+    p = lo[owner] + (arc - (ends[owner] - cnt[owner]))
+    f0 = r[owner]
+    f1 = idx[p].astype(cp.int64)
+    ok = deg[f1] >= int(C[C_MINDEG, 1])
+    if plan.vertex_labels is not None and int(C[C_VLAB, 1]) >= 0:
+        ok &= nlab[p] == int(C[C_VLAB, 1])
+    if plan.edge_labels is not None and int(T[T_PAREL, 1, 0]) >= 0:
+        ok &= elab[p] == int(T[T_PAREL, 1, 0])
+    if C[C_NLOW, 1] > 0:  # the only earlier position is 0
+        ok &= f1 > f0
+    if C[C_NUP, 1] > 0:
+        ok &= f1 < f0
+    keep = cp.flatnonzero(ok)
+    return f0[keep].astype(cp.int32), f1[keep].astype(cp.int32)
+
+
+def _warps(k, maxd, nitems, memory_budget):
+    from ...config import config
+
+    cp = cupy()
+    budget = config.memory_budget if memory_budget is None else int(memory_budget)
+    if budget <= 0:
+        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    per = (k - 2) * max(maxd, 1) * 4
+    fit = budget // per
+    if fit < 1:
+        raise InvalidArgument(f"memory_budget={budget} bytes is below one GPU warp's stack ({per} bytes = "
+                              f"(k-2) {k - 2} × max degree {maxd} × 4 bytes); raise memory_budget")
+    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    nwarps = int(min(sm * WARPS_PER_SM, fit, max(nitems, 1)))
+    blocks = max(1, nwarps // WARPS_PER_BLOCK) if nwarps >= WARPS_PER_BLOCK else 1
+    wpb = WARPS_PER_BLOCK if nwarps >= WARPS_PER_BLOCK else nwarps
+    return blocks, wpb, per
+
+
+def _common_args(plan, dev_arrays):
+    cp = cupy()
+    ptr, idx, nlab, elab, deg = dev_arrays
+    T, C = plan.tables()
+    return (ptr, idx, nlab, elab, deg, np.int32(plan.vertex_labels is not None),
+            np.int32(plan.edge_labels is not None), cp.asarray(T), cp.asarray(C), np.int32(plan.k))
+
+
+def _check_overflow_flag(flag):
+    if flag:
+        raise OverflowError("a GPU count exceeded int64; split the graph into vertex ranges "
+                            "(la_gpm.distributed) or count a smaller pattern")
+
+
+def _count_items(G, plan, dev_arrays, isrc, idst, memory_budget, item_counts=None):
+    """Run the count kernel over the items; returns (total, counters as numpy, warps)."""
+    cp = cupy()
+    k = plan.k
+    nitems = int(isrc.shape[0])
+    maxd = max(G.max_degree, 1)
+    blocks, wpb, per = _warps(k, maxd, nitems, memory_budget)
+    nw = blocks * wpb
+    with oom_guard(f"GPU pattern counting (stacks of {nw} warps × {per} bytes)"):
+        buf = cp.empty(nw * (k - 2) * maxd, dtype=cp.int32)
+        counters = cp.zeros(N_COUNTERS, dtype=cp.uint64)
+        store = item_counts is not None
+        if not store:
+            item_counts = cp.zeros(1, dtype=cp.uint64)
+        kern = kernel("enum", "enum_count_warp")
+        kern((blocks,), (wpb * 32,),
+             _common_args(plan, dev_arrays) + (isrc, idst, np.int64(nitems), buf, np.int64(maxd), counters,
+                                               item_counts, np.int32(store)))
+        host = counters.get()
+    del buf
+    _check_overflow_flag(int(host[2]))
+    return int(host[1]), host, nw, per
+
+
+def count_plan_gpu(G, plan, *, memory_budget=None):
+    """Execute ``plan`` on the GPU; returns (count as Python int, stats dict like the CPU engine's).
+
+    Examples
+    --------
+    >>> import la_gpm  # doctest: +SKIP
+    >>> from la_gpm.algorithms.subgraph import plan_for  # doctest: +SKIP
+    >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
+    >>> count_plan_gpu(G, plan_for(G, la_gpm.Pattern.named("4-cycle")))[0]  # doctest: +SKIP
+    154
+    """
+    from ...algorithms.subgraph import engine_arrays, prepare_roots
+
+    cp = cupy()
+    t0 = time.perf_counter()
+    k = plan.k
+    if k > MAX_K:
+        raise InvalidArgument(f"the GPU engine takes patterns of up to {MAX_K} vertices; got k={k}")
+    vl = plan.vertex_labels is not None
+    el = plan.edge_labels is not None
+    _, _, _, _, deg, vlab, _ = engine_arrays(G, vl, el)
+    roots = prepare_roots(deg, vlab, plan)
+    stats = {"plan": plan.describe(), "roots": int(roots.shape[0]), "backend": "gpu"}
+    nroots = int(roots.shape[0])
+    if k == 1:
+        stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0, tree_nodes=nroots,
+                     work_items=0, warps=0, seconds=time.perf_counter() - t0)
+        return nroots, stats
+    dev = device_engine_arrays(G, vl, el)
+    isrc, idst = _items_for(G, plan, roots, dev)
+    nitems = int(isrc.shape[0])
+    if k == 2 or nitems == 0:
+        stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0,
+                     tree_nodes=nroots + (nitems if k > 2 else 0), work_items=nitems, warps=0,
+                     seconds=time.perf_counter() - t0)
+        return (nitems if k == 2 else 0), stats
+    total, host, nw, per = _count_items(G, plan, dev, isrc, idst, memory_budget)
+    ops, saved = int(host[4]), int(host[5])
+    cp.cuda.Device().synchronize()
+    stats.update(reuse_hits=int(host[3]), set_operations=ops, set_operations_saved=saved,
+                 reuse_rate=saved / (ops + saved) if ops + saved else 0.0,
+                 tree_nodes=nroots + nitems + int(host[6]), work_items=nitems, warps=nw, bytes_per_warp=per,
+                 seconds=time.perf_counter() - t0)
+    return total, stats
+
+
+def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None, memory_budget=None):
+    """Yield the matches of ``plan`` (usually without symmetry bounds) as int64 arrays (rows, k).
+
+    Columns are pattern vertices, values the vertices of ``G`` (its 0..n-1 numbering); the
+    rows are those of the CPU engine, possibly in another order.
+    """
+    from ...algorithms.subgraph import engine_arrays, prepare_roots
+
+    cp = cupy()
+    k = plan.k
+    if k > MAX_K:
+        raise InvalidArgument(f"the GPU engine takes patterns of up to {MAX_K} vertices; got k={k}")
+    vl = plan.vertex_labels is not None
+    el = plan.edge_labels is not None
+    _, _, _, _, deg, vlab, inv = engine_arrays(G, vl, el)
+    roots = prepare_roots(deg, vlab, plan)
+    order = np.asarray(plan.order, dtype=np.int64)
+    left = limit
+    if limit == 0:
+        return
+    if k == 1:
+        for s in range(0, roots.shape[0], chunk_size):
+            if left is not None and left <= 0:
+                return
+            part = roots[s:s + (chunk_size if left is None else min(chunk_size, left))]
+            if left is not None:
+                left -= part.shape[0]
+            yield inv[part].reshape(-1, 1)
+        return
+    dev = device_engine_arrays(G, vl, el)
+    isrc, idst = _items_for(G, plan, roots, dev)
+    nitems = int(isrc.shape[0])
+    if nitems == 0:
+        return
+    inv_d = None
+    if k == 2:
+        for s in range(0, nitems, chunk_size):
+            if left is not None and left <= 0:
+                return
+            e = s + (chunk_size if left is None else min(chunk_size, left))
+            rows = np.empty((min(e, nitems) - s, 2), dtype=np.int64)
+            rows[:, order[0]] = cp.asnumpy(isrc[s:e])
+            rows[:, order[1]] = cp.asnumpy(idst[s:e])
+            if left is not None:
+                left -= rows.shape[0]
+            yield inv[rows]
+        return
+    with oom_guard("GPU listing (per-item counts)"):
+        item_counts = cp.zeros(nitems, dtype=cp.uint64)
+    _count_items(G, plan, dev, isrc, idst, memory_budget, item_counts=item_counts)
+    counts = cp.asnumpy(item_counts).astype(np.int64)
+    ends = np.cumsum(counts)
+    total = int(ends[-1])
+    starts = ends - counts
+    maxd = max(G.max_degree, 1)
+    args = _common_args(plan, dev)
+    order_d = cp.asarray(order, dtype=cp.int32)
+    inv_d = cp.asarray(inv, dtype=cp.int64)
+    kern = kernel("enum", "enum_list_warp")
+    r0 = 0
+    while r0 < total:
+        cap = chunk_size if left is None else min(chunk_size, left)
+        if cap <= 0:
+            return
+        r1 = min(r0 + cap, total)
+        ia = int(np.searchsorted(ends, r0, side="right"))      # first item ending after r0
+        ib = int(np.searchsorted(starts, r1, side="left"))     # items starting before r1
+        n_it = ib - ia
+        blocks, wpb, per = _warps(k, maxd, n_it, memory_budget)
+        nw = blocks * wpb
+        with oom_guard(f"GPU listing (stacks of {nw} warps × {per} bytes, {r1 - r0} rows)"):
+            buf = cp.empty(nw * (k - 2) * maxd, dtype=cp.int32)
+            out = cp.full((r1 - r0) * k, -1, dtype=cp.int32)
+            counters = cp.zeros(N_COUNTERS, dtype=cp.uint64)
+            st = cp.asarray(starts[ia:ib])
+            kern((blocks,), (wpb * 32,),
+                 args + (isrc[ia:ib], idst[ia:ib], st, np.int64(n_it), buf, np.int64(maxd), order_d,
+                         np.int64(r0), np.int64(r1), out, counters))
+            out = out.reshape(r1 - r0, k)
+            if bool((out < 0).any()):
+                raise RuntimeError("GPU listing left rows unwritten (an engine bug); use backend='cpu'")
+            rows = inv_d[out]  # back from the engine's degree-rank numbering
+            host = cp.asnumpy(rows)
+        del buf, out
+        if left is not None:
+            left -= host.shape[0]
+        yield host
+        r0 = r1

@@ -1,0 +1,451 @@
+// Exact counting and listing of any connected pattern by interpreting a matching Plan
+// (la_gpm/patterns/plan.py, Plan.tables()) on the GPU, with the semantics of the CPU engine
+// (la_gpm/backends/cpu/enum_kernels.py): symmetry bounds, anti-parents (induced), injectivity
+// checks, RPS reuse of cached sets, vertex labels (label-sorted rows) and edge labels; the last
+// level is counted, not enumerated.
+//
+// Warp-centric DFS (DuMato, G2Miner): one warp extends one work item, a level-1 arc (f0, f1) that
+// already passed level 1's label / edge-label / bound / degree filters (built on the host), so hub
+// roots are split over many warps. Levels 2..k-1 of the warp's stack are candidate buffers of
+// maxd int32 each in global memory; every set operation is warp-cooperative: each lane takes an
+// element of the iterated list and binary-searches it in the other, hits are compacted in order
+// with ballot/popc (writes never overtake reads, so in-place updates are safe). Every lane keeps an
+// identical copy of the scalar DFS state. Warps take items from an atomic counter.
+#include "common.cuh"
+
+#define EN_MAXK 32
+#define EN_I64_MAX 0x7fffffffffffffffLL
+
+// Plan table fields (la_gpm/patterns/plan.py)
+#define T_PAR 0
+#define T_PAREL 1
+#define T_ANTI 2
+#define T_LOW 3
+#define T_UP 4
+#define T_INJ 5
+#define C_NPAR 0
+#define C_NANTI 1
+#define C_NLOW 2
+#define C_NUP 3
+#define C_NINJ 4
+#define C_REUSE 5
+#define C_VLAB 6
+#define C_MINDEG 7
+#define C_CACHED 8
+#define C_SAVED 9
+
+// counters[]: next item, total, overflow flag, reuse hits, set ops, set ops saved, tree nodes
+#define CN_NEXT 0
+#define CN_TOTAL 1
+#define CN_OVER 2
+#define CN_REUSE 3
+#define CN_OPS 4
+#define CN_SAVED 5
+#define CN_NODES 6
+
+struct EnGraph {
+    const i64* ptr;
+    const int* idx;
+    const i64* nlab;
+    const i64* elab;
+    const int* deg;
+    int vlabeled;
+    int elabeled;
+};
+
+struct EnPlan {
+    const i64* T;
+    const i64* C;
+    int k;
+};
+
+struct EnState {
+    int f[EN_MAXK];
+    int skind[EN_MAXK];  // -1: a range of idx; r >= 2: a range of buffer r
+    i64 slo[EN_MAXK];
+    i64 shi[EN_MAXK];
+    i64 pos[EN_MAXK];
+    i64 end[EN_MAXK];
+    u64 reuse, ops, saved, nodes;
+};
+
+__device__ __forceinline__ i64 tT(const EnPlan& P, int field, int level, int slot) {
+    return __ldg(P.T + ((i64)field * P.k + level) * P.k + slot);
+}
+__device__ __forceinline__ i64 tC(const EnPlan& P, int field, int level) {
+    return __ldg(P.C + (i64)field * P.k + level);
+}
+
+// first position p in a[lo, hi) with a[p] >= x
+__device__ __forceinline__ i64 en_lb32(const int* a, i64 lo, i64 hi, i64 x) {
+    while (lo < hi) {
+        const i64 mid = (lo + hi) >> 1;
+        if ((i64)a[mid] < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+__device__ __forceinline__ i64 en_lb64(const i64* a, i64 lo, i64 hi, i64 x) {
+    while (lo < hi) {
+        const i64 mid = (lo + hi) >> 1;
+        if (__ldg(a + mid) < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+__device__ __forceinline__ bool en_contains(const int* a, i64 lo, i64 hi, int x) {
+    const i64 p = en_lb32(a, lo, hi, x);
+    return p < hi && a[p] == x;
+}
+
+// the neighbours of v carrying label lab (the whole row when unlabeled)
+__device__ __forceinline__ void en_row(const EnGraph& g, int v, i64 lab, i64& lo, i64& hi) {
+    lo = __ldg(g.ptr + v);
+    hi = __ldg(g.ptr + v + 1);
+    if (g.vlabeled && lab >= 0) {
+        const i64 a = en_lb64(g.nlab, lo, hi, lab);
+        hi = en_lb64(g.nlab, a, hi, lab + 1);
+        lo = a;
+    }
+}
+
+__device__ __forceinline__ const int* en_set(const EnGraph& g, int* stack, i64 maxd, int kind) {
+    return kind < 0 ? g.idx : stack + (i64)(kind - 2) * maxd;
+}
+
+__device__ __forceinline__ unsigned en_lanemask_lt(int lane) { return (1u << lane) - 1u; }
+
+// out = a[alo, ahi) ∩ b[blo, bhi) in order; the shorter list is iterated unless ``inplace`` (out is a)
+__device__ __forceinline__ int en_intersect(const int* a, i64 alo, i64 ahi, const int* b, i64 blo, i64 bhi, int* out,
+                            bool inplace, int lane) {
+    if (ahi <= alo || bhi <= blo) return 0;
+    if (!inplace && bhi - blo < ahi - alo) {
+        const int* t = a; a = b; b = t;
+        i64 x = alo; alo = blo; blo = x;
+        x = ahi; ahi = bhi; bhi = x;
+    }
+    int cnt = 0;
+    for (i64 base = alo; base < ahi; base += 32) {
+        const i64 i = base + lane;
+        int x = 0;
+        bool hit = false;
+        if (i < ahi) { x = a[i]; hit = en_contains(b, blo, bhi, x); }
+        const unsigned m = __ballot_sync(LA_FULL_MASK, hit);
+        if (hit) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
+        cnt += __popc(m);
+    }
+    __syncwarp();
+    return cnt;
+}
+
+// out = a[alo, ahi) minus b[blo, bhi)
+__device__ __forceinline__ int en_difference(const int* a, i64 alo, i64 ahi, const int* b, i64 blo, i64 bhi, int* out,
+                             int lane) {
+    int cnt = 0;
+    for (i64 base = alo; base < ahi; base += 32) {
+        const i64 i = base + lane;
+        int x = 0;
+        bool keep = false;
+        if (i < ahi) { x = a[i]; keep = !en_contains(b, blo, bhi, x); }
+        const unsigned m = __ballot_sync(LA_FULL_MASK, keep);
+        if (keep) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
+        cnt += __popc(m);
+    }
+    __syncwarp();
+    return cnt;
+}
+
+__device__ __forceinline__ void en_bounds(const EnPlan& P, const EnState& s, int i, i64& vlo, i64& vhi) {
+    vlo = -1;
+    vhi = EN_I64_MAX;
+    const int nl = (int)tC(P, C_NLOW, i), nu = (int)tC(P, C_NUP, i);
+    for (int t = 0; t < nl; ++t) {
+        const i64 x = s.f[tT(P, T_LOW, i, t)];
+        if (x > vlo) vlo = x;
+    }
+    for (int t = 0; t < nu; ++t) {
+        const i64 x = s.f[tT(P, T_UP, i, t)];
+        if (x < vhi) vhi = x;
+    }
+}
+
+// The candidate set of level i for the prefix f[0:i] (mirror of the CPU _build).
+__device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i, i64 vlo,
+                         i64 vhi, bool windowed, int lane) {
+    const i64 lab = tC(P, C_VLAB, i);
+    const int j = (int)tC(P, C_REUSE, i);
+    const int npar = (int)tC(P, C_NPAR, i);
+    int chosen = -1;
+    int kind;
+    i64 lo, hi;
+    if (j >= 0) {
+        kind = s.skind[j];
+        lo = s.slo[j];
+        hi = s.shi[j];
+        s.reuse += 1;
+        s.saved += (u64)tC(P, C_SAVED, i);
+    } else {
+        kind = -1;
+        lo = 0;
+        hi = 0;
+        i64 best = -1;
+        for (int t = 0; t < npar; ++t) {
+            i64 rlo, rhi;
+            en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+            if (best < 0 || rhi - rlo < best) { best = rhi - rlo; chosen = t; lo = rlo; hi = rhi; }
+        }
+    }
+    if (windowed) {
+        const int* src = en_set(g, stack, maxd, kind);
+        lo = en_lb32(src, lo, hi, vlo + 1);
+        hi = en_lb32(src, lo, hi, vhi);
+    }
+    int* out = stack + (i64)(i - 2) * maxd;
+    for (int t = 0; t < npar; ++t) {
+        if (t == chosen) continue;
+        i64 rlo, rhi;
+        en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+        if (windowed) {
+            rlo = en_lb32(g.idx, rlo, rhi, vlo + 1);
+            rhi = en_lb32(g.idx, rlo, rhi, vhi);
+        }
+        const int w = en_intersect(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, kind == i, lane);
+        kind = i;
+        lo = 0;
+        hi = w;
+        s.ops += 1;
+        if (w == 0) break;
+    }
+    const int nanti = (int)tC(P, C_NANTI, i);
+    for (int t = 0; t < nanti; ++t) {
+        if (hi == lo) break;
+        i64 rlo, rhi;
+        en_row(g, s.f[tT(P, T_ANTI, i, t)], lab, rlo, rhi);
+        const int w = en_difference(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, lane);
+        kind = i;
+        lo = 0;
+        hi = w;
+        s.ops += 1;
+    }
+    if (g.elabeled && hi > lo) {
+        bool need = false;
+        for (int t = 0; t < npar; ++t)
+            if (tT(P, T_PAREL, i, t) >= 0) need = true;
+        if (need) {
+            const int* src = en_set(g, stack, maxd, kind);
+            int cnt = 0;
+            for (i64 base = lo; base < hi; base += 32) {
+                const i64 p = base + lane;
+                int x = 0;
+                bool ok = false;
+                if (p < hi) {
+                    x = src[p];
+                    ok = true;
+                    for (int t = 0; t < npar && ok; ++t) {
+                        const i64 e = tT(P, T_PAREL, i, t);
+                        if (e < 0) continue;
+                        i64 rlo, rhi;
+                        en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+                        const i64 q = en_lb32(g.idx, rlo, rhi, x);
+                        ok = q < rhi && __ldg(g.idx + q) == x && __ldg(g.elab + q) == e;
+                    }
+                }
+                const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
+                if (ok) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
+                cnt += __popc(m);
+            }
+            __syncwarp();
+            kind = i;
+            lo = 0;
+            hi = cnt;
+        }
+    }
+    s.skind[i] = kind;
+    s.slo[i] = lo;
+    s.shi[i] = hi;
+}
+
+// Build level i (or find it cached) and cut it to the symmetry window; returns the set's base pointer.
+__device__ __forceinline__ const int* en_window(const EnGraph& g, const EnPlan& P, EnState& s, int* stack,
+                                                i64 maxd, int i, i64& lo, i64& hi, i64& vlo, i64& vhi,
+                                                int lane) {
+    en_bounds(P, s, i, vlo, vhi);
+    en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, lane);
+    const int* src = en_set(g, stack, maxd, s.skind[i]);
+    lo = en_lb32(src, s.slo[i], s.shi[i], vlo + 1);
+    hi = en_lb32(src, lo, s.shi[i], vhi);
+    return src;
+}
+
+// |candidates of the last level i inside the bounds| minus the earlier images in that set
+__device__ __forceinline__ u64 en_count_last(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i,
+                             int lane) {
+    i64 lo, hi, vlo, vhi;
+    const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
+    i64 c = hi - lo;
+    const int ninj = (int)tC(P, C_NINJ, i);
+    for (int t = 0; t < ninj; ++t) {
+        const i64 x = s.f[tT(P, T_INJ, i, t)];
+        if (x <= vlo || x >= vhi) continue;
+        if (en_contains(src, lo, hi, (int)x)) c -= 1;
+    }
+    return (u64)c;
+}
+
+__device__ __forceinline__ void en_start(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+                                         int i, int lane) {
+    i64 lo, hi, vlo, vhi;
+    en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
+    s.pos[i] = lo;
+    s.end[i] = hi;
+}
+
+__device__ __forceinline__ bool en_accept(const EnGraph& g, const EnPlan& P, const EnState& s, int i, int c) {
+    if ((i64)__ldg(g.deg + c) < tC(P, C_MINDEG, i)) return false;
+    const int ninj = (int)tC(P, C_NINJ, i);
+    for (int t = 0; t < ninj; ++t)
+        if (s.f[tT(P, T_INJ, i, t)] == c) return false;
+    return true;
+}
+
+__device__ __forceinline__ u64 en_fetch(u64* counters, int lane) {
+    u64 e = 0;
+    if (lane == 0) e = atomicAdd(counters + CN_NEXT, 1ULL);
+    return __shfl_sync(LA_FULL_MASK, e, 0);
+}
+
+// Count the matches of every item (f0 = isrc[e], f1 = idst[e]); k >= 3. With store_counts
+// the count of each item is also stored (the listing's first pass).
+extern "C" __global__ void __launch_bounds__(256, 2)
+enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
+                const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
+                const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ isrc,
+                const int* __restrict__ idst, i64 nitems, int* __restrict__ buf, i64 maxd,
+                u64* __restrict__ counters, u64* __restrict__ item_counts, int store_counts) {
+    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const EnPlan P{T, C, k};
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* stack = buf + warp * (i64)(k - 2) * maxd;
+    EnState s;
+    s.reuse = s.ops = s.saved = s.nodes = 0;
+    u64 local = 0;
+    bool over = false;
+    for (;;) {
+        const u64 e = en_fetch(counters, lane);
+        if (e >= (u64)nitems) break;
+        s.f[0] = __ldg(isrc + e);
+        s.f[1] = __ldg(idst + e);
+        u64 item = 0;
+        if (k == 3) {
+            item = en_count_last(g, P, s, stack, maxd, 2, lane);
+        } else {
+            en_start(g, P, s, stack, maxd, 2, lane);
+            int lvl = 2;
+            while (lvl >= 2) {
+                if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
+                const i64 p = s.pos[lvl]++;
+                const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
+                if (!en_accept(g, P, s, lvl, c)) continue;
+                s.f[lvl] = c;
+                s.nodes += 1;
+                const int nx = lvl + 1;
+                if (nx == k - 1) {
+                    item += en_count_last(g, P, s, stack, maxd, nx, lane);
+                } else {
+                    en_start(g, P, s, stack, maxd, nx, lane);
+                    lvl = nx;
+                }
+            }
+        }
+        if (item > (u64)EN_I64_MAX) over = true;
+        local += item;
+        if (local < item || local > (u64)EN_I64_MAX) over = true;
+        if (store_counts && lane == 0) item_counts[e] = item;
+    }
+    if (lane == 0) {
+        if (local) {
+            const u64 old = atomicAdd(counters + CN_TOTAL, local);
+            if (old + local < old || old + local > (u64)EN_I64_MAX) over = true;
+        }
+        if (over) atomicOr(counters + CN_OVER, 1ULL);
+        if (s.reuse) atomicAdd(counters + CN_REUSE, s.reuse);
+        if (s.ops) atomicAdd(counters + CN_OPS, s.ops);
+        if (s.saved) atomicAdd(counters + CN_SAVED, s.saved);
+        if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
+    }
+}
+
+// List the last level of the current prefix: rows numbered from r on; those in [r0, r1) are written
+// to out[(row - r0) * k + order[q]]. Returns the next row number.
+__device__ __forceinline__ i64 en_list_last(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i,
+                            const int* __restrict__ order, i64 r, i64 r0, i64 r1, int* __restrict__ out,
+                            int lane) {
+    i64 lo, hi, vlo, vhi;
+    const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
+    const int ninj = (int)tC(P, C_NINJ, i);
+    for (i64 base = lo; base < hi && r < r1; base += 32) {
+        const i64 p = base + lane;
+        int x = 0;
+        bool ok = false;
+        if (p < hi) {
+            x = src[p];
+            ok = true;
+            for (int t = 0; t < ninj; ++t)
+                if (s.f[tT(P, T_INJ, i, t)] == x) ok = false;
+        }
+        const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
+        const i64 row = r + __popc(m & en_lanemask_lt(lane));
+        if (ok && row >= r0 && row < r1) {
+            int* o = out + (row - r0) * P.k;
+            for (int q = 0; q < i; ++q) o[__ldg(order + q)] = s.f[q];
+            o[__ldg(order + i)] = x;
+        }
+        r += __popc(m);
+    }
+    __syncwarp();
+    return r;
+}
+
+// Listing pass: items isrc/idst[0, nitems) start at row item_start[e]; rows in [r0, r1) are written.
+extern "C" __global__ void __launch_bounds__(256, 2)
+enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
+               const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
+               const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ isrc,
+               const int* __restrict__ idst, const i64* __restrict__ item_start, i64 nitems,
+               int* __restrict__ buf, i64 maxd, const int* __restrict__ order, i64 r0, i64 r1,
+               int* __restrict__ out, u64* __restrict__ counters) {
+    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const EnPlan P{T, C, k};
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* stack = buf + warp * (i64)(k - 2) * maxd;
+    EnState s;
+    s.reuse = s.ops = s.saved = s.nodes = 0;
+    for (;;) {
+        const u64 e = en_fetch(counters, lane);
+        if (e >= (u64)nitems) break;
+        i64 r = __ldg(item_start + e);
+        if (r >= r1) continue;
+        s.f[0] = __ldg(isrc + e);
+        s.f[1] = __ldg(idst + e);
+        if (k == 3) {
+            en_list_last(g, P, s, stack, maxd, 2, order, r, r0, r1, out, lane);
+            continue;
+        }
+        en_start(g, P, s, stack, maxd, 2, lane);
+        int lvl = 2;
+        while (lvl >= 2 && r < r1) {
+            if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
+            const i64 p = s.pos[lvl]++;
+            const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
+            if (!en_accept(g, P, s, lvl, c)) continue;
+            s.f[lvl] = c;
+            const int nx = lvl + 1;
+            if (nx == k - 1) {
+                r = en_list_last(g, P, s, stack, maxd, nx, order, r, r0, r1, out, lane);
+            } else {
+                en_start(g, P, s, stack, maxd, nx, lane);
+                lvl = nx;
+            }
+        }
+    }
+}

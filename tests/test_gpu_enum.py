@@ -1,0 +1,289 @@
+"""The GPU exact engine (backends/gpu/enum.py + kernels/enum.cu) against independent oracles.
+
+Oracles: brute force (itertools) and networkx-free exhaustive listing on random graphs, the
+published citeseer and HPRD counts, and the CPU engine (counts, listings and its search
+statistics, which the GPU interpreter must reproduce operation for operation).
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from importlib import resources
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Pattern
+from la_gpm.algorithms.match import match
+from la_gpm.algorithms.subgraph import count_pattern, plan_for
+from la_gpm.backends import gpu_status
+from la_gpm.exceptions import BackendUnavailable, InvalidArgument
+from la_gpm.patterns import plan as plan_mod
+from la_gpm.patterns import read_query
+from la_gpm.patterns.plan import compile_plan
+
+from .conftest import data_path
+from .known import CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
+from .oracles import brute_count, brute_embeddings
+from .test_exact import _hprd_expected, _random_graph, _random_pattern
+
+NO_GPU = gpu_status()
+needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
+ENUM_CU = resources.files("la_gpm.backends.gpu").joinpath("kernels", "enum.cu")
+STAT_KEYS = ("reuse_hits", "set_operations", "set_operations_saved", "tree_nodes")
+
+
+# ------------------------------------------------------------------------------------ cpu-only checks
+def test_kernel_field_indices_match_plan_module():
+    """enum.cu's #defines of the table fields are plan.py's constants."""
+    src = ENUM_CU.read_text()
+    defs = dict(re.findall(r"#define ((?:T|C)_[A-Z]+) (\d+)", src))
+    names = [n for n in plan_mod.__all__ if re.fullmatch(r"[TC]_[A-Z]+", n)]
+    assert names
+    for n in names:
+        assert int(defs[n]) == getattr(plan_mod, n), n
+    assert plan_mod.N_TFIELDS == 6 and plan_mod.N_CFIELDS == 10
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(2, 9), induced=st.booleans(), symmetry=st.booleans(),
+       vlabels=st.sampled_from([0, 3]), elabels=st.sampled_from([0, 2]))
+def test_plan_tables_round_trip(seed, k, induced, symmetry, vlabels, elabels):
+    """Everything the kernel reads from (T, C) decodes back to the plan's fields."""
+    rng = random.Random(seed)
+    P = _random_pattern(rng, k, rng.randrange(k + 1), vlabels, elabels)
+    plan = compile_plan(P, induced=induced, symmetry=symmetry)
+    T, C = plan.tables()
+    assert T.dtype == np.int64 and C.dtype == np.int64 and T.shape == (6, k, k)
+
+    def row(f, cf, i):
+        return tuple(int(x) for x in T[f, i, :C[cf, i]])
+
+    for i in range(k):
+        assert row(plan_mod.T_PAR, plan_mod.C_NPAR, i) == plan.rest_parents[i]
+        assert row(plan_mod.T_ANTI, plan_mod.C_NANTI, i) == plan.rest_anti[i]
+        assert row(plan_mod.T_LOW, plan_mod.C_NLOW, i) == plan.lower[i]
+        assert row(plan_mod.T_UP, plan_mod.C_NUP, i) == plan.upper[i]
+        assert row(plan_mod.T_INJ, plan_mod.C_NINJ, i) == plan.injective[i]
+        assert C[plan_mod.C_REUSE, i] == plan.reuse[i]
+        assert C[plan_mod.C_CACHED, i] == int(plan.cached[i])
+        assert C[plan_mod.C_MINDEG, i] == plan.min_degree[i]
+        if plan.edge_labels is not None:
+            assert row(plan_mod.T_PAREL, plan_mod.C_NPAR, i) == plan.edge_labels[i]
+        # what the kernel relies on: level 1 has parent 0 only and nothing else to do
+        if i == 1:
+            assert plan.rest_parents[1] == (0,) and not plan.rest_anti[1] and plan.reuse[1] == -1
+            assert not plan.injective[1] and set(plan.lower[1]) | set(plan.upper[1]) <= {0}
+        # reuse sources are levels >= 2 (stack buffers or rows), never level 1
+        assert plan.reuse[i] == -1 or 2 <= plan.reuse[i] < i
+    assert k <= 32
+
+
+@pytest.mark.skipif(NO_GPU is None, reason="a GPU is visible here")
+def test_gpu_backend_declines_without_device():
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(BackendUnavailable, match="unavailable"):
+        count_pattern(G, "house", backend="gpu")
+    with pytest.raises(BackendUnavailable, match="unavailable"):
+        match(G, "house", backend="gpu")
+
+
+def test_auto_stays_on_cpu_for_general_patterns():
+    G = la_gpm.datasets.load("karate")
+    _, st_ = count_pattern(G, "4-cycle", backend="auto", return_stats=True)
+    assert st_.get("backend", "cpu") == "cpu"
+
+
+# ------------------------------------------------------------------------------------------- GPU
+def _both(G, P, **kw):
+    n_c, s_c = count_pattern(G, P, backend="cpu", return_stats=True, **kw)
+    n_g, s_g = count_pattern(G, P, backend="gpu", return_stats=True, **kw)
+    return n_c, s_c, n_g, s_g
+
+
+def _small_graphs():
+    out = {"karate": la_gpm.datasets.load("karate")}
+    for name in ("jagmesh7.mtx", "citeseer.edgelist", "email-Eu-core.txt", "p2p-Gnutella08.txt.gz"):
+        out[name] = la_gpm.read_graph(data_path(name))
+    return out
+
+
+@pytest.fixture(scope="module")
+def small_graphs():
+    return _small_graphs()
+
+
+@pytest.fixture(scope="module")
+def citeseer():
+    return la_gpm.read_graph(data_path("citeseer.edgelist"))
+
+
+@pytest.fixture(scope="module")
+def hprd():
+    from la_gpm.io import read_sunluo
+    return read_sunluo(data_path("hprd/HPRD.graph"))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("name,want", sorted(CITESEER_NONINDUCED_4.items()) + sorted(CITESEER_NONINDUCED_5.items()))
+def test_citeseer_published_noninduced(citeseer, name, want):
+    plan = plan_for(citeseer, Pattern.named(name))  # the generic plan, also for the 4-clique
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    assert count_plan_gpu(citeseer, plan)[0] == want
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("name,want", sorted(CITESEER_INDUCED_4.items()))
+def test_citeseer_published_induced(citeseer, name, want):
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    assert count_plan_gpu(citeseer, plan_for(citeseer, Pattern.named(name), induced=True))[0] == want
+
+
+SMALL_PATTERNS = ["wedge", "4-path", "4-star", "4-cycle", "tailed-triangle", "diamond", "house",
+                  "pentagon", "hourglass"]
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("induced", [False, True])
+def test_small_graphs_gpu_equals_cpu_with_same_search(small_graphs, induced):
+    """Counts and the search statistics (reuse hits, set operations, tree nodes) equal the CPU engine's."""
+    bad = []
+    for gname, G in small_graphs.items():
+        for pname in SMALL_PATTERNS:
+            n_c, s_c, n_g, s_g = _both(G, pname, induced=induced)
+            if n_c != n_g or any(s_c[key] != s_g[key] for key in STAT_KEYS):
+                bad.append((gname, pname, n_c, n_g, {key: (s_c[key], s_g[key]) for key in STAT_KEYS}))
+    assert not bad
+
+
+@pytest.mark.gpu
+@needs_gpu
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 10), p=st.floats(0.2, 0.8), k=st.integers(2, 6),
+       extra=st.integers(0, 5), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
+       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 2]))
+def test_property_gpu_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabels, elabels):
+    rng = random.Random(seed)
+    G = _random_graph(rng, n, p, vlabels, elabels)
+    P = _random_pattern(rng, k, extra, vlabels, elabels)
+    want = brute_count(G, P, induced, kind)
+    plan = plan_for(G, P, induced=induced)
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    got = count_plan_gpu(G, plan)[0] * (P.automorphism_count if kind == "embeddings" else 1)
+    assert got == want
+    if not (P.is_clique and P.vertex_labels is None and P.edge_labels is None and P.k >= 3):
+        assert count_pattern(G, P, induced=induced, count=kind, backend="gpu") == want
+    assert count_plan_gpu(G, plan_for(G, P, induced=induced, reuse=False))[0] * (
+        P.automorphism_count if kind == "embeddings" else 1) == want
+
+
+@pytest.mark.gpu
+@needs_gpu
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), k=st.integers(1, 5), induced=st.booleans(),
+       vlabels=st.sampled_from([0, 2]), elabels=st.sampled_from([0, 2]), chunk=st.integers(1, 9))
+def test_property_gpu_listing_is_exactly_the_embeddings(seed, k, induced, vlabels, elabels, chunk):
+    rng = random.Random(seed)
+    G = _random_graph(rng, rng.randrange(4, 10), 0.5, vlabels, elabels)
+    P = _random_pattern(rng, k, rng.randrange(3) if k > 1 else 0, vlabels, elabels)
+    want = sorted(brute_embeddings(G, P, induced))
+    arrays = list(match(G, P, induced=induced, chunk_size=chunk, backend="gpu"))
+    assert all(0 < a.shape[0] <= chunk and a.shape[1] == k and a.dtype == np.int64 for a in arrays)
+    got = [tuple(r) for a in arrays for r in a.tolist()]
+    assert sorted(got) == want
+    if want:
+        lim = rng.randrange(0, len(want) + 2)
+        rows = [tuple(r) for a in match(G, P, induced=induced, chunk_size=chunk, limit=lim, backend="gpu")
+                for r in a.tolist()]
+        assert len(rows) == min(lim, len(want)) and set(rows) <= set(want)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_hprd_all_queries_on_gpu(hprd):
+    """All 200 published HPRD embedding counts, and the CPU engine's search statistics."""
+    exp = _hprd_expected()
+    assert len(exp) == 200
+    bad = {}
+    for name, want in sorted(exp.items()):
+        Q = read_query(data_path(f"hprd/query_graph/{name}.graph"))
+        got, s_g = count_pattern(hprd, Q, count="embeddings", backend="gpu", return_stats=True)
+        if got != want:
+            bad[name] = (got, want)
+    assert not bad
+    Q = read_query(data_path("hprd/query_graph/query_dense_16_8.graph"))
+    _, s_c, _, s_g = _both(hprd, Q)
+    assert all(s_c[key] == s_g[key] for key in STAT_KEYS)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("i", [1, 2, 8, 17])
+def test_hprd_listing_gpu_equals_cpu(hprd, i):
+    exp = _hprd_expected()
+    Q = read_query(data_path(f"hprd/query_graph/query_dense_16_{i}.graph"))
+    gpu_rows = [tuple(r) for a in match(hprd, Q, chunk_size=7, backend="gpu") for r in a.tolist()]
+    cpu_rows = [tuple(r) for a in match(hprd, Q, chunk_size=1000, backend="cpu") for r in a.tolist()]
+    assert len(gpu_rows) == exp[f"query_dense_16_{i}"] == len(set(gpu_rows))
+    assert set(gpu_rows) == set(cpu_rows)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_listing_larger_than_a_chunk_per_item():
+    """Items with more rows than a chunk (a karate hub has 16·15 4-star rows per arc) list windows
+    [skip, skip+cap) of their DFS order; every row exactly once."""
+    G = la_gpm.datasets.load("karate")
+    for name, induced in (("4-star", False), ("4-path", True), ("house", False)):
+        P = Pattern.named(name)
+        want = {tuple(r) for a in match(G, P, induced=induced, backend="cpu") for r in a.tolist()}
+        arrays = list(match(G, P, induced=induced, chunk_size=7, backend="gpu"))
+        assert all(a.shape[0] == 7 for a in arrays[:-1])
+        rows = [tuple(r) for a in arrays for r in a.tolist()]
+        assert len(rows) == len(want) == count_pattern(G, P, induced=induced, count="embeddings")
+        assert set(rows) == want
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_tiny_memory_budget_still_exact(citeseer):
+    G = citeseer
+    for name in ("house", "diamond", "4-cycle"):
+        want = count_pattern(G, name, backend="cpu")
+        per = 3 * G.max_degree * 4
+        assert count_pattern(G, name, backend="gpu", memory_budget=per) == want  # one warp
+        assert count_pattern(G, name, backend="gpu", memory_budget=per * 3 + 1) == want
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_gpu_bad_input(citeseer):
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        count_pattern(citeseer, "house", backend="gpu", memory_budget=16)
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        count_pattern(citeseer, "house", backend="gpu", memory_budget=0)
+    with pytest.raises(InvalidArgument, match="chunk_size"):
+        match(citeseer, "house", backend="gpu", chunk_size=0)
+    with pytest.raises(InvalidArgument, match="limit"):
+        match(citeseer, "house", backend="gpu", limit=-1)
+    assert list(match(citeseer, "house", backend="gpu", limit=0)) == []
+    A = citeseer.indptr.copy(), citeseer.indices.copy()
+    count_pattern(citeseer, "house", backend="gpu")
+    assert np.array_equal(A[0], citeseer.indptr) and np.array_equal(A[1], citeseer.indices)
+
+
+@pytest.mark.gpu
+@pytest.mark.slow
+@needs_gpu
+def test_wiki_vote_5_clique_embeddings_generic_plan():
+    """cuTS's K5 embeddings on wiki-Vote (541,696,440 = 120 × 4,514,137) through the generic plan."""
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    G = la_gpm.read_graph(data_path("wiki-Vote.txt"))
+    assert count_plan_gpu(G, plan_for(G, Pattern.named("5-clique")))[0] * 120 == 541_696_440
