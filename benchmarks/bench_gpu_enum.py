@@ -118,7 +118,7 @@ def unlabeled_rows(args, out, payload):
             first = time.perf_counter() - t
             del G1
             g_med, g_times, (g_cnt, st) = timeit(lambda: gpu_count(G, pname, kind), repeat=3, sync=True,
-                                                 budget_s=30)
+                                                 budget_s=5)
             row = {"graph": label, "n": G.n, "m": G.m, "pattern": pname, "count_kind": kind, "count": g_cnt,
                    "gpu_seconds": g_med, "gpu_runs": g_times, "gpu_first_call_seconds": first, "gpu_edges_per_s": G.m / g_med,
                    "work_items": st.get("work_items"), "warps": st.get("warps"),

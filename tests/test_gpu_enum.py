@@ -152,8 +152,12 @@ SMALL_PATTERNS = ["wedge", "4-path", "4-star", "4-cycle", "tailed-triangle", "di
 @pytest.mark.gpu
 @needs_gpu
 @pytest.mark.parametrize("induced", [False, True])
-def test_small_graphs_gpu_equals_cpu_with_same_search(small_graphs, induced):
-    """Counts and the search statistics (reuse hits, set operations, tree nodes) equal the CPU engine's."""
+@pytest.mark.parametrize("fast_last", [True, False])
+def test_small_graphs_gpu_equals_cpu_with_same_search(small_graphs, induced, fast_last, monkeypatch):
+    """Counts and the search statistics (reuse hits, set operations, tree nodes) equal the CPU engine's,
+    with the last level's final intersection counted in registers or written like the CPU does."""
+    import la_gpm.backends.gpu.enum as gpu_enum
+    monkeypatch.setattr(gpu_enum, "FAST_LAST", fast_last)
     bad = []
     for gname, G in small_graphs.items():
         for pname in SMALL_PATTERNS:

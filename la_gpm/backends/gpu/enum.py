@@ -21,6 +21,7 @@ is by item (root, then level-1 candidate), then the DFS order.
 
 from __future__ import annotations
 
+import functools
 import time
 
 import numpy as np
@@ -34,6 +35,7 @@ WARPS_PER_BLOCK = 8
 WARPS_PER_SM = 32  # 2 blocks of 8 warps resident per SM (__launch_bounds__(256, 2)), ×2 to hide fetches
 MAX_K = 32
 N_COUNTERS = 7  # next item, total, overflow, reuse hits, set ops, set ops saved, tree nodes
+FAST_LAST = True  # count the last level's final intersection without writing it (False: the plain path)
 
 
 def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
@@ -111,6 +113,11 @@ def level1_items(plan, roots, dev_arrays):
     return f0[keep].astype(cp.int32), f1[keep].astype(cp.int32)
 
 
+@functools.lru_cache(maxsize=None)
+def _sm_count(device: int) -> int:
+    return int(cupy().cuda.runtime.deviceGetAttribute(16, device))  # cudaDevAttrMultiProcessorCount
+
+
 def _warps(k, maxd, nitems, memory_budget):
     from ...config import config
 
@@ -123,7 +130,7 @@ def _warps(k, maxd, nitems, memory_budget):
     if fit < 1:
         raise InvalidArgument(f"memory_budget={budget} bytes is below one GPU warp's stack ({per} bytes = "
                               f"(k-2) {k - 2} × max degree {maxd} × 4 bytes); raise memory_budget")
-    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sm = _sm_count(cp.cuda.Device().id)
     nwarps = int(min(sm * WARPS_PER_SM, fit, max(nitems, 1)))
     blocks = max(1, nwarps // WARPS_PER_BLOCK) if nwarps >= WARPS_PER_BLOCK else 1
     wpb = WARPS_PER_BLOCK if nwarps >= WARPS_PER_BLOCK else nwarps
@@ -161,7 +168,7 @@ def _count_items(G, plan, dev_arrays, isrc, idst, memory_budget, item_counts=Non
         kern = kernel("enum", "enum_count_warp")
         kern((blocks,), (wpb * 32,),
              _common_args(plan, dev_arrays) + (isrc, idst, np.int64(nitems), buf, np.int64(maxd), counters,
-                                               item_counts, np.int32(store)))
+                                               item_counts, np.int32(store), np.int32(bool(FAST_LAST))))
         host = counters.get()
     del buf
     _check_overflow_flag(int(host[2]))
@@ -181,7 +188,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None):
     """
     from ...algorithms.subgraph import engine_arrays, prepare_roots
 
-    cp = cupy()
+    cupy()  # BackendUnavailable with the reason when no device is usable
     t0 = time.perf_counter()
     k = plan.k
     if k > MAX_K:
@@ -206,7 +213,6 @@ def count_plan_gpu(G, plan, *, memory_budget=None):
         return (nitems if k == 2 else 0), stats
     total, host, nw, per = _count_items(G, plan, dev, isrc, idst, memory_budget)
     ops, saved = int(host[4]), int(host[5])
-    cp.cuda.Device().synchronize()
     stats.update(reuse_hits=int(host[3]), set_operations=ops, set_operations_saved=saved,
                  reuse_rate=saved / (ops + saved) if ops + saved else 0.0,
                  tree_nodes=nroots + nitems + int(host[6]), work_items=nitems, warps=nw, bytes_per_warp=per,

@@ -168,8 +168,14 @@ __device__ __forceinline__ void en_bounds(const EnPlan& P, const EnState& s, int
 }
 
 // The candidate set of level i for the prefix f[0:i] (mirror of the CPU _build).
-__device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i, i64 vlo,
-                         i64 vhi, bool windowed, int lane) {
+// With ``defer`` (the last level, counted): when the set's last operation is an intersection with a
+// parent row (no anti-parents, no edge-label filter after it), that row is not intersected but returned
+// in (dlo, dhi) with ``deferred`` set; the stored set is the one before that operation (counted by
+// en_count_last without being written).
+__device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+                                         int i, i64 vlo, i64 vhi, bool windowed, bool defer, bool& deferred,
+                                         i64& dlo, i64& dhi, int lane) {
+    deferred = false;
     const i64 lab = tC(P, C_VLAB, i);
     const int j = (int)tC(P, C_REUSE, i);
     const int npar = (int)tC(P, C_NPAR, i);
@@ -199,6 +205,17 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
         hi = en_lb32(src, lo, hi, vhi);
     }
     int* out = stack + (i64)(i - 2) * maxd;
+    const int nanti = (int)tC(P, C_NANTI, i);
+    int lastt = -1;  // the last parent intersected, when it may be deferred
+    if (defer && windowed && nanti == 0) {
+        bool elab_filter = false;
+        if (g.elabeled)
+            for (int t = 0; t < npar; ++t)
+                if (tT(P, T_PAREL, i, t) >= 0) elab_filter = true;
+        if (!elab_filter)
+            for (int t = npar - 1; t >= 0; --t)
+                if (t != chosen) { lastt = t; break; }
+    }
     for (int t = 0; t < npar; ++t) {
         if (t == chosen) continue;
         i64 rlo, rhi;
@@ -207,6 +224,13 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
             rlo = en_lb32(g.idx, rlo, rhi, vlo + 1);
             rhi = en_lb32(g.idx, rlo, rhi, vhi);
         }
+        if (t == lastt) {
+            deferred = true;
+            dlo = rlo;
+            dhi = rhi;
+            s.ops += 1;
+            break;
+        }
         const int w = en_intersect(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, kind == i, lane);
         kind = i;
         lo = 0;
@@ -214,7 +238,6 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
         s.ops += 1;
         if (w == 0) break;
     }
-    const int nanti = (int)tC(P, C_NANTI, i);
     for (int t = 0; t < nanti; ++t) {
         if (hi == lo) break;
         i64 rlo, rhi;
@@ -268,17 +291,67 @@ __device__ __forceinline__ const int* en_window(const EnGraph& g, const EnPlan& 
                                                 i64 maxd, int i, i64& lo, i64& hi, i64& vlo, i64& vhi,
                                                 int lane) {
     en_bounds(P, s, i, vlo, vhi);
-    en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, lane);
+    bool deferred;
+    i64 dlo, dhi;
+    en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, false, deferred, dlo, dhi, lane);
     const int* src = en_set(g, stack, maxd, s.skind[i]);
     lo = en_lb32(src, s.slo[i], s.shi[i], vlo + 1);
     hi = en_lb32(src, lo, s.shi[i], vhi);
     return src;
 }
 
+// |a[alo, ahi) ∩ b[blo, bhi)|, nothing written; every lane returns the same value
+__device__ __forceinline__ i64 en_count_inter(const int* a, i64 alo, i64 ahi, const int* b, i64 blo, i64 bhi,
+                                              int lane) {
+    if (ahi <= alo || bhi <= blo) return 0;
+    if (bhi - blo < ahi - alo) {
+        const int* t = a; a = b; b = t;
+        i64 x = alo; alo = blo; blo = x;
+        x = ahi; ahi = bhi; bhi = x;
+    }
+    i64 c = 0;
+    for (i64 base = alo; base < ahi; base += 32) {
+        const i64 i = base + lane;
+        const bool hit = i < ahi && en_contains(b, blo, bhi, a[i]);
+        c += __popc(__ballot_sync(LA_FULL_MASK, hit));
+    }
+    return c;
+}
+
 // |candidates of the last level i inside the bounds| minus the earlier images in that set
 __device__ __forceinline__ u64 en_count_last(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i,
-                             int lane) {
+                             bool fast, int lane) {
     i64 lo, hi, vlo, vhi;
+    if (fast) {  // the final intersection is counted, not written (the set is already inside the window)
+        en_bounds(P, s, i, vlo, vhi);
+        bool deferred;
+        i64 dlo, dhi;
+        en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, true, deferred, dlo, dhi, lane);
+        if (deferred) {
+            const int* src = en_set(g, stack, maxd, s.skind[i]);
+            lo = s.slo[i];
+            hi = s.shi[i];
+            i64 c = en_count_inter(src, lo, hi, g.idx, dlo, dhi, lane);
+            const int ninj = (int)tC(P, C_NINJ, i);
+            for (int t = 0; t < ninj; ++t) {
+                const i64 x = s.f[tT(P, T_INJ, i, t)];
+                if (x <= vlo || x >= vhi) continue;
+                if (en_contains(src, lo, hi, (int)x) && en_contains(g.idx, dlo, dhi, (int)x)) c -= 1;
+            }
+            return (u64)c;
+        }
+        const int* src = en_set(g, stack, maxd, s.skind[i]);
+        lo = en_lb32(src, s.slo[i], s.shi[i], vlo + 1);
+        hi = en_lb32(src, lo, s.shi[i], vhi);
+        i64 c = hi - lo;
+        const int ninj = (int)tC(P, C_NINJ, i);
+        for (int t = 0; t < ninj; ++t) {
+            const i64 x = s.f[tT(P, T_INJ, i, t)];
+            if (x <= vlo || x >= vhi) continue;
+            if (en_contains(src, lo, hi, (int)x)) c -= 1;
+        }
+        return (u64)c;
+    }
     const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
     i64 c = hi - lo;
     const int ninj = (int)tC(P, C_NINJ, i);
@@ -319,7 +392,7 @@ enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const 
                 const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
                 const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ isrc,
                 const int* __restrict__ idst, i64 nitems, int* __restrict__ buf, i64 maxd,
-                u64* __restrict__ counters, u64* __restrict__ item_counts, int store_counts) {
+                u64* __restrict__ counters, u64* __restrict__ item_counts, int store_counts, int fast_last) {
     const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
     const EnPlan P{T, C, k};
     const int lane = threadIdx.x & 31;
@@ -336,7 +409,7 @@ enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const 
         s.f[1] = __ldg(idst + e);
         u64 item = 0;
         if (k == 3) {
-            item = en_count_last(g, P, s, stack, maxd, 2, lane);
+            item = en_count_last(g, P, s, stack, maxd, 2, fast_last, lane);
         } else {
             en_start(g, P, s, stack, maxd, 2, lane);
             int lvl = 2;
@@ -349,7 +422,7 @@ enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const 
                 s.nodes += 1;
                 const int nx = lvl + 1;
                 if (nx == k - 1) {
-                    item += en_count_last(g, P, s, stack, maxd, nx, lane);
+                    item += en_count_last(g, P, s, stack, maxd, nx, fast_last, lane);
                 } else {
                     en_start(g, P, s, stack, maxd, nx, lane);
                     lvl = nx;
