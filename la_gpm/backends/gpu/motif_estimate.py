@@ -93,17 +93,19 @@ class GpuTables:
                 (self.M, i64(pl.WM), i64(pl.offM[a]), self.B, i64(pl.WB), i64(pl.offB[p]), i64(pl.offM[i]),
                  sa_d, sp_d, np.int32(Cs), np.int32(ns), i64(n)))
         self.root_w = self.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]     # (tops, n)
-        per_top = cp.asnumpy(self.root_w.sum(axis=1))
-        self.top_free = S.top_free
-        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
-        # small tables: the cumulative root weights on the host, exactly as the CPU backend adds them
-        # (same samples for a seed); large ones: a device scan (may differ in the last bits)
+        # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
+        # (same samples for a seed); large ones: device reductions (may differ in the last bits)
         self._host = self.root_w.size <= _HOST_CUMSUM
         if self._host:
             self.root_w_host = cp.asnumpy(self.root_w)
+            per_top = self.root_w_host.sum(axis=1)
+        else:
+            per_top = cp.asnumpy(self.root_w.sum(axis=1))
+        self.top_free = S.top_free
+        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
         self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
-        self.treelets = float(per_top.sum()) / k
+        self.treelets = self.rooted / k
 
     def natural_mixture(self) -> np.ndarray:
         return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
