@@ -29,6 +29,7 @@ import numpy as np
 
 from .._validation import as_graph
 from ..backends import resolve_backend
+from ..backends.partition import check_part, part_range
 from ..config import config
 from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 
@@ -51,7 +52,7 @@ def _check_k(k):
     return k
 
 
-def clique_count(G, k: int, *, backend: str | None = None) -> int:
+def clique_count(G, k: int, *, backend: str | None = None, part=None) -> int:
     """Number of k-cliques of an undirected graph, as an exact Python int.
 
     Parameters
@@ -60,6 +61,9 @@ def clique_count(G, k: int, *, backend: str | None = None) -> int:
     k : clique size, 1..32 (k=1 gives n, k=2 gives m)
     backend : ``"cpu"`` (numba), ``"graphblas"`` (masked mxm per level), ``"gpu"`` (warp-centric
         DFS kernel, ``backends/gpu/cliques.py``) or auto
+    part : ``(i, nparts)``: count only the cliques whose lowest vertex in the degree order lies in
+        the i-th of nparts work-balanced vertex ranges (the parts add up to the whole count;
+        ``la_gpm.distributed`` sends one part per task). cpu and gpu backends.
 
     Examples
     --------
@@ -72,24 +76,34 @@ def clique_count(G, k: int, *, backend: str | None = None) -> int:
     G = as_graph(G)
     G._require_undirected("clique counting")
     b = resolve_backend(backend, supported=("cpu", "graphblas", "gpu"), what="clique counting")
-    if k == 1:
-        return G.n
-    if k == 2:
-        return G.m
+    part = check_part(part)
+    if part is not None and b == "graphblas":
+        raise BackendUnavailable("part= runs on the cpu and gpu backends; the graphblas formulation grows all "
+                                 "cliques level by level")
+    if k <= 2:
+        if part is not None:  # roots are the vertices (k=1) or the arcs' sources in the DAG (k=2)
+            ptr, _ = G.oriented()
+            w = np.ones(G.n) if k == 1 else np.diff(ptr).astype(np.float64)
+            lo, hi = part_range(w, part)
+            return hi - lo if k == 1 else int(ptr[hi] - ptr[lo])
+        return G.n if k == 1 else G.m
     if b == "gpu":
         from ..backends.gpu.cliques import clique_count as gpu_cliques
-        return gpu_cliques(G, k)
+        return gpu_cliques(G, k, part=part)
     if b == "graphblas":
         return _cliques_graphblas(G, k)
-    return _cliques_cpu(G, k)
+    return _cliques_cpu(G, k, part)
 
 
-def _cliques_cpu(G, k):
+def _cliques_cpu(G, k, part=None):
     from ..backends.cpu.enum_kernels import count_cliques, count_cliques_serial
 
     ptr, idx = G.oriented()
     outdeg = np.diff(ptr)
     roots = np.flatnonzero(outdeg >= k - 1).astype(np.int64)
+    if part is not None:
+        lo, hi = part_range(outdeg[roots].astype(np.float64) ** 2, part)
+        roots = roots[lo:hi]
     if roots.size == 0:
         return 0
     maxo = int(outdeg.max())

@@ -56,9 +56,10 @@ def _group_for(mean_len: float) -> int:
     return g
 
 
-def count_plan_bfs(G, plan, *, memory_budget: int | None = None):
+def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     """Count the matches of ``plan`` (a :class:`la_gpm.patterns.plan.Plan` whose ``reuse`` is all -1)
-    on the GPU; returns ``(count as Python int, stats dict)``."""
+    on the GPU; returns ``(count as Python int, stats dict)``. ``part=(i, nparts)`` counts only the
+    matches whose first vertex lies in the i-th work-balanced range of roots."""
     cp = cupy()
     from ...algorithms.subgraph import engine_arrays, prepare_roots
     from ...config import config
@@ -76,6 +77,10 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None):
     el = plan.edge_labels is not None
     _, _, _, _, hdeg, hvlab, _ = engine_arrays(G, vl, el)
     roots = prepare_roots(hdeg, hvlab, plan)
+    if part is not None:
+        from ..partition import part_range
+        lo, hi = part_range(hdeg[roots].astype(np.float64) ** 2, part)
+        roots = roots[lo:hi]
     stats = {"engine": "gpu trie (breadth-first, chunked)", "roots": int(roots.shape[0]),
              "level_entries": [0] * k, "chunks": 0, "peak_bytes": 0}
     stats["level_entries"][0] = int(roots.shape[0])

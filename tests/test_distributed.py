@@ -1,0 +1,88 @@
+"""la_gpm.distributed: the parts add up to the single-machine count, on a real local Dask cluster."""
+
+from __future__ import annotations
+
+import pytest
+
+import la_gpm
+from la_gpm.exceptions import InvalidArgument
+
+from .conftest import data_path
+
+distributed = pytest.importorskip("distributed", reason="dask.distributed is not installed (the dist extra)")
+from la_gpm.distributed import count as dcount, count_part  # noqa: E402
+
+PATTERNS = [("triangle", False), ("4-clique", False), ("diamond", False), ("4-cycle", True),
+            ("tailed-triangle", False), ("5-cycle", False)]
+
+
+@pytest.fixture(scope="module")
+def client():
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as lc, \
+            distributed.Client(lc) as c:
+        yield c
+
+
+@pytest.mark.parametrize("name,induced", PATTERNS)
+def test_parts_add_up(name, induced):
+    G = la_gpm.as_graph(data_path("citeseer.edgelist"))
+    want = la_gpm.count(G, name, induced=induced, backend="cpu")
+    for nparts in (1, 3, 8):
+        got = [count_part(G, name, (i, nparts), induced=induced) for i in range(nparts)]
+        assert sum(got) == want
+    if nparts > 1 and want:
+        assert max(got) < want  # really split
+
+
+def test_no_client_says_how():
+    G = la_gpm.datasets.load("karate")
+    try:
+        distributed.get_client()
+        pytest.skip("a default client exists in this process (runs first in this module to avoid that)")
+    except ValueError:
+        pass
+    with pytest.raises(InvalidArgument, match="Client"):
+        dcount(G, "triangle")
+
+
+@pytest.mark.parametrize("name,induced", PATTERNS)
+def test_cluster_count_equals_local(client, name, induced):
+    G = la_gpm.generators.rmat(11, seed=4)
+    for kind in ("unique", "embeddings"):
+        want = la_gpm.count(G, name, induced=induced, count=kind, backend="cpu")
+        assert dcount(G, name, client=client, induced=induced, count=kind) == want
+    assert dcount(G, name, client=client, parts=5, induced=induced) == la_gpm.count(G, name, induced=induced)
+
+
+def test_labeled_query_on_cluster(client):
+    from la_gpm.io import read_sunluo
+    from la_gpm.patterns import read_query
+    H = read_sunluo(data_path("hprd/HPRD.graph"))
+    Q = read_query(data_path("hprd/query_graph/query_dense_16_1.graph"))
+    want = la_gpm.count(H, Q, count="embeddings", backend="cpu")
+    assert dcount(H, Q, client=client, count="embeddings") == want
+
+
+def test_errors(client):
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(InvalidArgument, match="parts"):
+        dcount(G, "triangle", client=client, parts=0)
+    with pytest.raises(InvalidArgument, match="backend"):
+        dcount(G, "triangle", client=client, backend="graphblas")
+    with pytest.raises(InvalidArgument, match="client"):
+        dcount(G, "triangle", client="localhost:8786")
+    with pytest.raises(InvalidArgument, match="part"):
+        count_part(G, "triangle", (3, 3))
+    with pytest.raises(InvalidArgument, match="count"):
+        dcount(G, "triangle", client=client, count="all")
+
+
+@pytest.mark.gpu
+def test_gpu_parts_add_up():
+    from la_gpm.backends import gpu_status
+    if gpu_status() is not None:
+        pytest.skip(f"no GPU: {gpu_status()}")
+    G = la_gpm.generators.rmat(12, seed=6)
+    for name, induced in PATTERNS:
+        want = la_gpm.count(G, name, induced=induced, backend="cpu")
+        assert sum(count_part(G, name, (i, 4), induced=induced, backend="gpu") for i in range(4)) == want, name
