@@ -76,6 +76,18 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
             med, times, got = timeit(lambda kw=kw: gpu_tc(G, **kw), repeat=repeat, sync=True)
             check(f"{label}/gpu-{name}", got, ref)
             rows.append({"impl": f"la_gpm[gpu] {name}", "seconds": med, "runs": times, "edges_per_s": G.m / med})
+        # where the binned schedule spends its time: arcs and time per bin (for kernel tuning)
+        import cupy as cp
+        from la_gpm.backends.gpu import device_arc_sources, device_csr
+        from la_gpm.backends.gpu.triangles import _arc_bins, _launch
+        ptr, idx = device_csr(G, "R")
+        src = device_arc_sources(G, "R")
+        for arcs, grp in _arc_bins(G):
+            tot = cp.zeros(1, dtype=cp.uint64)
+            med, times, _ = timeit(lambda: _launch(ptr, idx, src, arcs, int(arcs.shape[0]), grp, True, tot, None),
+                                   repeat=repeat, sync=True)
+            rows.append({"impl": f"la_gpm[gpu] bin group={grp}", "arcs": int(arcs.shape[0]), "seconds": med,
+                         "runs": times, "edges_per_s": G.m / med})
         if "gpu" in backends:  # what the default schedule's one-off set-up (arc binning) costs
             import cupy as cp
             G.clear_device_cache()
