@@ -158,6 +158,28 @@ def rooted_sweep(G, k, ps, repeat, dtype, keys):
     return out
 
 
+def census_bench(G, k, backend, dtype, dev, repeat, ginfo):
+    """Seconds per coloring of tree_census's merged plan and of every tree's own plan."""
+    from la_gpm.algorithms.tree_census import plan_census
+    cen = plan_census(k, max(G.n, 1), max(G.nnz, 1))
+    ops = cc._make_ops(G, backend, np.dtype(dtype), "auto", cen.trees[0], cen.plan)
+    runner = cc._Runner(G, cen.trees[0], cen.plan, ops)
+    keys = coloring_keys(12345, 0, 1)
+    roots = set(cen.roots)
+    t_merged, _ = timed(lambda: runner.run(keys, roots=roots), dev, repeat)
+    t_sep = 0.0
+    for P in cen.trees:
+        _, _, _, _, _, r1 = cc._prepare(G, P, backend, dtype, "auto")
+        t1, _ = timed(lambda: r1.run(keys), dev, repeat)
+        t_sep += t1
+    row = {"graph": ginfo, "k": k, "trees": len(cen.trees), "merged_per_coloring_s": t_merged,
+           "separate_per_coloring_s": t_sep, "merged_spmm_cols": cen.shared_spmm_cols,
+           "separate_spmm_cols": cen.separate_spmm_cols, "merged_peak_cols": cen.plan.peak_cols}
+    print(f"  census {ginfo['name']} k={k} ({len(cen.trees)} trees): merged {t_merged * 1e3:.2f} ms per coloring, "
+          f"trees one by one {t_sep * 1e3:.2f} ms", flush=True)
+    return row
+
+
 def spmm_bench(G, ops, dev, kps, methods, repeat, dtype):
     """The SpMM B = A·M_p for each (k, p): dense tables (C(k, p) columns) through each method, and
     rooted tables (C(k-1, p-1) columns gathered, C(k-1, p) written).  Bandwidth counts the bytes a
@@ -246,6 +268,8 @@ def main(argv=None):
     ap.add_argument("--compare-dense", action="store_true", help="also time the dense layout (custom SpMM)")
     ap.add_argument("--rooted-sweep", nargs="*", default=[], help="'scale:k' pairs: time every rooted SpMM "
                     "variant for p = 1..k//2 (GPU)")
+    ap.add_argument("--census", type=int, nargs="*", default=[], help="tree sizes k: time one coloring of "
+                    "tree_census's merged plan against the trees' own plans one by one")
     ap.add_argument("--no-dense-sweep", action="store_true", help="skip the dense SpMM sweep (cuSPARSE, row gather)")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
@@ -337,6 +361,9 @@ def main(argv=None):
             if dev == "gpu":
                 import cupy as cp
                 cp.get_default_memory_pool().free_all_blocks()
+        for kc in a.census:
+            res.setdefault("census", []).append(census_bench(G, kc, backend, a.dtype, dev, a.repeat, ginfo))
+            save()
         for sk in a.rooted_sweep:
             sc, kk = map(int, sk.split(":"))
             if sc == scale and dev == "gpu":

@@ -338,7 +338,7 @@ def test_gpu_rooted_spmm_variants_agree(dtype):
                 np.add.at(want, g * G.n + src, vals)
             Xd = cp.asarray(X)
             variants = ops.rooted_variants(p)
-            assert ("gather",) in variants and {v[3] for v in variants if v[0] == "tiled"} == {4, 8}
+            assert ("gather",) in variants and sum(v[0] == "tiled" for v in variants) >= 2
             for var in variants:
                 got = ops.spmm_rooted(Xd, Q, colors, p, var).get()
                 np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(want.max()), err_msg=str(var))

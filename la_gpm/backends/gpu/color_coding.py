@@ -2,14 +2,17 @@
 
 SpMM implementations over the row-major count tables:
 
-* rooted layout (default): ``cc_spmm_rooted`` gathers only the colour sets that contain each
-  neighbour's colour (C(k-1, p-1) of C(k, p) columns), a group of threads per work item; hubs are
-  split into chunks of ``HUB_CHUNK`` arcs whose partial rows ``cc_spmm_reduce`` adds in order.
+* rooted layout (default): tables keep only the colour sets that contain the row's colour
+  (C(k-1, p-1) of C(k, p) columns).  Two kernels over the same work items (rows by decreasing degree,
+  hubs split into chunks of ``HUB_CHUNK`` arcs whose partial rows ``cc_spmm_reduce`` adds in order):
+  ``cc_spmm_rooted`` ("gather": per arc, one Q lookup per output column) and ``cc_spmm_tiled``
+  ("tiled": whole neighbour rows added into per-colour shared-memory tiles, combined once per row).
+  ``spmm="auto"`` times the candidates once per (graph, k, p) and keeps the fastest on the graph.
 * dense layout, ``custom`` (``cc_spmm_rows``): a group of threads per output row, each thread
   owning columns of a pass, four neighbours' rows in flight; rows by decreasing degree.
 * dense layout, ``cusparse``: ``cupyx.scipy.sparse.csr_matrix @ dense`` (cusparseSpMM), per copy.
 
-``auto`` takes the rooted layout and its custom kernel (docs/color_coding.md has the measurements).
+``auto`` takes the rooted layout and the timed choice (docs/color_coding.md has the measurements).
 """
 
 from __future__ import annotations
@@ -148,27 +151,27 @@ class GpuOps:
 
     # ----------------------------------------------------------------- rooted SpMM: variants and choice
     def _R(self, p):
-        """``R[ci, m, u] = c_m << 16 | (c_m * Wp + x_m)`` (uint32) for the tiled kernel: the p colours c_m of
-        output set u of a colour-ci row and the column x_m of a colour-c_m neighbour holding u's set minus
-        c_m (k * Wp < 2**16 wherever the tiles fit in shared memory)."""
+        """``R[ci, m, u] = c_m * Wp + x_m`` (uint16) for the tiled kernel: the p colours c_m of output set u
+        of a colour-ci row and the column x_m of a colour-c_m neighbour holding u's set minus c_m
+        (k * Wp < 2**16 wherever the tiles fit in shared memory)."""
         R = self._Rt.get(p)
         if R is None:
             Q = rooted_gather_table(self.k, p)
             k, W = Q.shape[0], Q.shape[2]
             Wp = math.comb(k - 1, p - 1)
-            Rh = np.zeros((k, p, W), dtype=np.uint32)
+            Rh = np.zeros((k, p, W), dtype=np.uint16)
             for ci in range(k):
                 cj, u = np.nonzero(Q[ci] >= 0)          # cj ascending, then u: p entries per u
                 order = np.lexsort((cj, u))
                 cj, u = cj[order], u[order]
-                flat = (cj.astype(np.int64) << 16) | (cj * Wp + Q[ci][cj, u])
+                flat = cj * Wp + Q[ci][cj, u]
                 Rh[ci] = flat.reshape(W, p).T
             R = self._Rt[p] = self.cp.asarray(np.ascontiguousarray(Rh))
         return R
 
     def _tile_bytes(self, Wp, L):
-        """Shared memory of a 256-thread block of the tiled kernel with L lanes per slice (tiles + masks)."""
-        return (self.block // L) * (self.k * Wp * self.dtype.itemsize + 4)
+        """Shared memory of a 256-thread block of the tiled kernel with L lanes per slice."""
+        return (self.block // L) * self.k * Wp * self.dtype.itemsize
 
     def _lanes(self, Wp):
         """The fewest lanes per slice (a power of two) whose block tiles fit 48 KB of shared memory,
@@ -180,32 +183,31 @@ class GpuOps:
 
     def rooted_variants(self, p):
         """Candidate rooted SpMM kernels for products of size p: ``("gather",)`` (cc_spmm_rooted: per
-        arc, one Q lookup per output column) and ``("tiled", L, S, A)`` (cc_spmm_tiled: groups of L
-        lanes x S slices per row, A = 4 or 8 arcs in flight per slice), L = the fewest lanes whose
-        tiles fit and twice that, S giving groups of 32 or 64 threads."""
+        arc, one Q lookup per output column) and ``("tiled", L, S)`` (cc_spmm_tiled: groups of L lanes x
+        S slices per row), L = the fewest lanes whose tiles fit (groups of 32 and 64 threads) and twice
+        that (groups of 32).  A wider sweep (groups up to 256 threads, 8 arcs in flight, small rows
+        left to the gather kernel) never won on Graph500 (docs/color_coding.md)."""
         Wp = math.comb(self.k - 1, p - 1)
         out = [("gather",)]
         L = self._lanes(Wp)
         if L is None:
             return out
+        g0 = max(32, L)
+        out.append(("tiled", L, g0 // L))
+        if 2 * g0 <= self.block:
+            out.append(("tiled", L, 2 * g0 // L))
         Lmax = 1
         while Lmax < Wp and Lmax < 256:
             Lmax *= 2
-        for LL in dict.fromkeys((L, min(2 * L, 256))):
-            if LL > Lmax and LL != L:
-                continue
-            g0 = max(32, LL)
-            for Gs in ((g0, 2 * g0) if LL == L and 2 * g0 <= 256 else (g0,)):
-                for A in (4, 8):
-                    out.append(("tiled", LL, Gs // LL, A))
+        if 2 * L <= min(256, Lmax):
+            out.append(("tiled", 2 * L, max(32, 2 * L) // (2 * L)))
         return out
 
     def rooted_rule(self, p):
         """The tiled variant chosen without timing: the fewest lanes whose tiles fit, groups of 32
-        threads (several arcs in parallel when rows are narrow), 4 arcs in flight; gather when no tile
-        fits."""
+        threads (several arcs in parallel when rows are narrow); gather when no tile fits."""
         L = self._lanes(math.comb(self.k - 1, p - 1))
-        return ("gather",) if L is None else ("tiled", L, max(1, 32 // L), 4)
+        return ("gather",) if L is None else ("tiled", L, max(1, 32 // L))
 
     def spmm_rooted(self, X, Q, colors, p, variant=None):
         """B = A · M_p over rooted tables.  ``variant``: see :meth:`rooted_variants`; default by
@@ -225,11 +227,11 @@ class GpuOps:
             split = 0
             if variant[0] == "tiled":
                 split = it["n_items"]
-                L, S, A = int(variant[1]), int(variant[2]), int(variant[3])
+                L, S = int(variant[1]), int(variant[2])
                 gpb = self.block // (L * S)
                 slots = nbt * split
                 if slots:
-                    kernel("cc_spmm", "cc_spmm_tiled8" if A == 8 else "cc_spmm_tiled", self.opts)(
+                    kernel("cc_spmm", "cc_spmm_tiled", self.opts)(
                         ((slots + gpb - 1) // gpb,), (self.block,),
                         (self.idx, it["v"], it["lo"], it["hi"], it["dst"], np.int64(split),
                          np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, self._R(p),

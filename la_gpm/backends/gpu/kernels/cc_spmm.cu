@@ -193,27 +193,28 @@ extern "C" __global__ void cc_spmm_reduce(const int* __restrict__ heavy_v, const
 // of the neighbour's row.  Each slice adds the neighbour's whole (contiguous, coalesced) row into
 // the shared-memory tile T[s][cj][:] of the neighbour's colour cj: a thread always owns the same
 // columns, so there are no races and no atomics.  Arcs with cj = ci add nothing (the output sets
-// avoid ci) and are skipped.  Tiles are not zeroed: a slice's first arc of a colour stores, later
-// ones add, and the slice's bit mask of touched colours (the same in all its lanes, which see the
-// same arcs) tells the output phase which tiles hold data.  After a group barrier, output column u
-// of the row (a p-set avoiding ci) is the sum over its p colours c_m of T[s][c_m][x_m], x_m = the
-// column of the set minus c_m: R[(ci*p + m)*W + u] = c_m << 16 | (c_m*Wp + x_m), summed in the
-// fixed order (m, s): deterministic.  The gathered rows are read whole, and the Q traffic of
-// cc_spmm_rooted (one int per output column per arc) becomes p ints per output column per row.
+// avoid ci) and are skipped.  After a group barrier, output column u of the row (a p-set avoiding
+// ci) is the sum over its p colours c_m of T[c_m][x_m], x_m = column of the set minus c_m:
+// R[(ci*p + m)*W + u] = c_m*Wp + x_m, summed in the fixed order (m, s), so results are
+// deterministic.  The gathered rows are read whole, and the Q traffic of cc_spmm_rooted (one int
+// per output column per arc) becomes p shorts per output column per row.
 //
-// Shared memory per block: (blockDim / Gs) groups x S x (k x Wp REAL + one mask).  Group barriers
-// are named barriers 1..8 (Gs >= 32, blockDim <= 256).
+// Shared memory per block: (blockDim / Gs) groups x S x k x Wp REAL.  Group barriers are named
+// barriers 1..8 (Gs >= 32, blockDim <= 256).
+// (Measured against a variant with 4 x 4 loads in flight, no zeroing and per-slice colour masks:
+// that one was 10-25% slower on Graph500 scale 20; docs/color_coding.md.)
 __device__ __forceinline__ void cc_group_sync(int id, int count) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
-template <int CC_TARCS>
-__device__ __forceinline__ void
-cc_spmm_tiled_body(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
+#define CC_TARCS 4
+extern "C" __global__ void __launch_bounds__(256)
+cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
               const i64* __restrict__ item_hi, const int* __restrict__ item_dst, i64 nitems, int nchunks, int n,
-              i64 nbt, const signed char* __restrict__ colors, const unsigned* __restrict__ R, int k, int p,
+              i64 nbt, const signed char* __restrict__ colors, const unsigned short* __restrict__ R, int k, int p,
               const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W,
-              int L, int S, unsigned char* cc_tile_raw) {
+              int L, int S) {
+    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
     const int Gs = L * S;
     const int gpb = blockDim.x / Gs;
     const int grp = threadIdx.x / Gs;
@@ -222,11 +223,9 @@ cc_spmm_tiled_body(const int* __restrict__ idx, const int* __restrict__ item_v, 
     const int l = t - s * L;
     const i64 slot = blockIdx.x * (i64)gpb + grp;
     if (slot >= nbt * nitems) return;  // the whole group leaves: its barrier is its own
-    const int tile = k * Wp;
-    REAL* Tg = reinterpret_cast<REAL*>(cc_tile_raw) + (i64)grp * S * tile;
-    REAL* Ts = Tg + s * tile;
-    unsigned* masks = reinterpret_cast<unsigned*>(reinterpret_cast<REAL*>(cc_tile_raw) + (i64)gpb * S * tile) +
-                      grp * S;
+    const int tile = S * k * Wp;
+    REAL* Tg = reinterpret_cast<REAL*>(cc_tile_raw) + (i64)grp * tile;
+    REAL* Ts = Tg + s * k * Wp;
     const i64 g = slot / nitems;
     const i64 it = slot - g * nitems;
     const int v = item_v[it];
@@ -239,10 +238,10 @@ cc_spmm_tiled_body(const int* __restrict__ idx, const int* __restrict__ item_v, 
         for (int u = t; u < W; u += Gs) dest[u] = (REAL)0;
         return;
     }
-    unsigned touched = 0u;
+    for (int z = t; z < tile; z += Gs) Tg[z] = (REAL)0;
+    cc_group_sync(grp + 1, Gs);
     for (i64 e = e0 + s; e < e1; e += (i64)CC_TARCS * S) {
         int c[CC_TARCS];
-        bool first[CC_TARCS];
         const REAL* m[CC_TARCS];
 #pragma unroll
         for (int a = 0; a < CC_TARCS; ++a) {
@@ -258,67 +257,24 @@ cc_spmm_tiled_body(const int* __restrict__ idx, const int* __restrict__ item_v, 
                 }
             }
         }
+#pragma unroll 2
+        for (int x = l; x < Wp; x += L) {
+            REAL val[CC_TARCS];
 #pragma unroll
-        for (int a = 0; a < CC_TARCS; ++a) {  // in arc order: a colour's first arc stores, later ones add
-            first[a] = c[a] >= 0 && !((touched >> c[a]) & 1u);
-            if (c[a] >= 0) touched |= 1u << c[a];
-        }
-        for (int x0 = 0; x0 < Wp; x0 += CC_NPT * L) {  // CC_TARCS x CC_NPT loads in flight
-            REAL val[CC_TARCS][CC_NPT];
+            for (int a = 0; a < CC_TARCS; ++a) val[a] = c[a] >= 0 ? __ldg(m[a] + x) : (REAL)0;
 #pragma unroll
-            for (int q = 0; q < CC_NPT; ++q) {
-                const int x = x0 + l + q * L;
-#pragma unroll
-                for (int a = 0; a < CC_TARCS; ++a) val[a][q] = (c[a] >= 0 && x < Wp) ? __ldg(m[a] + x) : (REAL)0;
-            }
-#pragma unroll
-            for (int q = 0; q < CC_NPT; ++q) {
-                const int x = x0 + l + q * L;
-                if (x < Wp) {
-#pragma unroll
-                    for (int a = 0; a < CC_TARCS; ++a) {
-                        if (c[a] >= 0) {
-                            REAL* d = Ts + c[a] * Wp + x;
-                            if (first[a]) *d = val[a][q];
-                            else *d += val[a][q];
-                        }
-                    }
-                }
-            }
+            for (int a = 0; a < CC_TARCS; ++a)
+                if (c[a] >= 0) Ts[c[a] * Wp + x] += val[a];
         }
     }
-    if (l == 0) masks[s] = touched;
     cc_group_sync(grp + 1, Gs);
-    const unsigned* Rc = R + (i64)ci * p * W;
+    const unsigned short* Rc = R + (i64)ci * p * W;
     for (int u = t; u < W; u += Gs) {
         REAL acc = (REAL)0;
         for (int mm = 0; mm < p; ++mm) {
-            const unsigned r = __ldg(Rc + mm * W + u);
-            const int f = (int)(r & 0xFFFFu);
-            const unsigned bit = 1u << (r >> 16);
-            for (int ss = 0; ss < S; ++ss)
-                if (masks[ss] & bit) acc += Tg[ss * tile + f];
+            const int f = Rc[mm * W + u];
+            for (int ss = 0; ss < S; ++ss) acc += Tg[ss * k * Wp + f];
         }
         dest[u] = acc;
     }
-}
-
-#define CC_TILED_ARGS                                                                                           \
-    const int *__restrict__ idx, const int *__restrict__ item_v, const i64 *__restrict__ item_lo,               \
-        const i64 *__restrict__ item_hi, const int *__restrict__ item_dst, i64 nitems, int nchunks, int n, i64 nbt, \
-        const signed char *__restrict__ colors, const unsigned *__restrict__ R, int k, int p,                    \
-        const REAL *__restrict__ Mp, int Wp, REAL *__restrict__ out, REAL *__restrict__ partial, int W, int L, int S
-#define CC_TILED_PASS idx, item_v, item_lo, item_hi, item_dst, nitems, nchunks, n, nbt, colors, R, k, p, Mp, Wp, out, \
-                      partial, W, L, S, cc_tile_raw
-
-// four arcs in flight per slice
-extern "C" __global__ void __launch_bounds__(256, 3) cc_spmm_tiled(CC_TILED_ARGS) {
-    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
-    cc_spmm_tiled_body<4>(CC_TILED_PASS);
-}
-
-// eight arcs in flight per slice (wide rows: more bytes in flight per thread)
-extern "C" __global__ void __launch_bounds__(256, 2) cc_spmm_tiled8(CC_TILED_ARGS) {
-    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
-    cc_spmm_tiled_body<8>(CC_TILED_PASS);
 }
