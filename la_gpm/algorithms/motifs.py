@@ -69,11 +69,12 @@ _SMALL_ENUMERATION = 4_000_000
 # graphs with fewer arcs run the k <= 4 census kernels on the calling thread (waking the pool costs more)
 _SERIAL_ARCS = 100_000
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
-# backend="auto" with a GPU visible (measured crossovers, docs/gpu_census.md): closed forms (k <= 4)
-# and enumeration go to the GPU from these many arcs; k = 5 enumerates there up to this many
-# connected 4-vertex subsets (beyond, the CPU's hybrid)
+# backend="auto" with a GPU visible (measured crossovers, docs/gpu_census.md): closed forms and
+# enumeration for k <= 4 go to the GPU from these many arcs, enumeration for k >= 5 from fewer; k = 5
+# enumerates there up to this many connected 4-vertex subsets (beyond, the CPU's hybrid)
 _GPU_CLOSED_FORM_ARCS = 20_000
 _GPU_ENUMERATE_ARCS = 20_000
+_GPU_ENUMERATE5_ARCS = 5_000      # k >= 5: citeseer (9,072 arcs) already runs 12-15x faster there
 _GPU_ENUMERATE5_MAX_CONNECTED4 = 200_000_000
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
@@ -334,7 +335,7 @@ def _auto_backend(G, k, method, progress):
         return "cpu"
     if k <= 4 and method in ("auto", "closed_form"):
         return "gpu" if G.nnz >= _GPU_CLOSED_FORM_ARCS else "cpu"
-    if G.nnz < _GPU_ENUMERATE_ARCS:
+    if G.nnz < (_GPU_ENUMERATE_ARCS if k <= 4 else _GPU_ENUMERATE5_ARCS):
         return "cpu"
     if k == 5 and method == "auto":
         # the CPU's hybrid wins where enumeration is hopeless; enumerate on the GPU while the
