@@ -4,6 +4,7 @@ Usage::
 
     python benchmarks/bench_color_coding.py --device cpu --scales 12 14 --templates u7 u10 u12
     python benchmarks/bench_color_coding.py --device gpu --scales 18 20 --templates u10 u12 u13
+    python benchmarks/bench_color_coding.py --gpu     # the standard GPU run (see --help)
 
 Writes ``benchmarks/results/color_coding_<device>.json`` (or ``--out``): device, versions, and per
 (graph, template) the plan, the per-coloring time (median of ``--repeat`` runs after a warm-up, the
@@ -271,8 +272,19 @@ def main(argv=None):
     ap.add_argument("--census", type=int, nargs="*", default=[], help="tree sizes k: time one coloring of "
                     "tree_census's merged plan against the trees' own plans one by one")
     ap.add_argument("--no-dense-sweep", action="store_true", help="skip the dense SpMM sweep (cuSPARSE, row gather)")
+    ap.add_argument("--cpu-compare", nargs="*", default=[], help="'scale:template' pairs also timed on the CPU "
+                    "backend (all cores) in a GPU run")
+    ap.add_argument("--gpu", action="store_true", help="the standard GPU run (device_run.sh bench): scales 18 20, "
+                    "u10 u12 u13 u15-1, rooted-kernel sweep and dense/cuSPARSE sweep for u12 on scale 20, census "
+                    "k=8, CPU comparison for u12 on scale 18; JSON to $LA_GPM_BENCH_OUT when set")
     ap.add_argument("--out", default=None)
     a = ap.parse_args(argv)
+    if a.gpu:
+        a.device, a.scales, a.templates, a.no_check = "gpu", [18, 20], ["u10", "u12", "u13", "u15-1"], True
+        a.rooted_sweep, a.spmm_scales, a.spmm_templates, a.census = ["20:12"], [20], ["u12"], [8]
+        a.cpu_compare = ["18:u12"]
+        if a.out is None and os.environ.get("LA_GPM_BENCH_OUT"):
+            a.out = str(Path(os.environ["LA_GPM_BENCH_OUT"]) / "color_coding_gpu.json")
     dev = a.device
     backend = "gpu" if dev == "gpu" else "cpu"
     res = {"benchmark": "color_coding", "device": device_info(dev), "versions": versions(),
@@ -336,6 +348,13 @@ def main(argv=None):
                     r3.run(keys, profile=prof3)
                     row.update(per_coloring_dense_s=t3, profile_dense_s=prof3)
                     del r3
+                if f"{scale}:{tname}" in a.cpu_compare and dev == "gpu":
+                    _, _, _, _, _, r4 = cc._prepare(G, tname, "cpu", a.dtype, "auto")
+                    t4, ts4 = timed(lambda: r4.run(keys), "cpu", 2)
+                    row.update(cpu_per_coloring_s=t4, cpu_cores=os.cpu_count())
+                    print(f"  cpu backend ({os.cpu_count()} cores) {tname} on scale {scale}: {t4:.3f} s per coloring",
+                          flush=True)
+                    del r4
                 if f"{scale}:{tname}" in a.full_cusparse:
                     _, _, _, _, _, r2 = cc._prepare(G, tname, backend, a.dtype, "cusparse", layout="dense")
                     t2, ts2 = timed(lambda: r2.run(keys), dev, max(1, a.repeat // 2))
