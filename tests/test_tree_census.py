@@ -92,3 +92,16 @@ def test_gpu_equals_cpu():
     g = tree_census(G, 7, seed=5, max_colorings=4, backend="gpu")
     for name in c:
         np.testing.assert_allclose(g[name].values, c[name].values, rtol=2e-5)
+
+
+@pytest.mark.slow
+def test_interval_coverage_many_seeds():
+    # 40 seeded runs of all 5-vertex trees on karate: with delta = 0.05 for the joint statement,
+    # at most a few runs may miss one tree (expected 2)
+    G = la_gpm.datasets.load("karate")
+    truth = {P.name: exact_copies(G, P) for P in free_trees(5)}
+    bad = 0
+    for s in range(40):
+        res = tree_census(G, 5, eps=0.25, delta=0.05, seed=100 + s, backend="cpu")
+        bad += any(not (e.ci_low <= truth[n] <= e.ci_high) for n, e in res.items())
+    assert bad <= 6, bad
