@@ -27,6 +27,8 @@ _LAZY = {
     "estimate": ("la_gpm.algorithms.color_coding", "estimate"),
     "Estimate": ("la_gpm.algorithms.color_coding", "Estimate"),
     "colorful_count": ("la_gpm.algorithms.color_coding", "colorful_count"),
+    "tree_census": ("la_gpm.algorithms.tree_census", "tree_census"),
+    "free_trees": ("la_gpm.algorithms.tree_census", "free_trees"),
     "estimate_census": ("la_gpm.algorithms.motif_estimate", "estimate_census"),
     "plot_census": ("la_gpm.plot", "plot_census"),
 }
