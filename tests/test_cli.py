@@ -102,3 +102,15 @@ def test_plot_exact_census(tmp_path):
     assert len(ax.patches) == 6 and (tmp_path / "k.png").exists()
     with pytest.raises(la_gpm.InvalidArgument, match="name"):
         la_gpm.plot_census(__import__("pandas").DataFrame({"x": [1]}))
+
+
+def test_trees(capsys):
+    import json
+
+    assert main(["trees", "karate", "-k", "4", "--eps", "0.2", "--seed", "1", "--backend", "cpu", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out["trees"]) == {"tree4-0", "tree4-1"}
+    star = next(r for r in out["trees"].values() if sorted(map(tuple, r["edges"])) in ([(0, 1), (0, 2), (0, 3)],))
+    assert star["ci_low"] <= 1764 <= star["ci_high"]  # sum over vertices of C(deg, 3)
+    assert main(["trees", "karate", "-k", "4", "--eps", "0.2", "--seed", "1", "--backend", "cpu"]) == 0
+    assert "tree4-0" in capsys.readouterr().out
