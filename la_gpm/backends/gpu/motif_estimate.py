@@ -2,9 +2,11 @@
 
 The tables of one coloring (``M``: every rooted shape's colorful embeddings per vertex and colour
 set; ``B``: ``A·M`` of the passive shapes) are built on the device by ``kernels/me_sample.cu``
-(``me_leaf``, ``me_spmm``: one warp per vertex, ``me_ema``: one thread per (vertex, colour set)), in
-the same layout and summation order as the CPU kernels.  ``me_sample`` runs one independent sampler
-per thread (counter-based SplitMix64 random numbers, as on the CPU), walks the tables backwards and
+(``me_leaf``, ``me_spmm``: one warp per vertex, ``me_spmm_groups``: the same with the warp split over
+neighbours for tables of <= 16 columns, ``me_ema``: one thread per (vertex, colour set)), in the same
+layout as the CPU kernels.  ``me_sample`` runs one independent sampler per thread (``me_sample_warp``:
+one per warp, scanning hubs' neighbours 32 at a time, on graphs with a vertex of degree >=
+``HUB_DEGREE``), with counter-based SplitMix64 random numbers as on the CPU, walks the tables backwards and
 returns each sample's induced adjacency bitmask, classified on the device through the class table
 (k <= 7) or on the host with the canonical-form cache (k = 8).  With tables below 2^53 (exact
 integers) a seed gives the CPU backend's samples exactly.
@@ -20,6 +22,7 @@ from . import cupy, device_csr, kernel, oom_guard
 
 _FILE = "me_sample"
 _HOST_CUMSUM = 1 << 24      # root weights up to this many entries are summed on the host
+HUB_DEGREE = 128            # graphs with a vertex of this degree sample with a warp per sample
 
 
 class GpuSampler:
@@ -42,6 +45,7 @@ class GpuSampler:
         self.top_free = _top_free(k)
         self.nf = len(free_shapes(k))
         self._table = None
+        self.hubs = G.n > 0 and int(G.degrees.max()) >= HUB_DEGREE
 
     def class_table(self, table):
         if self._table is None:
@@ -68,6 +72,7 @@ class GpuTables:
         done_b = set()
         leaf = kernel(_FILE, "me_leaf")
         spmm = kernel(_FILE, "me_spmm")
+        spmm_groups = kernel(_FILE, "me_spmm_groups")
         ema = kernel(_FILE, "me_ema")
         from ...algorithms.color_coding import split_tables
         i64 = np.int64
@@ -80,7 +85,7 @@ class GpuTables:
             a, p = int(pl.act[i]), int(pl.pas[i])
             if p not in done_b:
                 C = math.comb(k, int(pl.size[p]))
-                spmm(((n * 32 + blk - 1) // blk,), (blk,),
+                (spmm_groups if C <= 16 else spmm)(((n * 32 + blk - 1) // blk,), (blk,),
                      (S.ptr, S.idx, self.M, i64(pl.WM), i64(pl.offM[p]), self.B, i64(pl.WB), i64(pl.offB[p]),
                       np.int32(C), i64(n)))
                 done_b.add(p)
@@ -134,8 +139,9 @@ class GpuTables:
         if count and self.rooted > 0:
             d = S.d
             blk = 128
-            kernel(_FILE, "me_sample")(
-                ((count + blk - 1) // blk,), (blk,),
+            lanes = 32 if S.hubs else 1        # a warp per sample where hub scans dominate
+            kernel(_FILE, "me_sample_warp" if S.hubs else "me_sample")(
+                ((count * lanes + blk - 1) // blk,), (blk,),
                 (S.ptr, S.idx, self.M, np.int64(pl.WM), self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,
                  np.int64(self.root_cum.size), d["top"], np.int64(self.n), np.uint64(key), np.int64(first),
