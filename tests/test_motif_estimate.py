@@ -507,8 +507,13 @@ def _gpu_reason():
 
 @pytest.mark.gpu
 @pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
-def test_gpu_tables_and_samples_equal_cpu():
+@pytest.mark.parametrize("hub_degree,grouped", [(0, 16), (1 << 62, 0)])
+def test_gpu_tables_and_samples_equal_cpu(monkeypatch, hub_degree, grouped):
+    """Both SpMM kernels (grouped or not) and both samplers (warp or thread per sample) against the CPU."""
+    import la_gpm.backends.gpu.motif_estimate as GM
     from la_gpm.backends.gpu.motif_estimate import GpuSampler
+    monkeypatch.setattr(GM, "HUB_DEGREE", hub_degree)
+    monkeypatch.setattr(GM, "GROUPED_SPMM_MAX_C", grouped)
     G = la_gpm.datasets.load("email-Eu-core")
     for k in (4, 6, 8):
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)

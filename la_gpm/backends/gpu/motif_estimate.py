@@ -23,6 +23,7 @@ from . import cupy, device_csr, kernel, oom_guard
 _FILE = "me_sample"
 _HOST_CUMSUM = 1 << 24      # root weights up to this many entries are summed on the host
 HUB_DEGREE = 128            # graphs with a vertex of this degree sample with a warp per sample
+GROUPED_SPMM_MAX_C = 16     # tables of at most this many columns use the grouped SpMM
 
 
 class GpuSampler:
@@ -85,7 +86,7 @@ class GpuTables:
             a, p = int(pl.act[i]), int(pl.pas[i])
             if p not in done_b:
                 C = math.comb(k, int(pl.size[p]))
-                (spmm_groups if C <= 16 else spmm)(((n * 32 + blk - 1) // blk,), (blk,),
+                (spmm_groups if C <= GROUPED_SPMM_MAX_C else spmm)(((n * 32 + blk - 1) // blk,), (blk,),
                      (S.ptr, S.idx, self.M, i64(pl.WM), i64(pl.offM[p]), self.B, i64(pl.WB), i64(pl.offB[p]),
                       np.int32(C), i64(n)))
                 done_b.add(p)
