@@ -22,6 +22,11 @@ sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
    dividing by the colorful probability ``p = k!/k^k`` gives an unbiased estimate of the count of H.
 3. **Average** over independent colorings (each with its own samples); intervals as in
    ``docs/motif_estimate.md``.
+4. **AGS** (adaptive graphlet sampling): a coloring may sample free tree shape F with probability
+   q_F (then a uniform colorful copy of F); a sample lands on a colorful copy of H with probability
+   Σ_F q_F σ_F(H)/N_F, which replaces σ(H)/N above, so the estimate stays unbiased for every class
+   while the shapes chosen (Motivo's greedy) cover the classes still pending.
+5. **k = 8**: classes are discovered as sampled (canonical bitmask on the fly, cached).
 """
 
 from __future__ import annotations
