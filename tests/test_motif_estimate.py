@@ -234,6 +234,10 @@ def test_triangle_free_and_tiny_graphs():
     P = la_gpm.Graph.from_edges([0, 1], [1, 2], n=3)
     df = estimate_census(P, 4, seed=0)
     assert len(df) == 0 and df.attrs["total"] == 0 and df.attrs["converged"]
+    # an 8-path has one connected 8-set, colorful in few colorings: zero treelets so far is not convergence
+    P8 = la_gpm.Graph.from_edges(list(range(7)), list(range(1, 8)), n=8)
+    df = estimate_census(P8, 8, seed=0, max_colorings=20, backend="cpu")
+    assert df.attrs["colorings"] == 20 and not df.attrs["converged"]
 
 
 def test_bad_inputs_raise_named_errors():

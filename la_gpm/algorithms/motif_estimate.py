@@ -528,6 +528,17 @@ def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=3):
     return q, chosen
 
 
+def _has_connected_kset(G, k) -> bool:
+    """Whether some connected component has at least k vertices (else there is no connected k-set)."""
+    if G.n < k:
+        return False
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+    A = sp.csr_matrix((np.ones(G.indices.shape[0], dtype=np.int8), G.indices, G.indptr), shape=(G.n, G.n))
+    _, lab = connected_components(A, directed=False)
+    return bool(np.bincount(lab).max() >= k)
+
+
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 10,
@@ -664,7 +675,9 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                 pending_rows = np.flatnonzero(watch & ~(rel <= eps)).tolist()
             if at_check:
                 check += 1
-                if j >= min_colorings and (not pending_rows or max(rec.N) == 0):
+                # no colorful treelet in any coloring yet: done only if no connected k-set exists at all
+                if j >= min_colorings and ((not pending_rows and max(rec.N) > 0)
+                                           or (max(rec.N) == 0 and not _has_connected_kset(G, k))):
                     converged = True
                     break
                 next_check = max(j + 1, math.ceil(j * 1.25))
