@@ -158,8 +158,11 @@ def _check_overflow(over):
                             "(la_gpm.distributed) or count a smaller pattern")
 
 
-def run_plan(G, plan, *, memory_budget=None, progress=False):
-    """Execute a plan; returns (count as Python int, stats dict)."""
+def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
+    """Execute a plan; returns (count as Python int, stats dict).
+
+    ``part=(i, nparts)`` counts only the matches rooted in the i-th of nparts work-balanced ranges of
+    roots (:mod:`la_gpm.backends.partition`; the parts add up to the whole count)."""
     import numba
 
     from ..backends.cpu.enum_kernels import ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial
@@ -169,6 +172,10 @@ def run_plan(G, plan, *, memory_budget=None, progress=False):
     el = plan.edge_labels is not None
     ptr, idx, nlab, elab, deg, vlab, _ = engine_arrays(G, vl, el)
     roots = prepare_roots(deg, vlab, plan)
+    if part is not None:
+        from ..backends.partition import part_range
+        lo, hi = part_range(deg[roots].astype(np.float64) ** 2, part)
+        roots = roots[lo:hi]
     k = plan.k
     stats = {"plan": plan.describe(), "roots": int(roots.shape[0])}
     if k == 1:
