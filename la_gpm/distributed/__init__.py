@@ -93,7 +93,7 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
     >>> from distributed import Client, LocalCluster
     >>> with LocalCluster(n_workers=1, threads_per_worker=2, processes=False) as lc, Client(lc) as c:
     ...     la_gpm.distributed.count(la_gpm.datasets.load("karate"), "diamond", client=c)
-    36
+    151
     """
     if count not in COUNT_KINDS:
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
