@@ -419,6 +419,8 @@ def test_bad_inputs(citeseer):
             count_pattern(citeseer, "house", backend="gpu")
     with pytest.raises(BackendUnavailable, match="clique"):
         count_pattern(citeseer, "house", backend="graphblas")
+    with pytest.raises(InvalidArgument, match="gpu_engine"):
+        count_pattern(citeseer, "house", gpu_engine="bfs")
     with pytest.raises(InvalidGraph, match="directed"):
         count_pattern(Graph.from_edges([0, 1], [1, 2], directed=True), "wedge")
     with pytest.raises(InvalidArgument, match="backend"):

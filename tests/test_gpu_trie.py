@@ -66,3 +66,14 @@ def test_hprd_sample_of_queries():
     for name in sorted(exp)[::10]:  # 20 of the 200 queries, labeled, sizes 4..16
         Q = read_query(data_path(f"hprd/query_graph/{name}.graph"))
         assert bfs_count(H, Q, kind="embeddings")[0] == exp[name], name
+
+
+def test_through_count_pattern():
+    G = la_gpm.as_graph(data_path("email-Eu-core.txt"))
+    for name, induced in (("diamond", False), ("4-cycle", True), ("tailed-triangle", False)):
+        want = count_pattern(G, name, induced=induced, backend="cpu")
+        assert count_pattern(G, name, induced=induced, backend="gpu", gpu_engine="trie") == want
+        n, stats = count_pattern(G, name, induced=induced, backend="gpu", gpu_engine="trie", return_stats=True,
+                                 count="embeddings")
+        assert n == want * la_gpm.Pattern.named(name).automorphism_count
+        assert stats["engine"].startswith("gpu trie")

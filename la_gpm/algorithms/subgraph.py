@@ -43,6 +43,7 @@ __all__ = ["count_pattern", "MAX_COUNT_VERTICES", "MAX_LABELED_VERTICES", "engin
 MAX_COUNT_VERTICES = 12
 MAX_LABELED_VERTICES = 32
 COUNT_KINDS = ("unique", "embeddings")
+GPU_ENGINES = ("dfs", "trie")
 SERIAL_WORK = 1_000_000  # below this Σ deg(root)² the search runs on one worker (no parallel region)
 
 
@@ -228,7 +229,7 @@ def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
 
 def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend: str | None = None,
                   memory_budget: int | None = None, progress: bool = False, return_stats: bool = False,
-                  reuse: bool = True):
+                  reuse: bool = True, gpu_engine: str = "dfs"):
     """Exact number of copies of a connected pattern in G.
 
     Parameters
@@ -247,6 +248,9 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     progress : a tqdm bar over the root vertices (cpu engine only)
     return_stats : also return a dict (plan, reuse hits, set operations done/saved, time)
     reuse : use the plan's RPS reuse (False: plain plan, same count; for A/B measurements)
+    gpu_engine : with the gpu backend, ``"dfs"`` (the warp-centric plan interpreter, DuMato/RPS;
+        the default) or ``"trie"`` (breadth-first levels of parent-pointer tries, cuTS, within
+        ``memory_budget``; plans without reuse); see docs/gpu_trie.md for when each wins
 
     Returns
     -------
@@ -267,6 +271,8 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     """
     if count not in COUNT_KINDS:
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
+    if gpu_engine not in GPU_ENGINES:
+        raise InvalidArgument(f"gpu_engine must be one of {GPU_ENGINES}; got {gpu_engine!r}")
     if not isinstance(induced, (bool, np.bool_)):
         raise InvalidArgument(f"induced must be True or False; got {induced!r}")
     G = as_graph(G)
@@ -293,8 +299,11 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     if b == "graphblas":
         raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                  "clique, so use backend='cpu'")
-    plan = plan_for(G, P, induced=induced, reuse=reuse)
-    if b == "gpu":
+    plan = plan_for(G, P, induced=induced, reuse=reuse and not (b == "gpu" and gpu_engine == "trie"))
+    if b == "gpu" and gpu_engine == "trie":
+        from ..backends.gpu.trie import count_plan_bfs
+        n, stats = count_plan_bfs(G, plan, memory_budget=memory_budget)
+    elif b == "gpu":
         from ..backends.gpu.enum import count_plan_gpu
         n, stats = count_plan_gpu(G, plan, memory_budget=memory_budget)
     else:
