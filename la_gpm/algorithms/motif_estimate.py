@@ -52,6 +52,7 @@ DEFAULT_MAX_COLORINGS = 10_000
 _BATCH = 1 << 16
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
+_AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
 
 
 # ============================================================================ shapes
@@ -492,7 +493,7 @@ def _summary(rec, reg, p, level_delta):
     return m, lo, hi, freq, rel, hits
 
 
-def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=3):
+def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=None):
     """Motivo's adaptive choice: the free shapes that best cover the pending classes, plus a natural share.
 
     Greedy: the shape F maximising Σ_{H pending} m_H · σ_F(H)/N_F (the hit rate of the pending
@@ -501,6 +502,7 @@ def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=3):
     uniform treelet distribution (so every class keeps a positive hit probability and the estimator
     stays unbiased for all classes) plus an equal split of the rest over the chosen shapes.
     """
+    max_shapes = _AGS_MAX_SHAPES if max_shapes is None else max_shapes
     nat = T.natural_mixture()
     NF = T.shape_treelets
     P = np.asarray(pending, dtype=np.int64)
@@ -630,6 +632,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     pending_rows: list = []
     m = np.zeros(len(reg))
     ags_colorings = 0
+    steered = 0
     try:
         j = 0
         while j < cap:
@@ -665,10 +668,13 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
                 time_budget is not None and time.perf_counter() - t0 >= time_budget)
             at_check = j >= next_check or last
-            if at_check or (adaptive and j >= min(_AGS_PILOT, min_colorings)):
+            steer = adaptive and j >= min(_AGS_PILOT, min_colorings) and j - steered >= max(1, j // 8)
+            if at_check or steer:
                 # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
                 # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
-                # Between checks the same summary (at the next check's level) only steers AGS.
+                # Between checks the same summary (at the next check's level) only steers AGS
+                # (recomputed after every j/8 colorings: its cost grows with the colorings).
+                steered = j
                 lvl = check + 1
                 m, lo, hi, freq, rel, hits_tot = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
                 watch = freq >= min_frequency
