@@ -32,7 +32,6 @@ sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import time
 from dataclasses import dataclass
