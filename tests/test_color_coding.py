@@ -338,7 +338,9 @@ def test_gpu_rooted_spmm_variants_agree(dtype):
                 np.add.at(want, g * G.n + src, vals)
             Xd = cp.asarray(X)
             variants = ops.rooted_variants(p)
-            assert ("gather",) in variants and sum(v[0] == "tiled" for v in variants) >= 2
+            # the gather kernel always; at least one tiled shape (one only where the tiles of the widest
+            # products take the whole block, e.g. k=12, p=5: 256 lanes)
+            assert ("gather",) in variants and any(v[0] == "tiled" for v in variants)
             for var in variants:
                 got = ops.spmm_rooted(Xd, Q, colors, p, var).get()
                 np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(want.max()), err_msg=str(var))
