@@ -53,7 +53,8 @@ def cmd_census(args):
                                   "and --method")
         df = la_gpm.estimate_census(G, args.k, eps=args.eps, delta=args.delta, seed=args.seed,
                                     time_budget=args.time_budget, max_samples=args.max_samples,
-                                    min_frequency=args.min_frequency, backend=args.backend)
+                                    min_frequency=args.min_frequency, backend=args.backend,
+                                    adaptive=not args.no_adaptive, natural_share=args.natural_share)
     else:
         df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method)
     dt = time.perf_counter() - t
@@ -189,6 +190,10 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--seed", type=int, default=None)
     s.add_argument("--time-budget", type=float, default=None, help="with --estimate: seconds")
     s.add_argument("--max-samples", type=int, default=None, help="with --estimate")
+    s.add_argument("--no-adaptive", action="store_true",
+                   help="with --estimate: uniform treelet sampling only (no AGS shape mixtures)")
+    s.add_argument("--natural-share", type=float, default=0.25,
+                   help="with --estimate: share of each coloring's samples kept uniform under AGS")
     s.add_argument("--min-frequency", type=float, default=0.01,
                    help="with --estimate: classes at least this frequent must reach eps")
     s.add_argument("--plot", default=None, help="draw frequencies (with intervals) to this image file")

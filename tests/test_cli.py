@@ -114,3 +114,14 @@ def test_trees(capsys):
     assert star["ci_low"] <= 1764 <= star["ci_high"]  # sum over vertices of C(deg, 3)
     assert main(["trees", "karate", "-k", "4", "--eps", "0.2", "--seed", "1", "--backend", "cpu"]) == 0
     assert "tree4-0" in capsys.readouterr().out
+
+
+def test_census_estimate_uniform_sampling_flag(capsys):
+    import json
+
+    assert main(["census", "karate", "-k", "3", "--estimate", "--seed", "1", "--no-adaptive", "--natural-share",
+                 "0.5", "--backend", "cpu", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    got = {r["name"]: r for r in out["classes"]}
+    assert got["triangle"]["ci_low"] <= 45 <= got["triangle"]["ci_high"]
+    assert got["wedge"]["ci_low"] <= 393 <= got["wedge"]["ci_high"]
