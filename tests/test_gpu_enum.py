@@ -101,7 +101,7 @@ def test_auto_stays_on_cpu_for_general_patterns():
 # ------------------------------------------------------------------------------------------- GPU
 def _both(G, P, **kw):
     n_c, s_c = count_pattern(G, P, backend="cpu", return_stats=True, **kw)
-    n_g, s_g = count_pattern(G, P, backend="gpu", return_stats=True, **kw)
+    n_g, s_g = count_pattern(G, P, backend="gpu", gpu_engine="dfs", return_stats=True, **kw)
     return n_c, s_c, n_g, s_g
 
 
@@ -183,7 +183,7 @@ def test_property_gpu_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabel
     got = count_plan_gpu(G, plan)[0] * (P.automorphism_count if kind == "embeddings" else 1)
     assert got == want
     if not (P.is_clique and P.vertex_labels is None and P.edge_labels is None and P.k >= 3):
-        assert count_pattern(G, P, induced=induced, count=kind, backend="gpu") == want
+        assert count_pattern(G, P, induced=induced, count=kind, backend="gpu", gpu_engine="dfs") == want
     assert count_plan_gpu(G, plan_for(G, P, induced=induced, reuse=False))[0] * (
         P.automorphism_count if kind == "embeddings" else 1) == want
 
@@ -218,7 +218,7 @@ def test_hprd_all_queries_on_gpu(hprd):
     bad = {}
     for name, want in sorted(exp.items()):
         Q = read_query(data_path(f"hprd/query_graph/{name}.graph"))
-        got, s_g = count_pattern(hprd, Q, count="embeddings", backend="gpu", return_stats=True)
+        got, s_g = count_pattern(hprd, Q, count="embeddings", backend="gpu", gpu_engine="dfs", return_stats=True)
         if got != want:
             bad[name] = (got, want)
     assert not bad
@@ -262,24 +262,24 @@ def test_tiny_memory_budget_still_exact(citeseer):
     for name in ("house", "diamond", "4-cycle"):
         want = count_pattern(G, name, backend="cpu")
         per = 3 * G.max_degree * 4
-        assert count_pattern(G, name, backend="gpu", memory_budget=per) == want  # one warp
-        assert count_pattern(G, name, backend="gpu", memory_budget=per * 3 + 1) == want
+        assert count_pattern(G, name, backend="gpu", gpu_engine="dfs", memory_budget=per) == want  # one warp
+        assert count_pattern(G, name, backend="gpu", gpu_engine="dfs", memory_budget=per * 3 + 1) == want
 
 
 @pytest.mark.gpu
 @needs_gpu
 def test_gpu_bad_input(citeseer):
     with pytest.raises(InvalidArgument, match="memory_budget"):
-        count_pattern(citeseer, "house", backend="gpu", memory_budget=16)
+        count_pattern(citeseer, "house", backend="gpu", gpu_engine="dfs", memory_budget=16)
     with pytest.raises(InvalidArgument, match="memory_budget"):
-        count_pattern(citeseer, "house", backend="gpu", memory_budget=0)
+        count_pattern(citeseer, "house", backend="gpu", gpu_engine="dfs", memory_budget=0)
     with pytest.raises(InvalidArgument, match="chunk_size"):
         match(citeseer, "house", backend="gpu", chunk_size=0)
     with pytest.raises(InvalidArgument, match="limit"):
         match(citeseer, "house", backend="gpu", limit=-1)
     assert list(match(citeseer, "house", backend="gpu", limit=0)) == []
     A = citeseer.indptr.copy(), citeseer.indices.copy()
-    count_pattern(citeseer, "house", backend="gpu")
+    count_pattern(citeseer, "house", backend="gpu", gpu_engine="dfs")
     assert np.array_equal(A[0], citeseer.indptr) and np.array_equal(A[1], citeseer.indices)
 
 

@@ -53,10 +53,10 @@ def test_small_budget_forces_chunks_and_stays_exact(pattern):
     want = count_pattern(G, pattern, backend="cpu")
     got, stats = bfs_count(G, pattern)
     assert got == want
-    got_small, st_small = bfs_count(G, pattern, memory_budget=1 << 14)
+    got_small, st_small = bfs_count(G, pattern, memory_budget=1 << 15)  # just above one entry's children
     assert got_small == want
     assert st_small["chunks"] > stats["chunks"] >= 1
-    assert 0 < st_small["peak_bytes"] <= 1 << 14
+    assert 0 < st_small["peak_bytes"] <= 1 << 15
 
 
 def test_hprd_sample_of_queries():
@@ -77,3 +77,20 @@ def test_through_count_pattern():
                                  count="embeddings")
         assert n == want * la_gpm.Pattern.named(name).automorphism_count
         assert stats["engine"].startswith("gpu trie")
+
+
+def test_budget_below_one_entry_says_how_much():
+    from la_gpm.exceptions import InvalidArgument
+    G = la_gpm.generators.rmat(11, seed=3)
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        bfs_count(G, "house", memory_budget=64)
+
+
+def test_auto_engine_rule():
+    """gpu_engine='auto': the trie for unlabeled patterns of >= 5 vertices, the dfs interpreter below."""
+    G = la_gpm.as_graph(data_path("email-Eu-core.txt"))
+    n, st = count_pattern(G, "house", backend="gpu", return_stats=True)
+    assert st["engine"].startswith("gpu trie") and n == count_pattern(G, "house", backend="cpu")
+    n, st = count_pattern(G, "diamond", backend="gpu", return_stats=True)
+    assert "engine" not in st or not st["engine"].startswith("gpu trie")
+    assert n == count_pattern(G, "diamond", backend="cpu")

@@ -43,7 +43,7 @@ __all__ = ["count_pattern", "MAX_COUNT_VERTICES", "MAX_LABELED_VERTICES", "engin
 MAX_COUNT_VERTICES = 12
 MAX_LABELED_VERTICES = 32
 COUNT_KINDS = ("unique", "embeddings")
-GPU_ENGINES = ("dfs", "trie")
+GPU_ENGINES = ("auto", "dfs", "trie")
 SERIAL_WORK = 1_000_000  # below this Σ deg(root)² the search runs on one worker (no parallel region)
 
 
@@ -229,7 +229,7 @@ def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
 
 def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend: str | None = None,
                   memory_budget: int | None = None, progress: bool = False, return_stats: bool = False,
-                  reuse: bool = True, gpu_engine: str = "dfs"):
+                  reuse: bool = True, gpu_engine: str = "auto"):
     """Exact number of copies of a connected pattern in G.
 
     Parameters
@@ -248,9 +248,11 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     progress : a tqdm bar over the root vertices (cpu engine only)
     return_stats : also return a dict (plan, reuse hits, set operations done/saved, time)
     reuse : use the plan's RPS reuse (False: plain plan, same count; for A/B measurements)
-    gpu_engine : with the gpu backend, ``"dfs"`` (the warp-centric plan interpreter, DuMato/RPS;
-        the default) or ``"trie"`` (breadth-first levels of parent-pointer tries, cuTS, within
-        ``memory_budget``; plans without reuse); see docs/gpu_trie.md for when each wins
+    gpu_engine : with the gpu backend, ``"dfs"`` (the warp-centric plan interpreter, DuMato/RPS),
+        ``"trie"`` (breadth-first levels of parent-pointer tries, cuTS, within ``memory_budget``;
+        plans without reuse) or ``"auto"``: the trie for unlabeled patterns of 5 or more vertices
+        (measured 6x faster than the dfs engine on the house, wiki-Vote and email-Eu-core), the dfs
+        engine otherwise (on par or faster for 4-vertex patterns); see docs/gpu_trie.md
 
     Returns
     -------
@@ -299,6 +301,8 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     if b == "graphblas":
         raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                  "clique, so use backend='cpu'")
+    if gpu_engine == "auto":
+        gpu_engine = "trie" if P.k >= 5 and not P.labeled else "dfs"
     plan = plan_for(G, P, induced=induced, reuse=reuse and not (b == "gpu" and gpu_engine == "trie"))
     if b == "gpu" and gpu_engine == "trie":
         from ..backends.gpu.trie import count_plan_bfs

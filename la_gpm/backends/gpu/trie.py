@@ -87,6 +87,12 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     if k == 1 or roots.shape[0] == 0:
         stats["seconds"] = time.perf_counter() - t0
         return (int(roots.shape[0]) if k == 1 else 0), stats
+    # every stored level must hold one entry's children (at most max degree) or the slicing cannot progress
+    need = max(1, k - 2) * max(1, G.max_degree) * BYTES_PER_ENTRY + 16 * max(1, k - 2)
+    if k > 2 and budget < need:
+        raise InvalidArgument(f"memory_budget={budget} bytes is below what one partial match's children need in "
+                              f"each stored level ({need} bytes = {max(1, k - 2)} levels x max degree "
+                              f"{G.max_degree} x {BYTES_PER_ENTRY} bytes); raise memory_budget")
     ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
     T, C = plan.tables()
     kern = kernel("trie", "trie_level", _defines())
