@@ -33,14 +33,14 @@ from .test_exact import _hprd_expected, _random_graph, _random_pattern
 
 NO_GPU = gpu_status()
 needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
-ENUM_CU = resources.files("la_gpm.backends.gpu").joinpath("kernels", "enum.cu")
+PLAN_FIELDS_CUH = resources.files("la_gpm.backends.gpu").joinpath("kernels", "plan_fields.cuh")
 STAT_KEYS = ("reuse_hits", "set_operations", "set_operations_saved", "tree_nodes")
 
 
 # ------------------------------------------------------------------------------------ cpu-only checks
 def test_kernel_field_indices_match_plan_module():
-    """enum.cu's #defines of the table fields are plan.py's constants."""
-    src = ENUM_CU.read_text()
+    """plan_fields.cuh's #defines of the table fields (enum.cu, trie.cu) are plan.py's constants."""
+    src = PLAN_FIELDS_CUH.read_text()
     defs = dict(re.findall(r"#define ((?:T|C)_[A-Z]+) (\d+)", src))
     names = [n for n in plan_mod.__all__ if re.fullmatch(r"[TC]_[A-Z]+", n)]
     assert names

@@ -22,31 +22,11 @@ import time
 import numpy as np
 
 from ...exceptions import InvalidArgument
-from ...patterns import plan as plan_mod
 from . import cupy, kernel, oom_guard
+from .enum import device_engine_arrays
 
 MAX_K = 32
 BYTES_PER_ENTRY = 4 + 8  # vertex (int32) + parent index (int64)
-
-
-def _defines():
-    names = ("T_PAR", "T_PAREL", "T_ANTI", "T_LOW", "T_UP", "T_INJ", "C_NPAR", "C_NANTI", "C_NLOW", "C_NUP",
-             "C_NINJ", "C_VLAB", "C_MINDEG")
-    return tuple(f"-D{n}={getattr(plan_mod, n)}" for n in names)
-
-
-def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
-    """The CPU engine's arrays (degree-rank numbering, label-sorted rows) on the current device."""
-    cp = cupy()
-    from ...algorithms.subgraph import engine_arrays
-
-    dev = cp.cuda.Device().id
-
-    def make():
-        ptr, idx, nlab, elab, deg, vlab, _ = engine_arrays(G, vertex_labeled, edge_labeled)
-        with oom_guard("copying the graph to the GPU"):
-            return tuple(cp.asarray(a) for a in (ptr, idx, nlab, elab, deg))
-    return G.device_cache(f"gpu:{dev}:enum:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
 
 
 def _group_for(mean_len: float) -> int:
@@ -95,7 +75,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
                               f"{G.max_degree} x {BYTES_PER_ENTRY} bytes); raise memory_budget")
     ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
     T, C = plan.tables()
-    kern = kernel("trie", "trie_level", _defines())
+    kern = kernel("trie", "trie_level")
     sm = cp.cuda.Device().attributes["MultiProcessorCount"]
     block = 256
     # each stored level may take an equal share of the budget (levels 1..k-2 are stored)

@@ -12,27 +12,11 @@
 // with ballot/popc (writes never overtake reads, so in-place updates are safe). Every lane keeps an
 // identical copy of the scalar DFS state. Warps take items from an atomic counter.
 #include "common.cuh"
+#include "plan_fields.cuh"
 
 #define EN_MAXK 32
 #define EN_I64_MAX 0x7fffffffffffffffLL
 
-// Plan table fields (la_gpm/patterns/plan.py)
-#define T_PAR 0
-#define T_PAREL 1
-#define T_ANTI 2
-#define T_LOW 3
-#define T_UP 4
-#define T_INJ 5
-#define C_NPAR 0
-#define C_NANTI 1
-#define C_NLOW 2
-#define C_NUP 3
-#define C_NINJ 4
-#define C_REUSE 5
-#define C_VLAB 6
-#define C_MINDEG 7
-#define C_CACHED 8
-#define C_SAVED 9
 
 // counters[]: next item, total, overflow flag, reuse hits, set ops, set ops saved, tree nodes
 #define CN_NEXT 0

@@ -12,23 +12,8 @@
 // mode 1: write the children of entry e at offsets[e - e0] (outV = vertex, outP = e)
 // mode 2: last level: add the number of children to *total (nothing stored)
 #include "common.cuh"
+#include "plan_fields.cuh"
 
-// plan table fields (passed by the host from la_gpm.patterns.plan; defaults for the build test)
-#ifndef T_PAR
-#define T_PAR 0
-#define T_PAREL 1
-#define T_ANTI 2
-#define T_LOW 3
-#define T_UP 4
-#define T_INJ 5
-#define C_NPAR 0
-#define C_NANTI 1
-#define C_NLOW 2
-#define C_NUP 3
-#define C_NINJ 4
-#define C_VLAB 6
-#define C_MINDEG 7
-#endif
 
 #define TRIE_MAX_K 32
 #define I64_MAX 0x7fffffffffffffffLL
@@ -45,7 +30,7 @@ __device__ __forceinline__ i64 lower_bound_dev(const T* __restrict__ a, i64 lo, 
 
 extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                       const i64* __restrict__ nlab, const i64* __restrict__ elab,
-                                      const i64* __restrict__ deg, int vlabeled, int elabeled,
+                                      const int* __restrict__ deg, int vlabeled, int elabeled,
                                       const i64* __restrict__ T, const i64* __restrict__ C, int k, int lvl,
                                       const u64* __restrict__ Vs, const u64* __restrict__ Ps, i64 e0, i64 e1,
                                       int group, int mode, i64* __restrict__ counts,
