@@ -105,6 +105,34 @@ __device__ __forceinline__ i64 me_upper(const double* __restrict__ cum, i64 len,
 // drawn by walking the tables backwards from a root (top shape, vertex) drawn from root_cum.
 // Writes the k vertices to verts[i] and the adjacency bitmask of the induced graphlet to codes[i]
 // (bit j(j-1)/2 + a for the pair of sample positions a < j).
+// sample i's root: (shape, vertex) in proportion to the cumulative root weights
+__device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
+                                             const i64* __restrict__ root_shape, i64 n, u64& state, int* st_s,
+                                             int* st_v) {
+    const double total = root_cum[ncum - 1];
+    const double x = me_uniform(state);
+    const i64 id = me_upper(root_cum, ncum - 1, x * total);
+    const i64 t = id / n;
+    st_s[0] = (int)root_shape[t];
+    st_v[0] = (int)(id - t * n);
+}
+
+// a colour split (active set, passive set) of a node in proportion to M_active * B_passive (fixed
+// summation order, no fused multiply-add: the same choice as the CPU sampler)
+__device__ __forceinline__ i64 me_pick_split(const double* Mv, const double* Bv, const i64* sa, const i64* sp, i64 ns,
+                                             u64& state) {
+    double tot = 0.0;
+    for (i64 j = 0; j < ns; ++j) tot = __dadd_rn(tot, __dmul_rn(Mv[sa[j]], Bv[sp[j]]));
+    const double x = __dmul_rn(me_uniform(state), tot);
+    double acc = 0.0;
+    for (i64 j = 0; j < ns; ++j) {
+        const double w = __dmul_rn(Mv[sa[j]], Bv[sp[j]]);
+        acc = __dadd_rn(acc, w);
+        if (x < acc && w > 0.0) return j;
+    }
+    return ns - 1;
+}
+
 extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                      const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
                                      const i64* __restrict__ offM, const i64* __restrict__ offB,
@@ -117,15 +145,10 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
-    double total = root_cum[ncum - 1];
-    double x = me_uniform(state);
-    i64 id = me_upper(root_cum, ncum - 1, x * total);
-    i64 t = id / n;
-    i64 v0 = id - t * n;
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
-    st_s[0] = (int)root_shape[t];
-    st_v[0] = (int)v0;
+    me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
     st_r[0] = 0;
+    double x;
     int top = 1, nv = 0;
     while (top > 0) {
         --top;
@@ -140,20 +163,9 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
         const double* Bv = B + (i64)v * WB + offB[p];
         const i64* sa = split_sa + so + r * ns;
         const i64* sp = split_sp + so + r * ns;
-        double tot = 0.0;
-        for (i64 j = 0; j < ns; ++j) tot = __dadd_rn(tot, __dmul_rn(Mv[sa[j]], Bv[sp[j]]));
-        x = __dmul_rn(me_uniform(state), tot);
-        i64 jj = ns - 1;
-        double acc = 0.0;
-        for (i64 j = 0; j < ns; ++j) {
-            double w = __dmul_rn(Mv[sa[j]], Bv[sp[j]]);
-            acc = __dadd_rn(acc, w);
-            if (x < acc && w > 0.0) {
-                jj = j;
-                break;
-            }
-        }
+        const i64 jj = me_pick_split(Mv, Bv, sa, sp, ns, state);
         int ra = (int)sa[jj], rp = (int)sp[jj];
+        double acc;
         // the passive child's vertex, in proportion to its table entry
         const double* col = M + offM[p] + rp;
         x = __dmul_rn(me_uniform(state), Bv[rp]);
@@ -214,15 +226,10 @@ extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int
     int lane = threadIdx.x & 31;
     if (i >= count) return;  // whole warps leave together
     u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
-    double total = root_cum[ncum - 1];
-    double x = me_uniform(state);
-    i64 id = me_upper(root_cum, ncum - 1, x * total);
-    i64 t = id / n;
-    i64 v0 = id - t * n;
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
-    st_s[0] = (int)root_shape[t];
-    st_v[0] = (int)v0;
+    me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
     st_r[0] = 0;
+    double x;
     int top = 1, nv = 0;
     while (top > 0) {
         --top;
@@ -237,20 +244,9 @@ extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int
         const double* Bv = B + (i64)v * WB + offB[p];
         const i64* sa = split_sa + so + r * ns;
         const i64* sp = split_sp + so + r * ns;
-        double tot = 0.0;
-        for (i64 j = 0; j < ns; ++j) tot = __dadd_rn(tot, __dmul_rn(Mv[sa[j]], Bv[sp[j]]));
-        x = __dmul_rn(me_uniform(state), tot);
-        i64 jj = ns - 1;
-        double acc = 0.0;
-        for (i64 j = 0; j < ns; ++j) {
-            double w = __dmul_rn(Mv[sa[j]], Bv[sp[j]]);
-            acc = __dadd_rn(acc, w);
-            if (x < acc && w > 0.0) {
-                jj = j;
-                break;
-            }
-        }
+        const i64 jj = me_pick_split(Mv, Bv, sa, sp, ns, state);
         int ra = (int)sa[jj], rp = (int)sp[jj];
+        double acc;
         const double* col = M + offM[p] + rp;
         x = __dmul_rn(me_uniform(state), Bv[rp]);
         acc = 0.0;
