@@ -771,6 +771,19 @@ def classical_colorings(k: int, eps: float, delta: float) -> tuple[int, int]:
     return max(1, math.ceil(8.0 * math.log(1.0 / delta))), math.ceil(4.0 / (p * eps * eps))
 
 
+def check_run_args(eps, delta, max_colorings, time_budget, batch):
+    """Validate the accuracy and budget arguments shared by :func:`estimate` and ``tree_census``."""
+    for nm, v in (("eps", eps), ("delta", delta)):
+        if not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
+            raise InvalidArgument(f"{nm} must be a number in (0, 1); got {v!r}")
+    if max_colorings is not None and (not isinstance(max_colorings, (int, np.integer)) or max_colorings < 1):
+        raise InvalidArgument(f"max_colorings must be a positive integer or None; got {max_colorings!r}")
+    if time_budget is not None and (not isinstance(time_budget, (int, float)) or not time_budget > 0):
+        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
+        raise InvalidArgument(f"batch must be a positive integer or None; got {batch!r}")
+
+
 def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max_colorings: int | None = None,
              time_budget: float | None = None, backend: str | None = None, stop: str = "adaptive",
              progress: bool = False, dtype="float32", spmm: str = "auto", batch: int | None = None,
@@ -805,15 +818,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     """
     if stop not in STOP_RULES:
         raise InvalidArgument(f"stop must be one of {STOP_RULES}; got {stop!r}")
-    for nm, v in (("eps", eps), ("delta", delta)):
-        if not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
-            raise InvalidArgument(f"{nm} must be a number in (0, 1); got {v!r}")
-    if max_colorings is not None and (not isinstance(max_colorings, (int, np.integer)) or max_colorings < 1):
-        raise InvalidArgument(f"max_colorings must be a positive integer or None; got {max_colorings!r}")
-    if time_budget is not None and (not isinstance(time_budget, (int, float)) or not time_budget > 0):
-        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
-    if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
-        raise InvalidArgument(f"batch must be a positive integer or None; got {batch!r}")
+    check_run_args(eps, delta, max_colorings, time_budget, batch)
     t0 = time.perf_counter()
     s = _resolve_seed(seed)
     G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, layout=layout)

@@ -26,7 +26,7 @@ from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument
 from ..patterns.pattern import Pattern
-from .color_coding import (Estimate, TreePlan, _check_dtype, _eb_interval, _make_ops, _resolve_seed, _rooted_shapes,
+from .color_coding import (Estimate, TreePlan, _check_dtype, check_run_args, _eb_interval, _make_ops, _resolve_seed, _rooted_shapes,
                            _Runner, plan_tree, tree_automorphisms)
 
 __all__ = ["free_trees", "tree_census", "plan_census", "TreeCensusPlan"]
@@ -200,15 +200,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     G = as_graph(G)
     if G.directed:
         raise InvalidArgument("tree_census needs an undirected graph")
-    for nm, v in (("eps", eps), ("delta", delta)):
-        if not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
-            raise InvalidArgument(f"{nm} must be a number in (0, 1); got {v!r}")
-    if max_colorings is not None and (not isinstance(max_colorings, (int, np.integer)) or max_colorings < 1):
-        raise InvalidArgument(f"max_colorings must be a positive integer or None; got {max_colorings!r}")
-    if time_budget is not None and (not isinstance(time_budget, (int, float)) or not time_budget > 0):
-        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
-    if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
-        raise InvalidArgument(f"batch must be a positive integer or None; got {batch!r}")
+    check_run_args(eps, delta, max_colorings, time_budget, batch)
     cen = plan_census(k, max(G.n, 1), max(G.nnz, 1))
     b = resolve_backend(backend, what="color-coding tree census")
     dt = _check_dtype(dtype)
