@@ -165,24 +165,9 @@ def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split
             sp_top += 1
 
 
-@nb.njit(parallel=True, cache=True)
 def classify(indptr, indices, verts, table):
     """Class row of the graphlet induced by each sample's vertices (adjacency bitmask -> ``table``)."""
-    count = verts.shape[0]
-    k = verts.shape[1]
-    out = np.empty(count, dtype=np.int32)
-    for i in nb.prange(count):
-        code = 0
-        for j in range(1, k):
-            for a in range(j):
-                x = verts[i, a]
-                y = verts[i, j]
-                if indptr[x + 1] - indptr[x] > indptr[y + 1] - indptr[y]:
-                    x, y = y, x
-                if _adjacent(indptr, indices, x, y):
-                    code |= 1 << (j * (j - 1) // 2 + a)
-        out[i] = table[code]
-    return out
+    return np.asarray(table)[adjacency_codes(indptr, indices, verts)].astype(np.int32)
 
 
 @nb.njit  # not cached: numba's cache of recursive functions is unreliable
