@@ -257,14 +257,23 @@ def _random_pattern(rng, k, extra, vlabels=0, elabels=0):
     return Pattern(edges, k=k, vertex_labels=vl, edge_labels=el)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 9), p=st.floats(0.2, 0.8), k=st.integers(2, 5),
-       extra=st.integers(0, 5), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
-       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 0, 2]))
-def test_property_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabels, elabels):
+# random small graph + random connected pattern (labels, edge labels, induced, unique/embeddings);
+# the GPU engines' property tests draw the same cases
+RANDOM_CASE = dict(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 9), p=st.floats(0.2, 0.8), k=st.integers(2, 5),
+                   extra=st.integers(0, 5), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
+                   vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 0, 2]))
+
+
+def random_case(seed, n, p, k, extra, vlabels, elabels):
     rng = random.Random(seed)
     G = _random_graph(rng, n, p, vlabels, elabels)
-    P = _random_pattern(rng, k, extra, vlabels, elabels)
+    return G, _random_pattern(rng, k, extra, vlabels, elabels)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(**RANDOM_CASE)
+def test_property_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabels, elabels):
+    G, P = random_case(seed, n, p, k, extra, vlabels, elabels)
     want = brute_count(G, P, induced, kind)
     assert count_pattern(G, P, induced=induced, count=kind) == want
     assert count_pattern(G, P, induced=induced, count=kind, reuse=False) == want

@@ -3,11 +3,8 @@ published counts; tiny memory budgets force the depth-first chunking."""
 
 from __future__ import annotations
 
-import random
-
 import pytest
 from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm.algorithms.subgraph import count_pattern, plan_for
@@ -17,7 +14,7 @@ from la_gpm.patterns import as_pattern, read_query
 from .conftest import data_path
 from .known import CITESEER_INDUCED_4, CITESEER_NONINDUCED_4
 from .oracles import brute_count
-from .test_exact import _hprd_expected, _random_graph, _random_pattern
+from .test_exact import RANDOM_CASE, _hprd_expected, random_case
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}")]
 
@@ -30,13 +27,9 @@ def bfs_count(G, P, induced=False, kind="unique", memory_budget=None):
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 9), p=st.floats(0.2, 0.8), k=st.integers(2, 5),
-       extra=st.integers(0, 5), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
-       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 0, 2]))
+@given(**RANDOM_CASE)
 def test_property_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabels, elabels):
-    rng = random.Random(seed)
-    G = _random_graph(rng, n, p, vlabels, elabels)
-    P = _random_pattern(rng, k, extra, vlabels, elabels)
+    G, P = random_case(seed, n, p, k, extra, vlabels, elabels)
     assert bfs_count(G, P, induced, kind)[0] == brute_count(G, P, induced, kind)
 
 
