@@ -86,3 +86,20 @@ def test_gpu_parts_add_up():
     for name, induced in PATTERNS:
         want = la_gpm.count(G, name, induced=induced, backend="cpu")
         assert sum(count_part(G, name, (i, 4), induced=induced, backend="gpu") for i in range(4)) == want, name
+
+
+def test_estimate_equals_single_machine(client):
+    from la_gpm.distributed import estimate as destimate
+    G = la_gpm.datasets.load("karate")
+    for template, stop in (("u5", "clt"), ("3-path", "adaptive")):
+        d = destimate(G, template, client=client, per_part=3, seed=7, stop=stop, eps=0.2, max_colorings=60,
+                      dtype="float64")
+        s = la_gpm.estimate(G, template, seed=7, stop=stop, eps=0.2, max_colorings=60, dtype="float64", batch=2 * 3,
+                            backend="cpu")
+        assert d.n_colorings == s.n_colorings
+        assert d.value == pytest.approx(s.value, rel=1e-12)
+        assert (d.ci_low, d.ci_high) == pytest.approx((s.ci_low, s.ci_high), rel=1e-12)
+    est = destimate(G, "3-path", client=client, eps=0.1, seed=1)
+    assert est.ci_low <= 528 <= est.ci_high  # the exact number of 3-vertex paths
+    with pytest.raises(InvalidArgument, match="per_part"):
+        destimate(G, "u5", client=client, per_part=0)

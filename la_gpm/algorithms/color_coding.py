@@ -787,7 +787,7 @@ def check_run_args(eps, delta, max_colorings, time_budget, batch):
 def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max_colorings: int | None = None,
              time_budget: float | None = None, backend: str | None = None, stop: str = "adaptive",
              progress: bool = False, dtype="float32", spmm: str = "auto", batch: int | None = None,
-             layout: str = "auto") -> Estimate:
+             layout: str = "auto", _colorings=None) -> Estimate:
     """Estimate the number of non-induced copies of a tree template (k <= 20) by color coding.
 
     Parameters
@@ -808,6 +808,9 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
         memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full
         tables; needed by the library SpMMs "scipy", "graphblas", "cusparse") or "auto"
+    _colorings : internal (:func:`la_gpm.distributed.estimate`): ``f(seed, first, count)`` returning the
+        colorful totals of colorings ``first .. first+count-1``, evaluated elsewhere; the tables are
+        then only planned here (on the cpu backend), never built
 
     Examples
     --------
@@ -821,7 +824,10 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     check_run_args(eps, delta, max_colorings, time_budget, batch)
     t0 = time.perf_counter()
     s = _resolve_seed(seed)
-    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, layout=layout)
+    if _colorings is None:
+        G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, layout=layout)
+    else:  # the workers build the tables; here only the plan (k, |Aut|) and the stop rule run
+        G, P, b, dt, plan, runner = _prepare(G, template, "cpu", dtype, "auto", layout=layout)
     k = P.k
     alpha = tree_automorphisms(P)
     p = math.factorial(k) / k ** k
@@ -859,8 +865,10 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     try:
         while done < cap:
             nb_ = int(min(cur, nb_max, cap - done))
-            keys = coloring_keys(s, done, nb_)
-            totals, _ = runner.run(keys)
+            if _colorings is None:
+                totals, _ = runner.run(coloring_keys(s, done, nb_))
+            else:
+                totals = np.asarray(_colorings(s, done, nb_), dtype=np.float64)
             vals = np.concatenate([vals, totals * scale])
             done += nb_
             cur = max(1, done // 2)  # the total grows by half per pass: checks stay near the 1.25x checkpoints

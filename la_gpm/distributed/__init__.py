@@ -1,11 +1,16 @@
 """Exact counts on a Dask cluster, for graphs and patterns that outgrow one machine's cores or GPU.
 
-A count is a sum over root vertices, so the work splits into ``parts`` consecutive root ranges
+:func:`count`: a count is a sum over root vertices, so the work splits into ``parts`` consecutive root ranges
 of about equal estimated work (:mod:`la_gpm.backends.partition`); each Dask task counts one part
 with the ordinary single-machine engine (``backend="cpu"``: numba on the worker's threads;
 ``backend="gpu"``: the worker's GPU, e.g. one worker per GPU with ``dask_cuda.LocalCUDACluster``)
 and the exact Python ints are added on the client. The graph is sent to every worker once
 (``client.scatter(..., broadcast=True)``) and its derived arrays are cached there between tasks.
+
+:func:`estimate`: color-coding colorings are independent, so each pass of the stop rule hands its
+colorings to the workers in equal consecutive ranges; the seed and coloring numbers are those of
+:func:`la_gpm.estimate`, so a distributed estimate equals the single-machine one with the same seed
+and ``batch``.
 
 Install with the ``dist`` extra (``pip install la-gpm[dist]``; add ``dask-cuda`` for GPU clusters).
 """
@@ -18,7 +23,7 @@ from .._validation import as_graph
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
 
-__all__ = ["count"]
+__all__ = ["count", "count_part", "estimate"]
 
 COUNT_KINDS = ("unique", "embeddings")
 
@@ -114,3 +119,80 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
     futs = [c.submit(count_part, Gf, P, (i, parts), induced=induced, count=count, backend=backend,
                      memory_budget=memory_budget, pure=False) for i in range(parts)]
     return sum(int(x) for x in c.gather(futs))
+
+
+def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="cpu", dtype="float32",
+                    spmm="auto", layout="auto"):
+    """Colorful totals of colorings ``first .. first+count-1`` of ``seed`` (one Dask task of
+    :func:`estimate`); the tables' plan and buffers are kept on the worker's copy of the graph."""
+    import numpy as np
+
+    from ..algorithms.color_coding import _prepare
+    from ..backends.cpu.cc_kernels import coloring_keys
+
+    G = as_graph(G)
+    P = as_pattern(template)
+    labels = None if P.vertex_labels is None else tuple(int(x) for x in P.vertex_labels)
+    shape = (P.k, tuple((int(a), int(b)) for a, b in P.edges), labels)
+    key = f"dist:cc:{shape}:{backend}:{dtype}:{spmm}:{layout}"
+    runner = G.device_cache(key, lambda: _prepare(G, P, backend, dtype, spmm, layout=layout)[5])
+    totals, _ = runner.run(coloring_keys(int(seed), int(first), int(count)))
+    return np.asarray(totals, dtype=np.float64)
+
+
+def estimate(G, template, *, client=None, parts: int | None = None, per_part: int = 4, eps: float = 0.05,
+             delta: float = 0.01, seed=None, max_colorings: int | None = None, time_budget: float | None = None,
+             stop: str = "adaptive", backend: str = "cpu", dtype="float32", spmm: str = "auto",
+             layout: str = "auto"):
+    """Color-coding estimate of a tree template's count (:func:`la_gpm.estimate`), colorings on a Dask cluster.
+
+    Parameters
+    ----------
+    G, template, eps, delta, seed, max_colorings, time_budget, stop, dtype, spmm, layout :
+        as in :func:`la_gpm.estimate` (the same stop rules and guarantees)
+    client : a ``dask.distributed.Client`` (default: the current one)
+    parts : tasks per pass of the stop rule (default: one per worker)
+    per_part : colorings per task and pass; a pass evaluates ``parts × per_part`` colorings
+    backend : ``"cpu"`` or ``"gpu"``: what every worker runs
+
+    Returns
+    -------
+    :class:`la_gpm.Estimate`, equal to ``la_gpm.estimate(G, template, ..., batch=parts * per_part)`` with
+    the same seed (up to float rounding of the tables).
+
+    Examples
+    --------
+    >>> import la_gpm, la_gpm.distributed
+    >>> from distributed import Client, LocalCluster
+    >>> G = la_gpm.datasets.load("karate")
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False) as lc, Client(lc) as c:
+    ...     est = la_gpm.distributed.estimate(G, "3-path", client=c, eps=0.1, seed=1)
+    >>> bool(est.ci_low <= 528 <= est.ci_high)
+    True
+    """
+    import numpy as np
+
+    from ..algorithms.color_coding import _resolve_seed
+    from ..algorithms.color_coding import estimate as cc_estimate
+
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+    for nm, v in (("parts", parts), ("per_part", per_part)):
+        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            raise InvalidArgument(f"{nm} must be a positive integer; got {v!r}")
+    G = as_graph(G)
+    P = as_pattern(template)
+    c = _client(client)
+    if parts is None:
+        parts = max(1, len(c.scheduler_info()["workers"]))
+    s = _resolve_seed(seed)
+    Gf = c.scatter(G, broadcast=True, hash=False)
+
+    def colorings(seed_, first, count):
+        cuts = np.linspace(first, first + count, parts + 1).astype(np.int64)
+        futs = [c.submit(coloring_totals, Gf, P, seed_, int(a), int(b - a), backend=backend, dtype=dtype, spmm=spmm,
+                         layout=layout, pure=False) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
+        return np.concatenate(c.gather(futs))
+
+    return cc_estimate(G, P, eps=eps, delta=delta, seed=s, max_colorings=max_colorings, time_budget=time_budget,
+                       stop=stop, dtype=dtype, layout=layout, batch=parts * per_part, _colorings=colorings)
