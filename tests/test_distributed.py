@@ -77,16 +77,6 @@ def test_errors(client):
         dcount(G, "triangle", client=client, count="all")
 
 
-@pytest.mark.gpu
-def test_gpu_parts_add_up():
-    from la_gpm.backends import gpu_status
-    if gpu_status() is not None:
-        pytest.skip(f"no GPU: {gpu_status()}")
-    G = la_gpm.generators.rmat(12, seed=6)
-    for name, induced in PATTERNS:
-        want = la_gpm.count(G, name, induced=induced, backend="cpu")
-        assert sum(count_part(G, name, (i, 4), induced=induced, backend="gpu") for i in range(4)) == want, name
-
 
 def test_estimate_equals_single_machine(client):
     from la_gpm.distributed import estimate as destimate

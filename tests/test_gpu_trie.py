@@ -87,3 +87,13 @@ def test_auto_engine_rule():
     n, st = count_pattern(G, "diamond", backend="gpu", return_stats=True)
     assert "engine" not in st or not st["engine"].startswith("gpu trie")
     assert n == count_pattern(G, "diamond", backend="cpu")
+
+
+def test_gpu_parts_add_up():
+    """la_gpm.distributed's unit of work on the GPU: the parts (clique kernel, trie) add up."""
+    from la_gpm.distributed import count_part
+    G = la_gpm.generators.rmat(12, seed=6)
+    for name, induced in (("triangle", False), ("4-clique", False), ("diamond", False), ("4-cycle", True),
+                          ("house", False)):
+        want = la_gpm.count(G, name, induced=induced, backend="cpu")
+        assert sum(count_part(G, name, (i, 4), induced=induced, backend="gpu") for i in range(4)) == want, name
