@@ -43,9 +43,14 @@ def clique_count(G, k: int, part=None) -> int:
     grid = max(1, nwarps // warps_per_block)
     with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
         buf = cp.empty(grid * warps_per_block * levels * maxdeg, dtype=cp.int32)
-        counters = cp.asarray(np.array([a0, 0], dtype=np.uint64))  # [next arc, total]; arcs a0..narcs-1
+        counters = cp.asarray(np.array([a0, 0, 0], dtype=np.uint64))  # [next arc, total, overflow]; arcs a0..
         kern = kernel("cliques", "clique_count_warp")
         kern((grid,), (warps_per_block * 32,),
-             (ptr, idx, src, np.int64(narcs), np.int32(k), np.int32(maxdeg), buf, counters[0:1], counters[1:2]))
-        total = int(counters[1].get())
+             (ptr, idx, src, np.int64(narcs), np.int32(k), np.int32(maxdeg), buf, counters[0:1], counters[1:2],
+              counters[2:3]))
+        _, total, over = (int(x) for x in counters.get())
+    if over:
+        raise OverflowError(f"the number of {k}-cliques exceeds 2**64 - 1 (the GPU kernel's exact sum); count it in "
+                            "parts and add them as Python ints: sum(la_gpm.distributed.count_part(G, "
+                            f"'{k}-clique', (i, n), backend='gpu') for i in range(n)) with n large enough")
     return total

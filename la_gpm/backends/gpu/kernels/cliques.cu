@@ -36,10 +36,17 @@ __device__ __forceinline__ int warp_intersect_to(const int* S, int ns, const int
     return cnt;
 }
 
+// acc += x, remembering a wrap-around of the 64-bit sum (counts are exact or the call raises)
+__device__ __forceinline__ void add_checked(u64& acc, u64 x, bool& over) {
+    const u64 r = acc + x;
+    over |= r < acc;
+    acc = r;
+}
+
 extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                              const int* __restrict__ src, i64 narcs, int k, int maxdeg,
                                              int* __restrict__ buf, u64* __restrict__ next_arc,
-                                             u64* __restrict__ total) {
+                                             u64* __restrict__ total, u64* __restrict__ overflow) {
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int levels = k - 3 > 1 ? k - 3 : 1;
@@ -47,6 +54,7 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
     int sz[LA_MAX_LEVELS];
     int it[LA_MAX_LEVELS];
     u64 local = 0;
+    bool over = false;
     for (;;) {
         u64 e = 0;
         if (lane == 0) e = atomicAdd(next_arc, 1ULL);
@@ -56,21 +64,21 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
         const int v = __ldg(idx + e);
         i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
         if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
-        if (k == 3) { local += warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane); continue; }
+        if (k == 3) { add_checked(local, warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane), over); continue; }
         sz[0] = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
         it[0] = 0;
         int d = 0;
         while (d >= 0) {
             // S_d picks the (d+3)-th vertex; k - (d+3) vertices remain after it
             const int rem = k - (d + 3);
-            if (rem == 0) { local += sz[d]; --d; continue; }
+            if (rem == 0) { add_checked(local, (u64)sz[d], over); --d; continue; }
             if (sz[d] - it[d] < rem + 1) { --d; continue; }  // exhausted, or too few left for a clique: prune
             const int* S = stack + (i64)d * maxdeg;
             const int w = S[it[d]];
             ++it[d];
             const i64 wlo = __ldg(ptr + w), whi = __ldg(ptr + w + 1);
             if (rem == 1) {
-                local += warp_count_in(S + it[d], sz[d] - it[d], idx, wlo, whi, lane);
+                add_checked(local, warp_count_in(S + it[d], sz[d] - it[d], idx, wlo, whi, lane), over);
             } else {
                 int* out = stack + (i64)(d + 1) * maxdeg;
                 sz[d + 1] = warp_intersect_to(S + it[d], sz[d] - it[d], idx, wlo, whi, out, lane);
@@ -79,5 +87,9 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
             }
         }
     }
-    if (lane == 0 && local) atomicAdd(total, local);
+    if (lane == 0 && local) {
+        const u64 before = atomicAdd(total, local);
+        over |= before + local < before;
+    }
+    if (lane == 0 && over) atomicExch(overflow, 1ULL);
 }
