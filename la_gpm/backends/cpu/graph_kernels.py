@@ -6,22 +6,32 @@ import numba as nb
 import numpy as np
 
 
-@nb.njit(cache=True)
-def _bucket_keys(src, dst, shift, nbuckets, bits):
-    """Scatter arc keys ``(u << bits) | v`` into coarse row buckets (cache-friendly MSD pass)."""
+@nb.njit(parallel=True, cache=True)
+def _bucket_keys(src, dst, shift, nbuckets, bits, nchunks):
+    """Scatter arc keys ``(u << bits) | v`` into coarse row buckets (a parallel counting sort: each
+    input chunk counts, then scatters into its own slice of every bucket)."""
     m = src.shape[0]
-    counts = np.zeros(nbuckets + 1, dtype=np.int64)
-    for i in range(m):
-        counts[(src[i] >> shift) + 1] += 1
+    step = (m + nchunks - 1) // nchunks
+    counts = np.zeros((nchunks, nbuckets), dtype=np.int64)
+    for c in nb.prange(nchunks):
+        for i in range(c * step, min(m, (c + 1) * step)):
+            counts[c, src[i] >> shift] += 1
+    bptr = np.zeros(nbuckets + 1, dtype=np.int64)
+    pos = np.empty((nchunks, nbuckets), dtype=np.int64)
+    run = 0
     for b in range(nbuckets):
-        counts[b + 1] += counts[b]
-    pos = counts[:-1].copy()
+        bptr[b] = run
+        for c in range(nchunks):
+            pos[c, b] = run
+            run += counts[c, b]
+    bptr[nbuckets] = run
     keys = np.empty(m, dtype=np.int64)
-    for i in range(m):
-        b = src[i] >> shift
-        keys[pos[b]] = (src[i] << bits) | dst[i]
-        pos[b] += 1
-    return counts, keys
+    for c in nb.prange(nchunks):
+        for i in range(c * step, min(m, (c + 1) * step)):
+            b = src[i] >> shift
+            keys[pos[c, b]] = (src[i] << bits) | dst[i]
+            pos[c, b] += 1
+    return bptr, keys
 
 
 @nb.njit(parallel=True, cache=True)
@@ -30,23 +40,36 @@ def _sort_buckets(keys, bptr):
         keys[bptr[b]:bptr[b + 1]].sort()
 
 
-@nb.njit(cache=True)
-def _keys_to_csr(keys, n, bits, cols):
+@nb.njit(parallel=True, cache=True)
+def _keys_to_csr(keys, bptr, n, bits, cols):
+    """Drop duplicate keys and split them into (row, column); buckets are row ranges, so each is
+    handled by one thread: count distinct keys, prefix sums, then write columns and row degrees."""
     mask = (np.int64(1) << bits) - 1
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    k = 0
-    prev = -1
-    for i in range(keys.shape[0]):
-        key = keys[i]
-        if key == prev:
-            continue
-        prev = key
-        cols[k] = key & mask
-        indptr[(key >> bits) + 1] += 1
-        k += 1
-    for u in range(n):
-        indptr[u + 1] += indptr[u]
-    return indptr, k
+    nbk = bptr.shape[0] - 1
+    uniq = np.zeros(nbk + 1, dtype=np.int64)
+    for b in nb.prange(nbk):
+        c = 0
+        prev = -1
+        for i in range(bptr[b], bptr[b + 1]):
+            if keys[i] != prev:
+                c += 1
+                prev = keys[i]
+        uniq[b + 1] = c
+    for b in range(nbk):
+        uniq[b + 1] += uniq[b]
+    deg = np.zeros(n + 1, dtype=np.int64)
+    for b in nb.prange(nbk):
+        k = uniq[b]
+        prev = -1
+        for i in range(bptr[b], bptr[b + 1]):
+            key = keys[i]
+            if key == prev:
+                continue
+            prev = key
+            cols[k] = key & mask
+            deg[(key >> bits) + 1] += 1  # rows of one bucket belong to this thread alone
+            k += 1
+    return np.cumsum(deg), uniq[nbk]
 
 
 def build_csr(src: np.ndarray, dst: np.ndarray, n: int, with_perm: bool = False):
@@ -75,10 +98,11 @@ def build_csr(src: np.ndarray, dst: np.ndarray, n: int, with_perm: bool = False)
         return indptr, (skeys & ((1 << bits) - 1)).astype(idx_dtype), perm[first]
     shift = max(0, bits - 12)
     nbuckets = (max(n - 1, 0) >> shift) + 1
-    bptr, keys = _bucket_keys(src, dst, shift, nbuckets, bits)
+    nchunks = int(max(1, min(4 * nb.get_num_threads(), src.shape[0] // 65536)))
+    bptr, keys = _bucket_keys(src, dst, shift, nbuckets, bits, nchunks)
     _sort_buckets(keys, bptr)
     cols = np.empty(keys.shape[0], dtype=idx_dtype)
-    indptr, k = _keys_to_csr(keys, n, bits, cols)
+    indptr, k = _keys_to_csr(keys, bptr, n, bits, cols)
     return indptr, cols[:k].copy(), None
 
 
