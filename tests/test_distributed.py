@@ -93,3 +93,17 @@ def test_estimate_equals_single_machine(client):
     assert est.ci_low <= 528 <= est.ci_high  # the exact number of 3-vertex paths
     with pytest.raises(InvalidArgument, match="per_part"):
         destimate(G, "u5", client=client, per_part=0)
+
+
+@pytest.mark.parametrize("k", [4, 5])
+def test_census_equals_local(client, k):
+    from la_gpm.distributed import census as dcensus
+    G = la_gpm.as_graph(data_path("citeseer.edgelist"))
+    for induced in (True, False):
+        want = la_gpm.census(G, k, induced=induced, backend="cpu")
+        got = dcensus(G, k, client=client, induced=induced)
+        assert list(got["name"]) == list(want["name"])
+        assert list(got["count"]) == list(want["count"])
+        assert got.attrs["method"] == "distributed_enumerate" and got.attrs["induced"] == induced
+    with pytest.raises(InvalidArgument, match="parts"):
+        dcensus(G, k, client=client, parts=-1)
