@@ -25,6 +25,7 @@ symmetry-breaking", RECOMB 2007; Mawhirter & Wu, "AutoMine", SOSP 2019.
 
 from __future__ import annotations
 
+import functools
 import math
 import time
 
@@ -106,6 +107,11 @@ def engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
         return tuple(None if a is None else _ro(a) for a in (ptr, idx, nl, el, deg, vl, inv))
 
     return G.device_cache(key, make)
+
+
+@functools.lru_cache(maxsize=1)
+def _bowtie_key():
+    return as_pattern("bowtie").canonical_key
 
 
 def plan_for(G, P, *, induced=False, symmetry=True, reuse=True, order=None):
@@ -229,7 +235,7 @@ def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
 
 def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend: str | None = None,
                   memory_budget: int | None = None, progress: bool = False, return_stats: bool = False,
-                  reuse: bool = True, gpu_engine: str = "auto"):
+                  reuse: bool = True, gpu_engine: str = "auto", closed_forms: bool = True):
     """Exact number of copies of a connected pattern in G.
 
     Parameters
@@ -253,6 +259,9 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
         plans without reuse) or ``"auto"``: the trie for unlabeled patterns of 5 or more vertices
         (measured 6x faster than the dfs engine on the house, wiki-Vote and email-Eu-core), the dfs
         engine otherwise (on par or faster for 4-vertex patterns); see docs/gpu_trie.md
+    closed_forms : on the cpu backend, count the non-induced unlabeled bowtie (hourglass) from per-edge
+        triangle counts instead of enumerating its copies (:func:`la_gpm.algorithms.motifs.bowtie_noninduced`;
+        same number, O(triangle counting)); False forces the enumeration (for A/B tests)
 
     Returns
     -------
@@ -301,6 +310,15 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     if b == "graphblas":
         raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                  "clique, so use backend='cpu'")
+    if closed_forms and b == "cpu" and not induced and not P.labeled and P.k == 5 \
+            and P.canonical_key == _bowtie_key():
+        from .motifs import bowtie_noninduced
+        t0 = time.perf_counter()
+        n = bowtie_noninduced(G) * (P.automorphism_count if count == "embeddings" else 1)
+        if return_stats:
+            return n, {"plan": "closed form: bowtie = Σ_v C(t_v, 2) − Σ_arcs C(t_e, 2)", "reuse_hits": 0,
+                       "set_operations": None, "set_operations_saved": None, "seconds": time.perf_counter() - t0}
+        return n
     if gpu_engine == "auto":
         gpu_engine = "trie" if P.k >= 5 and not P.labeled else "dfs"
     plan = plan_for(G, P, induced=induced, reuse=reuse and not (b == "gpu" and gpu_engine == "trie"))
