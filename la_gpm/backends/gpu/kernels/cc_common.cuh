@@ -14,13 +14,7 @@ __device__ __forceinline__ MAXBITS real_bits(float x) { return (MAXBITS)__float_
 #endif
 
 // The counter-based hash shared with the CPU kernels (la_gpm/backends/cpu/cc_kernels.py).
-__device__ __forceinline__ u64 cc_splitmix64(u64 x) {
-    x += 0x9E3779B97F4A7C15ull;
-    u64 z = x;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
-    return z ^ (z >> 31);
-}
+__device__ __forceinline__ u64 cc_splitmix64(u64 x) { return la_splitmix64(x); }
 
 // Non-negative values order like their bit patterns: a max is an integer atomicMax.
 __device__ __forceinline__ void cc_block_max(REAL v, MAXBITS* out) {

@@ -7,6 +7,16 @@ typedef unsigned long long u64;
 
 #define LA_FULL_MASK 0xffffffffu
 
+// SplitMix64 finaliser of a counter: the one hash every random routine uses on CPU and GPU
+// (la_gpm/backends/cpu/rng.py), so a seed gives the same draws on every backend.
+__device__ __forceinline__ u64 la_splitmix64(u64 x) {
+    x += 0x9E3779B97F4A7C15ULL;
+    u64 z = x;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
 __device__ __forceinline__ u64 warp_sum_u64(u64 v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(LA_FULL_MASK, v, o);

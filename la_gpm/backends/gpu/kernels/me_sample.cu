@@ -7,13 +7,7 @@
 // Random numbers: SplitMix64 of a counter (la_gpm/backends/cpu/rng.py).
 #include "common.cuh"
 
-__device__ __forceinline__ u64 me_mix(u64 x) {
-    x += 0x9E3779B97F4A7C15ULL;
-    u64 z = x;
-    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-    return z ^ (z >> 31);
-}
+__device__ __forceinline__ u64 me_mix(u64 x) { return la_splitmix64(x); }
 
 // (state advanced, uniform double in [0, 1)), as the CPU's _uniform
 __device__ __forceinline__ double me_uniform(u64& state) {
