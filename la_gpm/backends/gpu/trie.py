@@ -152,5 +152,6 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
         got = int(total.get()[0])
     if got >= 1 << 63:
         raise OverflowError("the count exceeded 2**63; split the graph into vertex ranges or count a smaller pattern")
+    stats["level_entries"][k - 1] = got  # the last level is counted, not stored
     stats["seconds"] = time.perf_counter() - t0
     return got, stats
