@@ -470,19 +470,23 @@ def test_bad_match_arguments(citeseer):
 
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(5, 12), p=st.floats(0.2, 0.9))
-def test_bowtie_closed_form_vs_brute_force(seed, n, p):
+def test_bowtie_and_house_closed_forms_vs_brute_force(seed, n, p):
     G = _random_graph(random.Random(seed), n, p)
     want = brute_count(G, Pattern.named("bowtie"), False, "unique")
     assert count_pattern(G, "bowtie") == want
     assert count_pattern(G, "hourglass", count="embeddings") == want * 8
     assert count_pattern(G, "bowtie", closed_forms=False) == want
+    want = brute_count(G, Pattern.named("house"), False, "unique")
+    assert count_pattern(G, "house") == want
+    assert count_pattern(G, "house", count="embeddings") == want * Pattern.named("house").automorphism_count
 
 
 def test_bowtie_closed_form_on_real_graphs(citeseer):
     G = la_gpm.generators.rmat(8, seed=2)  # hubs
     for H in (citeseer, G):
-        n, st_ = count_pattern(H, "bowtie", return_stats=True)
-        assert st_["plan"].startswith("closed form")
-        assert n == count_pattern(H, "bowtie", closed_forms=False)
+        for name in ("bowtie", "house"):
+            n, st_ = count_pattern(H, name, return_stats=True)
+            assert st_["plan"].startswith("closed form")
+            assert n == count_pattern(H, name, closed_forms=False)
     assert count_pattern(citeseer, "bowtie", induced=True) == count_pattern(citeseer, "bowtie", induced=True,
                                                                               closed_forms=False)

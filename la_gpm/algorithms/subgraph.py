@@ -110,8 +110,18 @@ def engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
 
 
 @functools.lru_cache(maxsize=1)
-def _bowtie_key():
-    return as_pattern("bowtie").canonical_key
+def _closed_form_keys():
+    from . import motifs
+    return {as_pattern("bowtie").canonical_key: (motifs.bowtie_noninduced, "bowtie = Σ_v C(t_v, 2) − Σ_arcs C(t_e, 2)"),
+            as_pattern("house").canonical_key: (motifs.house_noninduced,
+                                                "house = Σ_4-cycles Σ_edges t_e − 4 × diamonds")}
+
+
+def _closed_form(P):
+    """(function, formula) of a non-induced closed form for the unlabeled pattern P, or None."""
+    if P.labeled or P.k != 5:
+        return None
+    return _closed_form_keys().get(P.canonical_key)
 
 
 def plan_for(G, P, *, induced=False, symmetry=True, reuse=True, order=None):
@@ -259,9 +269,10 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
         plans without reuse) or ``"auto"``: the trie for unlabeled patterns of 5 or more vertices
         (measured 6x faster than the dfs engine on the house, wiki-Vote and email-Eu-core), the dfs
         engine otherwise (on par or faster for 4-vertex patterns); see docs/gpu_trie.md
-    closed_forms : on the cpu backend, count the non-induced unlabeled bowtie (hourglass) from per-edge
-        triangle counts instead of enumerating its copies (:func:`la_gpm.algorithms.motifs.bowtie_noninduced`;
-        same number, O(triangle counting)); False forces the enumeration (for A/B tests)
+    closed_forms : on the cpu backend, count the non-induced unlabeled bowtie (hourglass) and house from
+        per-edge triangle counts instead of enumerating their copies
+        (:func:`la_gpm.algorithms.motifs.bowtie_noninduced`, :func:`~la_gpm.algorithms.motifs.house_noninduced`;
+        same numbers); False forces the enumeration (for A/B tests)
 
     Returns
     -------
@@ -310,14 +321,14 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     if b == "graphblas":
         raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                  "clique, so use backend='cpu'")
-    if closed_forms and b == "cpu" and not induced and not P.labeled and P.k == 5 \
-            and P.canonical_key == _bowtie_key():
-        from .motifs import bowtie_noninduced
+    form = _closed_form(P) if closed_forms and b == "cpu" and not induced else None
+    if form is not None:
         t0 = time.perf_counter()
-        n = bowtie_noninduced(G) * (P.automorphism_count if count == "embeddings" else 1)
+        fn, text = form
+        n = fn(G) * (P.automorphism_count if count == "embeddings" else 1)
         if return_stats:
-            return n, {"plan": "closed form: bowtie = Σ_v C(t_v, 2) − Σ_arcs C(t_e, 2)", "reuse_hits": 0,
-                       "set_operations": None, "set_operations_saved": None, "seconds": time.perf_counter() - t0}
+            return n, {"plan": f"closed form: {text}", "reuse_hits": 0, "set_operations": None,
+                       "set_operations_saved": None, "seconds": time.perf_counter() - t0}
         return n
     if gpu_engine == "auto":
         gpu_engine = "trie" if P.k >= 5 and not P.labeled else "dfs"
