@@ -295,6 +295,9 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
     if gpu_engine not in GPU_ENGINES:
         raise InvalidArgument(f"gpu_engine must be one of {GPU_ENGINES}; got {gpu_engine!r}")
+    if memory_budget is not None and (isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer))
+                                      or memory_budget <= 0):
+        raise InvalidArgument(f"memory_budget must be a positive number of bytes or None; got {memory_budget!r}")
     if not isinstance(induced, (bool, np.bool_)):
         raise InvalidArgument(f"induced must be True or False; got {induced!r}")
     G = as_graph(G)
