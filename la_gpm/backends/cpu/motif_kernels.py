@@ -383,6 +383,24 @@ def cycle4_edge_weights(indptr, indices, rank, te, nchunks):
     return c4, wsum
 
 
+@nb.njit(inline="always")
+def _adjacent_pairs(lst, nl, mark, stamp, indptr, indices):
+    """Adjacent pairs {b, y} among lst[:nl] (rows sorted ascending), each once from its smaller end;
+    ``mark`` is scratch, stamped with ``stamp`` (a value no earlier call of this chunk used)."""
+    for q in range(nl):
+        mark[lst[q]] = stamp
+    c = 0
+    for q in range(nl):
+        b = lst[q]
+        for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
+            y = indices[z]
+            if y <= b:
+                break
+            if mark[y] == stamp:
+                c += 1
+    return c
+
+
 @nb.njit(cache=True)
 def _census4_chunk(indptr, indices, c, nchunks, acc):
     n = indptr.shape[0] - 1
@@ -429,16 +447,7 @@ def _census4_chunk(indptr, indices, c, nchunks, acc):
             dia += s * (s - 1) // 2
             if ntl >= 2:
                 # 4-cliques u < v < w < x: w, x in tl (common neighbours above v), w ~ x
-                for a in range(ntl):
-                    mark2[tl[a]] = j
-                for a in range(ntl):
-                    w = tl[a]
-                    for z in range(indptr[w + 1] - 1, indptr[w] - 1, -1):
-                        x = indices[z]
-                        if x <= w:
-                            break
-                        if mark2[x] == j:
-                            k4 += 1
+                k4 += _adjacent_pairs(tl, ntl, mark2, np.int64(j), indptr, indices)
         for q in range(nt):
             w = touched[q]
             x = np.int64(cnt[w])
@@ -515,17 +524,7 @@ def _vertex_closed_forms_chunk(indptr, indices, te, c, nchunks, out):
                     nc += 1
             if nc >= 2:
                 # 4-cliques {v, a, b, x}, a < b < x: b, x among the common neighbours above a
-                stamp = np.int64(j)
-                for q in range(nc):
-                    mark2[common[q]] = stamp
-                for q in range(nc):
-                    b = common[q]
-                    for z in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
-                        y = indices[z]
-                        if y <= b:
-                            break
-                        if mark2[y] == stamp:
-                            k4 += 1
+                k4 += _adjacent_pairs(common, nc, mark2, np.int64(j), indptr, indices)
         # the walks v - a - v (w = v) were counted too: d_v of them, all on counter v
         dv = indptr[v + 1] - indptr[v]
         c4 -= dv * (dv - 1) // 2
