@@ -155,13 +155,33 @@ def _chunk_bounds(roots, deg, k, nworkers):
     return b
 
 
+def resolve_budget(memory_budget) -> int:
+    """``memory_budget`` in bytes (``config.memory_budget`` when None), checked positive; one rule for
+    every engine (cpu stacks, gpu warp stacks, gpu trie levels)."""
+    budget = config.memory_budget if memory_budget is None else int(memory_budget)
+    if budget <= 0:
+        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    return budget
+
+
+def plan_roots(G, plan, part=None):
+    """The engine arrays of ``plan``'s labels (:func:`engine_arrays`) and its root vertices, cut to
+    ``part=(i, nparts)`` (a work-balanced range, :mod:`la_gpm.backends.partition`) when given."""
+    arrays = engine_arrays(G, plan.vertex_labels is not None, plan.edge_labels is not None)
+    deg, vlab = arrays[4], arrays[5]
+    roots = prepare_roots(deg, vlab, plan)
+    if part is not None:
+        from ..backends.partition import part_range
+        lo, hi = part_range(deg[roots].astype(np.float64) ** 2, part)
+        roots = roots[lo:hi]
+    return arrays, roots
+
+
 def _workers_for_budget(k, maxd, itemsize, memory_budget):
     import numba
     per = k * max(maxd, 1) * itemsize + 64 * k * 8
     nthreads = numba.get_num_threads()
-    budget = config.memory_budget if memory_budget is None else int(memory_budget)
-    if budget <= 0:
-        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    budget = resolve_budget(memory_budget)
     fit = budget // per
     if fit < 1:
         raise InvalidArgument(f"memory_budget={budget} bytes is below one worker's stack ({per} bytes = "
@@ -187,12 +207,7 @@ def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
     t0 = time.perf_counter()
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
-    ptr, idx, nlab, elab, deg, vlab, _ = engine_arrays(G, vl, el)
-    roots = prepare_roots(deg, vlab, plan)
-    if part is not None:
-        from ..backends.partition import part_range
-        lo, hi = part_range(deg[roots].astype(np.float64) ** 2, part)
-        roots = roots[lo:hi]
+    (ptr, idx, nlab, elab, deg, vlab, _), roots = plan_roots(G, plan, part)
     k = plan.k
     stats = {"plan": plan.describe(), "roots": int(roots.shape[0])}
     if k == 1:

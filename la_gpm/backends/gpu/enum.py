@@ -119,12 +119,10 @@ def _sm_count(device: int) -> int:
 
 
 def _warps(k, maxd, nitems, memory_budget):
-    from ...config import config
+    from ...algorithms.subgraph import resolve_budget
 
     cp = cupy()
-    budget = config.memory_budget if memory_budget is None else int(memory_budget)
-    if budget <= 0:
-        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    budget = resolve_budget(memory_budget)
     per = (k - 2) * max(maxd, 1) * 4
     fit = budget // per
     if fit < 1:
@@ -186,7 +184,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None):
     >>> count_plan_gpu(G, plan_for(G, la_gpm.Pattern.named("4-cycle")))[0]  # doctest: +SKIP
     154
     """
-    from ...algorithms.subgraph import engine_arrays, prepare_roots
+    from ...algorithms.subgraph import plan_roots
 
     cupy()  # BackendUnavailable with the reason when no device is usable
     t0 = time.perf_counter()
@@ -195,8 +193,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None):
         raise InvalidArgument(f"the GPU engine takes patterns of up to {MAX_K} vertices; got k={k}")
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
-    _, _, _, _, deg, vlab, _ = engine_arrays(G, vl, el)
-    roots = prepare_roots(deg, vlab, plan)
+    _, roots = plan_roots(G, plan)
     stats = {"plan": plan.describe(), "roots": int(roots.shape[0]), "backend": "gpu"}
     nroots = int(roots.shape[0])
     if k == 1:
@@ -226,7 +223,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
     Columns are pattern vertices, values the vertices of ``G`` (its 0..n-1 numbering); the
     rows are those of the CPU engine, possibly in another order.
     """
-    from ...algorithms.subgraph import engine_arrays, prepare_roots
+    from ...algorithms.subgraph import plan_roots
 
     cp = cupy()
     k = plan.k
@@ -234,8 +231,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
         raise InvalidArgument(f"the GPU engine takes patterns of up to {MAX_K} vertices; got k={k}")
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
-    _, _, _, _, deg, vlab, inv = engine_arrays(G, vl, el)
-    roots = prepare_roots(deg, vlab, plan)
+    (*_, inv), roots = plan_roots(G, plan)
     order = np.asarray(plan.order, dtype=np.int64)
     left = limit
     if limit == 0:

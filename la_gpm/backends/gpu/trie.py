@@ -41,8 +41,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     on the GPU; returns ``(count as Python int, stats dict)``. ``part=(i, nparts)`` counts only the
     matches whose first vertex lies in the i-th work-balanced range of roots."""
     cp = cupy()
-    from ...algorithms.subgraph import engine_arrays, prepare_roots
-    from ...config import config
+    from ...algorithms.subgraph import plan_roots, resolve_budget
 
     t0 = time.perf_counter()
     if any(r >= 0 for r in plan.reuse):
@@ -50,17 +49,10 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     k = plan.k
     if k > MAX_K:
         raise InvalidArgument(f"the breadth-first GPU engine takes patterns of at most {MAX_K} vertices; got {k}")
-    budget = config.memory_budget if memory_budget is None else int(memory_budget)
-    if budget <= 0:
-        raise InvalidArgument(f"memory_budget must be positive bytes; got {memory_budget!r}")
+    budget = resolve_budget(memory_budget)
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
-    _, _, _, _, hdeg, hvlab, _ = engine_arrays(G, vl, el)
-    roots = prepare_roots(hdeg, hvlab, plan)
-    if part is not None:
-        from ..partition import part_range
-        lo, hi = part_range(hdeg[roots].astype(np.float64) ** 2, part)
-        roots = roots[lo:hi]
+    _, roots = plan_roots(G, plan, part)
     stats = {"engine": "gpu trie (breadth-first, chunked)", "roots": int(roots.shape[0]),
              "level_entries": [0] * k, "chunks": 0, "peak_bytes": 0}
     stats["level_entries"][0] = int(roots.shape[0])
