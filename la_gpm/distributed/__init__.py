@@ -44,6 +44,19 @@ def _client(client):
                               "(e.g. distributed.Client(LocalCluster()) or dask_cuda.LocalCUDACluster())") from None
 
 
+def _parts(c, parts, per: str, what: str = "parts"):
+    """``parts`` checked, or its default from the cluster: 4 tasks per worker thread (``per="thread"``),
+    4 per worker (``"worker4"``) or 1 per worker (``"worker"``)."""
+    if parts is not None:
+        if isinstance(parts, bool) or not isinstance(parts, int) or parts < 1:
+            raise InvalidArgument(f"{what} must be a positive integer or None; got {parts!r}")
+        return parts
+    info = c.scheduler_info()["workers"]
+    if per == "thread":
+        return 4 * max(1, sum(w.get("nthreads", 1) for w in info.values()))
+    return (4 if per == "worker4" else 1) * max(1, len(info))
+
+
 def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memory_budget=None) -> int:
     """Exact count of the matches of ``P`` whose root lies in ``part=(i, nparts)`` (one Dask task).
 
@@ -104,17 +117,12 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
     if backend not in ("cpu", "gpu"):
         raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
-    if parts is not None and (isinstance(parts, bool) or not isinstance(parts, int) or parts < 1):
-        raise InvalidArgument(f"parts must be a positive integer or None; got {parts!r}")
     G = as_graph(G)
     G._require_undirected("distributed counting")
     P = as_pattern(pattern)
     P.require_connected("counting")
     c = _client(client)
-    if parts is None:
-        info = c.scheduler_info()["workers"]
-        units = sum(w.get("nthreads", 1) for w in info.values()) if backend == "cpu" else len(info)
-        parts = 4 * max(1, units)
+    parts = _parts(c, parts, "thread" if backend == "cpu" else "worker4")
     Gf = c.scatter(G, broadcast=True, hash=False)  # a fresh key: an earlier call's copy may be being released
     futs = [c.submit(count_part, Gf, P, (i, parts), induced=induced, count=count, backend=backend,
                      memory_budget=memory_budget, pure=False) for i in range(parts)]
@@ -177,14 +185,11 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
 
     if backend not in ("cpu", "gpu"):
         raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
-    for nm, v in (("parts", parts), ("per_part", per_part)):
-        if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
-            raise InvalidArgument(f"{nm} must be a positive integer; got {v!r}")
     G = as_graph(G)
     P = as_pattern(template)
     c = _client(client)
-    if parts is None:
-        parts = max(1, len(c.scheduler_info()["workers"]))
+    per_part = _parts(c, per_part, "worker", "per_part")
+    parts = _parts(c, parts, "worker")
     s = _resolve_seed(seed)
     Gf = c.scatter(G, broadcast=True, hash=False)
 
@@ -222,12 +227,8 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     G = _prepare(G, "census")
     if not isinstance(induced, bool):
         raise InvalidArgument(f"induced must be True or False; got {induced!r}")
-    if parts is not None and (isinstance(parts, bool) or not isinstance(parts, int) or parts < 1):
-        raise InvalidArgument(f"parts must be a positive integer or None; got {parts!r}")
     c = _client(client)
-    if parts is None:
-        info = c.scheduler_info()["workers"]
-        parts = 4 * max(1, sum(w.get("nthreads", 1) for w in info.values()))
+    parts = _parts(c, parts, "thread")
     cls = _classes(k)
     Gf = c.scatter(G, broadcast=True, hash=False)
     futs = [c.submit(census_part, Gf, k, (i, parts), pure=False) for i in range(parts)]
