@@ -28,6 +28,7 @@ DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().par
 PATTERNS = [("4-cycle", "unique"), ("diamond", "unique"), ("tailed-triangle", "unique"), ("house", "unique"),
             ("5-clique", "embeddings")]
 CUTS = {("wiki-Vote", "5-clique"): 3.7}
+SLOW = {("wiki-Vote", "house")}  # 4.6 s on the GPU, 60 s on the CPU: --skip-slow leaves it out
 
 
 def gpu_count(G, P, count="unique", induced=False):
@@ -71,6 +72,17 @@ def sanitize():
         assert set(map(tuple, rows.tolist())) == set(map(tuple, cpu.tolist()))
     rows = np.concatenate(list(match(G, "house", backend="gpu", chunk_size=97)))
     assert rows.shape[0] == count_pattern(G, "house", count="embeddings")
+    # deep work items (breadth-first expansion to depth k - 1, rebuild of reused sets), count + listing
+    from la_gpm.algorithms.subgraph import run_plan
+    from la_gpm.backends.gpu.enum import count_plan_gpu, list_plan_gpu
+    for name in ("diamond", "house", "5-clique"):
+        for induced in (False, True):
+            plan = plan_for(G, la_gpm.Pattern.named(name), induced=induced)
+            assert count_plan_gpu(G, plan, deep_items=10**9)[0] == run_plan(G, plan)[0], (name, induced)
+    plan = plan_for(GL, P, symmetry=False)
+    rows = np.concatenate(list(list_plan_gpu(GL, plan, chunk_size=5, deep_items=10**9)) or
+                          [np.zeros((0, 4), np.int64)])
+    assert rows.shape[0] == count_pattern(GL, P, count="embeddings")
     print("sanitize workload OK")
 
 
@@ -87,21 +99,53 @@ def hprd_rows(args, out):
     for name in sorted(exp, key=lambda s: int(s.rsplit("_", 1)[1])):
         Q = read_query(DATA / "hprd" / "query_graph" / f"{name}.graph")
         qs.append((name, Q))
+    from la_gpm.algorithms.subgraph import run_plan
+    from la_gpm.backends.gpu.enum import count_plan_gpu
     per = []
     g_tot = c_tot = 0.0
+    eng = {"plan": 0.0, "gpu": 0.0, "gpu_level1": 0.0, "cpu": 0.0}
     for name, Q in qs:
         g_med, _, (g_cnt, st) = timeit(lambda: gpu_count(G, Q, "embeddings"), repeat=3, sync=True, budget_s=2)
         c_med, _, (c_cnt, _) = timeit(lambda: cpu_count(G, Q, "embeddings"), repeat=3, budget_s=2)
         check(f"HPRD {name} gpu vs published", g_cnt, exp[name])
         check(f"HPRD {name} cpu vs published", c_cnt, exp[name])
+        # the engines alone on a compiled plan: deep items (default) vs level-1 items only, and the CPU engine
+        p_med, _, plan = timeit(lambda: plan_for(G, Q), repeat=3, budget_s=2)
+        aut = Q.automorphism_count
+        e_g, _, (n1, _) = timeit(lambda: count_plan_gpu(G, plan), repeat=3, sync=True, budget_s=2)
+        e_l1, _, (n2, _) = timeit(lambda: count_plan_gpu(G, plan, deep_items=0), repeat=3, sync=True, budget_s=2)
+        e_c, _, (n3, _) = timeit(lambda: run_plan(G, plan), repeat=3, budget_s=2)
+        for lab, x in (("deep", n1), ("level-1", n2), ("cpu", n3)):
+            check(f"HPRD {name} {lab} engine vs published", x * aut, exp[name])
         per.append({"query": name, "count": g_cnt, "gpu_seconds": g_med, "cpu_seconds": c_med,
-                    "work_items": st.get("work_items"), "reuse_hits": st.get("reuse_hits")})
+                    "plan_seconds": p_med, "gpu_engine_seconds": e_g, "gpu_engine_level1_items_seconds": e_l1,
+                    "cpu_engine_seconds": e_c, "work_items": st.get("work_items"),
+                    "level1_items": st.get("level1_items"), "item_depth": st.get("item_depth"),
+                    "reuse_hits": st.get("reuse_hits"), "tree_nodes": st.get("tree_nodes")})
         g_tot += g_med
         c_tot += c_med
+        eng["plan"] += p_med
+        eng["gpu"] += e_g
+        eng["gpu_level1"] += e_l1
+        eng["cpu"] += e_c
+    import statistics
+    med = {key: statistics.median(p[key] for p in per) for key in
+           ("gpu_seconds", "cpu_seconds", "plan_seconds", "gpu_engine_seconds", "gpu_engine_level1_items_seconds",
+            "cpu_engine_seconds")}
     row = {"graph": "HPRD", "n": G.n, "m": G.m, "pattern": "200 HPRD queries (16 vertices, labeled)",
            "count_kind": "embeddings", "gpu_seconds_total": g_tot, "cpu_seconds_total": c_tot,
            "speedup_vs_cpu": c_tot / g_tot, "gpu_seconds_max_query": max(p["gpu_seconds"] for p in per),
+           "plan_seconds_total": eng["plan"], "gpu_engine_seconds_total": eng["gpu"],
+           "gpu_engine_level1_items_seconds_total": eng["gpu_level1"], "cpu_engine_seconds_total": eng["cpu"],
+           "gpu_engine_seconds_max_query": max(p["gpu_engine_seconds"] for p in per),
+           "gpu_engine_level1_items_seconds_max_query": max(p["gpu_engine_level1_items_seconds"] for p in per),
+           "medians": med,
+           "note": "gpu/cpu_seconds: count_pattern-like calls including plan compilation (plan_for, Python); "
+                   "*_engine_seconds: the engine alone on a compiled plan; level1_items: deep_items=0 "
+                   "(the previous scheme: level-1 arcs as the only work items)",
            "per_query": per}
+    print(f"HPRD engines alone: gpu deep {eng['gpu']:.3f} s, gpu level-1 {eng['gpu_level1']:.3f} s, "
+          f"cpu {eng['cpu']:.3f} s, plan_for {eng['plan']:.3f} s; medians {med}")
     print(f"HPRD 200 queries: gpu {g_tot:.3f} s total, cpu {c_tot:.3f} s total, x{c_tot / g_tot:.2f}")
     out.append(row)
 
@@ -112,6 +156,8 @@ def unlabeled_rows(args, out, payload):
     for label, make in graphs:
         G = make()
         for pname, kind in PATTERNS:
+            if args.skip_slow and (label, pname) in SLOW:
+                continue
             G1 = make()  # a fresh graph: the first call pays engine arrays, their copy and the work items
             t = time.perf_counter()
             gpu_count(G1, pname, kind)
@@ -141,6 +187,7 @@ def main(argv=None):
     ap.add_argument("--gpu", action="store_true")
     ap.add_argument("--sanitize", action="store_true")
     ap.add_argument("--skip-hprd", action="store_true")
+    ap.add_argument("--skip-slow", action="store_true", help="leave out the wiki-Vote house (a minute on the CPU)")
     args = ap.parse_args(argv)
     if args.sanitize:
         sanitize()

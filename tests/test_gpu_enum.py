@@ -291,3 +291,95 @@ def test_wiki_vote_5_clique_embeddings_generic_plan():
     from la_gpm.backends.gpu.enum import count_plan_gpu
     G = la_gpm.read_graph(data_path("wiki-Vote.txt"))
     assert count_plan_gpu(G, plan_for(G, Pattern.named("5-clique")))[0] * 120 == 541_696_440
+
+
+# ------------------------------------------------------------- deep work items (breadth-first start)
+DEEP = 10**9  # deep_items threshold that forces the breadth-first expansion down to depth k - 1
+
+
+def _reuses_across(plan, depth):
+    """True when a level >= depth reuses the set of a level in 2..depth-1 (the kernel's rebuild path)."""
+    return any(2 <= plan.reuse[i] < depth for i in range(depth, plan.k))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("induced", [False, True])
+def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
+    """Forcing the breadth-first start (items of depth k-1, or as deep as memory allows): counts and
+    search statistics equal the CPU engine's, including plans whose deep levels reuse a set built
+    above the start depth (rebuilt by each warp, not counted)."""
+    from la_gpm.algorithms.subgraph import run_plan
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    bad, depths, rebuilt = [], [], 0
+    for gname, G in small_graphs.items():
+        for pname in SMALL_PATTERNS + ["5-clique", "6-cycle"]:
+            P = Pattern.named(pname)
+            plan = plan_for(G, P, induced=induced)
+            n_c, s_c = run_plan(G, plan)
+            for thr in (DEEP, 50):
+                n_g, s_g = count_plan_gpu(G, plan, deep_items=thr)
+                depths.append(s_g.get("item_depth", 2))
+                rebuilt += _reuses_across(plan, s_g.get("item_depth", 2))
+                if n_c != n_g or any(s_c[key] != s_g[key] for key in STAT_KEYS):
+                    bad.append((gname, pname, thr, n_c, n_g, {key: (s_c[key], s_g[key]) for key in STAT_KEYS}))
+    assert not bad
+    assert max(depths) >= 4 and rebuilt > 0  # the deep path and the rebuild path both ran
+
+
+@pytest.mark.gpu
+@needs_gpu
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 10), p=st.floats(0.2, 0.8), k=st.integers(3, 7),
+       extra=st.integers(0, 6), induced=st.booleans(), thr=st.sampled_from([1, 3, 10, DEEP]),
+       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 2]), reuse=st.booleans())
+def test_property_deep_items_vs_brute_force(seed, n, p, k, extra, induced, thr, vlabels, elabels, reuse):
+    """Counts (unique and embeddings) and listings from deep items equal brute force."""
+    from la_gpm.backends.gpu.enum import count_plan_gpu, list_plan_gpu
+    rng = random.Random(seed)
+    G = _random_graph(rng, n, p, vlabels, elabels)
+    P = _random_pattern(rng, k, extra, vlabels, elabels)
+    assert count_plan_gpu(G, plan_for(G, P, induced=induced, reuse=reuse), deep_items=thr)[0] == \
+        brute_count(G, P, induced, "unique")
+    want = sorted(brute_embeddings(G, P, induced))
+    plan = plan_for(G, P, induced=induced, symmetry=False, reuse=reuse)
+    assert count_plan_gpu(G, plan, deep_items=thr)[0] == len(want)
+    chunk = rng.randrange(1, 9)
+    got = [tuple(r) for a in list_plan_gpu(G, plan, chunk_size=chunk, deep_items=thr) for r in a.tolist()]
+    assert sorted(got) == want
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_deep_items_listing_larger_than_a_chunk_and_hprd():
+    """Deep items whose rows span chunks (karate) and an HPRD query listed from deep items."""
+    from la_gpm.backends.gpu.enum import list_plan_gpu
+    from la_gpm.io import read_sunluo
+    G = la_gpm.datasets.load("karate")
+    for name, induced in (("4-star", False), ("4-path", True), ("house", False)):
+        P = Pattern.named(name)
+        want = {tuple(r) for a in match(G, P, induced=induced, backend="cpu") for r in a.tolist()}
+        plan = plan_for(G, P, induced=induced, symmetry=False)
+        rows = [tuple(r) for a in list_plan_gpu(G, plan, chunk_size=7, deep_items=DEEP) for r in a.tolist()]
+        assert len(rows) == len(want) and set(rows) == want
+    H = read_sunluo(data_path("hprd/HPRD.graph"))
+    Q = read_query(data_path("hprd/query_graph/query_dense_16_2.graph"))
+    plan = plan_for(H, Q, symmetry=False)
+    rows = [tuple(r) for a in list_plan_gpu(H, plan, chunk_size=50, deep_items=DEEP) for r in a.tolist()]
+    assert len(rows) == _hprd_expected()["query_dense_16_2"] == len(set(rows))
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_deep_items_bounded_by_memory_budget(citeseer):
+    """A small budget stops the expansion early (or never starts it); counts stay exact."""
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    for name in ("house", "diamond", "4-cycle"):
+        plan = plan_for(citeseer, Pattern.named(name))
+        want = count_pattern(citeseer, name, backend="cpu")
+        per = 3 * citeseer.max_degree * 4
+        for budget in (per, per * 4, 1 << 20):
+            got, st_ = count_plan_gpu(citeseer, plan, memory_budget=budget, deep_items=DEEP)
+            assert got == want, (name, budget)
+    with pytest.raises(InvalidArgument, match="deep_items"):
+        count_plan_gpu(citeseer, plan_for(citeseer, Pattern.named("house")), deep_items=-1)

@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from ...exceptions import InvalidArgument
+from ...patterns.plan import C_REUSE as C_REUSE_FIELD
 from . import cupy, kernel, oom_guard
 
 __all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items"]
@@ -34,6 +35,8 @@ __all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_it
 WARPS_PER_BLOCK = 8
 WARPS_PER_SM = 32  # 2 blocks of 8 warps resident per SM (__launch_bounds__(256, 2)), ×2 to hide fetches
 MAX_K = 32
+DEEP_ITEMS_PER_WARP = 2  # default deep_items threshold: this many items per resident warp
+MAX_DEEP_ITEMS = 1 << 22  # first try at most this many partial matches per breadth-first level
 N_COUNTERS = 7  # next item, total, overflow, reuse hits, set ops, set ops saved, tree nodes
 FAST_LAST = True  # count the last level's final intersection without writing it (False: the plain path)
 
@@ -54,20 +57,22 @@ def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
     return G.device_cache(f"gpu:{dev}:enum:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
 
 
-def _items_for(G, plan, roots, dev_arrays):
-    """level1_items, cached on the graph under everything they depend on (labels, degrees, bounds)."""
+def _items_for(G, plan, tables, roots, dev_arrays):
+    """The level-1 items as one (n, 2) int32 device array, cached on the graph under everything
+    they depend on (labels, degrees, bounds)."""
     from ...patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
 
-    T, C = plan.tables()
+    T, C = tables
     cp = cupy()
-    key = (f"gpu:{cp.cuda.Device().id}:enum:items:v{int(plan.vertex_labels is not None)}"
+    key = (f"gpu:{cp.cuda.Device().id}:enum:items2:v{int(plan.vertex_labels is not None)}"
            f"e{int(plan.edge_labels is not None)}:{int(C[C_VLAB, 0])},{int(C[C_VLAB, 1])}:"
            f"{int(C[C_MINDEG, 0])},{int(C[C_MINDEG, 1])}:{int(T[T_PAREL, 1, 0])}:"
            f"{int(C[C_NLOW, 1] > 0)}{int(C[C_NUP, 1] > 0)}")
 
     def make():
         with oom_guard("building the GPU work items"):
-            return level1_items(plan, roots, dev_arrays)
+            f0, f1 = level1_items(plan, roots, dev_arrays)
+            return cp.stack([f0, f1], axis=1) if f0.shape[0] else cp.zeros((0, 2), dtype=cp.int32)
     return G.device_cache(key, make)
 
 
@@ -118,11 +123,9 @@ def _sm_count(device: int) -> int:
     return int(cupy().cuda.runtime.deviceGetAttribute(16, device))  # cudaDevAttrMultiProcessorCount
 
 
-def _warps(k, maxd, nitems, memory_budget):
-    from ...algorithms.subgraph import resolve_budget
-
+def _warps(k, maxd, nitems, budget):
+    """(blocks, warps per block, bytes per warp) for ``nitems`` items within ``budget`` bytes."""
     cp = cupy()
-    budget = resolve_budget(memory_budget)
     per = (k - 2) * max(maxd, 1) * 4
     fit = budget // per
     if fit < 1:
@@ -135,46 +138,148 @@ def _warps(k, maxd, nitems, memory_budget):
     return blocks, wpb, per
 
 
-def _common_args(plan, dev_arrays):
-    cp = cupy()
-    ptr, idx, nlab, elab, deg = dev_arrays
-    T, C = plan.tables()
-    return (ptr, idx, nlab, elab, deg, np.int32(plan.vertex_labels is not None),
-            np.int32(plan.edge_labels is not None), cp.asarray(T), cp.asarray(C), np.int32(plan.k))
-
-
 def _check_overflow_flag(flag):
     if flag:
         raise OverflowError("a GPU count exceeded int64; split the graph into vertex ranges "
                             "(la_gpm.distributed) or count a smaller pattern")
 
 
-def _count_items(G, plan, dev_arrays, isrc, idst, memory_budget, item_counts=None):
-    """Run the count kernel over the items; returns (total, counters as numpy, warps)."""
+class _Call:
+    """What one count/listing call puts on the device, uploaded in **one** host-to-device copy:
+    the plan tables and zeroed counters (one row of ``N_COUNTERS`` for the count kernel and one per
+    breadth-first expansion level). Also the per-call constants the kernels take."""
+
+    def __init__(self, G, plan, dev_arrays, memory_budget):
+        from ...algorithms.subgraph import resolve_budget
+
+        cp = cupy()
+        T, C = plan.tables()
+        self.tables = (T, C)
+        self.k = k = plan.k
+        self.budget = resolve_budget(memory_budget)
+        self.maxd = max(G.max_degree, 1)
+        nrows = 1 + 2 * MAX_K  # the count kernel's row + up to two tries per expansion level
+        pack = np.zeros(nrows * N_COUNTERS + T.size + C.size, dtype=np.int64)
+        pack[nrows * N_COUNTERS:nrows * N_COUNTERS + T.size] = T.ravel()
+        pack[nrows * N_COUNTERS + T.size:] = C.ravel()
+        with oom_guard("copying the plan tables to the GPU"):
+            d = cp.asarray(pack)
+        self.counters = d[:nrows * N_COUNTERS].view(cp.uint64).reshape(nrows, N_COUNTERS)
+        Td = d[nrows * N_COUNTERS:nrows * N_COUNTERS + T.size]
+        Cd = d[nrows * N_COUNTERS + T.size:]
+        ptr, idx, nlab, elab, deg = dev_arrays
+        self.args = (ptr, idx, nlab, elab, deg, np.int32(plan.vertex_labels is not None),
+                     np.int32(plan.edge_labels is not None), Td, Cd, np.int32(k))
+        reuse = C[C_REUSE_FIELD]
+        self._reuse = [int(x) for x in reuse]
+        self.expand_rows = []  # counter rows of the accepted expansion levels
+        self.deep_bytes = 0  # bytes of the expanded items kept (they count against the budget)
+
+    def rebuild(self, d):
+        """Whether a level >= d reuses the set of a level in 2..d-1 (then a warp starting at depth d rebuilds them)."""
+        return int(any(2 <= self._reuse[i] < d for i in range(d, self.k)))
+
+
+def _deepen(call, items, d, threshold):
+    """Breadth-first expansion (``enum_expand_warp``, one launch and one 8-byte read back per level) of
+    the depth-``d`` items while there are fewer than ``threshold`` of them, the depth is below
+    k - 1 and the next level fits half of the memory budget. Returns (items, d)."""
     cp = cupy()
-    k = plan.k
-    nitems = int(isrc.shape[0])
-    maxd = max(G.max_degree, 1)
-    blocks, wpb, per = _warps(k, maxd, nitems, memory_budget)
+    k, maxd = call.k, call.maxd
+    kern = kernel("enum", "enum_expand_warp")
+    nrows = int(call.counters.shape[0])
+    row = 1
+    while 0 < items.shape[0] < threshold and d < k - 1 and row < nrows:
+        n = int(items.shape[0])
+        per_item = 4 * (d + 1) + 8  # the row + its count in the listing's first pass
+        room = min(call.budget // 2, call.budget - (k - 2) * maxd * 4 - call.deep_bytes)
+        cap = int(min(room // per_item, MAX_DEEP_ITEMS, n * maxd))  # n * maxd: no level can hold more
+        nout = None
+        while cap > n and row < nrows:
+            blocks, wpb, per = _warps(k, maxd, n, call.budget - cap * per_item - call.deep_bytes)
+            nw = blocks * wpb
+            with oom_guard(f"GPU breadth-first expansion (stacks of {nw} warps × {per} bytes, {cap} items)"):
+                buf = cp.empty(nw * (k - 2) * maxd, dtype=cp.int32)
+                out = cp.empty(cap * (d + 1), dtype=cp.int32)
+                kern((blocks,), (wpb * 32,),
+                     call.args + (items, np.int32(d), np.int32(call.rebuild(d)), np.int64(n), buf, np.int64(maxd),
+                                  out, np.int64(cap), call.counters[row]))
+                nout = int(call.counters[row, 1].get())
+            del buf
+            row += 1
+            if nout <= cap:
+                break
+            # the level did not fit the first try: once more with its exact size if the budget allows
+            # (that try's statistics row is dropped); else keep the depth-d items
+            cap = nout if nout * per_item <= room else 0
+            nout = None
+        if nout is None:
+            break
+        call.expand_rows.append(row - 1)
+        call.deep_bytes = cap * per_item
+        items = out[:nout * (d + 1)].reshape(nout, d + 1)
+        d += 1
+    return items, d
+
+
+def _start_items(G, plan, call, roots, dev, deep_items):
+    """Level-1 items, deepened breadth-first when there are fewer than the threshold."""
+    items = _items_for(G, plan, call.tables, roots, dev)
+    n1 = int(items.shape[0])
+    threshold = _deep_threshold(deep_items)
+    if call.k > 3 and 0 < n1 < threshold:
+        items, d = _deepen(call, items, 2, threshold)
+    else:
+        d = 2
+    return items, d, n1
+
+
+def _deep_threshold(deep_items):
+    if deep_items is None:
+        return DEEP_ITEMS_PER_WARP * _sm_count(cupy().cuda.Device().id) * WARPS_PER_SM
+    deep_items = int(deep_items)
+    if deep_items < 0:
+        raise InvalidArgument(f"deep_items must be >= 0 (0: level-1 items only); got {deep_items}")
+    return deep_items
+
+
+def _count_items(call, items, d, item_counts=None):
+    """Run the count kernel over the depth-``d`` items (counter row 0); returns (warps, bytes per warp)."""
+    cp = cupy()
+    k, maxd = call.k, call.maxd
+    nitems = int(items.shape[0])
+    blocks, wpb, per = _warps(k, maxd, nitems, call.budget - call.deep_bytes)
     nw = blocks * wpb
     with oom_guard(f"GPU pattern counting (stacks of {nw} warps × {per} bytes)"):
         buf = cp.empty(nw * (k - 2) * maxd, dtype=cp.int32)
-        counters = cp.zeros(N_COUNTERS, dtype=cp.uint64)
         store = item_counts is not None
         if not store:
-            item_counts = cp.zeros(1, dtype=cp.uint64)
+            item_counts = call.counters[0]  # not written
         kern = kernel("enum", "enum_count_warp")
         kern((blocks,), (wpb * 32,),
-             _common_args(plan, dev_arrays) + (isrc, idst, np.int64(nitems), buf, np.int64(maxd), counters,
-                                               item_counts, np.int32(store), np.int32(bool(FAST_LAST))))
-        host = counters.get()
+             call.args + (items, np.int32(d), np.int32(call.rebuild(d)), np.int64(nitems), buf, np.int64(maxd),
+                          call.counters[0], item_counts, np.int32(store), np.int32(bool(FAST_LAST))))
     del buf
-    _check_overflow_flag(int(host[2]))
-    return int(host[1]), host, nw, per
+    return nw, per
 
 
-def count_plan_gpu(G, plan, *, memory_budget=None):
+def _stats_from(call, host, ran_count):
+    """(total, reuse hits, set ops, saved, extra tree nodes) from the counter rows read back."""
+    rows = list(call.expand_rows) + ([0] if ran_count else [])
+    _check_overflow_flag(int(host[0, 2]))
+    reuse = sum(int(host[r, 3]) for r in rows)
+    ops = sum(int(host[r, 4]) for r in rows)
+    saved = sum(int(host[r, 5]) for r in rows)
+    nodes = sum(int(host[r, 6]) for r in rows)
+    return int(host[0, 1]) if ran_count else 0, reuse, ops, saved, nodes
+
+
+def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None):
     """Execute ``plan`` on the GPU; returns (count as Python int, stats dict like the CPU engine's).
+
+    ``deep_items``: when level 1 has fewer admissible arcs than this, the first levels are expanded
+    breadth-first on the GPU until there are at least this many partial matches (or depth k - 1)
+    and the DFS starts from those (``None``: twice the resident warps; 0: never).
 
     Examples
     --------
@@ -201,27 +306,33 @@ def count_plan_gpu(G, plan, *, memory_budget=None):
                      work_items=0, warps=0, seconds=time.perf_counter() - t0)
         return nroots, stats
     dev = device_engine_arrays(G, vl, el)
-    isrc, idst = _items_for(G, plan, roots, dev)
-    nitems = int(isrc.shape[0])
-    if k == 2 or nitems == 0:
+    call = _Call(G, plan, dev, memory_budget)
+    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items)
+    nitems = int(items.shape[0])
+    if k == 2 or n1 == 0:
         stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0,
-                     tree_nodes=nroots + (nitems if k > 2 else 0), work_items=nitems, warps=0,
+                     tree_nodes=nroots + (n1 if k > 2 else 0), work_items=n1, warps=0,
                      seconds=time.perf_counter() - t0)
-        return (nitems if k == 2 else 0), stats
-    total, host, nw, per = _count_items(G, plan, dev, isrc, idst, memory_budget)
-    ops, saved = int(host[4]), int(host[5])
-    stats.update(reuse_hits=int(host[3]), set_operations=ops, set_operations_saved=saved,
+        return (n1 if k == 2 else 0), stats
+    nw = per = 0
+    if nitems:
+        nw, per = _count_items(call, items, d)
+    host = call.counters.get()
+    total, reuse, ops, saved, nodes = _stats_from(call, host, nitems > 0)
+    stats.update(reuse_hits=reuse, set_operations=ops, set_operations_saved=saved,
                  reuse_rate=saved / (ops + saved) if ops + saved else 0.0,
-                 tree_nodes=nroots + nitems + int(host[6]), work_items=nitems, warps=nw, bytes_per_warp=per,
-                 seconds=time.perf_counter() - t0)
+                 tree_nodes=nroots + n1 + nodes, work_items=nitems, item_depth=d, level1_items=n1, warps=nw,
+                 bytes_per_warp=per, seconds=time.perf_counter() - t0)
     return total, stats
 
 
-def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None, memory_budget=None):
+def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None, memory_budget=None,
+                  deep_items=None):
     """Yield the matches of ``plan`` (usually without symmetry bounds) as int64 arrays (rows, k).
 
     Columns are pattern vertices, values the vertices of ``G`` (its 0..n-1 numbering); the
-    rows are those of the CPU engine, possibly in another order.
+    rows are those of the CPU engine, possibly in another order. ``deep_items`` as in
+    :func:`count_plan_gpu`.
     """
     from ...algorithms.subgraph import plan_roots
 
@@ -246,8 +357,9 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
             yield inv[part].reshape(-1, 1)
         return
     dev = device_engine_arrays(G, vl, el)
-    isrc, idst = _items_for(G, plan, roots, dev)
-    nitems = int(isrc.shape[0])
+    call = _Call(G, plan, dev, memory_budget)
+    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items)
+    nitems = int(items.shape[0])
     if nitems == 0:
         return
     inv_d = None
@@ -257,21 +369,21 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
                 return
             e = s + (chunk_size if left is None else min(chunk_size, left))
             rows = np.empty((min(e, nitems) - s, 2), dtype=np.int64)
-            rows[:, order[0]] = cp.asnumpy(isrc[s:e])
-            rows[:, order[1]] = cp.asnumpy(idst[s:e])
+            rows[:, order[0]] = cp.asnumpy(items[s:e, 0])
+            rows[:, order[1]] = cp.asnumpy(items[s:e, 1])
             if left is not None:
                 left -= rows.shape[0]
             yield inv[rows]
         return
     with oom_guard("GPU listing (per-item counts)"):
         item_counts = cp.zeros(nitems, dtype=cp.uint64)
-    _count_items(G, plan, dev, isrc, idst, memory_budget, item_counts=item_counts)
+    _count_items(call, items, d, item_counts=item_counts)
+    _check_overflow_flag(int(call.counters[0, 2].get()))
     counts = cp.asnumpy(item_counts).astype(np.int64)
     ends = np.cumsum(counts)
     total = int(ends[-1])
     starts = ends - counts
-    maxd = max(G.max_degree, 1)
-    args = _common_args(plan, dev)
+    maxd = call.maxd
     order_d = cp.asarray(order, dtype=cp.int32)
     inv_d = cp.asarray(inv, dtype=cp.int64)
     kern = kernel("enum", "enum_list_warp")
@@ -284,7 +396,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
         ia = int(np.searchsorted(ends, r0, side="right"))      # first item ending after r0
         ib = int(np.searchsorted(starts, r1, side="left"))     # items starting before r1
         n_it = ib - ia
-        blocks, wpb, per = _warps(k, maxd, n_it, memory_budget)
+        blocks, wpb, per = _warps(k, maxd, n_it, call.budget - call.deep_bytes)
         nw = blocks * wpb
         with oom_guard(f"GPU listing (stacks of {nw} warps × {per} bytes, {r1 - r0} rows)"):
             buf = cp.empty(nw * (k - 2) * maxd, dtype=cp.int32)
@@ -292,8 +404,8 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
             counters = cp.zeros(N_COUNTERS, dtype=cp.uint64)
             st = cp.asarray(starts[ia:ib])
             kern((blocks,), (wpb * 32,),
-                 args + (isrc[ia:ib], idst[ia:ib], st, np.int64(n_it), buf, np.int64(maxd), order_d,
-                         np.int64(r0), np.int64(r1), out, counters))
+                 call.args + (items[ia:ib], np.int32(d), np.int32(call.rebuild(d)), st, np.int64(n_it), buf,
+                              np.int64(maxd), order_d, np.int64(r0), np.int64(r1), out, counters))
             out = out.reshape(r1 - r0, k)
             if bool((out < 0).any()):
                 raise RuntimeError("GPU listing left rows unwritten (an engine bug); use backend='cpu'")

@@ -4,9 +4,13 @@
 // checks, RPS reuse of cached sets, vertex labels (label-sorted rows) and edge labels; the last
 // level is counted, not enumerated.
 //
-// Warp-centric DFS (DuMato, G2Miner): one warp extends one work item, a level-1 arc (f0, f1) that
-// already passed level 1's label / edge-label / bound / degree filters (built on the host), so hub
-// roots are split over many warps. Levels 2..k-1 of the warp's stack are candidate buffers of
+// Warp-centric DFS (DuMato, G2Miner): one warp extends one work item, a partial match f[0..d-1] of
+// depth d (a row of ``items``): a level-1 arc (f0, f1) that already passed level 1's label /
+// edge-label / bound / degree filters (d = 2, built on the host), so hub roots are split over many
+// warps, or, when level 1 has too few arcs to keep the GPU busy, a deeper prefix written by
+// enum_expand_warp (one level per launch, breadth-first: the cuTS/DuMato hybrid). A warp starting
+// at depth d first rebuilds the cached sets of levels 2..d-1 when a later level reuses one of them
+// (RPS), without counting those rebuilds in the statistics, so the statistics stay the CPU engine's. Levels 2..k-1 of the warp's stack are candidate buffers of
 // maxd int32 each in global memory; every set operation is warp-cooperative: each lane takes an
 // element of the iterated list and binary-searches it in the other, hits are compacted in order
 // with ballot/popc (writes never overtake reads, so in-place updates are safe). Every lane keeps an
@@ -363,19 +367,36 @@ __device__ __forceinline__ bool en_accept(const EnGraph& g, const EnPlan& P, con
     return true;
 }
 
+// Load item e (a prefix of depth d) into s.f; with ``rebuild``, rebuild the sets of levels 2..d-1
+// exactly as the DFS built them (a later level reuses one), not counted in the statistics.
+__device__ __forceinline__ void en_load(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+                                        const int* __restrict__ items, u64 e, int d, int rebuild, int lane) {
+    for (int q = 0; q < d; ++q) s.f[q] = __ldg(items + (i64)e * d + q);
+    if (rebuild) {
+        const u64 r = s.reuse, o = s.ops, sv = s.saved;
+        for (int j = 2; j < d; ++j) {
+            i64 lo, hi, vlo, vhi;
+            en_window(g, P, s, stack, maxd, j, lo, hi, vlo, vhi, lane);
+        }
+        s.reuse = r;
+        s.ops = o;
+        s.saved = sv;
+    }
+}
+
 __device__ __forceinline__ u64 en_fetch(u64* counters, int lane) {
     u64 e = 0;
     if (lane == 0) e = atomicAdd(counters + CN_NEXT, 1ULL);
     return __shfl_sync(LA_FULL_MASK, e, 0);
 }
 
-// Count the matches of every item (f0 = isrc[e], f1 = idst[e]); k >= 3. With store_counts
-// the count of each item is also stored (the listing's first pass).
+// Count the matches of every item (the prefix items[e * d .. e * d + d - 1], 2 <= d <= k - 1). With
+// store_counts the count of each item is also stored (the listing's first pass).
 extern "C" __global__ void __launch_bounds__(256, 2)
 enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
                 const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
-                const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ isrc,
-                const int* __restrict__ idst, i64 nitems, int* __restrict__ buf, i64 maxd,
+                const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+                int d, int rebuild, i64 nitems, int* __restrict__ buf, i64 maxd,
                 u64* __restrict__ counters, u64* __restrict__ item_counts, int store_counts, int fast_last) {
     const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
     const EnPlan P{T, C, k};
@@ -389,15 +410,14 @@ enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const 
     for (;;) {
         const u64 e = en_fetch(counters, lane);
         if (e >= (u64)nitems) break;
-        s.f[0] = __ldg(isrc + e);
-        s.f[1] = __ldg(idst + e);
+        en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
         u64 item = 0;
-        if (k == 3) {
-            item = en_count_last(g, P, s, stack, maxd, 2, fast_last, lane);
+        if (d == k - 1) {
+            item = en_count_last(g, P, s, stack, maxd, d, fast_last, lane);
         } else {
-            en_start(g, P, s, stack, maxd, 2, lane);
-            int lvl = 2;
-            while (lvl >= 2) {
+            en_start(g, P, s, stack, maxd, d, lane);
+            int lvl = d;
+            while (lvl >= d) {
                 if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
                 const i64 p = s.pos[lvl]++;
                 const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
@@ -462,12 +482,13 @@ __device__ __forceinline__ i64 en_list_last(const EnGraph& g, const EnPlan& P, E
     return r;
 }
 
-// Listing pass: items isrc/idst[0, nitems) start at row item_start[e]; rows in [r0, r1) are written.
+// Listing pass: items (prefixes of depth d) [0, nitems) start at row item_start[e]; rows in [r0, r1)
+// are written.
 extern "C" __global__ void __launch_bounds__(256, 2)
 enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
                const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
-               const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ isrc,
-               const int* __restrict__ idst, const i64* __restrict__ item_start, i64 nitems,
+               const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+               int d, int rebuild, const i64* __restrict__ item_start, i64 nitems,
                int* __restrict__ buf, i64 maxd, const int* __restrict__ order, i64 r0, i64 r1,
                int* __restrict__ out, u64* __restrict__ counters) {
     const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
@@ -482,15 +503,14 @@ enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i
         if (e >= (u64)nitems) break;
         i64 r = __ldg(item_start + e);
         if (r >= r1) continue;
-        s.f[0] = __ldg(isrc + e);
-        s.f[1] = __ldg(idst + e);
-        if (k == 3) {
-            en_list_last(g, P, s, stack, maxd, 2, order, r, r0, r1, out, lane);
+        en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
+        if (d == k - 1) {
+            en_list_last(g, P, s, stack, maxd, d, order, r, r0, r1, out, lane);
             continue;
         }
-        en_start(g, P, s, stack, maxd, 2, lane);
-        int lvl = 2;
-        while (lvl >= 2 && r < r1) {
+        en_start(g, P, s, stack, maxd, d, lane);
+        int lvl = d;
+        while (lvl >= d && r < r1) {
             if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
             const i64 p = s.pos[lvl]++;
             const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
@@ -504,5 +524,62 @@ enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i
                 lvl = nx;
             }
         }
+    }
+}
+
+// One breadth-first level: every item (a prefix of depth d < k - 1) is extended by the accepted
+// candidates of level d (window, injectivity, minimum degree: the DFS's test), each written as a row
+// of depth d + 1 at a slot taken from an atomic counter (counters[CN_TOTAL]); slots >= cap are
+// counted but not written (the host then keeps the depth-d items). Statistics: the builds of level d
+// and the tree nodes of level d, as the DFS would count them. Row order is not deterministic; the
+// count and listing passes use the same array, so listings stay exact.
+extern "C" __global__ void __launch_bounds__(256, 2)
+enum_expand_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
+                 const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
+                 const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+                 int d, int rebuild, i64 nitems, int* __restrict__ buf, i64 maxd, int* __restrict__ out, i64 cap,
+                 u64* __restrict__ counters) {
+    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const EnPlan P{T, C, k};
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* stack = buf + warp * (i64)(k - 2) * maxd;
+    EnState s;
+    s.reuse = s.ops = s.saved = s.nodes = 0;
+    for (;;) {
+        const u64 e = en_fetch(counters, lane);
+        if (e >= (u64)nitems) break;
+        en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
+        i64 lo, hi, vlo, vhi;
+        const int* src = en_window(g, P, s, stack, maxd, d, lo, hi, vlo, vhi, lane);
+        for (i64 base = lo; base < hi; base += 32) {
+            const i64 p = base + lane;
+            int c = 0;
+            bool ok = false;
+            if (p < hi) {
+                c = src[p];
+                ok = en_accept(g, P, s, d, c);
+            }
+            const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
+            const int n = __popc(m);
+            if (n == 0) continue;
+            u64 slot0 = 0;
+            if (lane == 0) slot0 = atomicAdd(counters + CN_TOTAL, (u64)n);
+            slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
+            const u64 slot = slot0 + __popc(m & en_lanemask_lt(lane));
+            if (ok && slot < (u64)cap) {
+                int* o = out + (i64)slot * (d + 1);
+                for (int q = 0; q < d; ++q) o[q] = s.f[q];
+                o[d] = c;
+            }
+            s.nodes += (u64)n;
+        }
+        __syncwarp();
+    }
+    if (lane == 0) {
+        if (s.reuse) atomicAdd(counters + CN_REUSE, s.reuse);
+        if (s.ops) atomicAdd(counters + CN_OPS, s.ops);
+        if (s.saved) atomicAdd(counters + CN_SAVED, s.saved);
+        if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
     }
 }
