@@ -7,7 +7,11 @@ anti-parents, injectivity checks, RPS reuse of cached sets, last level counted.
 
 Work items are the **arcs of level 1**: pairs (f0, f1) where f0 is a root and f1 passed level
 1's label, edge-label, bound and degree filters (built here with CuPy), so the search below a hub
-root is spread over as many warps as it has admissible neighbours.  Each warp owns ``k - 2``
+root is spread over as many warps as it has admissible neighbours.  When there are fewer level-1
+items than ``deep_items`` (default: two per resident warp), the first levels are expanded
+breadth-first on the GPU (``enum_expand_warp``, one level per launch) into partial matches of
+depth d, and the DFS starts from those; a warp starting at depth d rebuilds the reused sets of
+levels 2..d-1 first, so the plan's semantics and statistics are unchanged.  Each warp owns ``k - 2``
 candidate buffers of ``max degree`` int32 in global memory; the number of resident warps is the
 largest that fits ``memory_budget`` (at most 32 warps per SM).  Warps take items from an atomic
 counter.
@@ -16,7 +20,7 @@ Listing (``match(..., backend="gpu")``) runs two passes: the count kernel stores
 count, prefix sums cut the items into windows of ``chunk_size`` rows, and the listing kernel
 writes every row of a window at its offset (an item larger than a window lists the slice
 [skip, skip + cap) of its deterministic DFS order).  Rows are the CPU engine's rows; their order
-is by item (root, then level-1 candidate), then the DFS order.
+is by item, then the DFS order (deep items are in the order the expansion wrote them).
 """
 
 from __future__ import annotations
