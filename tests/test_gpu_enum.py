@@ -317,8 +317,8 @@ def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
             P = Pattern.named(pname)
             plan = plan_for(G, P, induced=induced)
             n_c, s_c = run_plan(G, plan)
-            for thr in (DEEP, 50):
-                n_g, s_g = count_plan_gpu(G, plan, deep_items=thr)
+            for thr in (DEEP, 50):  # 64 MiB: bounds the forced expansion on the larger graphs
+                n_g, s_g = count_plan_gpu(G, plan, deep_items=thr, memory_budget=1 << 26)
                 depths.append(s_g.get("item_depth", 2))
                 rebuilt += _reuses_across(plan, s_g.get("item_depth", 2))
                 if n_c != n_g or any(s_c[key] != s_g[key] for key in STAT_KEYS):
