@@ -511,19 +511,23 @@ def _gpu_reason():
 
 @pytest.mark.gpu
 @pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
-@pytest.mark.parametrize("hub_degree,grouped", [(0, 16), (1 << 62, 0)])
-def test_gpu_tables_and_samples_equal_cpu(monkeypatch, hub_degree, grouped):
-    """Both SpMM kernels (grouped or not) and both samplers (warp or thread per sample) against the CPU."""
+@pytest.mark.parametrize("hub_degree,build,chunk", [(0, "level", 16), (1 << 62, "level", 16), (0, "level", 1 << 20),
+                                                     (0, "shape", 1024), (1 << 62, "shape", 1024)])
+def test_gpu_tables_and_samples_equal_cpu(monkeypatch, hub_degree, build, chunk):
+    """Both builds (level-wise with hub chunks, per-shape) and both samplers (warp or thread per sample,
+    with and without hub chunk skipping) against the CPU."""
     import la_gpm.backends.gpu.motif_estimate as GM
     from la_gpm.backends.gpu.motif_estimate import GpuSampler
     monkeypatch.setattr(GM, "HUB_DEGREE", hub_degree)
-    monkeypatch.setattr(GM, "GROUPED_SPMM_MAX_C", grouped)
+    monkeypatch.setattr(GM, "BUILD", build)
+    monkeypatch.setattr(GM, "SPMM_CHUNK", chunk)
     G = la_gpm.datasets.load("email-Eu-core")
     for k in (4, 6, 8):
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
         T = _Tables(G, k, colors)
         D = GpuSampler(G, k).tables(colors)
-        assert np.array_equal(T.M, D.M.get()) and np.array_equal(T.shape_treelets, D.shape_treelets)
+        assert np.array_equal(T.M, D.M.get()) and np.array_equal(T.B, D.B.get())
+        assert np.array_equal(T.shape_treelets, D.shape_treelets)
         v1, _, _ = T.sample(5000, key=11, first=100)
         v2, _, _ = D.sample(5000, key=11, first=100)
         assert np.array_equal(v1, v2)

@@ -1,15 +1,19 @@
 """GPU backend of motif-frequency estimation: colorful treelet tables and samplers on the device (CuPy).
 
 The tables of one coloring (``M``: every rooted shape's colorful embeddings per vertex and colour
-set; ``B``: ``A·M`` of the passive shapes) are built on the device by ``kernels/me_sample.cu``
-(``me_leaf``, ``me_spmm``: one warp per vertex, ``me_spmm_groups``: the same with the warp split over
-neighbours for tables of <= 16 columns, ``me_ema``: one thread per (vertex, colour set)), in the same
-layout as the CPU kernels.  ``me_sample`` runs one independent sampler per thread (``me_sample_warp``:
-one per warp, scanning hubs' neighbours 32 at a time, on graphs with a vertex of degree >=
-``HUB_DEGREE``), with counter-based SplitMix64 random numbers as on the CPU, walks the tables backwards and
-returns each sample's induced adjacency bitmask, classified on the device through the class table
-(k <= 7) or on the host with the canonical-form cache (k = 8).  With tables below 2^53 (exact
-integers) a seed gives the CPU backend's samples exactly.
+set; ``B``: ``A·M`` of the passive shapes) are built on the device by ``kernels/me_sample.cu`` in the
+layout of the CPU kernels, one *level* (all shapes of one size, contiguous columns) at a time:
+``me_ema_level`` (one thread per (vertex, output column) of the level) and ``me_spmm_tasks<NC>``
+(the SpMM of the level's columns at once: one warp per task = a vertex, or a chunk of ``SPMM_CHUNK``
+neighbours of a hub, lanes over <= 32·NC columns; hubs' chunk sums go to ``P`` and are added by
+``me_spmm_hub_sum``).  ``P`` is kept: the samplers skip whole chunks of a hub's neighbour list with
+it.  ``build="shape"`` keeps the earlier per-shape build (``me_spmm``/``me_spmm_groups``/``me_ema``)
+for before/after measurements.  ``me_sample`` runs one independent sampler per thread
+(``me_sample_warp``: one per warp, scanning hubs' neighbours 32 at a time, on graphs with a vertex of
+degree >= ``HUB_DEGREE``), with counter-based SplitMix64 random numbers as on the CPU, walks the
+tables backwards and returns each sample's induced adjacency bitmask, classified on the device
+through the class table (k <= 7) or on the host with the canonical-form cache (k = 8).  With tables
+below 2^53 (exact integers) a seed gives the CPU backend's samples exactly.
 """
 
 from __future__ import annotations
@@ -23,7 +27,10 @@ from . import cupy, device_csr, kernel, oom_guard
 _FILE = "me_sample"
 _HOST_CUMSUM = 1 << 24      # root weights up to this many entries are summed on the host
 HUB_DEGREE = 128            # graphs with a vertex of this degree sample with a warp per sample
-GROUPED_SPMM_MAX_C = 16     # tables of at most this many columns use the grouped SpMM
+GROUPED_SPMM_MAX_C = 16     # (per-shape build) tables of at most this many columns use the grouped SpMM
+SPMM_CHUNK = 1024           # neighbours per SpMM task: vertices of higher degree are split over several warps
+SPMM_MAX_NC = 6             # an SpMM window has at most 32 * SPMM_MAX_NC columns
+BUILD = "level"             # "level" (default) or "shape" (the earlier per-shape build, for comparison)
 
 
 class GpuSampler:
@@ -47,6 +54,71 @@ class GpuSampler:
         self.nf = len(free_shapes(k))
         self._table = None
         self.hubs = G.n > 0 and int(G.degrees.max()) >= HUB_DEGREE
+        self._setup_tasks(G)
+        self._setup_levels(pl, k)
+
+    def _setup_tasks(self, G):
+        """SpMM tasks (vertex, chunk) and the hubs' chunk slots (vertices of degree > SPMM_CHUNK)."""
+        cp = self.cp
+        CH = self.chunk = int(SPMM_CHUNK)
+        n = G.n
+        deg = np.diff(np.asarray(G.indptr, dtype=np.int64))
+        nch = np.maximum(1, (deg + CH - 1) // CH)
+        hub = nch > 1
+        hub_v = np.flatnonzero(hub).astype(np.int32)
+        hub_ns = nch[hub].astype(np.int32)
+        hub_s0 = (np.cumsum(hub_ns) - hub_ns).astype(np.int32)
+        slot = np.full(n, -1, dtype=np.int32)
+        slot[hub_v] = hub_s0
+        self.nslots = int(hub_ns.sum())
+        # hubs' chunks first (the longest tasks start first), then one task per other vertex
+        tv = np.concatenate([np.repeat(hub_v, hub_ns), np.flatnonzero(~hub).astype(np.int32)])
+        tc = np.concatenate([np.arange(self.nslots, dtype=np.int32) - np.repeat(hub_s0, hub_ns),
+                             np.zeros(n - hub_v.size, dtype=np.int32)])
+        self.ntask = int(tv.size)
+        self.task_v, self.task_c = cp.asarray(tv), cp.asarray(tc)
+        self.hub_v, self.hub_s0, self.hub_ns = cp.asarray(hub_v), cp.asarray(hub_s0), cp.asarray(hub_ns)
+        self.nhub = int(hub_v.size)
+        self.hub_slot = cp.asarray(slot if n else np.full(1, -1, dtype=np.int32))
+        self.no_hub_slot = cp.full(max(n, 1), -1, dtype=cp.int32)
+
+    def _setup_levels(self, pl, k):
+        """Per size h: the eMA entries of its shapes and the SpMM windows of its passive shapes."""
+        cp = self.cp
+        sa32 = cp.asarray(pl.split_sa.astype(np.int32) if pl.split_sa.size else np.zeros(1, np.int32))
+        sp32 = cp.asarray(pl.split_sp.astype(np.int32) if pl.split_sp.size else np.zeros(1, np.int32))
+        self.sa32, self.sp32 = sa32, sp32
+        self.levels = []
+        for h in range(1, k + 1):
+            ids = np.flatnonzero(pl.size == h)
+            ent = None
+            if h > 1:
+                dst, offA, offB, s0, ns = [], [], [], [], []
+                for i in ids.tolist():
+                    C = math.comb(k, h)
+                    n_s = int(pl.split_n[i])
+                    dst += [int(pl.offM[i]) + r for r in range(C)]
+                    offA += [int(pl.offM[pl.act[i]])] * C
+                    offB += [int(pl.offB[pl.pas[i]])] * C
+                    s0 += [int(pl.split_off[i]) + r * n_s for r in range(C)]
+                    ns += [n_s] * C
+                ent = tuple(cp.asarray(np.array(x, dtype=np.int32)) for x in (dst, offA, offB, s0, ns)) + (len(dst),)
+            # passive shapes of this size: runs contiguous in both M and B, cut into windows
+            wins = []
+            pas = [int(i) for i in ids if pl.offB[i] >= 0]
+            run = []
+            for i in pas + [None]:
+                if run and (i is None or i != run[-1] + 1 or pl.offB[i] != pl.offB[run[-1]] + math.comb(k, h)):
+                    width = len(run) * math.comb(k, h)
+                    nw = -(-width // (32 * SPMM_MAX_NC))
+                    step = -(-width // nw)
+                    for c0 in range(0, width, step):
+                        w = min(step, width - c0)
+                        wins.append((int(pl.offM[run[0]]) + c0, int(pl.offB[run[0]]) + c0, w))
+                    run = []
+                if i is not None:
+                    run.append(i)
+            self.levels.append((h, ent, wins))
 
     def class_table(self, table):
         if self._table is None:
@@ -65,39 +137,22 @@ class GpuTables:
         self.S, self.k, self.plan = S, k, pl
         n = G.n
         self.n = n
+        self.build = BUILD
         with oom_guard(f"motif estimate tables (n={n}, {pl.WM}+{pl.WB} columns of float64)"):
-            self.M = cp.zeros((n, pl.WM), dtype=cp.float64)
-            self.B = cp.zeros((n, pl.WB), dtype=cp.float64)
+            if self.build == "shape":
+                self.M = cp.zeros((n, pl.WM), dtype=cp.float64)
+                self.B = cp.zeros((n, pl.WB), dtype=cp.float64)
+                self.P = cp.zeros(1, dtype=cp.float64)
+            else:   # every entry is written by the level-wise build
+                self.M = cp.empty((n, pl.WM), dtype=cp.float64)
+                self.B = cp.empty((n, pl.WB), dtype=cp.float64)
+                self.P = cp.empty((max(S.nslots, 1), pl.WB), dtype=cp.float64)
         col = cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
-        blk = 256
-        done_b = set()
-        leaf = kernel(_FILE, "me_leaf")
-        spmm = kernel(_FILE, "me_spmm")
-        spmm_groups = kernel(_FILE, "me_spmm_groups")
-        ema = kernel(_FILE, "me_ema")
-        from ...algorithms.color_coding import split_tables
-        i64 = np.int64
-        for i in range(len(pl.shapes)):
-            if n == 0:
-                break
-            if pl.size[i] == 1:
-                leaf(((n + blk - 1) // blk,), (blk,), (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[i])))
-                continue
-            a, p = int(pl.act[i]), int(pl.pas[i])
-            if p not in done_b:
-                C = math.comb(k, int(pl.size[p]))
-                (spmm_groups if C <= GROUPED_SPMM_MAX_C else spmm)(((n * 32 + blk - 1) // blk,), (blk,),
-                     (S.ptr, S.idx, self.M, i64(pl.WM), i64(pl.offM[p]), self.B, i64(pl.WB), i64(pl.offB[p]),
-                      np.int32(C), i64(n)))
-                done_b.add(p)
-            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
-            Cs, ns = sa.shape
-            sa_d = cp.asarray(np.ascontiguousarray(sa, dtype=np.int64))
-            sp_d = cp.asarray(np.ascontiguousarray(sp, dtype=np.int64))
-            tot = n * Cs
-            ema(((tot + blk - 1) // blk,), (blk,),
-                (self.M, i64(pl.WM), i64(pl.offM[a]), self.B, i64(pl.WB), i64(pl.offB[p]), i64(pl.offM[i]),
-                 sa_d, sp_d, np.int32(Cs), np.int32(ns), i64(n)))
+        if n:
+            if self.build == "shape":
+                self._build_per_shape(col)
+            else:
+                self._build_levels(col)
         self.root_w = self.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]     # (tops, n)
         # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
         # (same samples for a seed); large ones: device reductions (may differ in the last bits)
@@ -112,6 +167,60 @@ class GpuTables:
         self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k
+
+    def _build_levels(self, col):
+        """Level-wise build: per size h, one eMA launch for all its shapes, then its SpMM windows."""
+        S, pl, n = self.S, self.plan, self.n
+        cp, i64, blk = S.cp, np.int64, 256
+        for h, ent, wins in S.levels:
+            if h == 1:
+                kernel(_FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
+                                         (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[0]), np.int32(self.k)))
+            else:
+                dst, offA, offB, s0, ns, E = ent
+                tot = n * E
+                kernel(_FILE, "me_ema_level")(((tot + blk - 1) // blk,), (blk,),
+                                              (self.M, i64(pl.WM), self.B, i64(pl.WB), dst, offA, offB, s0, ns,
+                                               S.sa32, S.sp32, np.int32(E), i64(n)))
+            for offM, offB, C in wins:
+                nc = -(-C // 32)
+                kernel(_FILE, f"me_spmm_tasks{nc}")(((S.ntask * 32 + blk - 1) // blk,), (blk,),
+                                                    (S.ptr, S.idx, self.M, i64(pl.WM), i64(offM), self.B,
+                                                     i64(pl.WB), i64(offB), np.int32(C), S.task_v, S.task_c,
+                                                     i64(S.ntask), S.hub_slot, np.int32(S.chunk), self.P))
+                if S.nhub:
+                    tot = S.nhub * C
+                    kernel(_FILE, "me_spmm_hub_sum")(((tot + blk - 1) // blk,), (blk,),
+                                                     (self.P, self.B, i64(pl.WB), i64(offB), np.int32(C), S.hub_v,
+                                                      S.hub_s0, S.hub_ns, i64(S.nhub)))
+
+    def _build_per_shape(self, col):
+        """The earlier build: one SpMM and one eMA launch per shape (for before/after comparisons)."""
+        S, pl, k, n = self.S, self.plan, self.k, self.n
+        cp, i64, blk = S.cp, np.int64, 256
+        from ...algorithms.color_coding import split_tables
+        done_b = set()
+        for i in range(len(pl.shapes)):
+            if pl.size[i] == 1:
+                kernel(_FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
+                                         (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[i]), np.int32(k)))
+                continue
+            a, p = int(pl.act[i]), int(pl.pas[i])
+            if p not in done_b:
+                C = math.comb(k, int(pl.size[p]))
+                kernel(_FILE, "me_spmm_groups" if C <= GROUPED_SPMM_MAX_C else "me_spmm")(
+                    ((n * 32 + blk - 1) // blk,), (blk,),
+                    (S.ptr, S.idx, self.M, i64(pl.WM), i64(pl.offM[p]), self.B, i64(pl.WB), i64(pl.offB[p]),
+                     np.int32(C), i64(n)))
+                done_b.add(p)
+            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
+            Cs, ns = sa.shape
+            sa_d = cp.asarray(np.ascontiguousarray(sa, dtype=np.int64))
+            sp_d = cp.asarray(np.ascontiguousarray(sp, dtype=np.int64))
+            tot = n * Cs
+            kernel(_FILE, "me_ema")(((tot + blk - 1) // blk,), (blk,),
+                                    (self.M, i64(pl.WM), i64(pl.offM[a]), self.B, i64(pl.WB), i64(pl.offB[p]),
+                                     i64(pl.offM[i]), sa_d, sp_d, np.int32(Cs), np.int32(ns), i64(n)))
 
     def natural_mixture(self) -> np.ndarray:
         return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
@@ -146,7 +255,8 @@ class GpuTables:
                 (S.ptr, S.idx, self.M, np.int64(pl.WM), self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,
                  np.int64(self.root_cum.size), d["top"], np.int64(self.n), np.uint64(key), np.int64(first),
-                 np.int64(count), np.int32(self.k), verts, codes))
+                 np.int64(count), np.int32(self.k), verts, codes, self.P,
+                 S.hub_slot if self.build != "shape" else S.no_hub_slot, np.int32(S.chunk)))
         return verts, codes
 
     def sample(self, count: int, key: int, first: int = 0):

@@ -16,13 +16,138 @@ __device__ __forceinline__ double me_uniform(u64& state) {
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
-// leaf table: M[v, off + colors[v]] = 1
+// leaf table: M[v, off + c] = (c == colors[v]) for c < k (every column written: the tables are
+// allocated uninitialised)
 extern "C" __global__ void me_leaf(const signed char* __restrict__ colors, double* __restrict__ M, i64 n, i64 W,
-                                   i64 off) {
+                                   i64 off, int k) {
     i64 v = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (v < n) M[v * W + off + colors[v]] = 1.0;
+    if (v >= n) return;
+    const int c = colors[v];
+    for (int q = 0; q < k; ++q) M[v * W + off + q] = q == c ? 1.0 : 0.0;
 }
 
+// ---------------------------------------------------------------------------------------------------------
+// Level-wise table build (the default).  All shapes of one size h are contiguous in M (shapes sorted by
+// size) and, being passive children, in B; a level is one eMA launch over all its shapes' columns
+// (me_ema_level) and then one SpMM launch per window of <= 32*NC of its columns (me_spmm_tasks), so each
+// neighbour's row slice (up to 189 doubles at k = 7) is read once per level instead of once per shape.
+//
+// SpMM work items ("tasks"): chunk c of vertex v = neighbours ptr[v] + c*CH .. min(+CH, ptr[v+1]); a vertex
+// of degree <= CH is one task (degree 0 too: it writes zeros), a hub (degree > CH) is split over several
+// warps whose partial sums go to P[hub_slot[v] + c, :] (kept: the sampler skips whole chunks with them)
+// and are added in chunk order by me_spmm_hub_sum.  One warp per task, lanes over the window's columns,
+// neighbour ids loaded 32 at a time and broadcast, NC loads per neighbour and 4 neighbours in flight;
+// each column's sum runs over the neighbours in CSR order (the CPU's order) within a chunk.
+template <int NC>
+__device__ __forceinline__ void me_spmm_tasks_impl(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                                   const double* __restrict__ M, i64 W, i64 offM,
+                                                   double* __restrict__ B, i64 WB, i64 offB, int C,
+                                                   const int* __restrict__ task_v, const int* __restrict__ task_c,
+                                                   i64 ntask, const int* __restrict__ hub_slot, int CH,
+                                                   double* __restrict__ P) {
+    const i64 t = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int lane = threadIdx.x & 31;
+    if (t >= ntask) return;  // whole warps leave together
+    const int v = task_v[t], c = task_c[t];
+    const i64 e0 = ptr[v] + (i64)c * CH;
+    const i64 e1 = min(e0 + (i64)CH, ptr[v + 1]);
+    double acc[NC];
+    bool on[NC];
+#pragma unroll
+    for (int q = 0; q < NC; ++q) {
+        acc[q] = 0.0;
+        on[q] = lane + 32 * q < C;
+    }
+    const double* Mo = M + offM + lane;
+    for (i64 base = e0; base < e1; base += 32) {
+        const int cnt = (int)min((i64)32, e1 - base);
+        const int y = lane < cnt ? __ldg(idx + base + lane) : 0;
+        int j = 0;
+        for (; j + 4 <= cnt; j += 4) {
+            const i64 u0 = __shfl_sync(LA_FULL_MASK, y, j), u1 = __shfl_sync(LA_FULL_MASK, y, j + 1);
+            const i64 u2 = __shfl_sync(LA_FULL_MASK, y, j + 2), u3 = __shfl_sync(LA_FULL_MASK, y, j + 3);
+            double x0[NC], x1[NC], x2[NC], x3[NC];
+#pragma unroll
+            for (int q = 0; q < NC; ++q) {
+                x0[q] = on[q] ? __ldg(Mo + u0 * W + 32 * q) : 0.0;
+                x1[q] = on[q] ? __ldg(Mo + u1 * W + 32 * q) : 0.0;
+                x2[q] = on[q] ? __ldg(Mo + u2 * W + 32 * q) : 0.0;
+                x3[q] = on[q] ? __ldg(Mo + u3 * W + 32 * q) : 0.0;
+            }
+#pragma unroll
+            for (int q = 0; q < NC; ++q)
+                acc[q] = __dadd_rn(__dadd_rn(__dadd_rn(__dadd_rn(acc[q], x0[q]), x1[q]), x2[q]), x3[q]);
+        }
+        for (; j < cnt; ++j) {
+            const i64 u = __shfl_sync(LA_FULL_MASK, y, j);
+#pragma unroll
+            for (int q = 0; q < NC; ++q)
+                if (on[q]) acc[q] = __dadd_rn(acc[q], __ldg(Mo + u * W + 32 * q));
+        }
+    }
+    const int hs = hub_slot[v];
+    double* dst = hs < 0 ? B + (i64)v * WB + offB : P + (i64)(hs + c) * WB + offB;
+#pragma unroll
+    for (int q = 0; q < NC; ++q)
+        if (on[q]) dst[lane + 32 * q] = acc[q];
+}
+
+#define ME_SPMM_TASKS(NC)                                                                                       \
+    extern "C" __global__ void __launch_bounds__(256) me_spmm_tasks##NC(                                       \
+        const i64* __restrict__ ptr, const int* __restrict__ idx, const double* __restrict__ M, i64 W, i64 offM, \
+        double* __restrict__ B, i64 WB, i64 offB, int C, const int* __restrict__ task_v,                        \
+        const int* __restrict__ task_c, i64 ntask, const int* __restrict__ hub_slot, int CH,                    \
+        double* __restrict__ P) {                                                                               \
+        me_spmm_tasks_impl<NC>(ptr, idx, M, W, offM, B, WB, offB, C, task_v, task_c, ntask, hub_slot, CH, P);   \
+    }
+ME_SPMM_TASKS(1)
+ME_SPMM_TASKS(2)
+ME_SPMM_TASKS(3)
+ME_SPMM_TASKS(4)
+ME_SPMM_TASKS(5)
+ME_SPMM_TASKS(6)
+
+// B[hub_v[h], offB + r] = sum over the hub's chunks s (in order) of P[hub_s0[h] + s, offB + r]:
+// one thread per (hub, column)
+extern "C" __global__ void me_spmm_hub_sum(const double* __restrict__ P, double* __restrict__ B, i64 WB, i64 offB,
+                                           int C, const int* __restrict__ hub_v, const int* __restrict__ hub_s0,
+                                           const int* __restrict__ hub_ns, i64 nhub) {
+    const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nhub * C) return;
+    const i64 h = t / C;
+    const int r = (int)(t - h * C);
+    const double* Ph = P + (i64)hub_s0[h] * WB + offB + r;
+    double s = 0.0;
+    for (int q = 0, nq = hub_ns[h]; q < nq; ++q) s = __dadd_rn(s, Ph[(i64)q * WB]);
+    B[(i64)hub_v[h] * WB + offB + r] = s;
+}
+
+// One level's eMA: M[v, e_dst[e]] = sum_j M[v, e_offA[e] + sa[e_s0[e] + j]] * B[v, e_offB[e] + sp[e_s0[e] + j]],
+// j < e_ns[e], for the level's E output columns e (all its shapes' colour sets): one thread per (v, e),
+// v-major, so a warp reads one or two vertices' rows; the CPU's order, no fused multiply-add
+extern "C" __global__ void me_ema_level(double* M, i64 W, const double* __restrict__ B, i64 WB,
+                                        const int* __restrict__ e_dst, const int* __restrict__ e_offA,
+                                        const int* __restrict__ e_offB, const int* __restrict__ e_s0,
+                                        const int* __restrict__ e_ns, const int* __restrict__ sa,
+                                        const int* __restrict__ sp, int E, i64 n) {
+    const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n * E) return;
+    const i64 v = t / E;
+    const int e = (int)(t - v * E);
+    const double* Ma = M + v * W + e_offA[e];
+    const double* Bv = B + v * WB + e_offB[e];
+    const int* a = sa + e_s0[e];
+    const int* b = sp + e_s0[e];
+    double acc = 0.0;
+    for (int j = 0, nj = e_ns[e]; j < nj; ++j) {
+        const double x = Ma[__ldg(a + j)];
+        if (x != 0.0) acc = __dadd_rn(acc, __dmul_rn(x, Bv[__ldg(b + j)]));
+    }
+    M[v * W + e_dst[e]] = acc;
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Per-shape build (before the level-wise build; kept for the benchmark's before/after)
 // B[v, offB + r] = sum over neighbours u of M[u, offM + r], r < C: one warp per vertex, lanes over r,
 // neighbours in CSR order (the CPU's summation order)
 extern "C" __global__ void me_spmm(const i64* __restrict__ ptr, const int* __restrict__ idx,
@@ -127,6 +252,76 @@ __device__ __forceinline__ i64 me_pick_split(const double* Mv, const double* Bv,
     return ns - 1;
 }
 
+// Hub chunk skipping for the samplers: a vertex v with hub_slot[v] >= 0 has its neighbours in chunks of CH,
+// and Pc[q * WB] (q < chunks) is chunk q's sum of the passive column being sampled (the SpMM's partial
+// sums).  Narrows [e, e1) to the first chunk whose running sum passes x (else the last chunk with a
+// positive sum, as the plain scan falls back to the last positive neighbour) and sets acc to the sum of
+// the chunks before it; the scan inside the chunk then picks the same neighbour as a scan of the whole
+// list while the sums are exact (below 2^53).
+__device__ __forceinline__ void me_skip_chunks_thread(const double* __restrict__ Pc, i64 WB, int CH, double x,
+                                                      i64& e, i64& e1, double& acc) {
+    const int nq = (int)((e1 - e + CH - 1) / CH);
+    int pick = -1, lastq = -1;
+    double a = 0.0, before = 0.0;
+    for (int q = 0; q < nq; ++q) {
+        const double w = Pc[(i64)q * WB];
+        if (w > 0.0) {
+            lastq = q;
+            before = a;
+            a = __dadd_rn(a, w);
+            if (x < a) {
+                pick = q;
+                break;
+            }
+        }
+    }
+    if (pick < 0) pick = lastq;
+    if (pick < 0) return;
+    e += (i64)pick * CH;
+    e1 = min(e + (i64)CH, e1);
+    acc = before;
+}
+
+// the same with a warp: 32 chunk sums per step, warp prefix sums (all lanes get the same result)
+__device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ Pc, i64 WB, int CH, double x,
+                                                    i64& e, i64& e1, double& acc, int lane) {
+    const i64 nq = (e1 - e + CH - 1) / CH;
+    i64 pick = -1, lastq = -1;
+    double a = 0.0, before = 0.0;
+    for (i64 qb = 0; qb < nq; qb += 32) {
+        const i64 q = qb + lane;
+        const double w = q < nq ? Pc[q * WB] : 0.0;
+        double ps = w;
+#pragma unroll
+        for (int o = 1; o < 32; o <<= 1) {
+            const double t = __shfl_up_sync(LA_FULL_MASK, ps, o);
+            if (lane >= o) ps = __dadd_rn(ps, t);
+        }
+        double ex = __shfl_up_sync(LA_FULL_MASK, ps, 1);
+        if (lane == 0) ex = 0.0;
+        const double start = __dadd_rn(a, ex);
+        const unsigned hit = __ballot_sync(LA_FULL_MASK, w > 0.0 && x < __dadd_rn(a, ps));
+        const unsigned pos = __ballot_sync(LA_FULL_MASK, w > 0.0);
+        if (hit) {
+            const int L = __ffs(hit) - 1;
+            pick = qb + L;
+            before = __shfl_sync(LA_FULL_MASK, start, L);
+            break;
+        }
+        if (pos) {
+            const int L = 31 - __clz(pos);
+            lastq = qb + L;
+            before = __shfl_sync(LA_FULL_MASK, start, L);
+        }
+        a = __dadd_rn(a, __shfl_sync(LA_FULL_MASK, ps, 31));
+    }
+    if (pick < 0) pick = lastq;
+    if (pick < 0) return;
+    e += pick * CH;
+    e1 = min(e + (i64)CH, e1);
+    acc = before;
+}
+
 extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                      const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
                                      const i64* __restrict__ offM, const i64* __restrict__ offB,
@@ -135,7 +330,8 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
                                      const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
                                      const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
                                      i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                     i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes) {
+                                     i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
+                                     const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
     i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
     u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
@@ -164,8 +360,11 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
         const double* col = M + offM[p] + rp;
         x = __dmul_rn(me_uniform(state), Bv[rp]);
         acc = 0.0;
+        i64 e = ptr[v], e1 = ptr[v + 1];
+        const int hs = hub_slot[v];
+        if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e, e1, acc);
         int u = -1, last = -1;
-        for (i64 e = ptr[v], e1 = ptr[v + 1]; e < e1; ++e) {
+        for (; e < e1; ++e) {
             int y = __ldg(idx + e);
             double w = __ldg(col + (i64)y * W);
             if (w > 0.0) {
@@ -215,7 +414,8 @@ extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int
                                           const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
                                           const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
                                           i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                          i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes) {
+                                          i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
+                                          const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
     i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int lane = threadIdx.x & 31;
     if (i >= count) return;  // whole warps leave together
@@ -244,8 +444,11 @@ extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int
         const double* col = M + offM[p] + rp;
         x = __dmul_rn(me_uniform(state), Bv[rp]);
         acc = 0.0;
+        i64 e0 = ptr[v], e1 = ptr[v + 1];
+        const int hs = hub_slot[v];
+        if (hs >= 0) me_skip_chunks_warp(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc, lane);
         int u = -1, last = -1;
-        for (i64 base = ptr[v], e1 = ptr[v + 1]; base < e1; base += 32) {
+        for (i64 base = e0; base < e1; base += 32) {
             i64 e = base + lane;
             int y = e < e1 ? __ldg(idx + e) : -1;
             double w = e < e1 ? __ldg(col + (i64)y * W) : 0.0;
