@@ -13,8 +13,9 @@
 // (RPS), without counting those rebuilds in the statistics, so the statistics stay the CPU engine's.
 // Levels 2..k-1 of the warp's stack are candidate buffers of maxd int32 each in global memory;
 // every set operation is warp-cooperative: each lane takes an element of the iterated list and
-// binary-searches it in the other, hits are compacted in order with ballot/popc (writes never overtake reads, so in-place updates are safe). Every lane keeps an
-// identical copy of the scalar DFS state. Warps take items from an atomic counter.
+// binary-searches it in the other, hits are compacted in order with ballot/popc (writes never
+// overtake reads, so in-place updates are safe). Every lane keeps an identical copy of the scalar
+// DFS state. Warps take items from an atomic counter.
 #include "common.cuh"
 #include "plan_fields.cuh"
 
