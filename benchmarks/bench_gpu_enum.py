@@ -189,6 +189,24 @@ def unlabeled_rows(args, out, payload):
             write("gpu_enum", payload)
 
 
+def fixed_cost_row():
+    """The per-call floor: a compiled plan on karate (nothing to search) and a bare CuPy round trip."""
+    import cupy as cp
+    import numpy as np
+
+    from la_gpm.backends.gpu.enum import count_plan_gpu
+    G = la_gpm.datasets.load("karate")
+    row = {"graph": "karate", "pattern": "fixed per-call cost", "n": G.n, "m": G.m}
+    for name in ("4-cycle", "house"):
+        plan = plan_for(G, la_gpm.Pattern.named(name))
+        row[f"{name}_count_plan_gpu_seconds"] = timeit(lambda: count_plan_gpu(G, plan), repeat=21, sync=True)[0]
+        row[f"{name}_deep_forced_seconds"] = timeit(lambda: count_plan_gpu(G, plan, deep_items=10**9),
+                                                    repeat=21, sync=True)[0]
+    host = np.zeros(512, dtype=np.int64)
+    row["cupy_upload_and_read_back_seconds"] = timeit(lambda: cp.asarray(host)[:7].get(), repeat=21, sync=True)[0]
+    return row
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="store_true")
@@ -211,6 +229,8 @@ def main(argv=None):
     for pname, kind in PATTERNS:  # compile / load kernels before timing
         cpu_count(tiny, pname, kind)
         gpu_count(tiny, pname, kind)
+    out.append(fixed_cost_row())
+    print(out[-1])
     unlabeled_rows(args, out, payload)
     if not args.skip_hprd:
         hprd_rows(args, out)
