@@ -47,8 +47,36 @@ def graph(name):
     return la_gpm.datasets.load(name)
 
 
-def one_coloring(G, k, backend):
-    """(table build s, samples/s, table bytes) for one coloring on ``backend``."""
+def copy_bandwidth():
+    """Measured device copy bandwidth (bytes read + written per second, 4 GiB copy, median of 5)."""
+    import cupy as cp
+    x = cp.ones(1 << 29, dtype=cp.float64)
+    y = cp.empty_like(x)
+    ts = []
+    for _ in range(6):
+        cp.cuda.Device().synchronize()
+        t = time.perf_counter()
+        cp.copyto(y, x)
+        cp.cuda.Device().synchronize()
+        ts.append(time.perf_counter() - t)
+    del x, y
+    cp.get_default_memory_pool().free_all_blocks()
+    return 2 * 8 * (1 << 29) / float(np.median(ts[1:]))
+
+
+def build_bytes(G, k, windows=None):
+    """Bytes a table build must move at least: every arc gathers every passive column (float64), the
+    neighbour ids once per SpMM window, and the tables are written once and read once (eMA)."""
+    from la_gpm.algorithms.motif_estimate import _plan
+    pl = _plan(k)
+    gather = 8 * 2 * G.m * pl.WB
+    ids = 4 * 2 * G.m * (windows or 1)
+    tables = 2 * 8 * G.n * (pl.WM + pl.WB)
+    return gather + ids + tables, gather
+
+
+def one_coloring(G, k, backend, build="level", repeat=3):
+    """(table build s (median), samples/s, table bytes) for one coloring on ``backend``."""
     from la_gpm.algorithms.motif_estimate import _plan
     col = np.random.default_rng(0).integers(0, k, G.n).astype(np.int8)
     pl = _plan(k)
@@ -56,21 +84,32 @@ def one_coloring(G, k, backend):
     ns = 65536
     if backend == "gpu":
         import cupy as cp
+        import la_gpm.backends.gpu.motif_estimate as GM
         from la_gpm.backends.gpu.motif_estimate import GpuSampler
-        S = GpuSampler(G, k)
-        S.tables(col)                       # compile
-        cp.cuda.Device().synchronize()
-        t = time.perf_counter()
-        T = S.tables(col)
-        cp.cuda.Device().synchronize()
-        build_s = time.perf_counter() - t
-        T.sample_device(ns, key=0)
-        cp.cuda.Device().synchronize()
-        t = time.perf_counter()
-        T.sample_device(ns, key=1)
-        cp.cuda.Device().synchronize()
-        rate = ns / (time.perf_counter() - t)
-        del T
+        GM.BUILD = build
+        try:
+            S = GpuSampler(G, k)
+            T = S.tables(col)                       # compile
+            del T
+            times = []
+            for _ in range(repeat):
+                cp.cuda.Device().synchronize()
+                t = time.perf_counter()
+                T = S.tables(col)
+                cp.cuda.Device().synchronize()
+                times.append(time.perf_counter() - t)
+                if len(times) < repeat:
+                    del T
+            build_s = float(np.median(times))
+            T.sample_device(ns, key=0)
+            cp.cuda.Device().synchronize()
+            t = time.perf_counter()
+            T.sample_device(ns, key=1)
+            cp.cuda.Device().synchronize()
+            rate = ns / (time.perf_counter() - t)
+            del T, S
+        finally:
+            GM.BUILD = "level"
         cp.get_default_memory_pool().free_all_blocks()
     else:
         t = time.perf_counter()
@@ -82,6 +121,22 @@ def one_coloring(G, k, backend):
         rate = ns / (time.perf_counter() - t)
         del T
     return build_s, rate, nbytes
+
+
+def why_colorings(df, rec, reg, p, min_frequency, top=6):
+    """The slowest classes above the threshold: hits per coloring and the sampling share of Var(X_j)."""
+    from la_gpm.algorithms.motif_estimate import variance_split
+    d = df[df["frequency"] >= min_frequency].sort_values("rel_halfwidth", ascending=False).head(top)
+    rows = [reg.names.index(nm) for nm in d["name"]]
+    if not rows or len(rec) < 2:
+        return []
+    vt, vs, _ = variance_split(rec, reg, p, rows)
+    R = len(rec)
+    return [{"name": nm, "frequency": float(f), "rel_halfwidth": float(r), "hits_per_coloring": float(h) / R,
+             "cv_per_coloring": float(np.sqrt(v) / c) if c > 0 else None,
+             "sampling_share_of_variance": float(min(s_ / v, 9.99)) if v > 0 else None}
+            for nm, f, r, h, c, v, s_ in zip(d["name"], d["frequency"], d["rel_halfwidth"], d["samples"], d["count"],
+                                             vt, vs)]
 
 
 def main():
@@ -96,6 +151,10 @@ def main():
     ap.add_argument("--adaptive", choices=["on", "off", "both"], default="both",
                     help="AGS on, off, or both (before/after comparison)")
     ap.add_argument("--gpu-adaptive", choices=["on", "off", "both"], default="on")
+    ap.add_argument("--spc", default="65536", help="samples_per_coloring of the CPU runs (an int or auto)")
+    ap.add_argument("--gpu-spc", default="65536", help="samples_per_coloring of the GPU runs (an int or auto)")
+    ap.add_argument("--gpu-build", choices=["level", "shape", "both"], default="level",
+                    help="table build measured per coloring (both: the per-shape build before the level-wise one)")
     ap.add_argument("--name", default="motif_estimate")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -108,6 +167,10 @@ def main():
         estimate_census(la_gpm.datasets.load("karate"), 5, seed=0, max_colorings=2, backend="gpu")
     rows = []
     cache = {}
+    bw = copy_bandwidth() if "gpu" in backends else None
+    if bw:
+        print(f"copy bandwidth {bw / 1e12:.2f} TB/s", flush=True)
+    import la_gpm.algorithms.motif_estimate as ME
     for case in args.cases:
         name, k = case.split(":")
         k = int(k)
@@ -118,16 +181,25 @@ def main():
             print(f"graph {name}: {time.perf_counter() - t:.1f} s", flush=True)
         G = cache[name]
         for be in backends:
+            builds = {}
             try:
-                build_s, rate, nbytes = one_coloring(G, k, be)
+                for b in (["shape", "level"] if be == "gpu" and args.gpu_build == "both"
+                          else [args.gpu_build if be == "gpu" else "cpu"]):
+                    builds[b] = one_coloring(G, k, be, build=b, repeat=1 if b == "shape" else 3)
+                    print(f"  {name} k={k} {be} build={b}: {builds[b][0]:.3f} s/coloring, "
+                          f"{builds[b][1]:.3g} samples/s", flush=True)
             except Exception as e:  # noqa: BLE001  (out of memory on the largest graphs: record it)
                 rows.append({"graph": name, "k": k, "backend": be, "error": f"{type(e).__name__}: {e}"})
                 print(rows[-1], flush=True)
                 continue
+            build_s, rate, nbytes = builds["cpu" if be == "cpu" else ("level" if "level" in builds else "shape")]
+            spc = args.gpu_spc if be == "gpu" else args.spc
+            spc = spc if spc == "auto" else int(spc)
             for ad in modes[args.gpu_adaptive if be == "gpu" else args.adaptive]:
                 t = time.perf_counter()
                 df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=1, time_budget=args.budget,
-                                     min_frequency=args.min_frequency, backend=be, adaptive=ad)
+                                     min_frequency=args.min_frequency, backend=be, adaptive=ad,
+                                     samples_per_coloring=spc)
                 wall = time.perf_counter() - t
                 a = df.attrs
                 row = {"graph": name, "n": G.n, "m": G.m, "k": k, "backend": be, "adaptive": ad, "eps": args.eps,
@@ -139,7 +211,18 @@ def main():
                        "worst_rel_halfwidth_above_threshold": float(
                            df.loc[df["frequency"] >= args.min_frequency, "rel_halfwidth"].max()),
                        "build_s_per_coloring": build_s, "samples_per_s": rate, "table_bytes_per_coloring": nbytes,
-                       "table_bytes_limit_s_at_2.89TBps": nbytes / 2.89e12, "total_estimate": a["total"]}
+                       "table_bytes_limit_s_at_2.89TBps": nbytes / 2.89e12, "total_estimate": a["total"],
+                       "samples_per_coloring": spc, "build_s_in_run": a["build_s"], "sample_s_in_run": a["sample_s"],
+                       "why_colorings": why_colorings(df, *ME._last_record, args.min_frequency)}
+                if be == "gpu":
+                    from la_gpm.algorithms.motif_estimate import _plan
+                    from la_gpm.backends.gpu.motif_estimate import level_windows
+                    wins = sum(len(level_windows(_plan(k), k, h)) for h in range(1, k + 1))
+                    model, gather = build_bytes(G, k, wins)
+                    row.update({"build_per_coloring": {b: {"s": v[0], "samples_per_s": v[1]} for b, v in builds.items()},
+                                "copy_bandwidth_Bps": bw, "build_bytes_model": model, "gather_bytes": gather,
+                                "build_limit_s_at_copy_bw": model / bw,
+                                "build_fraction_of_copy_bw": (model / bw) / build_s})
                 if name in ("citeseer", "email-Eu-core") and k <= 5:
                     ex = la_gpm.census(G, k)
                     truth = dict(zip(ex.name, (int(c) for c in ex["count"])))

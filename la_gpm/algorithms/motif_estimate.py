@@ -529,6 +529,49 @@ def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=None):
     return q, chosen
 
 
+_AUTO_MIN = 1 << 16       # samples_per_coloring="auto": bounds of the per-coloring sample count
+_AUTO_MAX = 1 << 22
+
+
+def variance_split(rec, reg, p, rows):
+    """Per class row: (between-coloring variance of X_j, its sampling part, samples-scaled sampling part).
+
+    X_j = g_j·h_j with h_j hits (binomial, small rate: variance about its mean), so the sampling variance
+    of X_j given its coloring is about g_j²·h_j; its mean over colorings estimates the sampling part of
+    Var(X_j), and g_j²·h_j·s_j (s_j samples) is the same in units of one sample (g_j ∝ 1/s_j).  The rest,
+    Var(X_j) minus the sampling part, is the coloring part: what more samples per coloring cannot remove.
+    """
+    X, g, H = rec.matrices(reg, p)
+    rows = np.asarray(rows, dtype=np.int64)
+    S = np.array(rec.S, dtype=np.float64)[:, None]
+    gg = np.nan_to_num(g[:, rows])
+    vtot = X[:, rows].var(axis=0, ddof=1) if X.shape[0] >= 2 else np.full(rows.size, np.nan)
+    vs = (gg * gg * H[:, rows]).mean(axis=0)
+    a = (gg * gg * H[:, rows] * S).mean(axis=0)
+    return vtot, vs, a
+
+
+def _auto_samples(rec, reg, p, m, pending, t_build, t_sample):
+    """Samples per coloring minimising the predicted time to the target for the slowest pending class.
+
+    With per-coloring variance Vc + A/s (coloring part Vc, sampling part A/s, see ``variance_split``)
+    and cost t_build + s·t_sample per coloring, the time to a given variance of the mean is minimal at
+    s = sqrt(A·t_build / (Vc·t_sample)).  The slowest class is the one with the largest Var(X)/m².
+    """
+    if len(rec) < 3 or not pending or t_sample <= 0:
+        return _AUTO_MIN
+    vtot, vs, a = variance_split(rec, reg, p, pending)
+    mm = np.maximum(m[np.asarray(pending)], 1e-300)
+    ok = np.isfinite(vtot)
+    if not ok.any():
+        return _AUTO_MIN
+    worst = int(np.argmax(np.where(ok, vtot / (mm * mm), -1.0)))
+    vc = max(vtot[worst] - vs[worst], 0.05 * vtot[worst], 1e-300)      # floor: an estimate of 0 is noise
+    s = math.sqrt(a[worst] * t_build / (vc * t_sample)) if a[worst] > 0 else _AUTO_MIN
+    s = int(min(max(s, _AUTO_MIN), _AUTO_MAX))
+    return -(-s // _BATCH) * _BATCH
+
+
 def _has_connected_kset(G, k) -> bool:
     """Whether some connected component has at least k vertices (else there is no connected k-set)."""
     if G.n < k:
@@ -542,7 +585,7 @@ def _has_connected_kset(G, k) -> bool:
 
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
-                    min_frequency: float = 0.01, samples_per_coloring: int = 1 << 16, min_colorings: int = 10,
+                    min_frequency: float = 0.01, samples_per_coloring: int | str = 1 << 16, min_colorings: int = 10,
                     max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
@@ -557,7 +600,11 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         max_colorings defaults to 10000
     backend : "cpu" (or None / "auto"), or "gpu" (tables and sampling on the CUDA device)
     progress : tqdm bar over colorings
-    samples_per_coloring : treelets sampled per coloring;  min_colorings : colorings before stopping
+    samples_per_coloring : treelets sampled per coloring, or ``"auto"``: after 3 colorings, the count
+        (2^16..2^22) that minimises the predicted time to the target from the measured build and
+        sampling times and the split of the per-coloring variance into its coloring and sampling parts
+        (machine-dependent, like ``time_budget``; the estimate stays unbiased);
+        min_colorings : colorings before stopping
     adaptive : Motivo's adaptive graphlet sampling (AGS): after 3 uniform colorings, colorings sample the
         treelet shapes that best cover the classes still pending; ``natural_share`` (in (0, 1]) of
         each such coloring's samples stays uniform over all treelets
@@ -593,7 +640,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         "min_frequency", min_frequency)
     max_samples = _check_pos_int("max_samples", max_samples)
     max_colorings = _check_pos_int("max_colorings", max_colorings)
-    spc = _check_pos_int("samples_per_coloring", samples_per_coloring)
+    auto_spc = isinstance(samples_per_coloring, str) and samples_per_coloring == "auto"
+    if not auto_spc and (samples_per_coloring is None or isinstance(samples_per_coloring, str)):
+        raise InvalidArgument(f"samples_per_coloring must be a positive integer or 'auto'; got {samples_per_coloring!r}")
+    spc = _AUTO_MIN if auto_spc else _check_pos_int("samples_per_coloring", samples_per_coloring)
     min_colorings = _check_pos_int("min_colorings", min_colorings)
     if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
                                     or not time_budget > 0):
@@ -632,13 +682,16 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     m = np.zeros(len(reg))
     ags_colorings = 0
     steered = 0
+    t_build = t_sample = 0.0
     try:
         j = 0
         while j < cap:
             key = int(coloring_keys(s, j, 1)[0])
             colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
             T = None                       # free the previous coloring's tables before building the next
+            tb0 = time.perf_counter()
             T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
+            t_build += time.perf_counter() - tb0
             q = T.natural_mixture()
             if adaptive and pending_rows and T.treelets > 0:
                 q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending_rows, natural_share)
@@ -650,6 +703,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             if max_samples is not None:
                 want = min(want, max_samples - drawn)
             skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
+            ts0 = time.perf_counter()
             rows = []
             for first in range(0, want, _BATCH):
                 c = min(_BATCH, want - first)
@@ -657,6 +711,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     rows.append(T.classify(reg, c, skey, first) if engine is not None
                                 else reg.classify(G, T.sample(c, skey, first)[0]))
             h = np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+            t_sample += time.perf_counter() - ts0
             drawn += want
             j += 1
             with np.errstate(divide="ignore", invalid="ignore"):
@@ -667,7 +722,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
                 time_budget is not None and time.perf_counter() - t0 >= time_budget)
             at_check = j >= next_check or last
-            steer = adaptive and j >= min(_AGS_PILOT, min_colorings) and j - steered >= max(1, j // 8)
+            steer = (adaptive or auto_spc) and j >= min(_AGS_PILOT, min_colorings) and j - steered >= max(1, j // 8)
             if at_check or steer:
                 # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
                 # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
@@ -678,6 +733,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                 m, lo, hi, freq, rel, hits_tot = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
                 watch = freq >= min_frequency
                 pending_rows = np.flatnonzero(watch & ~(rel <= eps)).tolist()
+                if auto_spc:
+                    spc = _auto_samples(rec, reg, p, m, pending_rows, t_build / j, t_sample / max(drawn, 1))
             if at_check:
                 check += 1
                 # no colorful treelet in any coloring yet: done only if no connected k-set exists at all
@@ -707,6 +764,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     samples=int(drawn), total=tot, colorful_treelets=float(np.mean(rec.N)) if len(rec) else 0.0,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
+                    samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive

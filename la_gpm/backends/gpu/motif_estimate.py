@@ -33,6 +33,25 @@ SPMM_MAX_NC = 6             # an SpMM window has at most 32 * SPMM_MAX_NC column
 BUILD = "level"             # "level" (default) or "shape" (the earlier per-shape build, for comparison)
 
 
+def level_windows(pl, k: int, h: int) -> list:
+    """SpMM windows (offM, offB, columns) of the passive shapes of size h: runs of shapes contiguous in
+    both M and B, cut into windows of at most 32 * SPMM_MAX_NC columns."""
+    C = math.comb(k, h)
+    wins, run = [], []
+    pas = [int(i) for i in np.flatnonzero(pl.size == h) if pl.offB[i] >= 0]
+    for i in pas + [None]:
+        if run and (i is None or i != run[-1] + 1 or pl.offB[i] != pl.offB[run[-1]] + C):
+            width = len(run) * C
+            nw = -(-width // (32 * SPMM_MAX_NC))
+            step = -(-width // nw)
+            for c0 in range(0, width, step):
+                wins.append((int(pl.offM[run[0]]) + c0, int(pl.offB[run[0]]) + c0, min(step, width - c0)))
+            run = []
+        if i is not None:
+            run.append(i)
+    return wins
+
+
 class GpuSampler:
     """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run."""
 
@@ -103,21 +122,7 @@ class GpuSampler:
                     s0 += [int(pl.split_off[i]) + r * n_s for r in range(C)]
                     ns += [n_s] * C
                 ent = tuple(cp.asarray(np.array(x, dtype=np.int32)) for x in (dst, offA, offB, s0, ns)) + (len(dst),)
-            # passive shapes of this size: runs contiguous in both M and B, cut into windows
-            wins = []
-            pas = [int(i) for i in ids if pl.offB[i] >= 0]
-            run = []
-            for i in pas + [None]:
-                if run and (i is None or i != run[-1] + 1 or pl.offB[i] != pl.offB[run[-1]] + math.comb(k, h)):
-                    width = len(run) * math.comb(k, h)
-                    nw = -(-width // (32 * SPMM_MAX_NC))
-                    step = -(-width // nw)
-                    for c0 in range(0, width, step):
-                        w = min(step, width - c0)
-                        wins.append((int(pl.offM[run[0]]) + c0, int(pl.offB[run[0]]) + c0, w))
-                    run = []
-                if i is not None:
-                    run.append(i)
+            wins = level_windows(pl, k, h)
             self.levels.append((h, ent, wins))
 
     def class_table(self, table):
@@ -171,7 +176,7 @@ class GpuTables:
     def _build_levels(self, col):
         """Level-wise build: per size h, one eMA launch for all its shapes, then its SpMM windows."""
         S, pl, n = self.S, self.plan, self.n
-        cp, i64, blk = S.cp, np.int64, 256
+        i64, blk = np.int64, 256
         for h, ent, wins in S.levels:
             if h == 1:
                 kernel(_FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
