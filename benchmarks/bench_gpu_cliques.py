@@ -1,4 +1,5 @@
-"""k-cliques on the GPU (warp-centric DFS kernel) against the CPU backend on the same machine.
+"""k-cliques on the GPU (warp-centric DFS kernels: stack and bitmap) against the CPU backend on the
+same machine.
 
     python benchmarks/bench_gpu_cliques.py --gpu
 
@@ -35,8 +36,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="store_true")
     ap.add_argument("--kmax", type=int, default=8)
-    ap.add_argument("--cpu-budget", type=float, default=60.0, help="skip the CPU run above this many seconds")
-    ap.add_argument("--rmat-kmax", type=int, default=5, help="R-MAT 20 beyond k=5 takes minutes")
+    ap.add_argument("--cpu-budget", type=float, default=30.0, help="skip the CPU run above this many seconds")
+    ap.add_argument("--rmat-kmax", type=int, default=8)
+    ap.add_argument("--gpu-budget", type=float, default=5.0, help="stop a graph's k loop after a GPU run this long")
     args = ap.parse_args(argv)
     out = []
     tiny = la_gpm.generators.gnm(50, 300, seed=0)
@@ -48,9 +50,15 @@ def main(argv=None):
         G = make()
         cpu_slow = False
         for k in range(4, (args.kmax if label == "wiki-Vote" else args.rmat_kmax) + 1):
-            g_med, g_times, g_cnt = timeit(lambda: gpu_cliques(G, k), repeat=5, sync=True, budget_s=30)
+            g_med, g_times, g_cnt = timeit(lambda: gpu_cliques(G, k), repeat=5, sync=True, budget_s=10)
             row = {"graph": label, "n": G.n, "m": G.m, "k": k, "count": g_cnt, "gpu_seconds": g_med,
                    "gpu_runs": g_times, "gpu_edges_per_s": G.m / g_med}
+            for method in ("stack", "bitmap"):  # both kernels, whichever "auto" (gpu_seconds) picked
+                m_med, m_times, m_cnt = timeit(lambda method=method: gpu_cliques(G, k, method=method), repeat=5,
+                                               sync=True, budget_s=10)
+                check(f"{label} k={k} gpu {method} vs auto", m_cnt, g_cnt)
+                row[f"gpu_{method}_seconds"] = m_med
+                row[f"gpu_{method}_runs"] = m_times
             if (label, k) in G2MINER:
                 row["g2miner_seconds_anchor"] = G2MINER[(label, k)]
             if not cpu_slow:
@@ -63,11 +71,12 @@ def main(argv=None):
             else:
                 row["cpu_skipped"] = f"previous k took over {args.cpu_budget} s on the CPU backend"
             print(f"{label:<10} k={k}  count={g_cnt:>16,}  gpu {g_med * 1e3:10.2f} ms"
+                  + f" (stack {row['gpu_stack_seconds'] * 1e3:.2f}, bitmap {row['gpu_bitmap_seconds'] * 1e3:.2f})"
                   + (f"  cpu {row['cpu_seconds']:8.2f} s  x{row['speedup_vs_cpu']:.0f}" if "cpu_seconds" in row else "")
                   + (f"  G2Miner {row['g2miner_seconds_anchor'] * 1e3:.2f} ms" if "g2miner_seconds_anchor" in row else ""))
             out.append(row)
             write("cliques_gpu", payload)  # after every row: a time-out keeps what was measured
-            if g_med > 20:
+            if min(row["gpu_stack_seconds"], row["gpu_bitmap_seconds"]) > args.gpu_budget:
                 break
     print("wrote", write("cliques_gpu", payload))
 

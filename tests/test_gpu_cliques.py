@@ -1,4 +1,4 @@
-"""GPU k-clique kernel (warp-centric DFS) against networkx and published counts."""
+"""GPU k-clique kernels (warp-centric DFS over stacks or bitmaps) against networkx and published counts."""
 
 from __future__ import annotations
 
@@ -14,36 +14,66 @@ from .known import CITESEER_CLIQUES, WIKI_VOTE_CLIQUES
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}")]
 
 
-def _gpu_cliques(G, k):
+METHODS = ["stack", "bitmap"]
+
+
+def _gpu_cliques(G, k, method="auto"):
     from la_gpm.backends.gpu.cliques import clique_count
-    return clique_count(G, k)
+    return clique_count(G, k, method=method)
 
 
-@pytest.mark.parametrize("seed", range(6))
-def test_random_graphs_match_networkx(seed):
-    g = nx.gnp_random_graph(40, 0.35, seed=seed)
-    G = la_gpm.as_graph(g)
+def _networkx_sizes(g):
     sizes = {}
     for c in nx.enumerate_all_cliques(g):
         sizes[len(c)] = sizes.get(len(c), 0) + 1
+    return sizes
+
+
+@pytest.mark.parametrize("method", METHODS)
+@pytest.mark.parametrize("seed", range(6))
+def test_random_graphs_match_networkx(seed, method):
+    g = nx.gnp_random_graph(40, 0.35, seed=seed)
+    G = la_gpm.as_graph(g)
+    sizes = _networkx_sizes(g)
     for k in range(3, 9):
-        assert _gpu_cliques(G, k) == sizes.get(k, 0), k
+        assert _gpu_cliques(G, k, method) == sizes.get(k, 0), k
 
 
-def test_small_memory_budget_still_exact():
+@pytest.fixture(scope="module")
+def dense_graph():
+    """G(90, 0.6): DAG candidate sets C = N+(u) ∩ N+(v) of 0 to about 45 vertices."""
+    G = la_gpm.as_graph(nx.gnp_random_graph(90, 0.6, seed=7))
+    return G, {k: la_gpm.count(G, f"{k}-clique", backend="cpu") for k in (4, 5, 6)}
+
+
+@pytest.mark.parametrize("cap", [1, 5, 31, 32, 33, 1024])
+def test_bitmap_kernel_over_and_under_the_cap(cap, dense_graph, monkeypatch):
+    """Candidate sets of one word, of several words, and above the cap (the stack path inside the
+    bitmap kernel) give the CPU backend's counts."""
+    import la_gpm.backends.gpu.cliques as gc
+    monkeypatch.setattr(gc, "BITMAP_CAP", cap)
+    G, want = dense_graph
+    for k, w in want.items():
+        assert _gpu_cliques(G, k, "bitmap") == w, (cap, k)
+
+
+@pytest.mark.parametrize("method", METHODS)
+def test_small_memory_budget_still_exact(method):
     G = la_gpm.generators.rmat(12, seed=2)
-    want = _gpu_cliques(G, 5)
+    want = la_gpm.count(G, "5-clique", backend="cpu")
     with la_gpm.config.set(memory_budget=1 << 16):  # a handful of resident warps
-        assert _gpu_cliques(G, 5) == want
+        assert _gpu_cliques(G, 5, method) == want
 
 
-def test_citeseer_published():
+@pytest.mark.parametrize("method", METHODS)
+def test_citeseer_published(method):
     G = la_gpm.read_graph(data_path("citeseer.edgelist"))
     for k, want in CITESEER_CLIQUES.items():
-        assert _gpu_cliques(G, k) == want
+        assert _gpu_cliques(G, k, method) == want
 
 
-def test_wiki_vote_published():
+@pytest.mark.parametrize("method", METHODS)
+def test_wiki_vote_published(method):
     G = la_gpm.read_graph(data_path("wiki-Vote.txt"))
     for k, want in WIKI_VOTE_CLIQUES.items():
-        assert _gpu_cliques(G, k) == want
+        assert _gpu_cliques(G, k, method) == want

@@ -1,8 +1,16 @@
 """GPU k-clique counting: warp-centric DFS over the degree-rank-ordered DAG (kernels/cliques.cu).
 
-Each warp owns a stack of ``max(1, k-3)`` levels × (max DAG out-degree) int32 in global
-memory; the number of resident warps is chosen so that all stacks fit
-``la_gpm.config.memory_budget``.  Arcs are handed out through an atomic counter.
+Two methods, one warp per DAG arc (u, v) handed out through an atomic counter:
+
+* ``"stack"``: every level is a sorted-list intersection written to the warp's stack of
+  ``max(1, k-3)`` levels × (max DAG out-degree) int32 in global memory.
+* ``"bitmap"`` (k >= 4): C = N+(u) ∩ N+(v) is intersected once, the DAG adjacency inside C is
+  written as bit rows, and every deeper level is a word-wise AND (binary encoding, Almasri et al.,
+  ICS 2022). Arcs with |C| > 1024 take the stack path inside the same kernel.
+
+``"auto"`` picks the bitmap kernel for k >= BITMAP_MIN_K (measured on the H100:
+benchmarks/results/cliques_gpu_gpu.json). The number of resident warps is chosen so that all
+per-warp buffers fit ``la_gpm.config.memory_budget``.
 """
 
 from __future__ import annotations
@@ -12,17 +20,27 @@ import numpy as np
 from . import cupy, device_arc_sources, device_csr, kernel, oom_guard
 
 MAX_K = 32
+METHODS = ("auto", "stack", "bitmap")
+BITMAP_MIN_K = 5
+BITMAP_CAP = 1024  # CQ_CAP of cliques.cu: candidate sets up to 32 words of 32 bits
 
 
-def clique_count(G, k: int, part=None) -> int:
+def clique_count(G, k: int, part=None, method: str = "auto") -> int:
     """k-cliques of G; with ``part=(i, nparts)`` only those whose lowest-ranked vertex lies in the
-    i-th work-balanced range of ranks (see ``la_gpm.backends.partition``)."""
+    i-th work-balanced range of ranks (see ``la_gpm.backends.partition``). ``method``: see the
+    module docstring."""
     cp = cupy()
     from ...config import config
     from ..partition import part_range
 
     if not 3 <= k <= MAX_K:
         raise ValueError(f"gpu clique kernel handles 3 <= k <= {MAX_K}; got {k}")
+    if method not in METHODS:
+        raise ValueError(f"method must be one of {METHODS}; got {method!r}")
+    if method == "auto":
+        method = "bitmap" if k >= BITMAP_MIN_K else "stack"
+    if k == 3:
+        method = "stack"  # nothing to encode: the triangle count is one intersection per arc
     ptr, idx = device_csr(G, "R")
     src = device_arc_sources(G, "R")
     hp, _ = G.oriented_ranked()
@@ -36,18 +54,22 @@ def clique_count(G, k: int, part=None) -> int:
     if maxdeg < k - 1:
         return 0
     levels = max(1, k - 3)
-    per_warp = levels * maxdeg * 4
+    per_warp_ints = levels * maxdeg
+    rcap = min(maxdeg, BITMAP_CAP)
+    if method == "bitmap":
+        per_warp_ints += rcap * ((rcap + 31) // 32)
+    per_warp = per_warp_ints * 4
     sm = cp.cuda.Device().attributes["MultiProcessorCount"]
     warps_per_block = 8
     nwarps = int(min(sm * 64, max(warps_per_block, config.memory_budget // per_warp), narcs - a0 + warps_per_block))
     grid = max(1, nwarps // warps_per_block)
     with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
-        buf = cp.empty(grid * warps_per_block * levels * maxdeg, dtype=cp.int32)
+        buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
         counters = cp.asarray(np.array([a0, 0, 0], dtype=np.uint64))  # [next arc, total, overflow]; arcs a0..
-        kern = kernel("cliques", "clique_count_warp")
+        size = (np.int32(k), np.int32(maxdeg)) + ((np.int32(rcap),) if method == "bitmap" else ())
+        kern = kernel("cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
         kern((grid,), (warps_per_block * 32,),
-             (ptr, idx, src, np.int64(narcs), np.int32(k), np.int32(maxdeg), buf, counters[0:1], counters[1:2],
-              counters[2:3]))
+             (ptr, idx, src, np.int64(narcs), *size, buf, counters[0:1], counters[1:2], counters[2:3]))
         _, total, over = (int(x) for x in counters.get())
     if over:
         raise OverflowError(f"the number of {k}-cliques exceeds 2**64 - 1 (the GPU kernel's exact sum); count it in "

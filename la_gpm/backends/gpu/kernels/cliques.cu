@@ -1,8 +1,17 @@
 // k-clique counting on the degree-ordered DAG (vertices renamed by degree rank), warp-centric
-// DFS in the style of DuMato / G2Miner: one warp extends one DAG arc (u, v) at a time; level d of
-// its stack holds S_d, the candidates for the (d+3)-th clique vertex, in global memory (coalesced
-// warp writes compacted with ballot/popc). Warps fetch arcs from an atomic counter (dynamic load
-// balancing: a warp that finishes early takes the next arc). The last level is counted, not listed.
+// DFS in the style of DuMato / G2Miner: one warp extends one DAG arc (u, v) at a time. Warps fetch
+// arcs from an atomic counter (dynamic load balancing: a warp that finishes early takes the next
+// arc). The last level is counted, not listed. Two kernels share that frame:
+//
+// * clique_count_warp ("stack"): level d of the warp's stack holds S_d, the candidates for the
+//   (d+3)-th clique vertex, in global memory (coalesced warp writes compacted with ballot/popc);
+//   every level is a warp-cooperative sorted-list intersection.
+// * clique_count_bitmap ("bitmap", binary encoding after Almasri et al., ICS 2022): the candidates
+//   C = N+(u) ∩ N+(v) are intersected once; the warp then writes the DAG adjacency *inside* C as
+//   bit rows (row i = the j > i with C[j] ∈ N+(C[i]); one ballot fills a 32-bit word), and every
+//   deeper level is a word-wise AND of a candidate bitmap with a row: lane l holds word l of the
+//   current level (|C| <= cap <= CQ_CAP = 32 × 32), the next vertex is the lowest set bit (ballot +
+//   ffs), the last level is a popcount. Arcs whose C exceeds cap take the stack path in the same warp.
 #include "common.cuh"
 
 #define LA_MAX_LEVELS 32
@@ -43,6 +52,34 @@ __device__ __forceinline__ void add_checked(u64& acc, u64 x, bool& over) {
     acc = r;
 }
 
+// Depth-first extension of S_0 (stack level 0, size s0) to k-cliques; adds their number to acc.
+__device__ __forceinline__ void stack_dfs(const i64* __restrict__ ptr, const int* __restrict__ idx, int k, int maxdeg,
+                                          int* stack, int s0, int lane, u64& acc, bool& over) {
+    int sz[LA_MAX_LEVELS];
+    int it[LA_MAX_LEVELS];
+    sz[0] = s0;
+    it[0] = 0;
+    int d = 0;
+    while (d >= 0) {
+        // S_d picks the (d+3)-th vertex; k - (d+3) vertices remain after it
+        const int rem = k - (d + 3);
+        if (rem == 0) { add_checked(acc, (u64)sz[d], over); --d; continue; }
+        if (sz[d] - it[d] < rem + 1) { --d; continue; }  // exhausted, or too few left for a clique: prune
+        const int* S = stack + (i64)d * maxdeg;
+        const int w = S[it[d]];
+        ++it[d];
+        const i64 wlo = __ldg(ptr + w), whi = __ldg(ptr + w + 1);
+        if (rem == 1) {
+            add_checked(acc, warp_count_in(S + it[d], sz[d] - it[d], idx, wlo, whi, lane), over);
+        } else {
+            int* out = stack + (i64)(d + 1) * maxdeg;
+            sz[d + 1] = warp_intersect_to(S + it[d], sz[d] - it[d], idx, wlo, whi, out, lane);
+            it[d + 1] = 0;
+            ++d;
+        }
+    }
+}
+
 extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                              const int* __restrict__ src, i64 narcs, int k, int maxdeg,
                                              int* __restrict__ buf, u64* __restrict__ next_arc,
@@ -51,8 +88,6 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int levels = k - 3 > 1 ? k - 3 : 1;
     int* stack = buf + warp * (i64)levels * maxdeg;
-    int sz[LA_MAX_LEVELS];
-    int it[LA_MAX_LEVELS];
     u64 local = 0;
     bool over = false;
     for (;;) {
@@ -65,27 +100,95 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
         i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
         if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
         if (k == 3) { add_checked(local, warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane), over); continue; }
-        sz[0] = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
-        it[0] = 0;
-        int d = 0;
-        while (d >= 0) {
-            // S_d picks the (d+3)-th vertex; k - (d+3) vertices remain after it
-            const int rem = k - (d + 3);
-            if (rem == 0) { add_checked(local, (u64)sz[d], over); --d; continue; }
-            if (sz[d] - it[d] < rem + 1) { --d; continue; }  // exhausted, or too few left for a clique: prune
-            const int* S = stack + (i64)d * maxdeg;
-            const int w = S[it[d]];
-            ++it[d];
-            const i64 wlo = __ldg(ptr + w), whi = __ldg(ptr + w + 1);
-            if (rem == 1) {
-                add_checked(local, warp_count_in(S + it[d], sz[d] - it[d], idx, wlo, whi, lane), over);
-            } else {
-                int* out = stack + (i64)(d + 1) * maxdeg;
-                sz[d + 1] = warp_intersect_to(S + it[d], sz[d] - it[d], idx, wlo, whi, out, lane);
-                it[d + 1] = 0;
-                ++d;
-            }
+        const int s0 = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
+        stack_dfs(ptr, idx, k, maxdeg, stack, s0, lane, local, over);
+    }
+    if (lane == 0 && local) {
+        const u64 before = atomicAdd(total, local);
+        over |= before + local < before;
+    }
+    if (lane == 0 && over) atomicExch(overflow, 1ULL);
+}
+
+#define CQ_CAP 1024  // largest |C| kept as bitmaps: 32 words, one per lane
+
+// Rows of the DAG adjacency inside C (c = |C| <= CQ_CAP, W = ceil(c / 32) words per row): bit j of
+// row i is set when j > i and C[j] ∈ N+(C[i]). Words below row i's own word are never read (the
+// candidate bitmaps they meet are zero there), so they are not written.
+__device__ __forceinline__ void build_rows(const i64* __restrict__ ptr, const int* __restrict__ idx, const int* C,
+                                           int c, int W, unsigned* rows, int lane) {
+    for (int i = 0; i < c - 1; ++i) {
+        const int w = C[i];
+        const i64 wlo = __ldg(ptr + w), whi = __ldg(ptr + w + 1);
+        for (int wd = (i + 1) >> 5; wd < W; ++wd) {
+            const int j = (wd << 5) + lane;
+            const bool hit = j > i && j < c && whi > wlo && binary_contains(idx, wlo, whi, C[j]);
+            const unsigned m = __ballot_sync(LA_FULL_MASK, hit);
+            if (lane == 0) rows[(i64)i * W + wd] = m;
         }
+    }
+    __syncwarp();
+}
+
+// Cliques of k - 2 vertices inside C, counted from the bit rows: L = k - 3 vertices are chosen
+// depth-first in increasing order, the last one is a popcount. Lane l holds word l of each level.
+__device__ __forceinline__ void bitmap_dfs(const unsigned* rows, int c, int W, int L, int lane, u64& acc, bool& over) {
+    unsigned X[LA_MAX_LEVELS];
+    const int tail = c - (lane << 5);  // bits of C in this lane's word
+    X[0] = lane < W ? (tail >= 32 ? LA_FULL_MASK : (1u << tail) - 1u) : 0u;
+    int d = 0;
+    while (d >= 0) {
+        unsigned x = X[d];
+        // choosing here needs L - d more chosen vertices plus the counted one
+        if ((int)__reduce_add_sync(LA_FULL_MASK, __popc(x)) < L - d + 1) { --d; continue; }
+        const unsigned nz = __ballot_sync(LA_FULL_MASK, x != 0u);
+        const int f = __ffs(nz) - 1;
+        const int i = (f << 5) + __ffs(__shfl_sync(LA_FULL_MASK, x, f)) - 1;
+        if (lane == f) x &= x - 1u;  // i leaves the level's candidates
+        X[d] = x;
+        const unsigned y = lane < W && x ? x & rows[(i64)i * W + lane] : 0u;
+        if (d + 1 == L) {
+            add_checked(acc, (u64)__reduce_add_sync(LA_FULL_MASK, __popc(y)), over);
+        } else {
+            X[d + 1] = y;
+            ++d;
+        }
+    }
+}
+
+// k >= 4. Per warp: (k-3) × maxdeg ints of stack (level 0 = C; deeper levels for arcs with
+// |C| > cap) then cap × ceil(cap / 32) words of rows; cap <= min(maxdeg, CQ_CAP) (the host passes
+// less only to test the stack path).
+extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                               const int* __restrict__ src, i64 narcs, int k, int maxdeg, int cap,
+                                               int* __restrict__ buf, u64* __restrict__ next_arc,
+                                               u64* __restrict__ total, u64* __restrict__ overflow) {
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    const int levels = k - 3;
+    const int rcap = min(cap, min(maxdeg, CQ_CAP));
+    const i64 per_warp = (i64)levels * maxdeg + (i64)rcap * ((rcap + 31) >> 5);
+    int* stack = buf + warp * per_warp;
+    unsigned* rows = (unsigned*)(stack + (i64)levels * maxdeg);
+    u64 local = 0;
+    bool over = false;
+    for (;;) {
+        u64 e = 0;
+        if (lane == 0) e = atomicAdd(next_arc, 1ULL);
+        e = __shfl_sync(LA_FULL_MASK, e, 0);
+        if (e >= (u64)narcs) break;
+        const int u = __ldg(src + e);
+        const int v = __ldg(idx + e);
+        i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
+        if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+        if (ahi - alo < k - 2) continue;  // fewer candidates than the clique's other vertices
+        const int c = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
+        if (c < k - 2) continue;
+        if (c > rcap) { stack_dfs(ptr, idx, k, maxdeg, stack, c, lane, local, over); continue; }
+        const int W = (c + 31) >> 5;
+        build_rows(ptr, idx, stack, c, W, rows, lane);
+        bitmap_dfs(rows, c, W, k - 3, lane, local, over);
+        __syncwarp();  // rows are rewritten for the next arc
     }
     if (lane == 0 && local) {
         const u64 before = atomicAdd(total, local);
