@@ -341,12 +341,73 @@ def test_gpu_rooted_spmm_variants_agree(dtype):
             # the gather kernel always; at least one tiled shape (one only where the tiles of the widest
             # products take the whole block, e.g. k=12, p=5: 256 lanes)
             assert ("gather",) in variants and any(v[0] == "tiled" for v in variants)
+            assert any(v[0] == "sorted" for v in variants) == (Wp >= 8)
             for var in variants:
                 got = ops.spmm_rooted(Xd, Q, colors, p, var).get()
                 np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(want.max()), err_msg=str(var))
             # the per-graph choice is made once and kept on the graph
             ops.spmm_rooted(Xd, Q, colors, p)
             assert any(f"cc_rooted_choice:{k}:{p}:" in key for key in G._cache)
+
+
+@gpu
+@requires_gpu
+def test_gpu_colour_sorted_arcs():
+    # cc_sort_arcs against numpy: per work item (hub chunks included) and coloring, the arcs whose
+    # colours differ, stably sorted by the neighbour's colour
+    import cupy as cp
+    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
+    from la_gpm.backends.gpu.color_coding import HUB_CHUNK, GpuOps
+    G = la_gpm.generators.graph500(13)
+    assert G.max_degree > 2 * HUB_CHUNK
+    k = 9
+    col = colors_from_keys(coloring_keys(6, 0, 2), G.n, k).astype(np.int64)
+    ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
+    d = ops.sort_arcs(cp.asarray(col.astype(np.int8)))
+    sidx, scol, kept = d["sidx"].get(), d["scol"].get(), d["kept"].get()
+    it = ops.items
+    v, lo, hi = it["v"].get(), it["lo"].get(), it["hi"].get()
+    nnz, ni = G.nnz, it["n_items"]
+    assert ni > G.n - 1 and lo.min() == 0 and (hi - lo).sum() == nnz
+    for g in range(2):
+        c = col[g * G.n:(g + 1) * G.n]
+        for t in range(ni):
+            nb = G.indices[lo[t]:hi[t]]
+            keep = nb[c[nb] != c[v[t]]]
+            want = keep[np.argsort(c[keep], kind="stable")]
+            m = kept[g * ni + t]
+            assert m == want.shape[0]
+            np.testing.assert_array_equal(sidx[g * nnz + lo[t]:g * nnz + lo[t] + m], want)
+            np.testing.assert_array_equal(scol[g * nnz + lo[t]:g * nnz + lo[t] + m], c[want])
+
+
+@gpu
+@requires_gpu
+def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
+    # the timed choice checks every candidate against the gather kernel: a candidate that returns a
+    # wrong product is never chosen, however fast
+    import cupy as cp
+    from la_gpm.algorithms.color_coding import rooted_gather_table
+    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
+    from la_gpm.backends.gpu.color_coding import GpuOps
+    G = la_gpm.generators.graph500(10)
+    k, p = 8, 3
+    ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
+    colors = cp.asarray(colors_from_keys(coloring_keys(1, 0, 1), G.n, k))
+    Q = rooted_gather_table(k, p)
+    X = cp.asarray(np.random.default_rng(0).random((G.n, int(Q.max()) + 1), dtype=np.float32))
+    bad = next(v for v in ops.rooted_variants(p) if v[0] == "tiled")
+    real = GpuOps.spmm_rooted
+
+    def broken(self, X_, Q_, colors_, p_, variant=None):
+        out = real(self, X_, Q_, colors_, p_, variant)
+        if variant == bad:
+            out[:] = 0  # a fast wrong kernel
+        return out
+    monkeypatch.setattr(GpuOps, "spmm_rooted", broken)
+    with pytest.warns(RuntimeWarning, match="not used"):
+        res = ops.time_variants(X, Q, colors, p, repeat=1)
+    assert bad not in [r[0] for r in res] and ("gather",) in [r[0] for r in res]
 
 
 @gpu

@@ -6,8 +6,11 @@ SpMM implementations over the row-major count tables:
   (C(k-1, p-1) of C(k, p) columns).  Two kernels over the same work items (rows by decreasing degree,
   hubs split into chunks of ``HUB_CHUNK`` arcs whose partial rows ``cc_spmm_reduce`` adds in order):
   ``cc_spmm_rooted`` ("gather": per arc, one Q lookup per output column) and ``cc_spmm_tiled``
-  ("tiled": whole neighbour rows added into per-colour shared-memory tiles, combined once per row).
-  ``spmm="auto"`` times the candidates once per (graph, k, p) and keeps the fastest on the graph.
+  ("tiled": whole neighbour rows added into per-colour shared-memory tiles, combined once per row), and
+  ``cc_spmm_sorted_*`` ("sorted": the tiled scheme over arcs sorted by neighbour colour once per
+  coloring by ``cc_sort_arcs``, a colour's rows summed in registers and written to its tile once).
+  ``spmm="auto"`` times the candidates once per (graph, k, p), checks each against the gather
+  kernel's output, and keeps the fastest on the graph.
 * dense layout, ``custom`` (``cc_spmm_rows``): a group of threads per output row, each thread
   owning columns of a pass, four neighbours' rows in flight; rows by decreasing degree.
 * dense layout, ``cusparse``: ``cupyx.scipy.sparse.csr_matrix @ dense`` (cusparseSpMM), per copy.
@@ -18,6 +21,7 @@ SpMM implementations over the row-major count tables:
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 
@@ -60,6 +64,8 @@ class GpuOps:
         self._splits = {}
         self._Q = {}
         self._Rt = {}
+        self._Rpad = {}
+        self._sorted = None  # (colors array, colour-sorted arcs of that coloring)
         self._A = None
         self.block = 256
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
@@ -181,12 +187,17 @@ class GpuOps:
             L *= 2
         return L if L <= 256 else None
 
-    def rooted_variants(self, p):
+    def rooted_variants(self, p, rows=None):
         """Candidate rooted SpMM kernels for products of size p: ``("gather",)`` (cc_spmm_rooted: per
-        arc, one Q lookup per output column) and ``("tiled", L, S)`` (cc_spmm_tiled: groups of L lanes x
+        arc, one Q lookup per output column), ``("tiled", L, S)`` (cc_spmm_tiled: groups of L lanes x
         S slices per row), L = the fewest lanes whose tiles fit (groups of 32 and 64 threads) and twice
-        that (groups of 32).  A wider sweep (groups up to 256 threads, 8 arcs in flight, small rows
-        left to the gather kernel) never won on Graph500 (docs/color_coding.md)."""
+        that (groups of 32), and ``("sorted", NX, A, L)`` (cc_spmm_sorted_<NX>x<A>: arcs sorted by
+        colour once per coloring, groups of L lanes owning NX columns each, A arcs in flight) for
+        products of at least 8 gathered columns whose tiles fit.  ``rows``: the rows of the product;
+        when given, the sorted candidates are left out where the sorted arcs (5 bytes per arc and
+        coloring) would take more memory than the product's output.  A wider sweep of the tiled
+        kernel (groups up to 256 threads, 8 arcs in flight, small rows left to the gather kernel)
+        never won on Graph500 (docs/color_coding.md)."""
         Wp = math.comb(self.k - 1, p - 1)
         out = [("gather",)]
         L = self._lanes(Wp)
@@ -201,7 +212,77 @@ class GpuOps:
             Lmax *= 2
         if 2 * L <= min(256, Lmax):
             out.append(("tiled", 2 * L, max(32, 2 * L) // (2 * L)))
+        if Wp >= 8 and (rows is None or self._sort_bytes(rows) <= rows * math.comb(self.k - 1, p) * self.dtype.itemsize):
+            for NX, A, half in ((4, 4, False), (2, 8, False), (4, 4, True)):
+                Ls = 32
+                while Ls < 256 and NX * Ls < Wp:
+                    Ls *= 2
+                if half:
+                    Ls //= 2
+                    if Ls < 32:
+                        continue
+                if self._sorted_gpb(p, Ls) >= 1:
+                    out.append(("sorted", NX, A, Ls))
         return out
+
+    # ----------------------------------------------------------------- colour-sorted arcs (sorted kernel)
+    def _sort_bytes(self, rows):
+        """Device bytes of the colour-sorted arcs for ``rows`` table rows (rows / n colorings)."""
+        nbt = rows // max(1, self.n)
+        return nbt * (5 * int(self.idx.shape[0]) + 4 * self.items["n_items"])
+
+    def sort_arcs(self, colors):
+        """Colour-sorted arcs of the colorings ``colors`` (cc_sort_arcs): per work item, its arcs whose
+        two colours differ, stably sorted by the neighbour's colour: ``sidx`` (neighbour), ``scol``
+        (its colour), ``kept`` (arcs kept per item and coloring)."""
+        cp = self.cp
+        it = self.items
+        nbt = int(colors.shape[0]) // max(1, self.n)
+        nnz = int(self.idx.shape[0])
+        with oom_guard("color coding: colour-sorted arcs"):
+            d = {"sidx": cp.empty(max(1, nbt * nnz), dtype=cp.int32),
+                 "scol": cp.empty(max(1, nbt * nnz), dtype=cp.int8),
+                 "kept": cp.zeros(max(1, nbt * it["n_items"]), dtype=cp.int32)}
+            warps = nbt * it["n_items"]
+            if warps:
+                kernel("cc_spmm", "cc_sort_arcs", self.opts)(
+                    ((warps * 32 + self.block - 1) // self.block,), (self.block,),
+                    (self.idx, it["v"], it["lo"], it["hi"], np.int64(it["n_items"]), np.int32(self.n), np.int64(nnz),
+                     np.int64(nbt), colors, np.int32(self.k), d["sidx"], d["scol"], d["kept"]))
+        return d
+
+    def _arcs(self, colors):
+        """The sorted arcs of ``colors``, built once per coloring batch (the array object is the key:
+        the runner passes one colors array to every product of a pass)."""
+        if self._sorted is None or self._sorted[0] is not colors:
+            self._sorted = None
+            self._sorted = (colors, self.sort_arcs(colors))
+        return self._sorted[1]
+
+    def _R_padded(self, p):
+        """``_R(p)`` flattened per row colour to p*W shorts and padded to RP (a multiple of 8), so the
+        sorted kernel stages a row's combine table with 16-byte copies."""
+        got = self._Rpad.get(p)
+        if got is None:
+            R = self._R(p)
+            k, pw = int(R.shape[0]), int(R.shape[1] * R.shape[2])
+            RP = -(-pw // 8) * 8
+            Rp = self.cp.zeros((k, RP), dtype=self.cp.uint16)
+            Rp[:, :pw] = R.reshape(k, pw)
+            got = self._Rpad[p] = (Rp, RP)
+        return got
+
+    def _sorted_group_bytes(self, p):
+        Wp, W = math.comb(self.k - 1, p - 1), math.comb(self.k - 1, p)
+        RP = -(-(p * W) // 8) * 8
+        return -(-(self.k * Wp * self.dtype.itemsize) // 16) * 16 + 2 * RP
+
+    def _sorted_gpb(self, p, L):
+        """Groups of L lanes per block of the sorted kernel (0: its tile and table do not fit)."""
+        Wp = math.comb(self.k - 1, p - 1)
+        if self.k * Wp >= 1 << 16:
+            return 0
+        return min(self.block // L, _SMEM_LIMIT // self._sorted_group_bytes(p))
 
     def rooted_rule(self, p):
         """The tiled variant chosen without timing: the fewest lanes whose tiles fit, groups of 32
@@ -238,6 +319,22 @@ class GpuOps:
                          np.int32(self.k), np.int32(p), X, np.int32(Wp), out, partial, np.int32(W), np.int32(L),
                          np.int32(S)),
                         shared_mem=self._tile_bytes(Wp, L))
+            elif variant[0] == "sorted":
+                split = it["n_items"]
+                NX, A, L = int(variant[1]), int(variant[2]), int(variant[3])
+                arcs = self._arcs(colors)
+                Rp, RP = self._R_padded(p)
+                gpb = self._sorted_gpb(p, L)
+                GB = self._sorted_group_bytes(p)
+                slots = nbt * split
+                if slots:
+                    kernel("cc_spmm", f"cc_spmm_sorted_{NX}x{A}", self.opts)(
+                        ((slots + gpb - 1) // gpb,), (gpb * L,),
+                        (arcs["sidx"], arcs["scol"], arcs["kept"], it["v"], it["lo"], it["dst"], np.int64(split),
+                         np.int32(it["n_chunks"]), np.int32(self.n), np.int64(self.idx.shape[0]), np.int64(nbt),
+                         colors, Rp, np.int32(RP), np.int32(self.k), np.int32(p), np.uint64(-(-(1 << 32) // Wp)),
+                         X, np.int32(Wp), out, partial, np.int32(W), np.int32(L), np.int32(GB)),
+                        shared_mem=gpb * GB)
             rest = it["n_items"] - split
             if rest:
                 Qd = self._Q.get(p)
@@ -263,7 +360,7 @@ class GpuOps:
     def _choose(self, X, Q, colors, p):
         """The rooted variant for products of size p on this graph.  "gather" / "tiled" force one;
         "auto" / "custom" time every candidate once on the first product of that size (median of 3
-        after a warm-up, CUDA events) and keep the fastest on the graph's device cache, so later
+        after a warm-up, CUDA events; each checked against the gather kernel's output) and keep the fastest on the graph's device cache, so later
         colorings of the same graph and size always run the same kernels (deterministic values)."""
         if self.spmm_method == "gather":
             return ("gather",)
@@ -275,12 +372,30 @@ class GpuOps:
             return self.time_variants(X, Q, colors, p)[0][0]
         return self.G.device_cache(key, tune)
 
-    def time_variants(self, X, Q, colors, p, repeat=3):
-        """[(variant, seconds)] of every candidate on these inputs, fastest first."""
+    def time_variants(self, X, Q, colors, p, repeat=3, check=True):
+        """[(variant, seconds)] of every candidate on these inputs, fastest first.  With ``check``, a
+        candidate whose output differs from the gather kernel's (the first candidate) by more than
+        float rounding (1e-4 of the largest value in float32, 1e-10 in float64) is left out with a
+        warning, so a faulty kernel can never be chosen."""
         cp = self.cp
         res = []
-        for var in self.rooted_variants(p):
-            self.spmm_rooted(X, Q, colors, p, var)  # warm-up (and compile)
+        ref = scale = None
+        tol = 1e-4 if self.dtype == np.float32 else 1e-10
+        for var in self.rooted_variants(p, rows=int(X.shape[0])):
+            Y = self.spmm_rooted(X, Q, colors, p, var)  # warm-up (and compile)
+            if check:
+                if ref is None:
+                    ref = Y
+                    scale = max(float(cp.abs(ref).max()) if ref.size else 0.0, 1e-300)
+                else:
+                    err = float(cp.abs(Y - ref).max()) / scale if Y.size else 0.0
+                    if not err <= tol:
+                        warnings.warn(f"color coding: rooted SpMM variant {var} differs from the gather kernel by "
+                                      f"{err:.3g} (relative) for k={self.k}, p={p}; it is not used", RuntimeWarning,
+                                      stacklevel=2)
+                        del Y
+                        continue
+            del Y
             ts = []
             for _ in range(repeat):
                 a, b = cp.cuda.Event(), cp.cuda.Event()

@@ -278,3 +278,203 @@ cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const
         dest[u] = acc;
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// Colour-sorted arcs (once per coloring, shared by every product of that coloring).
+//
+// cc_sort_arcs: one warp per (copy g, work item): a stable counting sort of the item's arcs by the
+// neighbour's colour, dropping the arcs whose two colours are equal (they add to no output set of
+// any rooted product).  sidx[g*nnz + lo + r] / scol[...] = neighbour and colour of the r-th kept arc
+// (r < kept[g*nitems + it]); the rest of the item's range is left unwritten.  Ranks come from warp
+// ballots (lanes in arc order), so the order inside a colour is the CSR order: deterministic.
+extern "C" __global__ void __launch_bounds__(256)
+cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
+             const i64* __restrict__ item_hi, i64 nitems, int n, i64 nnz, i64 nbt,
+             const signed char* __restrict__ colors, int k, int* __restrict__ sidx, signed char* __restrict__ scol,
+             int* __restrict__ kept) {
+    const int lane = threadIdx.x & 31;
+    const i64 slot = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;  // one per warp (blockDim % 32 == 0)
+    if (slot >= nbt * nitems) return;
+    const i64 g = slot / nitems;
+    const i64 it = slot - g * nitems;
+    const i64 off = g * n;
+    const int ci = colors[off + item_v[it]];
+    const i64 lo = item_lo[it], hi = item_hi[it];
+    const unsigned lt = (1u << lane) - 1u;
+    int cnt = 0;  // lane c < k: kept arcs of colour c
+    for (i64 e0 = lo; e0 < hi; e0 += 32) {
+        const i64 e = e0 + lane;
+        int c = -1;
+        if (e < hi) {
+            c = colors[off + __ldg(idx + e)];
+            if (c == ci) c = -1;
+        }
+        for (int cc = 0; cc < k; ++cc) {
+            const unsigned b = __ballot_sync(LA_FULL_MASK, c == cc);
+            if (lane == cc) cnt += __popc(b);
+        }
+    }
+    int incl = cnt;  // inclusive scan over the lanes
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(LA_FULL_MASK, incl, o);
+        if (lane >= o) incl += y;
+    }
+    int base = incl - cnt;  // lane c: first rank of colour c
+    if (lane == 31) kept[slot] = incl;
+    int* so = sidx + g * nnz + lo;
+    signed char* co = scol + g * nnz + lo;
+    for (i64 e0 = lo; e0 < hi; e0 += 32) {
+        const i64 e = e0 + lane;
+        int c = -1, j = 0;
+        if (e < hi) {
+            j = __ldg(idx + e);
+            c = colors[off + j];
+            if (c == ci) c = -1;
+        }
+        int pos = -1;
+        for (int cc = 0; cc < k; ++cc) {
+            const unsigned b = __ballot_sync(LA_FULL_MASK, c == cc);
+            if (b) {
+                const int bc = __shfl_sync(LA_FULL_MASK, base, cc);
+                if (c == cc) pos = bc + __popc(b & lt);
+                if (lane == cc) base += __popc(b);
+            }
+        }
+        if (pos >= 0) {
+            so[pos] = j;
+            co[pos] = (signed char)c;
+        }
+    }
+}
+
+__device__ __forceinline__ void cc_cp_async16(void* smem, const void* gmem) {
+    const unsigned s = (unsigned)__cvta_generic_to_shared(smem);
+    asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n" ::"r"(s), "l"(gmem) : "memory");
+}
+__device__ __forceinline__ void cc_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
+__device__ __forceinline__ void cc_cp_async_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
+
+// Sorted tiled SpMM over rooted tables (needs cc_sort_arcs of the same coloring).  A group of L
+// lanes owns one work item; lane l owns the columns x = xb + l + q*L (q < NX) of every neighbour
+// row.  The kept arcs come colour by colour, so a colour's rows are summed in registers (A arcs'
+// loads in flight) and written once into the shared tile T[c][:]
+// when the colour changes: no tile zeroing, no read-modify-write per arc, no colour lookup per arc.
+// Colours without arcs are left out of the combine through a bit mask.  The row's combine table
+// R[ci] (p*W shorts, padded to RP) is staged in shared memory by cp.async while the arcs are
+// gathered.  Output u = sum over m < p (fixed order) of T[f], f = R[ci][m*W + u] = c_m*Wp + x_m,
+// c_m = f / Wp through the multiplier magic = ceil(2^32 / Wp) (exact: f < 2^16).
+// Shared memory per group: GB bytes = roundup16(k*Wp*sizeof(REAL)) + 2*RP.
+template <int NX, int A>
+__device__ __forceinline__ void cc_spmm_sorted_impl(
+    const int* __restrict__ sidx, const signed char* __restrict__ scol, const int* __restrict__ kept,
+    const int* __restrict__ item_v, const i64* __restrict__ item_lo, const int* __restrict__ item_dst, i64 nitems,
+    int nchunks, int n, i64 nnz, i64 nbt, const signed char* __restrict__ colors,
+    const unsigned short* __restrict__ Rp, int RP, int k, int p, u64 magic, const REAL* __restrict__ Mp, int Wp,
+    REAL* __restrict__ out, REAL* __restrict__ partial, int W, int L, int GB) {
+    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
+    const int gpb = blockDim.x / L;
+    const int grp = threadIdx.x / L;
+    const int l = threadIdx.x - grp * L;
+    const i64 slot = blockIdx.x * (i64)gpb + grp;
+    if (slot >= nbt * nitems) return;  // the whole group leaves: its barrier is its own
+    unsigned char* gbase = cc_tile_raw + (i64)grp * GB;
+    REAL* T = reinterpret_cast<REAL*>(gbase);
+    unsigned short* Rs = reinterpret_cast<unsigned short*>(gbase + (GB - 2 * RP));
+    const i64 g = slot / nitems;
+    const i64 it = slot - g * nitems;
+    const i64 off = g * n;
+    const int ci = colors[off + item_v[it]];
+    const int dst = item_dst[it];
+    REAL* dest = dst >= 0 ? out + (off + dst) * (i64)W : partial + (g * nchunks + (i64)(-1 - dst)) * (i64)W;
+    const int cnt = kept[slot];
+    if (cnt == 0) {
+        for (int u = l; u < W; u += L) dest[u] = (REAL)0;
+        return;
+    }
+    {
+        const uint4* src = reinterpret_cast<const uint4*>(Rp + (i64)ci * RP);
+        uint4* dstR = reinterpret_cast<uint4*>(Rs);
+        for (int z = l; z < RP / 8; z += L) cc_cp_async16(dstR + z, src + z);
+        cc_cp_async_commit();
+    }
+    const i64 e0 = g * nnz + item_lo[it];
+    const int* ix = sidx + e0;
+    const signed char* cx = scol + e0;
+    const REAL* Mg = Mp + off * (i64)Wp;
+    unsigned mask = 0;
+    for (int xb = 0; xb < Wp; xb += NX * L) {
+        unsigned xok = 0;  // bit q: column xb + l + q*L exists
+#pragma unroll
+        for (int q = 0; q < NX; ++q) xok |= (unsigned)(xb + l + q * L < Wp) << q;
+        const REAL* Mx = Mg + xb + l;
+        REAL acc[NX];
+#pragma unroll
+        for (int q = 0; q < NX; ++q) acc[q] = (REAL)0;
+        int cur = -1;
+        for (int e = 0; e < cnt; e += A) {
+            int c[A];
+            REAL val[A][NX];
+#pragma unroll
+            for (int a = 0; a < A; ++a) {
+                const bool ok = e + a < cnt;
+                const int j = ok ? __ldg(ix + e + a) : 0;
+                c[a] = ok ? (int)cx[e + a] : -1;
+                const REAL* m = Mx + (i64)j * Wp;
+#pragma unroll
+                for (int q = 0; q < NX; ++q) val[a][q] = (ok && ((xok >> q) & 1u)) ? __ldg(m + q * L) : (REAL)0;
+            }
+#pragma unroll
+            for (int a = 0; a < A; ++a) {
+                if (c[a] >= 0) {  // uniform over the group: every lane sees the same arcs
+                    if (c[a] != cur) {
+                        if (cur >= 0) {
+#pragma unroll
+                            for (int q = 0; q < NX; ++q) {
+                                if ((xok >> q) & 1u) T[cur * Wp + xb + l + q * L] = acc[q];
+                                acc[q] = (REAL)0;
+                            }
+                        }
+                        cur = c[a];
+                        mask |= 1u << cur;
+                    }
+#pragma unroll
+                    for (int q = 0; q < NX; ++q) acc[q] += val[a][q];
+                }
+            }
+        }
+#pragma unroll
+        for (int q = 0; q < NX; ++q)
+            if ((xok >> q) & 1u) T[cur * Wp + xb + l + q * L] = acc[q];
+    }
+    cc_cp_async_wait();
+    cc_group_sync(grp + 1, L);
+    for (int u = l; u < W; u += L) {
+        REAL s = (REAL)0;
+        for (int mm = 0; mm < p; ++mm) {
+            const unsigned f = Rs[mm * W + u];
+            const unsigned cm = (unsigned)(((u64)f * magic) >> 32);
+            if ((mask >> cm) & 1u) s += T[f];
+        }
+        dest[u] = s;
+    }
+}
+
+#define CC_SORTED_KERNEL(NAME, NX, A, MINB)                                                                          \
+    extern "C" __global__ void __launch_bounds__(256, MINB) NAME(                                                    \
+        const int* __restrict__ sidx, const signed char* __restrict__ scol, const int* __restrict__ kept,        \
+        const int* __restrict__ item_v, const i64* __restrict__ item_lo, const int* __restrict__ item_dst,       \
+        i64 nitems, int nchunks, int n, i64 nnz, i64 nbt, const signed char* __restrict__ colors,                \
+        const unsigned short* __restrict__ Rp, int RP, int k, int p, u64 magic, const REAL* __restrict__ Mp,     \
+        int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W, int L, int GB) {                      \
+        cc_spmm_sorted_impl<NX, A>(sidx, scol, kept, item_v, item_lo, item_dst, nitems, nchunks, n, nnz, nbt,   \
+                                   colors, Rp, RP, k, p, magic, Mp, Wp, out, partial, W, L, GB);                 \
+    }
+// minimum blocks per SM: caps the registers (64 / 85 in float) without spills
+#ifdef CC_DOUBLE
+CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 2)
+#else
+CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 4)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 3)
+#endif
