@@ -572,6 +572,21 @@ def _auto_samples(rec, reg, p, m, pending, t_build, t_sample):
     return -(-s // _BATCH) * _BATCH
 
 
+def _planned_check(rec, reg, p, m, pending, eps, level):
+    """Colorings at which every pending class's Student-t half-width is predicted to be <= eps·m at ``level``
+    (from the current per-coloring spread, the quantile at the current degrees of freedom, x1.1)."""
+    from scipy import stats
+    X, _, _ = rec.matrices(reg, p)
+    R = X.shape[0]
+    rows = np.asarray(pending, dtype=np.int64)
+    sd = X[:, rows].std(axis=0, ddof=1)
+    mm = np.maximum(m[rows], 1e-300)
+    t = stats.t.ppf(1.0 - level / 2.0, max(R - 1, 1))
+    need = (t * sd / (eps * mm)) ** 2 * 1.1
+    need = need[np.isfinite(need)]
+    return int(math.ceil(need.max())) if need.size else R + 1
+
+
 def _has_connected_kset(G, k) -> bool:
     """Whether some connected component has at least k vertices (else there is no connected k-set)."""
     if G.n < k:
@@ -586,7 +601,8 @@ def _has_connected_kset(G, k) -> bool:
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int | str = 1 << 16, min_colorings: int = 10,
-                    max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25):
+                    max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
+                    checkpoints: str = "planned"):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
     Parameters
@@ -608,6 +624,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     adaptive : Motivo's adaptive graphlet sampling (AGS): after 3 uniform colorings, colorings sample the
         treelet shapes that best cover the classes still pending; ``natural_share`` (in (0, 1]) of
         each such coloring's samples stays uniform over all treelets
+    checkpoints : where the stop rule checks (check i at level delta/(i(i+1)), see the docs):
+        ``"geometric"`` after min_colorings, then each time the colorings grew by 25%; ``"planned"``
+        (default) the same, but a failed check puts the next one where the slowest pending class is
+        predicted to reach eps (at most 4x the colorings so far), so fewer checks spend delta
 
     Returns
     -------
@@ -652,6 +672,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         raise InvalidArgument(f"adaptive must be True or False; got {adaptive!r}")
     if isinstance(natural_share, bool) or not isinstance(natural_share, (int, float)) or not 0 < natural_share <= 1:
         raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
+    if checkpoints not in ("planned", "geometric"):
+        raise InvalidArgument(f"checkpoints must be 'planned' or 'geometric'; got {checkpoints!r}")
     G = as_graph(G)
     G._require_undirected("estimate_census")
     be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
@@ -743,6 +765,12 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     converged = True
                     break
                 next_check = max(j + 1, math.ceil(j * 1.25))
+                if checkpoints == "planned" and pending_rows and j >= 2:
+                    # the next check where the slowest pending class is predicted to pass at the next
+                    # check's level (at most 4x the colorings so far): fewer failed checks, so a smaller
+                    # share of delta spent before the stop
+                    next_check = min(max(next_check, _planned_check(rec, reg, p, m, pending_rows, eps,
+                                                                    delta / ((check + 1) * (check + 2)))), 4 * j)
             if last:
                 break
     finally:
@@ -765,6 +793,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
+                    checkpoints=checkpoints, checks=check,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive
