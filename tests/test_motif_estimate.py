@@ -224,6 +224,45 @@ def test_budget_stops_early_and_reports():
     assert df2.attrs["colorings"] == 3 and not df2.attrs["converged"]
 
 
+def test_variance_split_sampling_part_matches_repeated_sampling():
+    """One fixed coloring sampled many times (Vc = 0): the estimated sampling variance g²·h must match the
+    empirical variance of the per-batch estimates (an independent check of the binomial approximation)."""
+    from la_gpm.algorithms.motif_estimate import _Record, variance_split
+    G = la_gpm.datasets.load("email-Eu-core")
+    k = 4
+    reg = _Registry(k)
+    p = math.factorial(k) / k ** k
+    T = _Tables(G, k, ((np.arange(G.n) * 5 + 1) % k).astype(np.int8))
+    qn = T.natural_mixture() / T.shape_treelets
+    rec = _Record()
+    for key in range(60):
+        rows = reg.classify(G, T.sample(3000, key=key)[0])
+        rec.add(np.bincount(rows, minlength=len(reg)), 3000, qn, T.treelets)
+    X, _, H = rec.matrices(reg, p)
+    rows = [i for i in range(len(reg)) if H[:, i].mean() >= 20]
+    vtot, vs, a = variance_split(rec, reg, p, rows)
+    ratio = vs / vtot
+    assert len(rows) >= 3 and np.all(ratio > 0.55) and np.all(ratio < 1.8), ratio
+    assert np.allclose(a, vs * 3000)
+
+
+def test_auto_samples_and_checkpoints_options():
+    G = la_gpm.datasets.load("email-Eu-core")
+    truth = {r.name: int(r.count) for r in la_gpm.census(G, 4).itertuples()}
+    for spc, cps in (("auto", "planned"), (1 << 14, "geometric")):
+        df = estimate_census(G, 4, seed=5, samples_per_coloring=spc, checkpoints=cps, min_frequency=1e-3)
+        a = df.attrs
+        assert a["checkpoints"] == cps and a["samples_per_coloring"] == spc and a["converged"]
+        assert a["samples"] <= a["colorings"] * (1 << 22)
+        inside = np.mean([r.ci_low <= truth[r.name] <= r.ci_high for r in df.itertuples()])
+        assert inside >= 0.8
+    for bad in ("many", None, 0, 2.5):
+        with pytest.raises(InvalidArgument):
+            estimate_census(G, 4, seed=1, samples_per_coloring=bad)
+    with pytest.raises(InvalidArgument):
+        estimate_census(G, 4, seed=1, checkpoints="sometimes")
+
+
 def test_triangle_free_and_tiny_graphs():
     # a star: only 3-vertex wedges exist; the 4-star is the only 4-class
     G = la_gpm.Graph.from_edges([0, 0, 0, 0], [1, 2, 3, 4], n=5)
