@@ -57,6 +57,30 @@ def test_bitmap_kernel_over_and_under_the_cap(cap, dense_graph, monkeypatch):
         assert _gpu_cliques(G, k, "bitmap") == w, (cap, k)
 
 
+@pytest.mark.parametrize("split_min", [1, 6, 40])
+def test_balanced_work_items_give_the_same_counts(split_min, dense_graph, monkeypatch):
+    """Arcs split into ranges of their first candidate (every size from one-vertex ranges up) and
+    handed out heaviest first count every clique exactly once."""
+    import la_gpm.backends.gpu.cliques as gc
+    monkeypatch.setattr(gc, "SPLIT_MIN_C", split_min)
+    monkeypatch.setattr(gc, "SPLIT_MAX", 64)
+    monkeypatch.setattr(gc, "SPLIT_WIDTH", 1)
+    G, want = dense_graph
+    for k, w in want.items():
+        G.clear_device_cache()  # the item list is cached per graph and k
+        assert gc.clique_count(G, k, method="bitmap", balance=True) == w, (split_min, k)
+        assert gc.clique_count(G, k, method="bitmap", balance=False) == w, (split_min, k)
+
+
+def test_balance_needs_the_whole_graph_and_the_bitmap_kernel(dense_graph):
+    from la_gpm.backends.gpu.cliques import clique_count
+    G, _ = dense_graph
+    with pytest.raises(ValueError, match="whole graph"):
+        clique_count(G, 5, part=(0, 2), method="bitmap", balance=True)
+    with pytest.raises(ValueError, match="bitmap"):
+        clique_count(G, 5, method="stack", balance=True)
+
+
 @pytest.mark.parametrize("method", METHODS)
 def test_small_memory_budget_still_exact(method):
     G = la_gpm.generators.rmat(12, seed=2)

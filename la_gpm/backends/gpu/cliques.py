@@ -11,6 +11,14 @@ Two methods, one warp per DAG arc (u, v) handed out through an atomic counter:
 ``"auto"`` picks the bitmap kernel for k >= BITMAP_MIN_K (measured on the H100:
 benchmarks/results/cliques_gpu_gpu.json). The number of resident warps is chosen so that all
 per-warp buffers fit ``la_gpm.config.memory_budget``.
+
+Load balance (bitmap kernel, k >= BALANCE_MIN_K): one arc's subtree can hold a large share of
+all k-cliques (wiki-Vote: candidate sets of up to 46 dense vertices), and a warp that takes it
+late finishes long after the others. The host then measures every arc's candidate set size c
+(one warp-per-arc kernel), drops arcs with c < k - 2, splits arcs with c >= SPLIT_MIN_C into
+ranges of the first vertex chosen in C (range ends at equal shares of Σ (c - i)^3, a proxy of
+the subtree below i), and hands the items out heaviest first. The item list is cached per
+graph and k.
 """
 
 from __future__ import annotations
@@ -23,12 +31,50 @@ MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
 BITMAP_MIN_K = 5
 BITMAP_CAP = 1024  # CQ_CAP of cliques.cu: candidate sets up to 32 words of 32 bits
+BALANCE_MIN_K = 6
+SPLIT_MIN_C = 24
+SPLIT_MAX = 8     # ranges per split arc: min(SPLIT_MAX, c // SPLIT_WIDTH), at least 1
+SPLIT_WIDTH = 8
 
 
-def clique_count(G, k: int, part=None, method: str = "auto") -> int:
+def _work_items(G, k: int, rcap: int):
+    """(arc ids, first-vertex range starts, range ends) of the bitmap kernel's balanced work
+    items, heaviest first (see the module docstring); cached per graph, k and cap."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx = device_csr(G, "R")
+        src = device_arc_sources(G, "R")
+        narcs = int(idx.shape[0])
+        with oom_guard(f"splitting {narcs} arcs into balanced {k}-clique work items"):
+            c = cp.empty(narcs, dtype=cp.int32)
+            blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
+            kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+            arcs = cp.flatnonzero(c >= k - 2).astype(cp.int32)
+            ca = c[arcs].astype(cp.int64)
+            split = (ca >= SPLIT_MIN_C) & (ca <= rcap)
+            nch = cp.where(split, cp.clip(ca // SPLIT_WIDTH, 1, SPLIT_MAX), 1)
+            item_arc = cp.repeat(arcs, nch)
+            item_c = cp.repeat(ca, nch).astype(cp.float64)
+            first = cp.cumsum(nch) - nch
+            t = cp.arange(item_arc.shape[0], dtype=cp.int64) - cp.repeat(first, nch)
+            nc = cp.repeat(nch, nch).astype(cp.float64)
+            # range ends at equal shares of Σ (c - i)^3: i_t = c - c (1 - t / nch)^(1/3)
+            lo = cp.floor(item_c - item_c * cp.cbrt(1.0 - t / nc)).astype(cp.int64)
+            hi = cp.floor(item_c - item_c * cp.cbrt(1.0 - (t + 1) / nc)).astype(cp.int64)
+            hi = cp.where(t + 1 == nc, item_c.astype(cp.int64), hi)
+            est = (item_c - lo) ** 3 - (item_c - hi) ** 3
+            order = cp.argsort(-est)
+            return (item_arc[order], lo[order].astype(cp.int32), hi[order].astype(cp.int32))
+    return G.device_cache(f"gpu:{dev}:R:clique_items:{k}:{rcap}", make)
+
+
+def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | None = None) -> int:
     """k-cliques of G; with ``part=(i, nparts)`` only those whose lowest-ranked vertex lies in the
-    i-th work-balanced range of ranks (see ``la_gpm.backends.partition``). ``method``: see the
-    module docstring."""
+    i-th work-balanced range of ranks (see ``la_gpm.backends.partition``). ``method`` and
+    ``balance`` (default: bitmap kernel, k >= BALANCE_MIN_K, whole graph): see the module
+    docstring."""
     cp = cupy()
     from ...config import config
     from ..partition import part_range
@@ -41,6 +87,10 @@ def clique_count(G, k: int, part=None, method: str = "auto") -> int:
         method = "bitmap" if k >= BITMAP_MIN_K else "stack"
     if k == 3:
         method = "stack"  # nothing to encode: the triangle count is one intersection per arc
+    if balance and (part is not None or method != "bitmap"):
+        raise ValueError("balance=True needs the bitmap kernel (k >= 4) on the whole graph (no part)")
+    if balance is None:
+        balance = method == "bitmap" and k >= BALANCE_MIN_K and part is None
     ptr, idx = device_csr(G, "R")
     src = device_arc_sources(G, "R")
     hp, _ = G.oriented_ranked()
@@ -66,7 +116,14 @@ def clique_count(G, k: int, part=None, method: str = "auto") -> int:
     with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
         buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
         counters = cp.asarray(np.array([a0, 0, 0], dtype=np.uint64))  # [next arc, total, overflow]; arcs a0..
-        size = (np.int32(k), np.int32(maxdeg)) + ((np.int32(rcap),) if method == "bitmap" else ())
+        if method == "bitmap":
+            null = np.uint64(0)
+            items = _work_items(G, k, rcap) if balance else (null, null, null)
+            if balance:
+                narcs = int(items[0].shape[0])
+            size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *items)
+        else:
+            size = (np.int32(k), np.int32(maxdeg))
         kern = kernel("cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
         kern((grid,), (warps_per_block * 32,),
              (ptr, idx, src, np.int64(narcs), *size, buf, counters[0:1], counters[1:2], counters[2:3]))

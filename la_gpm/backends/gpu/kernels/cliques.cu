@@ -12,6 +12,9 @@
 //   deeper level is a word-wise AND of a candidate bitmap with a row: lane l holds word l of the
 //   current level (|C| <= cap <= CQ_CAP = 32 × 32), the next vertex is the lowest set bit (ballot +
 //   ffs), the last level is a popcount. Arcs whose C exceeds cap take the stack path in the same warp.
+//   Work items may be whole arcs or (arc, range of the first vertex chosen in C): the host splits
+//   arcs with large C into ranges and hands the heaviest items out first (static DuMato-style
+//   donation of subtrees; see cliques.py), since one arc's subtree can outlast every other warp.
 #include "common.cuh"
 
 #define LA_MAX_LEVELS 32
@@ -116,8 +119,8 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
 // row i is set when j > i and C[j] ∈ N+(C[i]). Words below row i's own word are never read (the
 // candidate bitmaps they meet are zero there), so they are not written.
 __device__ __forceinline__ void build_rows(const i64* __restrict__ ptr, const int* __restrict__ idx, const int* C,
-                                           int c, int W, unsigned* rows, int lane) {
-    for (int i = 0; i < c - 1; ++i) {
+                                           int c, int W, int from, unsigned* rows, int lane) {
+    for (int i = from; i < c - 1; ++i) {  // rows of i >= from: the only vertices a search from `from` picks
         const int w = C[i];
         const i64 wlo = __ldg(ptr + w), whi = __ldg(ptr + w + 1);
         for (int wd = (i + 1) >> 5; wd < W; ++wd) {
@@ -130,23 +133,37 @@ __device__ __forceinline__ void build_rows(const i64* __restrict__ ptr, const in
     __syncwarp();
 }
 
-// Cliques of k - 2 vertices inside C, counted from the bit rows: L = k - 3 vertices are chosen
-// depth-first in increasing order, the last one is a popcount. Lane l holds word l of each level.
-__device__ __forceinline__ void bitmap_dfs(const unsigned* rows, int c, int W, int L, int lane, u64& acc, bool& over) {
+// bits of positions below n in this lane's word of a bitmap
+__device__ __forceinline__ unsigned bits_below(int n, int lane) {
+    const int t = n - (lane << 5);
+    return t <= 0 ? 0u : (t >= 32 ? LA_FULL_MASK : (1u << t) - 1u);
+}
+
+// Cliques of k - 2 vertices inside C whose first (lowest) vertex lies in [i0, i1), counted from the
+// bit rows: L = k - 3 vertices are chosen depth-first in increasing order, the last one is a
+// popcount. Lane l holds word l of each level.
+__device__ __forceinline__ void bitmap_dfs(const unsigned* rows, int c, int W, int i0, int i1, int L, int lane,
+                                           u64& acc, bool& over) {
     unsigned X[LA_MAX_LEVELS];
-    const int tail = c - (lane << 5);  // bits of C in this lane's word
-    X[0] = lane < W ? (tail >= 32 ? LA_FULL_MASK : (1u << tail) - 1u) : 0u;
+    X[0] = lane < W ? bits_below(min(i1, c), lane) & ~bits_below(i0, lane) : 0u;
     int d = 0;
     while (d >= 0) {
         unsigned x = X[d];
-        // choosing here needs L - d more chosen vertices plus the counted one
-        if ((int)__reduce_add_sync(LA_FULL_MASK, __popc(x)) < L - d + 1) { --d; continue; }
         const unsigned nz = __ballot_sync(LA_FULL_MASK, x != 0u);
+        if (nz == 0u) { --d; continue; }
         const int f = __ffs(nz) - 1;
         const int i = (f << 5) + __ffs(__shfl_sync(LA_FULL_MASK, x, f)) - 1;
+        // choosing i needs L - d more vertices after it (plus i): at level 0 any of C after i
+        // (the level may hold only a range of C), deeper only the level's own candidates
+        const int left = d == 0 ? c - i : (int)__reduce_add_sync(LA_FULL_MASK, __popc(x));
+        if (left < L - d + 1) { --d; continue; }
         if (lane == f) x &= x - 1u;  // i leaves the level's candidates
         X[d] = x;
-        const unsigned y = lane < W && x ? x & rows[(i64)i * W + lane] : 0u;
+        unsigned y;
+        if (d == 0)  // every vertex of C after i (row i holds no others; words below i's are unwritten)
+            y = lane < W && lane >= ((i + 1) >> 5) ? rows[(i64)i * W + lane] & ~bits_below(i + 1, lane) : 0u;
+        else
+            y = lane < W && x ? x & rows[(i64)i * W + lane] : 0u;
         if (d + 1 == L) {
             add_checked(acc, (u64)__reduce_add_sync(LA_FULL_MASK, __popc(y)), over);
         } else {
@@ -159,8 +176,12 @@ __device__ __forceinline__ void bitmap_dfs(const unsigned* rows, int c, int W, i
 // k >= 4. Per warp: (k-3) × maxdeg ints of stack (level 0 = C; deeper levels for arcs with
 // |C| > cap) then cap × ceil(cap / 32) words of rows; cap <= min(maxdeg, CQ_CAP) (the host passes
 // less only to test the stack path).
+// Work items: t = next_arc's values below narcs; item t is arc items[t] with first vertex in
+// [first_lo[t], first_hi[t]) (or arc t, whole, when items is NULL). Split items have |C| <= cap.
 extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                                const int* __restrict__ src, i64 narcs, int k, int maxdeg, int cap,
+                                               const int* __restrict__ items, const int* __restrict__ first_lo,
+                                               const int* __restrict__ first_hi,
                                                int* __restrict__ buf, u64* __restrict__ next_arc,
                                                u64* __restrict__ total, u64* __restrict__ overflow) {
     const int lane = threadIdx.x & 31;
@@ -177,6 +198,9 @@ extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, cons
         if (lane == 0) e = atomicAdd(next_arc, 1ULL);
         e = __shfl_sync(LA_FULL_MASK, e, 0);
         if (e >= (u64)narcs) break;
+        const int i0 = first_lo ? __ldg(first_lo + e) : 0;
+        const int i1 = first_hi ? __ldg(first_hi + e) : 0x7fffffff;
+        if (items) e = (u64)__ldg(items + e);
         const int u = __ldg(src + e);
         const int v = __ldg(idx + e);
         i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
@@ -184,10 +208,10 @@ extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, cons
         if (ahi - alo < k - 2) continue;  // fewer candidates than the clique's other vertices
         const int c = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
         if (c < k - 2) continue;
-        if (c > rcap) { stack_dfs(ptr, idx, k, maxdeg, stack, c, lane, local, over); continue; }
+        if (c > rcap) { if (i0 == 0) stack_dfs(ptr, idx, k, maxdeg, stack, c, lane, local, over); continue; }
         const int W = (c + 31) >> 5;
-        build_rows(ptr, idx, stack, c, W, rows, lane);
-        bitmap_dfs(rows, c, W, k - 3, lane, local, over);
+        build_rows(ptr, idx, stack, c, W, i0, rows, lane);
+        bitmap_dfs(rows, c, W, i0, i1, k - 3, lane, local, over);
         __syncwarp();  // rows are rewritten for the next arc
     }
     if (lane == 0 && local) {
@@ -195,4 +219,18 @@ extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, cons
         over |= before + local < before;
     }
     if (lane == 0 && over) atomicExch(overflow, 1ULL);
+}
+
+// |N+(u) ∩ N+(v)| of every DAG arc (u, v): the candidate-set sizes the host splits work by
+extern "C" __global__ void clique_arc_sizes(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                            const int* __restrict__ src, i64 narcs, int* __restrict__ sizes) {
+    const int lane = threadIdx.x & 31;
+    const i64 nw = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 e = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; e < narcs; e += nw) {
+        const int u = __ldg(src + e), v = __ldg(idx + e);
+        i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
+        if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+        const u64 c = warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane);
+        if (lane == 0) sizes[e] = (int)c;
+    }
 }
