@@ -155,6 +155,8 @@ def main():
     ap.add_argument("--gpu-spc", default="65536", help="samples_per_coloring of the GPU runs (an int or auto)")
     ap.add_argument("--gpu-build", choices=["level", "shape", "both"], default="level",
                     help="table build measured per coloring (both: the per-shape build before the level-wise one)")
+    ap.add_argument("--checkpoints", choices=["planned", "geometric"], default="planned")
+    ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--name", default="motif_estimate")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -197,9 +199,9 @@ def main():
             spc = spc if spc == "auto" else int(spc)
             for ad in modes[args.gpu_adaptive if be == "gpu" else args.adaptive]:
                 t = time.perf_counter()
-                df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=1, time_budget=args.budget,
+                df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=args.seed, time_budget=args.budget,
                                      min_frequency=args.min_frequency, backend=be, adaptive=ad,
-                                     samples_per_coloring=spc)
+                                     samples_per_coloring=spc, checkpoints=args.checkpoints)
                 wall = time.perf_counter() - t
                 a = df.attrs
                 row = {"graph": name, "n": G.n, "m": G.m, "k": k, "backend": be, "adaptive": ad, "eps": args.eps,
@@ -213,6 +215,7 @@ def main():
                        "build_s_per_coloring": build_s, "samples_per_s": rate, "table_bytes_per_coloring": nbytes,
                        "table_bytes_limit_s_at_2.89TBps": nbytes / 2.89e12, "total_estimate": a["total"],
                        "samples_per_coloring": spc, "build_s_in_run": a["build_s"], "sample_s_in_run": a["sample_s"],
+                       "checkpoints": args.checkpoints, "checks": a["checks"], "seed": args.seed,
                        "why_colorings": why_colorings(df, *ME._last_record, args.min_frequency)}
                 if be == "gpu":
                     from la_gpm.algorithms.motif_estimate import _plan
