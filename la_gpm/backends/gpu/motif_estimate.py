@@ -25,7 +25,7 @@ import numpy as np
 from . import cupy, device_csr, kernel, oom_guard
 
 _FILE = "me_sample"
-_HOST_CUMSUM = 1 << 24      # root weights up to this many entries are summed on the host
+_HOST_CUMSUM = 1 << 20      # root weights up to this many entries are summed on the host (exactly as the CPU)
 HUB_DEGREE = 128            # graphs with a vertex of this degree sample with a warp per sample
 GROUPED_SPMM_MAX_C = 16     # (per-shape build) tables of at most this many columns use the grouped SpMM
 SPMM_CHUNK = 1024           # neighbours per SpMM task: vertices of higher degree are split over several warps
