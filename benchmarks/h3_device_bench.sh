@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# H3's device benchmark of motif-frequency estimation (bench_motif_estimate.py): GPU grid, R-MAT 22 k = 7
+# estimator ablations, CPU (16 cores) grid.  JSON and one log to $OUT.
+export PYTHONUNBUFFERED=1 LA_GPM_BENCH_OUT=$OUT
+[ -d .shared_data ] && export LA_GPM_SHARED_DATA=$PWD/.shared_data
+if ls .whl/*.whl >/dev/null 2>&1; then
+  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
+  export PYTHONPATH=$PWD:/tmp/site
+else
+  export PYTHONPATH=$PWD
+fi
+B() { t=$1; shift; timeout "$t" python3 benchmarks/bench_motif_estimate.py --out "$OUT" "$@" 2>&1 | grep -v Warn; }
+{
+B 120 --backends gpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20:7 rmat22:5 rmat22:6 --gpu-spc auto --budget 15 --name motif_estimate_grid
+B 70 --backends gpu --cases rmat22:7 --gpu-spc 65536 --checkpoints geometric --budget 40 --name motif_estimate_rmat22_fixed_geometric
+B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --checkpoints geometric --budget 35 --name motif_estimate_rmat22_auto_geometric
+B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --seed 2 --budget 35 --name motif_estimate_rmat22_seed2
+B 110 --backends cpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20:7 --adaptive on --budget 5 --name motif_estimate_grid_cpu16
+} 2>&1 | tee "$OUT/h3_bench.log"
