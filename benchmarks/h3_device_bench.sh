@@ -15,5 +15,5 @@ B 120 --backends gpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20
 B 70 --backends gpu --cases rmat22:7 --gpu-spc 65536 --checkpoints geometric --budget 40 --name motif_estimate_rmat22_fixed_geometric
 B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --checkpoints geometric --budget 35 --name motif_estimate_rmat22_auto_geometric
 B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --seed 2 --budget 35 --name motif_estimate_rmat22_seed2
-B 110 --backends cpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20:7 --adaptive on --budget 5 --name motif_estimate_grid_cpu16
+B 90 --backends cpu --cases rmat20:5 rmat20:6 rmat20:7 --adaptive on --budget 5 --name motif_estimate_cpu16_rmat20
 } 2>&1 | tee "$OUT/h3_bench.log"
