@@ -3,7 +3,7 @@
 
     compute-sanitizer --tool memcheck  python benchmarks/sanitize_kernels.py
     compute-sanitizer --tool racecheck --kernel-name-exclude kns=cupy \
-        python benchmarks/sanitize_kernels.py --part triangles   # or cliques, trie
+        python benchmarks/sanitize_kernels.py --part triangles   # or cliques, trie (--scale 7)
 
 (racecheck is slow: one part per call keeps each under its own time limit; CuPy's own kernels
 are excluded because ``cupy_nonzero`` reports benign races inside CuPy.)
@@ -54,8 +54,9 @@ PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie}
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--part", choices=sorted(PARTS) + ["all"], default="all")
+    ap.add_argument("--scale", type=int, default=10, help="R-MAT scale of the workload (racecheck: smaller)")
     a = ap.parse_args()
-    G = la_gpm.generators.rmat(10, seed=1)
+    G = la_gpm.generators.rmat(a.scale, seed=1)
     for name, fn in PARTS.items():
         if a.part in (name, "all"):
             fn(G)
