@@ -64,6 +64,20 @@ def device_csr(G, which: str = "A"):
     return G.device_cache(f"gpu:{dev}:{which}", make)
 
 
+def device_arc_table(G, name: str, what: str, build):
+    """Per-graph device data derived from the arcs of the rank-ordered DAG, built once per device
+    and kept with the graph: ``build(ptr, idx, src, narcs)`` runs under ``oom_guard(what)``."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx = device_csr(G, "R")
+        src = device_arc_sources(G, "R")
+        with oom_guard(what):
+            return build(ptr, idx, src, int(idx.shape[0]))
+    return G.device_cache(f"gpu:{dev}:R:{name}", make)
+
+
 def device_arc_sources(G, which: str = "D"):
     """Source vertex of every arc of the CSR ``which`` (int32), on the device."""
     cp = cupy()

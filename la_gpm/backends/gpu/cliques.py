@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_csr, kernel, oom_guard
+from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -41,33 +41,29 @@ def _work_items(G, k: int, rcap: int):
     """(arc ids, first-vertex range starts, range ends) of the bitmap kernel's balanced work
     items, heaviest first (see the module docstring); cached per graph, k and cap."""
     cp = cupy()
-    dev = cp.cuda.Device().id
 
-    def make():
-        ptr, idx = device_csr(G, "R")
-        src = device_arc_sources(G, "R")
-        narcs = int(idx.shape[0])
-        with oom_guard(f"splitting {narcs} arcs into balanced {k}-clique work items"):
-            c = cp.empty(narcs, dtype=cp.int32)
-            blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
-            kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
-            arcs = cp.flatnonzero(c >= k - 2).astype(cp.int32)
-            ca = c[arcs].astype(cp.int64)
-            split = (ca >= SPLIT_MIN_C) & (ca <= rcap)
-            nch = cp.where(split, cp.clip(ca // SPLIT_WIDTH, 1, SPLIT_MAX), 1)
-            item_arc = cp.repeat(arcs, nch)
-            item_c = cp.repeat(ca, nch).astype(cp.float64)
-            first = cp.cumsum(nch) - nch
-            t = cp.arange(item_arc.shape[0], dtype=cp.int64) - cp.repeat(first, nch)
-            nc = cp.repeat(nch, nch).astype(cp.float64)
-            # range ends at equal shares of Σ (c - i)^3: i_t = c - c (1 - t / nch)^(1/3)
-            lo = cp.floor(item_c - item_c * cp.cbrt(1.0 - t / nc)).astype(cp.int64)
-            hi = cp.floor(item_c - item_c * cp.cbrt(1.0 - (t + 1) / nc)).astype(cp.int64)
-            hi = cp.where(t + 1 == nc, item_c.astype(cp.int64), hi)
-            est = (item_c - lo) ** 3 - (item_c - hi) ** 3
-            order = cp.argsort(-est)
-            return (item_arc[order], lo[order].astype(cp.int32), hi[order].astype(cp.int32))
-    return G.device_cache(f"gpu:{dev}:R:clique_items:{k}:{rcap}", make)
+    def build(ptr, idx, src, narcs):
+        c = cp.empty(narcs, dtype=cp.int32)
+        blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
+        kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+        arcs = cp.flatnonzero(c >= k - 2).astype(cp.int32)
+        ca = c[arcs].astype(cp.int64)
+        split = (ca >= SPLIT_MIN_C) & (ca <= rcap)
+        nch = cp.where(split, cp.clip(ca // SPLIT_WIDTH, 1, SPLIT_MAX), 1)
+        item_arc = cp.repeat(arcs, nch)
+        item_c = cp.repeat(ca, nch).astype(cp.float64)
+        first = cp.cumsum(nch) - nch
+        t = cp.arange(item_arc.shape[0], dtype=cp.int64) - cp.repeat(first, nch)
+        nc = cp.repeat(nch, nch).astype(cp.float64)
+        # range ends at equal shares of Σ (c - i)^3: i_t = c - c (1 - t / nch)^(1/3)
+        lo = cp.floor(item_c - item_c * cp.cbrt(1.0 - t / nc)).astype(cp.int64)
+        hi = cp.floor(item_c - item_c * cp.cbrt(1.0 - (t + 1) / nc)).astype(cp.int64)
+        hi = cp.where(t + 1 == nc, item_c.astype(cp.int64), hi)
+        est = (item_c - lo) ** 3 - (item_c - hi) ** 3
+        order = cp.argsort(-est)
+        return (item_arc[order], lo[order].astype(cp.int32), hi[order].astype(cp.int32))
+    return device_arc_table(G, f"clique_items:{k}:{rcap}", f"splitting arcs into balanced {k}-clique work items",
+                            build)
 
 
 def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | None = None) -> int:

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_csr, kernel, oom_guard
+from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard
 
 SCHEDULES = ("auto", "bucketed", "uniform")
 GROUPS = (1, 2, 4, 8, 16, 32)
@@ -42,25 +42,19 @@ def default_group(G) -> int:
 def _arc_bins(G):
     """Per bin: (device array of arc ids, group). Built once per graph and device."""
     cp = cupy()
-    dev = cp.cuda.Device().id
 
-    def make():
-        ptr, idx = device_csr(G, "R")
-        src = device_arc_sources(G, "R")
-        narcs = int(idx.shape[0])
-        with oom_guard("binning arcs for triangle counting"):
-            work = cp.empty(narcs, dtype=cp.int32)
-            kernel("triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
-                                                (ptr, idx, src, np.int64(narcs), work))
-            dtype = cp.int32 if narcs < (1 << 31) else cp.int64
-            bins = []
-            for lo, hi, group in BINS:
-                sel = cp.flatnonzero((work >= lo) & (work <= hi)).astype(dtype)
-                if sel.shape[0]:
-                    bins.append((sel, group))
-            del work
+    def build(ptr, idx, src, narcs):
+        work = cp.empty(narcs, dtype=cp.int32)
+        kernel("triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
+                                            (ptr, idx, src, np.int64(narcs), work))
+        dtype = cp.int32 if narcs < (1 << 31) else cp.int64
+        bins = []
+        for lo, hi, group in BINS:
+            sel = cp.flatnonzero((work >= lo) & (work <= hi)).astype(dtype)
+            if sel.shape[0]:
+                bins.append((sel, group))
         return bins
-    return G.device_cache(f"gpu:{dev}:R:tri_bins", make)
+    return device_arc_table(G, "tri_bins", "binning arcs for triangle counting", build)
 
 
 def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):

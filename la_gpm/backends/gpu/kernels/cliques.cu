@@ -48,6 +48,22 @@ __device__ __forceinline__ int warp_intersect_to(const int* S, int ns, const int
     return cnt;
 }
 
+// the warp's next work item from the shared counter (the same value on every lane)
+__device__ __forceinline__ u64 warp_next_item(u64* next, int lane) {
+    u64 e = 0;
+    if (lane == 0) e = atomicAdd(next, 1ULL);
+    return __shfl_sync(LA_FULL_MASK, e, 0);
+}
+
+// the out-lists [alo, ahi) and [blo, bhi) of DAG arc e = (u, v), the shorter first
+__device__ __forceinline__ void arc_lists(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                          const int* __restrict__ src, i64 e, i64& alo, i64& ahi, i64& blo,
+                                          i64& bhi) {
+    const int u = __ldg(src + e), v = __ldg(idx + e);
+    alo = __ldg(ptr + u); ahi = __ldg(ptr + u + 1); blo = __ldg(ptr + v); bhi = __ldg(ptr + v + 1);
+    if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+}
+
 // acc += x, remembering a wrap-around of the 64-bit sum (counts are exact or the call raises)
 __device__ __forceinline__ void add_checked(u64& acc, u64 x, bool& over) {
     const u64 r = acc + x;
@@ -94,14 +110,10 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
     u64 local = 0;
     bool over = false;
     for (;;) {
-        u64 e = 0;
-        if (lane == 0) e = atomicAdd(next_arc, 1ULL);
-        e = __shfl_sync(LA_FULL_MASK, e, 0);
+        const u64 e = warp_next_item(next_arc, lane);
         if (e >= (u64)narcs) break;
-        const int u = __ldg(src + e);
-        const int v = __ldg(idx + e);
-        i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
-        if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+        i64 alo, ahi, blo, bhi;
+        arc_lists(ptr, idx, src, (i64)e, alo, ahi, blo, bhi);
         if (k == 3) { add_checked(local, warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane), over); continue; }
         const int s0 = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
         stack_dfs(ptr, idx, k, maxdeg, stack, s0, lane, local, over);
@@ -194,17 +206,12 @@ extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, cons
     u64 local = 0;
     bool over = false;
     for (;;) {
-        u64 e = 0;
-        if (lane == 0) e = atomicAdd(next_arc, 1ULL);
-        e = __shfl_sync(LA_FULL_MASK, e, 0);
-        if (e >= (u64)narcs) break;
-        const int i0 = first_lo ? __ldg(first_lo + e) : 0;
-        const int i1 = first_hi ? __ldg(first_hi + e) : 0x7fffffff;
-        if (items) e = (u64)__ldg(items + e);
-        const int u = __ldg(src + e);
-        const int v = __ldg(idx + e);
-        i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
-        if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+        const u64 t = warp_next_item(next_arc, lane);
+        if (t >= (u64)narcs) break;
+        const int i0 = first_lo ? __ldg(first_lo + t) : 0;
+        const int i1 = first_hi ? __ldg(first_hi + t) : 0x7fffffff;
+        i64 alo, ahi, blo, bhi;
+        arc_lists(ptr, idx, src, items ? (i64)__ldg(items + t) : (i64)t, alo, ahi, blo, bhi);
         if (ahi - alo < k - 2) continue;  // fewer candidates than the clique's other vertices
         const int c = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
         if (c < k - 2) continue;
@@ -227,9 +234,8 @@ extern "C" __global__ void clique_arc_sizes(const i64* __restrict__ ptr, const i
     const int lane = threadIdx.x & 31;
     const i64 nw = ((i64)gridDim.x * blockDim.x) >> 5;
     for (i64 e = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; e < narcs; e += nw) {
-        const int u = __ldg(src + e), v = __ldg(idx + e);
-        i64 alo = __ldg(ptr + u), ahi = __ldg(ptr + u + 1), blo = __ldg(ptr + v), bhi = __ldg(ptr + v + 1);
-        if (ahi - alo > bhi - blo) { i64 t = alo; alo = blo; blo = t; t = ahi; ahi = bhi; bhi = t; }
+        i64 alo, ahi, blo, bhi;
+        arc_lists(ptr, idx, src, e, alo, ahi, blo, bhi);
         const u64 c = warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane);
         if (lane == 0) sizes[e] = (int)c;
     }
