@@ -11,9 +11,14 @@ else
 fi
 B() { t=$1; shift; timeout "$t" python3 benchmarks/bench_motif_estimate.py --out "$OUT" "$@" 2>&1 | grep -v Warn; }
 {
+case=${1:-all}
+if [ "$case" = all ]; then
 B 120 --backends gpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20:7 rmat22:5 rmat22:6 --gpu-spc auto --budget 15 --name motif_estimate_grid
-B 70 --backends gpu --cases rmat22:7 --gpu-spc 65536 --checkpoints geometric --budget 40 --name motif_estimate_rmat22_fixed_geometric
 B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --checkpoints geometric --budget 35 --name motif_estimate_rmat22_auto_geometric
-B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --seed 2 --budget 35 --name motif_estimate_rmat22_seed2
 B 90 --backends cpu --cases rmat20:5 rmat20:6 rmat20:7 --adaptive on --budget 5 --name motif_estimate_cpu16_rmat20
+fi
+# the old estimator (65536 samples per coloring, geometric checkpoints) with the new build; a second seed
+B 60 --backends gpu --cases rmat22:7 --gpu-spc 65536 --checkpoints geometric --budget 30 --name motif_estimate_rmat22_fixed_geometric
+B 50 --backends gpu --cases rmat22:7 --gpu-spc auto --seed 2 --budget 30 --name motif_estimate_rmat22_seed2
+B 40 --backends gpu --cases rmat18:7 --gpu-spc auto --budget 15 --name motif_estimate_rmat18_k7
 } 2>&1 | tee "$OUT/h3_bench.log"
