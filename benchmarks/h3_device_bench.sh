@@ -17,6 +17,11 @@ B 120 --backends gpu --cases rmat18:5 rmat18:6 rmat18:7 rmat20:5 rmat20:6 rmat20
 B 60 --backends gpu --cases rmat22:7 --gpu-spc auto --checkpoints geometric --budget 35 --name motif_estimate_rmat22_auto_geometric
 B 90 --backends cpu --cases rmat20:5 rmat20:6 rmat20:7 --adaptive on --budget 5 --name motif_estimate_cpu16_rmat20
 fi
+if [ "$case" = planned ]; then   # fixed samples per coloring, planned checkpoints (seeds 1 and 2)
+B 50 --backends gpu --cases rmat22:7 --gpu-spc 65536 --budget 30 --name motif_estimate_rmat22_fixed_planned
+B 50 --backends gpu --cases rmat22:7 --gpu-spc 65536 --seed 2 --budget 30 --name motif_estimate_rmat22_fixed_planned_seed2
+exit 0
+fi
 # the old estimator (65536 samples per coloring, geometric checkpoints) with the new build; a second seed
 B 60 --backends gpu --cases rmat22:7 --gpu-spc 65536 --checkpoints geometric --budget 30 --name motif_estimate_rmat22_fixed_geometric
 B 50 --backends gpu --cases rmat22:7 --gpu-spc auto --seed 2 --budget 30 --name motif_estimate_rmat22_seed2
