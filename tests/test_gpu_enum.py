@@ -332,20 +332,22 @@ def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), n=st.integers(4, 10), p=st.floats(0.2, 0.8), k=st.integers(3, 7),
        extra=st.integers(0, 6), induced=st.booleans(), thr=st.sampled_from([1, 3, 10, DEEP]),
-       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 2]), reuse=st.booleans())
-def test_property_deep_items_vs_brute_force(seed, n, p, k, extra, induced, thr, vlabels, elabels, reuse):
+       vlabels=st.sampled_from([0, 0, 2, 3]), elabels=st.sampled_from([0, 0, 2]), reuse=st.booleans(),
+       levels=st.sampled_from([None, 1, 2, 32]))
+def test_property_deep_items_vs_brute_force(seed, n, p, k, extra, induced, thr, vlabels, elabels, reuse, levels):
     """Counts (unique and embeddings) and listings from deep items equal brute force."""
     from la_gpm.backends.gpu.enum import count_plan_gpu, list_plan_gpu
     rng = random.Random(seed)
     G = _random_graph(rng, n, p, vlabels, elabels)
     P = _random_pattern(rng, k, extra, vlabels, elabels)
-    assert count_plan_gpu(G, plan_for(G, P, induced=induced, reuse=reuse), deep_items=thr)[0] == \
+    kw = {"deep_items": thr, "deep_levels": levels}
+    assert count_plan_gpu(G, plan_for(G, P, induced=induced, reuse=reuse), **kw)[0] == \
         brute_count(G, P, induced, "unique")
     want = sorted(brute_embeddings(G, P, induced))
     plan = plan_for(G, P, induced=induced, symmetry=False, reuse=reuse)
-    assert count_plan_gpu(G, plan, deep_items=thr)[0] == len(want)
+    assert count_plan_gpu(G, plan, **kw)[0] == len(want)
     chunk = rng.randrange(1, 9)
-    got = [tuple(r) for a in list_plan_gpu(G, plan, chunk_size=chunk, deep_items=thr) for r in a.tolist()]
+    got = [tuple(r) for a in list_plan_gpu(G, plan, chunk_size=chunk, **kw) for r in a.tolist()]
     assert sorted(got) == want
 
 
@@ -383,3 +385,5 @@ def test_deep_items_bounded_by_memory_budget(citeseer):
             assert got == want, (name, budget)
     with pytest.raises(InvalidArgument, match="deep_items"):
         count_plan_gpu(citeseer, plan_for(citeseer, Pattern.named("house")), deep_items=-1)
+    with pytest.raises(InvalidArgument, match="deep_levels"):
+        count_plan_gpu(citeseer, plan_for(citeseer, Pattern.named("house")), deep_items=DEEP, deep_levels=-1)

@@ -40,6 +40,7 @@ WARPS_PER_BLOCK = 8
 WARPS_PER_SM = 32  # 2 blocks of 8 warps resident per SM (__launch_bounds__(256, 2)), ×2 to hide fetches
 MAX_K = 32
 DEEP_ITEMS_PER_WARP = 2  # default deep_items threshold: this many items per resident warp
+DEEP_LEVELS = MAX_K  # default limit on the breadth-first expansion levels (MAX_K: until deep_items or depth k - 1)
 MAX_DEEP_ITEMS = 1 << 22  # first try at most this many partial matches per breadth-first level
 N_COUNTERS = 7  # next item, total, overflow, reuse hits, set ops, set ops saved, tree nodes
 FAST_LAST = True  # count the last level's final intersection without writing it (False: the plain path)
@@ -184,7 +185,7 @@ class _Call:
         return int(any(2 <= self._reuse[i] < d for i in range(d, self.k)))
 
 
-def _deepen(call, items, d, threshold):
+def _deepen(call, items, d, threshold, levels):
     """Breadth-first expansion (``enum_expand_warp``, one launch and one 8-byte read back per level) of
     the depth-``d`` items while there are fewer than ``threshold`` of them, the depth is below
     k - 1 and the next level fits half of the memory budget. Returns (items, d)."""
@@ -193,7 +194,7 @@ def _deepen(call, items, d, threshold):
     kern = kernel("enum", "enum_expand_warp")
     nrows = int(call.counters.shape[0])
     row = 1
-    while 0 < items.shape[0] < threshold and d < k - 1 and row < nrows:
+    while 0 < items.shape[0] < threshold and d < k - 1 and row < nrows and len(call.expand_rows) < levels:
         n = int(items.shape[0])
         per_item = 4 * (d + 1) + 8  # the row + its count in the listing's first pass
         room = min(call.budget // 2, call.budget - (k - 2) * maxd * 4 - call.deep_bytes)
@@ -226,13 +227,16 @@ def _deepen(call, items, d, threshold):
     return items, d
 
 
-def _start_items(G, plan, call, roots, dev, deep_items):
+def _start_items(G, plan, call, roots, dev, deep_items, deep_levels):
     """Level-1 items, deepened breadth-first when there are fewer than the threshold."""
     items = _items_for(G, plan, call.tables, roots, dev)
     n1 = int(items.shape[0])
     threshold = _deep_threshold(deep_items)
-    if call.k > 3 and 0 < n1 < threshold:
-        items, d = _deepen(call, items, 2, threshold)
+    levels = DEEP_LEVELS if deep_levels is None else int(deep_levels)
+    if levels < 0:
+        raise InvalidArgument(f"deep_levels must be >= 0 or None (the default DEEP_LEVELS); got {deep_levels}")
+    if call.k > 3 and 0 < n1 < threshold and levels > 0:
+        items, d = _deepen(call, items, 2, threshold, levels)
     else:
         d = 2
     return items, d, n1
@@ -278,12 +282,14 @@ def _stats_from(call, host, ran_count):
     return int(host[0, 1]) if ran_count else 0, reuse, ops, saved, nodes
 
 
-def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None):
+def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None, deep_levels=None):
     """Execute ``plan`` on the GPU; returns (count as Python int, stats dict like the CPU engine's).
 
     ``deep_items``: when level 1 has fewer admissible arcs than this, the first levels are expanded
     breadth-first on the GPU until there are at least this many partial matches (or depth k - 1)
-    and the DFS starts from those (``None``: twice the resident warps; 0: never).
+    and the DFS starts from those (``None``: twice the resident warps; 0: never), expanding at most
+    ``deep_levels`` levels (``None``: ``DEEP_LEVELS``; each level costs one launch and one 8-byte read
+    back, about 50 µs on an H100 with the host's Python).
 
     Examples
     --------
@@ -311,7 +317,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None):
         return nroots, stats
     dev = device_engine_arrays(G, vl, el)
     call = _Call(G, plan, dev, memory_budget)
-    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items)
+    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items, deep_levels)
     nitems = int(items.shape[0])
     if k == 2 or n1 == 0:
         stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0,
@@ -331,12 +337,12 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None):
 
 
 def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None, memory_budget=None,
-                  deep_items=None):
+                  deep_items=None, deep_levels=None):
     """Yield the matches of ``plan`` (usually without symmetry bounds) as int64 arrays (rows, k).
 
     Columns are pattern vertices, values the vertices of ``G`` (its 0..n-1 numbering); the
     rows are those of the CPU engine, possibly in another order. ``deep_items`` as in
-    :func:`count_plan_gpu`.
+    :func:`count_plan_gpu`, and ``deep_levels``.
     """
     from ...algorithms.subgraph import plan_roots
 
@@ -362,7 +368,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
         return
     dev = device_engine_arrays(G, vl, el)
     call = _Call(G, plan, dev, memory_budget)
-    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items)
+    items, d, n1 = _start_items(G, plan, call, roots, dev, deep_items, deep_levels)
     nitems = int(items.shape[0])
     if nitems == 0:
         return
