@@ -43,6 +43,7 @@ DEEP_ITEMS_PER_WARP = 2  # default deep_items threshold: this many items per res
 DEEP_LEVELS = MAX_K  # default limit on the breadth-first expansion levels (MAX_K: until deep_items or depth k - 1)
 MAX_DEEP_ITEMS = 1 << 22  # first try at most this many partial matches per breadth-first level
 N_COUNTERS = 7  # next item, total, overflow, reuse hits, set ops, set ops saved, tree nodes
+COUNTER_ROWS = 1 + 2 * MAX_K  # the count kernel's row + up to two tries per expansion level
 FAST_LAST = True  # count the last level's final intersection without writing it (False: the plain path)
 
 
@@ -149,6 +150,31 @@ def _check_overflow_flag(flag):
                             "(la_gpm.distributed) or count a smaller pattern")
 
 
+@functools.lru_cache(maxsize=1024)
+def host_plan(plan):
+    """What a call needs from ``plan`` on the host, computed once per distinct plan (plans are frozen
+    and hashable; a recompiled equal plan hits the cache): ``(T, C, pack, reuse, describe)`` where
+    ``pack`` is the one int64 array uploaded per call: ``COUNTER_ROWS × N_COUNTERS`` zeroed counters,
+    then ``T`` and ``C`` raveled. Read-only (shared between calls).
+
+    Examples
+    --------
+    >>> from la_gpm import Pattern
+    >>> from la_gpm.patterns.plan import compile_plan
+    >>> T, C, pack, reuse, text = host_plan(compile_plan(Pattern.named("diamond")))
+    >>> int(pack[:COUNTER_ROWS * N_COUNTERS].sum()), pack.size == COUNTER_ROWS * N_COUNTERS + T.size + C.size
+    (0, True)
+    """
+    T, C = plan.tables()
+    nc = COUNTER_ROWS * N_COUNTERS
+    pack = np.zeros(nc + T.size + C.size, dtype=np.int64)
+    pack[nc:nc + T.size] = T.ravel()
+    pack[nc + T.size:] = C.ravel()
+    for a in (T, C, pack):
+        a.flags.writeable = False
+    return T, C, pack, tuple(int(x) for x in C[C_REUSE_FIELD]), plan.describe()
+
+
 class _Call:
     """What one count/listing call puts on the device, uploaded in **one** host-to-device copy:
     the plan tables and zeroed counters (one row of ``N_COUNTERS`` for the count kernel and one per
@@ -158,25 +184,21 @@ class _Call:
         from ...algorithms.subgraph import resolve_budget
 
         cp = cupy()
-        T, C = plan.tables()
+        T, C, pack, reuse, _ = host_plan(plan)
         self.tables = (T, C)
         self.k = k = plan.k
         self.budget = resolve_budget(memory_budget)
         self.maxd = max(G.max_degree, 1)
-        nrows = 1 + 2 * MAX_K  # the count kernel's row + up to two tries per expansion level
-        pack = np.zeros(nrows * N_COUNTERS + T.size + C.size, dtype=np.int64)
-        pack[nrows * N_COUNTERS:nrows * N_COUNTERS + T.size] = T.ravel()
-        pack[nrows * N_COUNTERS + T.size:] = C.ravel()
+        nc = COUNTER_ROWS * N_COUNTERS
         with oom_guard("copying the plan tables to the GPU"):
             d = cp.asarray(pack)
-        self.counters = d[:nrows * N_COUNTERS].view(cp.uint64).reshape(nrows, N_COUNTERS)
-        Td = d[nrows * N_COUNTERS:nrows * N_COUNTERS + T.size]
-        Cd = d[nrows * N_COUNTERS + T.size:]
+        self.counters = d[:nc].view(cp.uint64).reshape(COUNTER_ROWS, N_COUNTERS)
+        Td = d[nc:nc + T.size]
+        Cd = d[nc + T.size:]
         ptr, idx, nlab, elab, deg = dev_arrays
         self.args = (ptr, idx, nlab, elab, deg, np.int32(plan.vertex_labels is not None),
                      np.int32(plan.edge_labels is not None), Td, Cd, np.int32(k))
-        reuse = C[C_REUSE_FIELD]
-        self._reuse = [int(x) for x in reuse]
+        self._reuse = reuse
         self.expand_rows = []  # counter rows of the accepted expansion levels
         self.deep_bytes = 0  # bytes of the expanded items kept (they count against the budget)
 
@@ -309,7 +331,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None, deep_levels=
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
     _, roots = plan_roots(G, plan)
-    stats = {"plan": plan.describe(), "roots": int(roots.shape[0]), "backend": "gpu"}
+    stats = {"plan": host_plan(plan)[4], "roots": int(roots.shape[0]), "backend": "gpu"}
     nroots = int(roots.shape[0])
     if k == 1:
         stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0, tree_nodes=nroots,
