@@ -175,6 +175,14 @@ def host_plan(plan):
     return T, C, pack, tuple(int(x) for x in C[C_REUSE_FIELD]), plan.describe()
 
 
+def _host_plan(plan):
+    """host_plan, uncached for a plan that cannot be hashed."""
+    try:
+        return host_plan(plan)
+    except TypeError:
+        return host_plan.__wrapped__(plan)
+
+
 class _Call:
     """What one count/listing call puts on the device, uploaded in **one** host-to-device copy:
     the plan tables and zeroed counters (one row of ``N_COUNTERS`` for the count kernel and one per
@@ -184,7 +192,7 @@ class _Call:
         from ...algorithms.subgraph import resolve_budget
 
         cp = cupy()
-        T, C, pack, reuse, _ = host_plan(plan)
+        T, C, pack, reuse, _ = _host_plan(plan)
         self.tables = (T, C)
         self.k = k = plan.k
         self.budget = resolve_budget(memory_budget)
@@ -331,7 +339,7 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None, deep_levels=
     vl = plan.vertex_labels is not None
     el = plan.edge_labels is not None
     _, roots = plan_roots(G, plan)
-    stats = {"plan": host_plan(plan)[4], "roots": int(roots.shape[0]), "backend": "gpu"}
+    stats = {"plan": _host_plan(plan)[4], "roots": int(roots.shape[0]), "backend": "gpu"}
     nroots = int(roots.shape[0])
     if k == 1:
         stats.update(reuse_hits=0, set_operations=0, set_operations_saved=0, reuse_rate=0.0, tree_nodes=nroots,
