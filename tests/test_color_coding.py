@@ -364,7 +364,8 @@ def test_gpu_colour_sorted_arcs():
     col = colors_from_keys(coloring_keys(6, 0, 2), G.n, k).astype(np.int64)
     ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
     d = ops.sort_arcs(cp.asarray(col.astype(np.int8)))
-    sidx, scol, kept = d["sidx"].get(), d["scol"].get(), d["kept"].get()
+    sarc, kept = d["sarc"].get(), d["kept"].get()
+    sidx, scol = sarc >> 5, sarc & 31
     it = ops.items
     v, lo, hi = it["v"].get(), it["lo"].get(), it["hi"].get()
     nnz, ni = G.nnz, it["n_items"]
@@ -379,6 +380,35 @@ def test_gpu_colour_sorted_arcs():
             assert m == want.shape[0]
             np.testing.assert_array_equal(sidx[g * nnz + lo[t]:g * nnz + lo[t] + m], want)
             np.testing.assert_array_equal(scol[g * nnz + lo[t]:g * nnz + lo[t] + m], c[want])
+
+
+@gpu
+@requires_gpu
+def test_gpu_sorted_spmm_table_from_global_memory():
+    # k = 13, p = 6: the tile (13 x 792 floats) fits 48 KB but not with the staged combine table, so
+    # the sorted kernels read it from global memory; against a numpy oracle (arcs in chunks)
+    import cupy as cp
+    from la_gpm.algorithms.color_coding import rooted_gather_table
+    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
+    from la_gpm.backends.gpu.color_coding import GpuOps
+    G = la_gpm.generators.graph500(11)
+    k, p = 13, 6
+    col = colors_from_keys(coloring_keys(2, 0, 1), G.n, k).astype(np.int64)
+    ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
+    Q = rooted_gather_table(k, p)
+    Wp, W = int(Q.max()) + 1, Q.shape[2]
+    X = np.random.default_rng(5).random((G.n, Wp)).astype(np.float32)
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    want = np.zeros((G.n, W))
+    for a in range(0, G.nnz, 4096):
+        s_, d_ = src[a:a + 4096], G.indices[a:a + 4096]
+        q = Q[col[s_], col[d_]]
+        np.add.at(want, s_, np.where(q >= 0, X[d_][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0))
+    sorted_vars = [v for v in ops.rooted_variants(p) if v[0] == "sorted"]
+    assert sorted_vars and all(ops._sorted_shape(p, v[3])[2] == 0 for v in sorted_vars)
+    for var in sorted_vars:
+        got = ops.spmm_rooted(cp.asarray(X), Q, cp.asarray(col.astype(np.int8)), p, var).get()
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * float(want.max()), err_msg=str(var))
 
 
 @gpu

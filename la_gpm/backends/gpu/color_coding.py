@@ -30,6 +30,10 @@ from . import cupy, device_csr, kernel, oom_guard
 
 _SMEM_LIMIT = 48 * 1024
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
+# (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
+# flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
+_SORTED_SHAPES = ((4, 4, 1, False), (2, 8, 1, False), (4, 4, 1, True), (2, 4, 2, False), (4, 2, 2, False),
+                  (3, 4, 2, False))
 
 
 def _tpr(C: int) -> int:
@@ -191,11 +195,12 @@ class GpuOps:
         """Candidate rooted SpMM kernels for products of size p: ``("gather",)`` (cc_spmm_rooted: per
         arc, one Q lookup per output column), ``("tiled", L, S)`` (cc_spmm_tiled: groups of L lanes x
         S slices per row), L = the fewest lanes whose tiles fit (groups of 32 and 64 threads) and twice
-        that (groups of 32), and ``("sorted", NX, A, L)`` (cc_spmm_sorted_<NX>x<A>: arcs sorted by
-        colour once per coloring, groups of L lanes owning NX columns each, A arcs in flight) for
-        products of at least 8 gathered columns whose tiles fit.  ``rows``: the rows of the product;
-        when given, the sorted candidates are left out where the sorted arcs (5 bytes per arc and
-        coloring) would take more memory than the product's output.  A wider sweep of the tiled
+        that (groups of 32), and ``("sorted", NX, A, L, V)`` (cc_spmm_sorted_<NX>x<A>[v2]: arcs sorted
+        by colour once per coloring, groups of L lanes owning NX columns (V = 2: NX pairs, one vector
+        load each; even widths) each, A arcs in flight; ``_SORTED_SHAPES``) for products of at least 8
+        gathered columns whose tiles fit, on graphs of fewer than 2**26 vertices.  ``rows``: the rows
+        of the product; when given, the sorted candidates are left out where the sorted arcs (4 bytes
+        per arc and coloring) would take more memory than the product's output.  A wider sweep of the tiled
         kernel (groups up to 256 threads, 8 arcs in flight, small rows left to the gather kernel)
         never won on Graph500 (docs/color_coding.md)."""
         Wp = math.comb(self.k - 1, p - 1)
@@ -212,43 +217,46 @@ class GpuOps:
             Lmax *= 2
         if 2 * L <= min(256, Lmax):
             out.append(("tiled", 2 * L, max(32, 2 * L) // (2 * L)))
-        if Wp >= 8 and (rows is None or self._sort_bytes(rows) <= rows * math.comb(self.k - 1, p) * self.dtype.itemsize):
-            for NX, A, half in ((4, 4, False), (2, 8, False), (4, 4, True)):
+        if Wp >= 8 and self.n < 1 << 26 and (
+                rows is None or self._sort_bytes(rows) <= rows * math.comb(self.k - 1, p) * self.dtype.itemsize):
+            for NX, A, V, half in _SORTED_SHAPES:
+                if V == 2 and Wp % 2:
+                    continue
                 Ls = 32
-                while Ls < 256 and NX * Ls < Wp:
+                while Ls < 256 and NX * V * Ls < Wp:
                     Ls *= 2
                 if half:
                     Ls //= 2
                     if Ls < 32:
                         continue
-                if self._sorted_gpb(p, Ls) >= 1:
-                    out.append(("sorted", NX, A, Ls))
+                if self._sorted_shape(p, Ls) is not None:
+                    out.append(("sorted", NX, A, Ls, V))
         return out
 
     # ----------------------------------------------------------------- colour-sorted arcs (sorted kernel)
     def _sort_bytes(self, rows):
         """Device bytes of the colour-sorted arcs for ``rows`` table rows (rows / n colorings)."""
         nbt = rows // max(1, self.n)
-        return nbt * (5 * int(self.idx.shape[0]) + 4 * self.items["n_items"])
+        return nbt * 4 * (int(self.idx.shape[0]) + self.items["n_items"])
 
     def sort_arcs(self, colors):
         """Colour-sorted arcs of the colorings ``colors`` (cc_sort_arcs): per work item, its arcs whose
-        two colours differ, stably sorted by the neighbour's colour: ``sidx`` (neighbour), ``scol``
-        (its colour), ``kept`` (arcs kept per item and coloring)."""
+        two colours differ, stably sorted by the neighbour's colour: ``sarc`` ((neighbour << 5) | its
+        colour, at the item's arc positions of each coloring) and ``kept`` (arcs kept per item and
+        coloring)."""
         cp = self.cp
         it = self.items
         nbt = int(colors.shape[0]) // max(1, self.n)
         nnz = int(self.idx.shape[0])
         with oom_guard("color coding: colour-sorted arcs"):
-            d = {"sidx": cp.empty(max(1, nbt * nnz), dtype=cp.int32),
-                 "scol": cp.empty(max(1, nbt * nnz), dtype=cp.int8),
+            d = {"sarc": cp.empty(max(1, nbt * nnz), dtype=cp.int32),
                  "kept": cp.zeros(max(1, nbt * it["n_items"]), dtype=cp.int32)}
             warps = nbt * it["n_items"]
             if warps:
                 kernel("cc_spmm", "cc_sort_arcs", self.opts)(
                     ((warps * 32 + self.block - 1) // self.block,), (self.block,),
                     (self.idx, it["v"], it["lo"], it["hi"], np.int64(it["n_items"]), np.int32(self.n), np.int64(nnz),
-                     np.int64(nbt), colors, np.int32(self.k), d["sidx"], d["scol"], d["kept"]))
+                     np.int64(nbt), colors, np.int32(self.k), d["sarc"], d["kept"]))
         return d
 
     def _arcs(self, colors):
@@ -272,17 +280,19 @@ class GpuOps:
             got = self._Rpad[p] = (Rp, RP)
         return got
 
-    def _sorted_group_bytes(self, p):
+    def _sorted_shape(self, p, L):
+        """(groups per block, bytes per group, staged combine-table shorts RP) of the sorted kernel with
+        L lanes per group: the tile k*Wp plus the row's combine table where both fit 48 KB, else the
+        tile alone (RP = 0: the table is read from global memory); None where the tile does not fit."""
         Wp, W = math.comb(self.k - 1, p - 1), math.comb(self.k - 1, p)
-        RP = -(-(p * W) // 8) * 8
-        return -(-(self.k * Wp * self.dtype.itemsize) // 16) * 16 + 2 * RP
-
-    def _sorted_gpb(self, p, L):
-        """Groups of L lanes per block of the sorted kernel (0: its tile and table do not fit)."""
-        Wp = math.comb(self.k - 1, p - 1)
         if self.k * Wp >= 1 << 16:
-            return 0
-        return min(self.block // L, _SMEM_LIMIT // self._sorted_group_bytes(p))
+            return None
+        tile = -(-(self.k * Wp * self.dtype.itemsize) // 16) * 16
+        for RP in (-(-(p * W) // 8) * 8, 0):
+            gpb = min(self.block // L, _SMEM_LIMIT // (tile + 2 * RP))
+            if gpb >= 1:
+                return gpb, tile + 2 * RP, RP
+        return None
 
     def rooted_rule(self, p):
         """The tiled variant chosen without timing: the fewest lanes whose tiles fit, groups of 32
@@ -321,19 +331,21 @@ class GpuOps:
                         shared_mem=self._tile_bytes(Wp, L))
             elif variant[0] == "sorted":
                 split = it["n_items"]
-                NX, A, L = int(variant[1]), int(variant[2]), int(variant[3])
+                NX, A, L, V = (int(x) for x in variant[1:5])
+                if V == 2 and (Wp % 2 or X.data.ptr % (2 * self.dtype.itemsize)):
+                    V = 1  # never on tables of this module (even widths, aligned allocations)
                 arcs = self._arcs(colors)
-                Rp, RP = self._R_padded(p)
-                gpb = self._sorted_gpb(p, L)
-                GB = self._sorted_group_bytes(p)
+                Rp, RPg = self._R_padded(p)
+                gpb, GB, RP = self._sorted_shape(p, L)
                 slots = nbt * split
                 if slots:
-                    kernel("cc_spmm", f"cc_spmm_sorted_{NX}x{A}", self.opts)(
+                    kernel("cc_spmm", f"cc_spmm_sorted_{NX}x{A}" + ("v2" if V == 2 else ""), self.opts)(
                         ((slots + gpb - 1) // gpb,), (gpb * L,),
-                        (arcs["sidx"], arcs["scol"], arcs["kept"], it["v"], it["lo"], it["dst"], np.int64(split),
+                        (arcs["sarc"], arcs["kept"], it["v"], it["lo"], it["dst"], np.int64(split),
                          np.int32(it["n_chunks"]), np.int32(self.n), np.int64(self.idx.shape[0]), np.int64(nbt),
-                         colors, Rp, np.int32(RP), np.int32(self.k), np.int32(p), np.uint64(-(-(1 << 32) // Wp)),
-                         X, np.int32(Wp), out, partial, np.int32(W), np.int32(L), np.int32(GB)),
+                         colors, Rp, np.int32(RPg), np.int32(RP), np.int32(self.k), np.int32(p),
+                         np.uint64(-(-(1 << 32) // Wp)), X, np.int32(Wp), out, partial, np.int32(W), np.int32(L),
+                         np.int32(GB)),
                         shared_mem=gpb * GB)
             rest = it["n_items"] - split
             if rest:

@@ -284,14 +284,14 @@ cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const
 //
 // cc_sort_arcs: one warp per (copy g, work item): a stable counting sort of the item's arcs by the
 // neighbour's colour, dropping the arcs whose two colours are equal (they add to no output set of
-// any rooted product).  sidx[g*nnz + lo + r] / scol[...] = neighbour and colour of the r-th kept arc
-// (r < kept[g*nitems + it]); the rest of the item's range is left unwritten.  Ranks come from warp
-// ballots (lanes in arc order), so the order inside a colour is the CSR order: deterministic.
+// any rooted product).  sarc[g*nnz + lo + r] = (neighbour << 5) | colour of the r-th kept arc
+// (r < kept[g*nitems + it]; n < 2^26, k <= 20 < 32); the rest of the item's range is left unwritten.
+// Ranks come from warp ballots (lanes in arc order), so the order inside a colour is the CSR order:
+// deterministic.
 extern "C" __global__ void __launch_bounds__(256)
 cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
              const i64* __restrict__ item_hi, i64 nitems, int n, i64 nnz, i64 nbt,
-             const signed char* __restrict__ colors, int k, int* __restrict__ sidx, signed char* __restrict__ scol,
-             int* __restrict__ kept) {
+             const signed char* __restrict__ colors, int k, int* __restrict__ sarc, int* __restrict__ kept) {
     const int lane = threadIdx.x & 31;
     const i64 slot = (blockIdx.x * (i64)blockDim.x + threadIdx.x) >> 5;  // one per warp (blockDim % 32 == 0)
     if (slot >= nbt * nitems) return;
@@ -322,8 +322,7 @@ cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const 
     }
     int base = incl - cnt;  // lane c: first rank of colour c
     if (lane == 31) kept[slot] = incl;
-    int* so = sidx + g * nnz + lo;
-    signed char* co = scol + g * nnz + lo;
+    int* so = sarc + g * nnz + lo;
     for (i64 e0 = lo; e0 < hi; e0 += 32) {
         const i64 e = e0 + lane;
         int c = -1, j = 0;
@@ -341,10 +340,7 @@ cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const 
                 if (lane == cc) base += __popc(b);
             }
         }
-        if (pos >= 0) {
-            so[pos] = j;
-            co[pos] = (signed char)c;
-        }
+        if (pos >= 0) so[pos] = (j << 5) | c;
     }
 }
 
@@ -355,23 +351,31 @@ __device__ __forceinline__ void cc_cp_async16(void* smem, const void* gmem) {
 __device__ __forceinline__ void cc_cp_async_commit() { asm volatile("cp.async.commit_group;\n" ::: "memory"); }
 __device__ __forceinline__ void cc_cp_async_wait() { asm volatile("cp.async.wait_group 0;\n" ::: "memory"); }
 
+#ifdef CC_DOUBLE
+typedef double2 REAL2;
+#else
+typedef float2 REAL2;
+#endif
+
 // Sorted tiled SpMM over rooted tables (needs cc_sort_arcs of the same coloring).  A group of L
-// lanes owns one work item; lane l owns the columns x = xb + l + q*L (q < NX) of every neighbour
-// row.  The kept arcs come colour by colour, so a colour's rows are summed in registers (A arcs'
-// loads in flight) and written once into the shared tile T[c][:]
-// when the colour changes: no tile zeroing, no read-modify-write per arc, no colour lookup per arc.
-// Colours without arcs are left out of the combine through a bit mask.  The row's combine table
+// lanes owns one work item; lane l owns the columns x = xb + V*(l + q*L) + v (q < NX, v < V) of every
+// neighbour row (V = 2: one 8-byte vector load per q; needs Wp even).  The kept arcs come colour by
+// colour, so a colour's rows are summed in registers (A arcs' loads in flight, full batches without
+// bounds checks) and written once into the shared tile T[c][:] when the colour changes: no tile
+// zeroing, no read-modify-write per arc, one packed (neighbour, colour) load per arc.  Colours
+// without arcs are left out of the combine through a bit mask.  With RP > 0 the row's combine table
 // R[ci] (p*W shorts, padded to RP) is staged in shared memory by cp.async while the arcs are
-// gathered.  Output u = sum over m < p (fixed order) of T[f], f = R[ci][m*W + u] = c_m*Wp + x_m,
-// c_m = f / Wp through the multiplier magic = ceil(2^32 / Wp) (exact: f < 2^16).
+// gathered (RP = 0: read from global memory, where it does not fit).  Output u = sum over m < p
+// (fixed order) of T[f], f = R[ci][m*W + u] = c_m*Wp + x_m, c_m = f / Wp through the multiplier
+// magic = ceil(2^32 / Wp) (exact: f < 2^16).
 // Shared memory per group: GB bytes = roundup16(k*Wp*sizeof(REAL)) + 2*RP.
-template <int NX, int A>
+template <int NX, int A, int V>
 __device__ __forceinline__ void cc_spmm_sorted_impl(
-    const int* __restrict__ sidx, const signed char* __restrict__ scol, const int* __restrict__ kept,
-    const int* __restrict__ item_v, const i64* __restrict__ item_lo, const int* __restrict__ item_dst, i64 nitems,
-    int nchunks, int n, i64 nnz, i64 nbt, const signed char* __restrict__ colors,
-    const unsigned short* __restrict__ Rp, int RP, int k, int p, u64 magic, const REAL* __restrict__ Mp, int Wp,
-    REAL* __restrict__ out, REAL* __restrict__ partial, int W, int L, int GB) {
+    const int* __restrict__ sarc, const int* __restrict__ kept, const int* __restrict__ item_v,
+    const i64* __restrict__ item_lo, const int* __restrict__ item_dst, i64 nitems, int nchunks, int n, i64 nnz,
+    i64 nbt, const signed char* __restrict__ colors, const unsigned short* __restrict__ Rp, int RPg, int RP, int k,
+    int p, u64 magic, const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W,
+    int L, int GB) {
     extern __shared__ __align__(16) unsigned char cc_tile_raw[];
     const int gpb = blockDim.x / L;
     const int grp = threadIdx.x / L;
@@ -380,7 +384,6 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
     if (slot >= nbt * nitems) return;  // the whole group leaves: its barrier is its own
     unsigned char* gbase = cc_tile_raw + (i64)grp * GB;
     REAL* T = reinterpret_cast<REAL*>(gbase);
-    unsigned short* Rs = reinterpret_cast<unsigned short*>(gbase + (GB - 2 * RP));
     const i64 g = slot / nitems;
     const i64 it = slot - g * nitems;
     const i64 off = g * n;
@@ -392,67 +395,104 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
         for (int u = l; u < W; u += L) dest[u] = (REAL)0;
         return;
     }
-    {
-        const uint4* src = reinterpret_cast<const uint4*>(Rp + (i64)ci * RP);
+    const unsigned short* Rc = Rp + (i64)ci * RPg;
+    if (RP > 0) {
+        unsigned short* Rs = reinterpret_cast<unsigned short*>(gbase + (GB - 2 * RP));
+        const uint4* src = reinterpret_cast<const uint4*>(Rc);
         uint4* dstR = reinterpret_cast<uint4*>(Rs);
         for (int z = l; z < RP / 8; z += L) cc_cp_async16(dstR + z, src + z);
         cc_cp_async_commit();
+        Rc = Rs;
     }
-    const i64 e0 = g * nnz + item_lo[it];
-    const int* ix = sidx + e0;
-    const signed char* cx = scol + e0;
+    const int* ix = sarc + g * nnz + item_lo[it];
     const REAL* Mg = Mp + off * (i64)Wp;
     unsigned mask = 0;
-    for (int xb = 0; xb < Wp; xb += NX * L) {
-        unsigned xok = 0;  // bit q: column xb + l + q*L exists
+    for (int xb = 0; xb < Wp; xb += NX * V * L) {
+        unsigned xok = 0;  // bit q: columns xb + V*(l + q*L) .. + V-1 exist
 #pragma unroll
-        for (int q = 0; q < NX; ++q) xok |= (unsigned)(xb + l + q * L < Wp) << q;
-        const REAL* Mx = Mg + xb + l;
-        REAL acc[NX];
+        for (int q = 0; q < NX; ++q) xok |= (unsigned)(xb + V * (l + q * L) < Wp) << q;
+        const REAL* Mx = Mg + xb + V * l;
+        REAL* Tx = T + xb + V * l;
+        REAL acc[NX][V];
 #pragma unroll
-        for (int q = 0; q < NX; ++q) acc[q] = (REAL)0;
+        for (int q = 0; q < NX; ++q)
+#pragma unroll
+            for (int v = 0; v < V; ++v) acc[q][v] = (REAL)0;
         int cur = -1;
-        for (int e = 0; e < cnt; e += A) {
+        auto batch = [&](int e, bool full) {
             int c[A];
-            REAL val[A][NX];
+            REAL val[A][NX][V];
 #pragma unroll
             for (int a = 0; a < A; ++a) {
-                const bool ok = e + a < cnt;
-                const int j = ok ? __ldg(ix + e + a) : 0;
-                c[a] = ok ? (int)cx[e + a] : -1;
-                const REAL* m = Mx + (i64)j * Wp;
+                const bool ok = full || e + a < cnt;
+                const int w = ok ? __ldg(ix + e + a) : -1;
+                c[a] = w < 0 ? -1 : (w & 31);
+                const REAL* m = Mx + (i64)(w >> 5) * Wp;
 #pragma unroll
-                for (int q = 0; q < NX; ++q) val[a][q] = (ok && ((xok >> q) & 1u)) ? __ldg(m + q * L) : (REAL)0;
+                for (int q = 0; q < NX; ++q) {
+                    const bool ld = ok && ((xok >> q) & 1u);
+                    if constexpr (V == 2) {
+                        REAL2 t;
+                        t.x = (REAL)0;
+                        t.y = (REAL)0;
+                        if (ld) t = __ldg(reinterpret_cast<const REAL2*>(m + q * 2 * L));
+                        val[a][q][0] = t.x;
+                        val[a][q][1] = t.y;
+                    } else {
+                        val[a][q][0] = ld ? __ldg(m + q * L) : (REAL)0;
+                    }
+                }
             }
 #pragma unroll
             for (int a = 0; a < A; ++a) {
-                if (c[a] >= 0) {  // uniform over the group: every lane sees the same arcs
+                if (full || c[a] >= 0) {  // uniform over the group: every lane sees the same arcs
                     if (c[a] != cur) {
                         if (cur >= 0) {
 #pragma unroll
                             for (int q = 0; q < NX; ++q) {
-                                if ((xok >> q) & 1u) T[cur * Wp + xb + l + q * L] = acc[q];
-                                acc[q] = (REAL)0;
+                                if ((xok >> q) & 1u) {
+                                    REAL* t = Tx + cur * Wp + q * V * L;
+                                    if constexpr (V == 2) {
+                                        REAL2 z;
+                                        z.x = acc[q][0];
+                                        z.y = acc[q][1];
+                                        *reinterpret_cast<REAL2*>(t) = z;
+                                    } else {
+                                        t[0] = acc[q][0];
+                                    }
+                                }
+#pragma unroll
+                                for (int v = 0; v < V; ++v) acc[q][v] = (REAL)0;
                             }
                         }
                         cur = c[a];
                         mask |= 1u << cur;
                     }
 #pragma unroll
-                    for (int q = 0; q < NX; ++q) acc[q] += val[a][q];
+                    for (int q = 0; q < NX; ++q)
+#pragma unroll
+                        for (int v = 0; v < V; ++v) acc[q][v] += val[a][q][v];
                 }
             }
-        }
+        };
+        int e = 0;
+        for (; e + A <= cnt; e += A) batch(e, true);
+        if (e < cnt) batch(e, false);
 #pragma unroll
-        for (int q = 0; q < NX; ++q)
-            if ((xok >> q) & 1u) T[cur * Wp + xb + l + q * L] = acc[q];
+        for (int q = 0; q < NX; ++q) {
+            if ((xok >> q) & 1u) {
+                REAL* t = Tx + cur * Wp + q * V * L;
+#pragma unroll
+                for (int v = 0; v < V; ++v) t[v] = acc[q][v];
+            }
+        }
     }
-    cc_cp_async_wait();
+    if (RP > 0) cc_cp_async_wait();
     cc_group_sync(grp + 1, L);
     for (int u = l; u < W; u += L) {
         REAL s = (REAL)0;
         for (int mm = 0; mm < p; ++mm) {
-            const unsigned f = Rs[mm * W + u];
+            const unsigned f = RP > 0 ? Rc[mm * W + u] : __ldg(Rc + mm * W + u);
             const unsigned cm = (unsigned)(((u64)f * magic) >> 32);
             if ((mask >> cm) & 1u) s += T[f];
         }
@@ -460,21 +500,27 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
     }
 }
 
-#define CC_SORTED_KERNEL(NAME, NX, A, MINB)                                                                          \
-    extern "C" __global__ void __launch_bounds__(256, MINB) NAME(                                                    \
-        const int* __restrict__ sidx, const signed char* __restrict__ scol, const int* __restrict__ kept,        \
-        const int* __restrict__ item_v, const i64* __restrict__ item_lo, const int* __restrict__ item_dst,       \
-        i64 nitems, int nchunks, int n, i64 nnz, i64 nbt, const signed char* __restrict__ colors,                \
-        const unsigned short* __restrict__ Rp, int RP, int k, int p, u64 magic, const REAL* __restrict__ Mp,     \
-        int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W, int L, int GB) {                      \
-        cc_spmm_sorted_impl<NX, A>(sidx, scol, kept, item_v, item_lo, item_dst, nitems, nchunks, n, nnz, nbt,   \
-                                   colors, Rp, RP, k, p, magic, Mp, Wp, out, partial, W, L, GB);                 \
+#define CC_SORTED_KERNEL(NAME, NX, A, V, MINB)                                                                   \
+    extern "C" __global__ void __launch_bounds__(256, MINB) NAME(                                                \
+        const int* __restrict__ sarc, const int* __restrict__ kept, const int* __restrict__ item_v,              \
+        const i64* __restrict__ item_lo, const int* __restrict__ item_dst, i64 nitems, int nchunks, int n,       \
+        i64 nnz, i64 nbt, const signed char* __restrict__ colors, const unsigned short* __restrict__ Rp, int RPg, \
+        int RP, int k, int p, u64 magic, const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out,            \
+        REAL* __restrict__ partial, int W, int L, int GB) {                                                      \
+        cc_spmm_sorted_impl<NX, A, V>(sarc, kept, item_v, item_lo, item_dst, nitems, nchunks, n, nnz, nbt,      \
+                                      colors, Rp, RPg, RP, k, p, magic, Mp, Wp, out, partial, W, L, GB);         \
     }
-// minimum blocks per SM: caps the registers (64 / 85 in float) without spills
+// cc_spmm_sorted_<NX>x<A>[v2]; minimum blocks per SM: caps the registers without spills
 #ifdef CC_DOUBLE
-CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 2)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 1, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 1, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x4v2, 2, 4, 2, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_4x2v2, 4, 2, 2, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_3x4v2, 3, 4, 2, 2)
 #else
-CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 4)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 3)
+CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 1, 4)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 1, 3)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x4v2, 2, 4, 2, 4)
+CC_SORTED_KERNEL(cc_spmm_sorted_4x2v2, 4, 2, 2, 4)
+CC_SORTED_KERNEL(cc_spmm_sorted_3x4v2, 3, 4, 2, 3)
 #endif
