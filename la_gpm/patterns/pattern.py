@@ -137,7 +137,16 @@ class Pattern:
         return self._vlabels is not None or self._elabels is not None
 
     def neighbors(self, v: int) -> list[int]:
-        return [int(x) for x in np.flatnonzero(self._adj[v])]
+        return list(self._neighbor_lists[v])
+
+    @cached_property
+    def _neighbor_lists(self) -> tuple:
+        return tuple(tuple(int(x) for x in np.flatnonzero(row)) for row in self._adj)
+
+    @cached_property
+    def adjacency_masks(self) -> tuple:
+        """Per vertex, its neighbours as a bitmask (bit w set when w is adjacent)."""
+        return tuple(sum(1 << w for w in nb) for nb in self._neighbor_lists)
 
     @cached_property
     def degrees(self) -> tuple:

@@ -74,13 +74,19 @@ class GraphStats:
 
     @classmethod
     def of(cls, G, vertex_labels=None) -> "GraphStats":
-        deg = G.degrees.astype(np.float64)
         n = max(G.n, 1)
-        d_eff = float((deg * deg).sum() / max(deg.sum(), 1.0)) if G.n else 1.0
+
+        def graph_side():  # once per graph: many patterns are planned against one graph
+            deg = G.degrees.astype(np.float64)
+            d_eff = float((deg * deg).sum() / max(deg.sum(), 1.0)) if G.n else 1.0
+            table = {}
+            if G.vertex_labels is not None:
+                labs, cnt = np.unique(G.vertex_labels, return_counts=True)
+                table = dict(zip(labs.tolist(), (cnt / n).tolist()))
+            return d_eff, table
+        d_eff, table = G._cached("plan_stats", graph_side)
         freq = {}
         if vertex_labels is not None and G.vertex_labels is not None:
-            labs, cnt = np.unique(G.vertex_labels, return_counts=True)
-            table = dict(zip(labs.tolist(), (cnt / n).tolist()))
             freq = {int(lab): table.get(int(lab), 0.0) for lab in set(vertex_labels)}
         return cls(n=n, d_eff=max(d_eff, 1.0), label_freq=freq)
 
@@ -198,7 +204,7 @@ class Plan:
 # ---------------------------------------------------------------------------------------------- order
 def _growth(P: Pattern, v: int, prefix_mask: int, stats: GraphStats) -> float:
     """Estimated number of candidates for pattern vertex v given the matched set."""
-    npar = sum(1 for w in P.neighbors(v) if prefix_mask >> w & 1)
+    npar = bin(P.adjacency_masks[v] & prefix_mask).count("1")
     freq = 1.0
     if P.vertex_labels is not None:
         freq = max(stats.label_freq.get(P.vertex_labels[v], 1.0), 1.0 / max(stats.n, 1))
@@ -210,7 +216,7 @@ def _growth(P: Pattern, v: int, prefix_mask: int, stats: GraphStats) -> float:
 
 
 def _step_cost(P: Pattern, v: int, prefix_mask: int, stats: GraphStats) -> float:
-    npar = sum(1 for w in P.neighbors(v) if prefix_mask >> w & 1)
+    npar = bin(P.adjacency_masks[v] & prefix_mask).count("1")
     return max(npar, 1) * stats.d_eff
 
 
@@ -218,7 +224,7 @@ def _choose_order(P: Pattern, stats: GraphStats, symmetric_pairs) -> tuple[tuple
     k = P.k
     if k == 1:
         return (0,), 1.0
-    adjmask = [sum(1 << w for w in P.neighbors(v)) for v in range(k)]
+    adjmask = P.adjacency_masks
     sym_halving = {}
     for a, b in symmetric_pairs:
         sym_halving[(a, b)] = True
