@@ -542,6 +542,70 @@ def test_k8_estimate_end_to_end_small_graph():
     assert reg.sigma[rows].tolist() == [1, 8]
 
 
+# ----------------------------------------------------------------------------- GPU build plan, emulated on the CPU
+def _emulated_kernels():
+    """numpy stand-ins for the level-wise build kernels of me_sample.cu (same arguments, same semantics)."""
+    def leaf(g, b, a):
+        col, M, n, W, off, k = a
+        for q in range(int(k)):
+            M[:, off + q] = col == q
+
+    def ema(g, b, a):
+        M, W, B, WB, dst, offA, offB, s0, ns, sa, sp, E, n = a
+        for e in range(int(E)):
+            acc = np.zeros(M.shape[0])
+            for j in range(ns[e]):
+                x = M[:, offA[e] + sa[s0[e] + j]]
+                acc = np.where(x != 0, acc + x * B[:, offB[e] + sp[s0[e] + j]], acc)
+            M[:, dst[e]] = acc
+
+    def spmm(g, b, a):
+        ptr, idx, M, W, offM, B, WB, offB, C, tv, tc, ntask, hub_slot, CH, P = a
+        C, CH = int(C), int(CH)
+        for t in range(int(ntask)):
+            v, c = tv[t], tc[t]
+            e0 = ptr[v] + c * CH
+            acc = M[idx[e0:min(e0 + CH, ptr[v + 1])], offM:offM + C].sum(axis=0)
+            if hub_slot[v] < 0:
+                B[v, offB:offB + C] = acc
+            else:
+                P[hub_slot[v] + c, offB:offB + C] = acc
+
+    def hub_sum(g, b, a):
+        P, B, WB, offB, C, hv, hs0, hns, nhub = a
+        for h in range(int(nhub)):
+            B[hv[h], offB:offB + int(C)] = P[hs0[h]:hs0[h] + hns[h], offB:offB + int(C)].sum(axis=0)
+
+    table = {"me_leaf": leaf, "me_ema_level": ema, "me_spmm_hub_sum": hub_sum}
+    return lambda f, name: spmm if name.startswith("me_spmm_tasks") else table[name]
+
+
+def test_level_build_plan_reproduces_cpu_tables(monkeypatch):
+    """The level-wise GPU build's plan (levels, SpMM windows, eMA entries, hub chunks and their slots),
+    run through numpy stand-ins of its kernels, gives the CPU tables exactly (no GPU needed)."""
+    import types
+    import la_gpm.backends.gpu.motif_estimate as GM
+    fake = types.SimpleNamespace(asarray=np.asarray, empty=np.empty, zeros=np.zeros, full=np.full, int32=np.int32,
+                                 asnumpy=np.asarray)
+    monkeypatch.setattr(GM, "cupy", lambda: fake)
+    monkeypatch.setattr(GM, "kernel", _emulated_kernels())
+    monkeypatch.setattr(GM, "device_csr", lambda G, which: (G.indptr, G.indices))
+    monkeypatch.setattr(GM, "SPMM_CHUNK", 3)
+    for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(7, seed=2)):
+        for k in (4, 7, 8):
+            colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+            T = _Tables(G, k, colors)
+            S = GM.GpuSampler(G, k)
+            assert S.nslots > 0 and sum(len(w) for _, _, w in S.levels) >= k - 1
+            D = GM.GpuTables.__new__(GM.GpuTables)
+            D.S, D.k, D.plan, D.n = S, k, S.plan, G.n
+            D.M = np.full((G.n, S.plan.WM), np.nan)
+            D.B = np.full((G.n, S.plan.WB), np.nan)
+            D.P = np.full((S.nslots, S.plan.WB), np.nan)
+            D._build_levels(colors)
+            assert np.array_equal(T.M, D.M) and np.array_equal(T.B, D.B)
+
+
 # ----------------------------------------------------------------------------- GPU (same seed, same samples)
 def _gpu_reason():
     from la_gpm.backends import gpu_status

@@ -52,6 +52,7 @@ _BATCH = 1 << 16
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
 _AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
+_PLAN_SAFETY = 1.1      # planned checkpoints: predicted colorings times this
 
 
 # ============================================================================ shapes
@@ -582,7 +583,7 @@ def _planned_check(rec, reg, p, m, pending, eps, level):
     sd = X[:, rows].std(axis=0, ddof=1)
     mm = np.maximum(m[rows], 1e-300)
     t = stats.t.ppf(1.0 - level / 2.0, max(R - 1, 1))
-    need = (t * sd / (eps * mm)) ** 2 * 1.1
+    need = (t * sd / (eps * mm)) ** 2 * _PLAN_SAFETY
     need = need[np.isfinite(need)]
     return int(math.ceil(need.max())) if need.size else R + 1
 
