@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Helper H2's device call: GPU enum/trie tests, then the gpu_enum benchmark (HPRD 200 + unlabeled),
+# The device call behind gpu_enum_deep_gpu.json: GPU enum/trie tests, then the gpu_enum benchmark (HPRD 200 + unlabeled),
 # then compute-sanitizer memcheck on the small --sanitize workload. Logs and JSON to $OUT.
 set -uo pipefail
 OUT=${OUT:-$PWD/device_out}; mkdir -p "$OUT"

@@ -2,7 +2,7 @@
 
 Usage::
 
-    python benchmarks/h3_checkpoints.py            # email-Eu-core, k = 6, seeds 1-4; coverage k = 5, seeds 1-8
+    python benchmarks/bench_motif_checkpoints.py            # email-Eu-core, k = 6, seeds 1-4; coverage k = 5, seeds 1-8
 
 Both stop rules spend delta the same way (check i at level delta/(i(i+1))); the number of colorings
 to the stop is deterministic for a seed (no time budget), so this runs anywhere.  Writes

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# H3's device benchmark of motif-frequency estimation (bench_motif_estimate.py): GPU grid, R-MAT 22 k = 7
+# The device benchmark of motif-frequency estimation (bench_motif_estimate.py): GPU grid, R-MAT 22 k = 7
 # estimator ablations, CPU (16 cores) grid.  JSON and one log to $OUT.
 export PYTHONUNBUFFERED=1 LA_GPM_BENCH_OUT=$OUT
 [ -d .shared_data ] && export LA_GPM_SHARED_DATA=$PWD/.shared_data

@@ -1,6 +1,6 @@
 """HPRD 200 queries: the GPU dfs engine alone (compiled plans) under several work-item policies.
 
-    python benchmarks/h2_hprd_policy.py      # writes gpu_enum_hprd_policy_<tag>.json
+    python benchmarks/bench_hprd_policy.py      # writes gpu_enum_hprd_policy_<tag>.json
 
 Policies: level-1 items only (deep_items=0); breadth-first expansion limited to L levels; no limit.
 Every count is checked against the published count. Used to choose ``enum.DEEP_LEVELS``.
