@@ -155,7 +155,7 @@ def main():
     ap.add_argument("--gpu-spc", default="65536", help="samples_per_coloring of the GPU runs (an int or auto)")
     ap.add_argument("--gpu-build", choices=["level", "shape", "both"], default="level",
                     help="table build measured per coloring (both: the per-shape build before the level-wise one)")
-    ap.add_argument("--checkpoints", choices=["planned", "geometric"], default="planned")
+    ap.add_argument("--checkpoints", choices=["planned", "geometric"], default="geometric")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--name", default="motif_estimate")
     ap.add_argument("--out", default=None)
