@@ -391,21 +391,29 @@ __device__ __forceinline__ u64 en_fetch(u64* counters, int lane) {
     return __shfl_sync(LA_FULL_MASK, e, 0);
 }
 
+// The graph and plan parameters every warp-per-item kernel takes, and the set-up it starts with:
+// the graph and plan views, the lane, this warp's stack (k - 2 levels of maxd ints in buf) and
+// zeroed statistics.
+#define EN_KERNEL_PARAMS                                                                               \
+    const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,            \
+        const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,         \
+        const i64* __restrict__ T, const i64* __restrict__ C, int k
+#define EN_WARP_BEGIN                                                                                  \
+    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};                                    \
+    const EnPlan P{T, C, k};                                                                           \
+    const int lane = threadIdx.x & 31;                                                                 \
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;                                \
+    int* stack = buf + warp * (i64)(k - 2) * maxd;                                                     \
+    EnState s;                                                                                         \
+    s.reuse = s.ops = s.saved = s.nodes = 0;
+
 // Count the matches of every item (the prefix items[e * d .. e * d + d - 1], 2 <= d <= k - 1). With
 // store_counts the count of each item is also stored (the listing's first pass).
 extern "C" __global__ void __launch_bounds__(256, 2)
-enum_count_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
-                const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
-                const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                 int d, int rebuild, i64 nitems, int* __restrict__ buf, i64 maxd,
                 u64* __restrict__ counters, u64* __restrict__ item_counts, int store_counts, int fast_last) {
-    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
-    const EnPlan P{T, C, k};
-    const int lane = threadIdx.x & 31;
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int* stack = buf + warp * (i64)(k - 2) * maxd;
-    EnState s;
-    s.reuse = s.ops = s.saved = s.nodes = 0;
+    EN_WARP_BEGIN
     u64 local = 0;
     bool over = false;
     for (;;) {
@@ -486,19 +494,11 @@ __device__ __forceinline__ i64 en_list_last(const EnGraph& g, const EnPlan& P, E
 // Listing pass: items (prefixes of depth d) [0, nitems) start at row item_start[e]; rows in [r0, r1)
 // are written.
 extern "C" __global__ void __launch_bounds__(256, 2)
-enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
-               const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
-               const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+enum_list_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                int d, int rebuild, const i64* __restrict__ item_start, i64 nitems,
                int* __restrict__ buf, i64 maxd, const int* __restrict__ order, i64 r0, i64 r1,
                int* __restrict__ out, u64* __restrict__ counters) {
-    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
-    const EnPlan P{T, C, k};
-    const int lane = threadIdx.x & 31;
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int* stack = buf + warp * (i64)(k - 2) * maxd;
-    EnState s;
-    s.reuse = s.ops = s.saved = s.nodes = 0;
+    EN_WARP_BEGIN
     for (;;) {
         const u64 e = en_fetch(counters, lane);
         if (e >= (u64)nitems) break;
@@ -535,18 +535,10 @@ enum_list_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i
 // and the tree nodes of level d, as the DFS would count them. Row order is not deterministic; the
 // count and listing passes use the same array, so listings stay exact.
 extern "C" __global__ void __launch_bounds__(256, 2)
-enum_expand_warp(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
-                 const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
-                 const i64* __restrict__ T, const i64* __restrict__ C, int k, const int* __restrict__ items,
+enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                  int d, int rebuild, i64 nitems, int* __restrict__ buf, i64 maxd, int* __restrict__ out, i64 cap,
                  u64* __restrict__ counters) {
-    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
-    const EnPlan P{T, C, k};
-    const int lane = threadIdx.x & 31;
-    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int* stack = buf + warp * (i64)(k - 2) * maxd;
-    EnState s;
-    s.reuse = s.ops = s.saved = s.nodes = 0;
+    EN_WARP_BEGIN
     for (;;) {
         const u64 e = en_fetch(counters, lane);
         if (e >= (u64)nitems) break;
