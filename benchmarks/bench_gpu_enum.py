@@ -19,7 +19,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm.algorithms.subgraph import count_pattern, plan_for  # noqa: E402
@@ -88,16 +88,10 @@ def sanitize():
 
 
 def hprd_rows(args, out):
-    from la_gpm.io import read_sunluo
     from la_gpm.patterns import read_query
-    G = read_sunluo(DATA / "hprd" / "HPRD.graph")
-    exp = {}
-    for ln in (DATA / "hprd" / "expected_output.res").read_text().splitlines():
-        if ":" in ln:
-            a, b = ln.strip().split(":")
-            exp[a] = int(b)
+    G, exp = hprd(DATA)
     qs = []
-    for name in sorted(exp, key=lambda s: int(s.rsplit("_", 1)[1])):
+    for name in exp:
         Q = read_query(DATA / "hprd" / "query_graph" / f"{name}.graph")
         qs.append((name, Q))
     from la_gpm.algorithms.subgraph import run_plan

@@ -15,11 +15,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
 from la_gpm.algorithms.subgraph import plan_for  # noqa: E402
 from la_gpm.backends.gpu.enum import count_plan_gpu  # noqa: E402
-from la_gpm.io import read_sunluo  # noqa: E402
 from la_gpm.patterns import read_query  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -29,14 +28,9 @@ POLICIES = {"level1": {"deep_items": 0}, "levels1": {"deep_levels": 1}, "levels2
 
 
 def main():
-    G = read_sunluo(DATA / "hprd" / "HPRD.graph")
-    exp = {}
-    for ln in (DATA / "hprd" / "expected_output.res").read_text().splitlines():
-        if ":" in ln:
-            a, b = ln.strip().split(":")
-            exp[a] = int(b)
+    G, exp = hprd(DATA)
     per = []
-    for name in sorted(exp, key=lambda s: int(s.rsplit("_", 1)[1])):
+    for name in exp:
         Q = read_query(DATA / "hprd" / "query_graph" / f"{name}.graph")
         plan = plan_for(G, Q)
         row = {"query": name}

@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm import Pattern  # noqa: E402
@@ -249,15 +249,10 @@ def main(argv=None):
         print("wrote", write("numbering", payload))
         return
     results = []
-    hprd = read_sunluo(DATA / "hprd" / "HPRD.graph")
-    exp = {}
-    for ln in (DATA / "hprd" / "expected_output.res").read_text().splitlines():
-        if ":" in ln:
-            a, b = ln.strip().split(":")
-            exp[a] = int(b)
-    print(f"HPRD: {hprd}")
+    hprd_graph, exp = hprd(DATA)
+    print(f"HPRD: {hprd_graph}")
     qs = [DATA / "hprd" / "query_graph" / f"query_dense_16_{i}.graph" for i in args.queries]
-    results += bench_queries("HPRD", hprd, qs, exp, args.repeat, ["igraph LAD", "igraph VF2", "networkx VF2"])
+    results += bench_queries("HPRD", hprd_graph, qs, exp, args.repeat, ["igraph LAD", "igraph VF2", "networkx VF2"])
     yeast = read_sunluo(DATA / "yeast" / "yeast.graph")
     print(f"yeast: {yeast}")
     yq = [DATA / "yeast" / "query_graph" / f"query_{kind}_{i}.graph"

@@ -17,6 +17,18 @@ from pathlib import Path
 RESULTS = Path(__file__).resolve().parent / "results"
 
 
+def hprd(data: Path):
+    """HPRD (../shared/data/hprd): the data graph, and the published embedding count of every query
+    by name, in the queries' numeric order."""
+    from la_gpm.io import read_sunluo
+    exp = {}
+    for ln in (data / "hprd" / "expected_output.res").read_text().splitlines():
+        if ":" in ln:
+            a, b = ln.strip().split(":")
+            exp[a] = int(b)
+    return read_sunluo(data / "hprd" / "HPRD.graph"), dict(sorted(exp.items(), key=lambda t: int(t[0].rsplit("_", 1)[1])))
+
+
 def cpu_name() -> str:
     try:
         for line in open("/proc/cpuinfo"):
