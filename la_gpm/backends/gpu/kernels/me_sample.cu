@@ -220,10 +220,6 @@ __device__ __forceinline__ i64 me_upper(const double* __restrict__ cum, i64 len,
 
 #define ME_MAXK 8
 
-// One thread per sample i (samples first .. first+count-1 of key): a uniform colorful k-treelet
-// drawn by walking the tables backwards from a root (top shape, vertex) drawn from root_cum.
-// Writes the k vertices to verts[i] and the adjacency bitmask of the induced graphlet to codes[i]
-// (bit j(j-1)/2 + a for the pair of sample positions a < j).
 // sample i's root: (shape, vertex) in proportion to the cumulative root weights
 __device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
                                              const i64* __restrict__ root_shape, i64 n, u64& state, int* st_s,
@@ -322,18 +318,24 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
     acc = before;
 }
 
-extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                     const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
-                                     const i64* __restrict__ offM, const i64* __restrict__ offB,
-                                     const i64* __restrict__ size, const i64* __restrict__ act,
-                                     const i64* __restrict__ pas, const i64* __restrict__ split_off,
-                                     const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
-                                     const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
-                                     i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                     i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
-                                     const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
-    i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
+// Sample i (samples first .. first+count-1 of key): a uniform colorful k-treelet drawn by walking
+// the tables backwards from a root (top shape, vertex) drawn from root_cum. Writes the k vertices
+// to verts[i] and the adjacency bitmask of the induced graphlet to codes[i] (bit j(j-1)/2 + a for
+// the pair of sample positions a < j). WARP: one warp per sample, every lane following the same walk
+// (same random numbers), the scan for the passive child's vertex reading 32 neighbours at a time
+// (warp prefix sum, first lane whose running sum passes the target), for graphs with hubs; equal to
+// the one-thread walk while the running sums are exact (below 2^53).
+template <bool WARP>
+__device__ __forceinline__ void me_sample_one(i64 i, int lane, const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                              const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
+                                              const i64* __restrict__ offM, const i64* __restrict__ offB,
+                                              const i64* __restrict__ size, const i64* __restrict__ act,
+                                              const i64* __restrict__ pas, const i64* __restrict__ split_off,
+                                              const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
+                                              const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
+                                              i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
+                                              i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
+                                              const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
     u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
     me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
@@ -360,19 +362,42 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
         const double* col = M + offM[p] + rp;
         x = __dmul_rn(me_uniform(state), Bv[rp]);
         acc = 0.0;
-        i64 e = ptr[v], e1 = ptr[v + 1];
+        i64 e0 = ptr[v], e1 = ptr[v + 1];
         const int hs = hub_slot[v];
-        if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e, e1, acc);
         int u = -1, last = -1;
-        for (; e < e1; ++e) {
-            int y = __ldg(idx + e);
-            double w = __ldg(col + (i64)y * W);
-            if (w > 0.0) {
-                last = y;
-                acc = __dadd_rn(acc, w);
-                if (x < acc) {
-                    u = y;
+        if (WARP) {
+            if (hs >= 0) me_skip_chunks_warp(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc, lane);
+            for (i64 base = e0; base < e1; base += 32) {
+                i64 e = base + lane;
+                int y = e < e1 ? __ldg(idx + e) : -1;
+                double w = e < e1 ? __ldg(col + (i64)y * W) : 0.0;
+                double ps = w;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    double q = __shfl_up_sync(LA_FULL_MASK, ps, o);
+                    if (lane >= o) ps = __dadd_rn(ps, q);
+                }
+                unsigned hit = __ballot_sync(LA_FULL_MASK, w > 0.0 && x < __dadd_rn(acc, ps));
+                unsigned pos = __ballot_sync(LA_FULL_MASK, w > 0.0);
+                if (hit) {
+                    u = __shfl_sync(LA_FULL_MASK, y, __ffs(hit) - 1);
                     break;
+                }
+                if (pos) last = __shfl_sync(LA_FULL_MASK, y, 31 - __clz(pos));
+                acc = __dadd_rn(acc, __shfl_sync(LA_FULL_MASK, ps, 31));
+            }
+        } else {
+            if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc);
+            for (i64 e = e0; e < e1; ++e) {
+                int y = __ldg(idx + e);
+                double w = __ldg(col + (i64)y * W);
+                if (w > 0.0) {
+                    last = y;
+                    acc = __dadd_rn(acc, w);
+                    if (x < acc) {
+                        u = y;
+                        break;
+                    }
                 }
             }
         }
@@ -386,6 +411,7 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
         st_r[top] = rp;
         ++top;
     }
+    if (WARP && lane != 0) return;
     i64 code = 0;
     for (int j = 0; j < k; ++j) verts[i * k + j] = vs[j];
     for (int j = 1; j < k; ++j) {
@@ -402,13 +428,27 @@ extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __r
     codes[i] = code;
 }
 
-// The sampler with one warp per sample, for graphs with hubs: every lane follows the same walk
-// (same random numbers), and the scan for the passive child's vertex reads 32 neighbours at a time
-// (warp prefix sum, first lane whose running sum passes the target).  Equal to me_sample while the
-// running sums are exact (below 2^53).
+// one thread per sample
+extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                     const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
+                                     const i64* __restrict__ offM, const i64* __restrict__ offB,
+                                     const i64* __restrict__ size, const i64* __restrict__ act,
+                                     const i64* __restrict__ pas, const i64* __restrict__ split_off,
+                                     const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
+                                     const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
+                                     i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
+                                     i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
+                                     const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    me_sample_one<false>(i, 0, ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum,
+                      ncum, root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH);
+}
+
+// one warp per sample (graphs with hubs)
 extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                          const double* __restrict__ M, i64 W, const double* __restrict__ B,
-                                          i64 WB, const i64* __restrict__ offM, const i64* __restrict__ offB,
+                                          const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
+                                          const i64* __restrict__ offM, const i64* __restrict__ offB,
                                           const i64* __restrict__ size, const i64* __restrict__ act,
                                           const i64* __restrict__ pas, const i64* __restrict__ split_off,
                                           const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
@@ -416,80 +456,8 @@ extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int
                                           i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
                                           i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
                                           const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
-    i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    int lane = threadIdx.x & 31;
+    const i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i >= count) return;  // whole warps leave together
-    u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
-    int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
-    me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
-    st_r[0] = 0;
-    double x;
-    int top = 1, nv = 0;
-    while (top > 0) {
-        --top;
-        int s = st_s[top], v = st_v[top], r = st_r[top];
-        if (size[s] == 1) {
-            vs[nv++] = v;
-            continue;
-        }
-        int a = (int)act[s], p = (int)pas[s];
-        i64 so = split_off[s], ns = split_n[s];
-        const double* Mv = M + (i64)v * W + offM[a];
-        const double* Bv = B + (i64)v * WB + offB[p];
-        const i64* sa = split_sa + so + r * ns;
-        const i64* sp = split_sp + so + r * ns;
-        const i64 jj = me_pick_split(Mv, Bv, sa, sp, ns, state);
-        int ra = (int)sa[jj], rp = (int)sp[jj];
-        double acc;
-        const double* col = M + offM[p] + rp;
-        x = __dmul_rn(me_uniform(state), Bv[rp]);
-        acc = 0.0;
-        i64 e0 = ptr[v], e1 = ptr[v + 1];
-        const int hs = hub_slot[v];
-        if (hs >= 0) me_skip_chunks_warp(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc, lane);
-        int u = -1, last = -1;
-        for (i64 base = e0; base < e1; base += 32) {
-            i64 e = base + lane;
-            int y = e < e1 ? __ldg(idx + e) : -1;
-            double w = e < e1 ? __ldg(col + (i64)y * W) : 0.0;
-            double ps = w;
-#pragma unroll
-            for (int o = 1; o < 32; o <<= 1) {
-                double q = __shfl_up_sync(LA_FULL_MASK, ps, o);
-                if (lane >= o) ps = __dadd_rn(ps, q);
-            }
-            unsigned hit = __ballot_sync(LA_FULL_MASK, w > 0.0 && x < __dadd_rn(acc, ps));
-            unsigned pos = __ballot_sync(LA_FULL_MASK, w > 0.0);
-            if (hit) {
-                u = __shfl_sync(LA_FULL_MASK, y, __ffs(hit) - 1);
-                break;
-            }
-            if (pos) last = __shfl_sync(LA_FULL_MASK, y, 31 - __clz(pos));
-            acc = __dadd_rn(acc, __shfl_sync(LA_FULL_MASK, ps, 31));
-        }
-        if (u < 0) u = last;
-        st_s[top] = a;
-        st_v[top] = v;
-        st_r[top] = ra;
-        ++top;
-        st_s[top] = p;
-        st_v[top] = u;
-        st_r[top] = rp;
-        ++top;
-    }
-    if (lane != 0) return;
-    i64 code = 0;
-    for (int j = 0; j < k; ++j) verts[i * k + j] = vs[j];
-    for (int j = 1; j < k; ++j) {
-        for (int a = 0; a < j; ++a) {
-            int xa = vs[a], yb = vs[j];
-            if (ptr[xa + 1] - ptr[xa] > ptr[yb + 1] - ptr[yb]) {
-                int tmp = xa;
-                xa = yb;
-                yb = tmp;
-            }
-            if (binary_contains(idx, ptr[xa], ptr[xa + 1], yb)) code |= 1LL << (j * (j - 1) / 2 + a);
-        }
-    }
-    codes[i] = code;
+    me_sample_one<true>(i, threadIdx.x & 31, ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum,
+                      ncum, root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH);
 }
