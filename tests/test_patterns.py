@@ -28,7 +28,15 @@ def test_named_automorphisms(name, aut):
 
 
 def _brute_aut(P):
-    return sum(1 for p in itertools.permutations(range(P.k)) if P._is_automorphism(p))
+    """|Aut(P)| by trying every permutation against the edge set and labels (independent of the
+    pattern's own invariants and search)."""
+    edges = {frozenset(e) for e in P.edges}
+    labels = P.vertex_labels
+
+    def keeps(p):
+        return ({frozenset((p[u], p[v])) for u, v in P.edges} == edges
+                and (labels is None or all(labels[p[v]] == labels[v] for v in range(P.k))))
+    return sum(1 for p in itertools.permutations(range(P.k)) if keeps(p))
 
 
 def _count_with_conditions(P, G):

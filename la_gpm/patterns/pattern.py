@@ -205,7 +205,18 @@ class Pattern:
 
     # ------------------------------------------------------------- automorphisms
     def _vcolor(self, v):
-        return (self._vlabels[v] if self._vlabels is not None else 0, self.degrees[v])
+        return self._vcolors[v]
+
+    @cached_property
+    def _vcolors(self) -> tuple:
+        """Per vertex, an invariant every automorphism preserves: (label, degree, sorted (label, degree)
+        of the neighbours); a finer invariant than (label, degree) prunes the automorphism searches."""
+        base = [(self._vlabels[v] if self._vlabels is not None else 0, self.degrees[v]) for v in range(self._k)]
+        return tuple(base[v] + (tuple(sorted(base[w] for w in self._neighbor_lists[v])),) for v in range(self._k))
+
+    @cached_property
+    def _degree_order(self) -> tuple:
+        return tuple(sorted(range(self._k), key=lambda v: -self.degrees[v]))
 
     def _elabel(self, u, v):
         return 0 if self._elabels is None else self._elabels[(min(u, v), max(u, v))]
@@ -214,8 +225,6 @@ class Pattern:
         """One automorphism extending the partial map ``fixed``, or None (backtracking)."""
         k = self._k
         adj = self._adj
-        order = sorted(range(k), key=lambda v: (v not in fixed, -self.degrees[v]))
-        # extend order so that each new vertex is adjacent to an earlier one where possible
         f = dict(fixed)
         used = set(f.values())
         for u, w in f.items():
@@ -225,7 +234,7 @@ class Pattern:
             for v in f:
                 if adj[u, v] != adj[f[u], f[v]] or (adj[u, v] and self._elabel(u, v) != self._elabel(f[u], f[v])):
                     return None
-        free = [v for v in order if v not in f]
+        free = [v for v in self._degree_order if v not in f]  # by decreasing degree
 
         def rec(i):
             if i == len(free):
@@ -262,9 +271,8 @@ class Pattern:
         for b in base:
             orb = [b]
             for w in range(k):
-                if w == b or w in fixed:
+                if w == b or w in fixed or self._vcolors[w] != self._vcolors[b]:
                     continue
-                # cheap: w reachable from b through known generators fixing the prefix?
                 g = self._find_automorphism({**fixed, b: w})
                 if g is not None:
                     orb.append(w)
