@@ -318,6 +318,20 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
     acc = before;
 }
 
+// the samplers' parameters and the arguments that pass them on
+#define ME_SAMPLE_PARAMS                                                                                     \
+    const i64* __restrict__ ptr, const int* __restrict__ idx, const double* __restrict__ M, i64 W,           \
+        const double* __restrict__ B, i64 WB, const i64* __restrict__ offM, const i64* __restrict__ offB,    \
+        const i64* __restrict__ size, const i64* __restrict__ act, const i64* __restrict__ pas,              \
+        const i64* __restrict__ split_off, const i64* __restrict__ split_n, const i64* __restrict__ split_sa, \
+        const i64* __restrict__ split_sp, const double* __restrict__ root_cum, i64 ncum,                     \
+        const i64* __restrict__ root_shape, i64 n, u64 key, i64 first, i64 count, int k,                     \
+        int* __restrict__ verts, i64* __restrict__ codes, const double* __restrict__ P,                      \
+        const int* __restrict__ hub_slot, int CH
+#define ME_SAMPLE_ARGS                                                                                        \
+    ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum, ncum, \
+        root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH
+
 // Sample i (samples first .. first+count-1 of key): a uniform colorful k-treelet drawn by walking
 // the tables backwards from a root (top shape, vertex) drawn from root_cum. Writes the k vertices
 // to verts[i] and the adjacency bitmask of the induced graphlet to codes[i] (bit j(j-1)/2 + a for
@@ -326,16 +340,7 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
 // (warp prefix sum, first lane whose running sum passes the target), for graphs with hubs; equal to
 // the one-thread walk while the running sums are exact (below 2^53).
 template <bool WARP>
-__device__ __forceinline__ void me_sample_one(i64 i, int lane, const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                              const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
-                                              const i64* __restrict__ offM, const i64* __restrict__ offB,
-                                              const i64* __restrict__ size, const i64* __restrict__ act,
-                                              const i64* __restrict__ pas, const i64* __restrict__ split_off,
-                                              const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
-                                              const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
-                                              i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                              i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
-                                              const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
+__device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS) {
     u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
     me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
@@ -429,35 +434,15 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, const i64* __rest
 }
 
 // one thread per sample
-extern "C" __global__ void me_sample(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                     const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
-                                     const i64* __restrict__ offM, const i64* __restrict__ offB,
-                                     const i64* __restrict__ size, const i64* __restrict__ act,
-                                     const i64* __restrict__ pas, const i64* __restrict__ split_off,
-                                     const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
-                                     const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
-                                     i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                     i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
-                                     const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
+extern "C" __global__ void me_sample(ME_SAMPLE_PARAMS) {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    me_sample_one<false>(i, 0, ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum,
-                      ncum, root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH);
+    me_sample_one<false>(i, 0, ME_SAMPLE_ARGS);
 }
 
 // one warp per sample (graphs with hubs)
-extern "C" __global__ void me_sample_warp(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                          const double* __restrict__ M, i64 W, const double* __restrict__ B, i64 WB,
-                                          const i64* __restrict__ offM, const i64* __restrict__ offB,
-                                          const i64* __restrict__ size, const i64* __restrict__ act,
-                                          const i64* __restrict__ pas, const i64* __restrict__ split_off,
-                                          const i64* __restrict__ split_n, const i64* __restrict__ split_sa,
-                                          const i64* __restrict__ split_sp, const double* __restrict__ root_cum,
-                                          i64 ncum, const i64* __restrict__ root_shape, i64 n, u64 key, i64 first,
-                                          i64 count, int k, int* __restrict__ verts, i64* __restrict__ codes,
-                                          const double* __restrict__ P, const int* __restrict__ hub_slot, int CH) {
+extern "C" __global__ void me_sample_warp(ME_SAMPLE_PARAMS) {
     const i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i >= count) return;  // whole warps leave together
-    me_sample_one<true>(i, threadIdx.x & 31, ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum,
-                      ncum, root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH);
+    me_sample_one<true>(i, threadIdx.x & 31, ME_SAMPLE_ARGS);
 }
