@@ -207,6 +207,9 @@ __device__ __forceinline__ void cc_group_sync(int id, int count) {
     asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(count) : "memory");
 }
 
+// the dynamic shared memory of the tiled and sorted kernels (one declaration: they share it)
+extern __shared__ __align__(16) unsigned char cc_tile_raw[];
+
 #define CC_TARCS 4
 extern "C" __global__ void __launch_bounds__(256)
 cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
@@ -214,7 +217,6 @@ cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const
               i64 nbt, const signed char* __restrict__ colors, const unsigned short* __restrict__ R, int k, int p,
               const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W,
               int L, int S) {
-    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
     const int Gs = L * S;
     const int gpb = blockDim.x / Gs;
     const int grp = threadIdx.x / Gs;
@@ -376,7 +378,6 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
     i64 nbt, const signed char* __restrict__ colors, const unsigned short* __restrict__ Rp, int RPg, int RP, int k,
     int p, u64 magic, const REAL* __restrict__ Mp, int Wp, REAL* __restrict__ out, REAL* __restrict__ partial, int W,
     int L, int GB) {
-    extern __shared__ __align__(16) unsigned char cc_tile_raw[];
     const int gpb = blockDim.x / L;
     const int grp = threadIdx.x / L;
     const int l = threadIdx.x - grp * L;
@@ -500,7 +501,7 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
     }
 }
 
-#define CC_SORTED_KERNEL(NAME, NX, A, V, MINB)                                                                   \
+#define CC_SORTED_KERNEL_MINB(NAME, NX, A, V, MINB)                                                                 \
     extern "C" __global__ void __launch_bounds__(256, MINB) NAME(                                                \
         const int* __restrict__ sarc, const int* __restrict__ kept, const int* __restrict__ item_v,              \
         const i64* __restrict__ item_lo, const int* __restrict__ item_dst, i64 nitems, int nchunks, int n,       \
@@ -510,17 +511,14 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
         cc_spmm_sorted_impl<NX, A, V>(sarc, kept, item_v, item_lo, item_dst, nitems, nchunks, n, nnz, nbt,      \
                                       colors, Rp, RPg, RP, k, p, magic, Mp, Wp, out, partial, W, L, GB);         \
     }
-// cc_spmm_sorted_<NX>x<A>[v2]; minimum blocks per SM: caps the registers without spills
+// cc_spmm_sorted_<NX>x<A>[v2]; minimum blocks per SM (float, double): caps the registers without spills
 #ifdef CC_DOUBLE
-CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 1, 2)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 1, 2)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x4v2, 2, 4, 2, 2)
-CC_SORTED_KERNEL(cc_spmm_sorted_4x2v2, 4, 2, 2, 2)
-CC_SORTED_KERNEL(cc_spmm_sorted_3x4v2, 3, 4, 2, 2)
+#define CC_SORTED_KERNEL(NAME, NX, A, V, MINB_F, MINB_D) CC_SORTED_KERNEL_MINB(NAME, NX, A, V, MINB_D)
 #else
-CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 1, 4)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 1, 3)
-CC_SORTED_KERNEL(cc_spmm_sorted_2x4v2, 2, 4, 2, 4)
-CC_SORTED_KERNEL(cc_spmm_sorted_4x2v2, 4, 2, 2, 4)
-CC_SORTED_KERNEL(cc_spmm_sorted_3x4v2, 3, 4, 2, 3)
+#define CC_SORTED_KERNEL(NAME, NX, A, V, MINB_F, MINB_D) CC_SORTED_KERNEL_MINB(NAME, NX, A, V, MINB_F)
 #endif
+CC_SORTED_KERNEL(cc_spmm_sorted_4x4, 4, 4, 1, 4, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x8, 2, 8, 1, 3, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_2x4v2, 2, 4, 2, 4, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_4x2v2, 4, 2, 2, 4, 2)
+CC_SORTED_KERNEL(cc_spmm_sorted_3x4v2, 3, 4, 2, 3, 2)
