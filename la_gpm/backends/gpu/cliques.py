@@ -42,10 +42,14 @@ def _work_items(G, k: int, rcap: int):
     items, heaviest first (see the module docstring); cached per graph, k and cap."""
     cp = cupy()
 
-    def build(ptr, idx, src, narcs):
+    def sizes(ptr, idx, src, narcs):  # |C| of every arc: one per graph, whatever k
         c = cp.empty(narcs, dtype=cp.int32)
         blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
         kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+        return c
+
+    def build(ptr, idx, src, narcs):
+        c = device_arc_table(G, "clique_sizes", "candidate-set sizes of the DAG arcs", sizes)
         arcs = cp.flatnonzero(c >= k - 2).astype(cp.int32)
         ca = c[arcs].astype(cp.int64)
         split = (ca >= SPLIT_MIN_C) & (ca <= rcap)
