@@ -19,7 +19,9 @@ sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
    colorful k-treelet copy.  Its vertex set induces a connected graphlet of class H, which is hit
    with probability σ(H)·c_H/N, where c_H is the number of colorful induced copies of H and σ(H) its
    number of spanning trees (Kirchhoff).  So ``N·hits_H/(samples·σ(H))`` is unbiased for c_H, and
-   dividing by the colorful probability ``p = k!/k^k`` gives an unbiased estimate of the count of H.
+   dividing by the colorful probability p (k!/k^k for independent uniform colours; k!·Π sizes /
+   n(n-1)···(n-k+1) for the default balanced colorings, classes of n/k vertices) gives an unbiased
+   estimate of the count of H.
 3. **Average** over independent colorings (each with its own samples); intervals as in
    ``docs/motif_estimate.md``.
 4. **AGS** (adaptive graphlet sampling): a coloring may sample free tree shape F with probability
@@ -588,6 +590,45 @@ def _planned_check(rec, reg, p, m, pending, eps, level):
     return int(math.ceil(need.max())) if need.size else R + 1
 
 
+COLORINGS = ("balanced", "uniform")
+
+
+def balanced_classes(n: int, k: int) -> list:
+    """Class sizes of a balanced k-coloring of n vertices: vertex of rank r gets colour r·k // n."""
+    return [-(-((c + 1) * n) // k) - -(-(c * n) // k) for c in range(k)]
+
+
+def colorful_probability(n: int, k: int, coloring: str = "balanced") -> float:
+    """Probability that a fixed k-set of vertices is colorful (k distinct colours).
+
+    ``"uniform"`` (every vertex's colour uniform and independent): k!/k^k.  ``"balanced"`` (a uniformly
+    random assignment of the classes of :func:`balanced_classes`): k!·Π sizes / (n(n-1)···(n-k+1)),
+    the same for every k-set, so the colorful estimates stay unbiased; computed on Python ints.
+
+    >>> colorful_probability(7, 7) == math.factorial(7) / math.perm(7, 7)
+    True
+    >>> colorful_probability(10, 5, "uniform"), round(colorful_probability(10, 5), 4)
+    (0.0384, 0.127)
+    """
+    if coloring == "uniform" or n < k:
+        return math.factorial(k) / k ** k
+    return math.factorial(k) * math.prod(balanced_classes(n, k)) / math.perm(n, k)
+
+
+def balanced_colors(key: int, n: int, k: int, xp=np):
+    """The balanced coloring of key ``key``: vertices ranked by splitmix64(key + v), rank r gets r·k // n.
+
+    ``xp`` is numpy (host) or cupy (device): both compute the same 64-bit hashes (a bijection of
+    key + v, so no ties) and the same sort, hence the same colors for a seed on CPU and GPU.
+    """
+    from ..backends.cpu.rng import splitmix64
+    h = splitmix64(xp.arange(n, dtype=xp.uint64) + xp.uint64(key))
+    order = xp.argsort(h)
+    col = xp.empty(n, dtype=xp.int8)
+    col[order] = (xp.arange(n, dtype=xp.int64) * k // n).astype(xp.int8)
+    return col
+
+
 def _has_connected_kset(G, k) -> bool:
     """Whether some connected component has at least k vertices (else there is no connected k-set)."""
     if G.n < k:
@@ -603,7 +644,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int | str = 1 << 16, min_colorings: int = 10,
                     max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
-                    checkpoints: str = "geometric"):
+                    checkpoints: str = "geometric", coloring: str = "balanced"):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
     Parameters
@@ -630,6 +671,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         ``"planned"`` the same, but a failed check puts the next one where the slowest pending class
         is predicted to reach eps (at most 4x the colorings so far), so fewer checks spend delta
         (fewer colorings on email-Eu-core k = 6, more on k = 5 and on R-MAT 22 k = 7: see the docs)
+
+    coloring : ``"balanced"`` (default: every colour class has n/k vertices, up to one; a uniformly random
+        such assignment, colourful probability k!·Π sizes / n(n-1)···(n-k+1); fewer colorings for the same
+        interval, see the docs) or ``"uniform"`` (independent uniform colours, probability k!/k^k)
 
     Returns
     -------
@@ -676,6 +721,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
     if checkpoints not in ("planned", "geometric"):
         raise InvalidArgument(f"checkpoints must be 'planned' or 'geometric'; got {checkpoints!r}")
+    if coloring not in COLORINGS:
+        raise InvalidArgument(f"coloring must be one of {COLORINGS}; got {coloring!r}")
     G = as_graph(G)
     G._require_undirected("estimate_census")
     be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
@@ -684,11 +731,13 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     if be == "gpu":
         from ..backends.gpu.motif_estimate import GpuSampler
         engine = GpuSampler(G, k)
+        xp = engine.cp
     else:
         engine = None
+        xp = np
 
     reg = _Registry(k)
-    p = math.factorial(k) / k ** k
+    p = colorful_probability(G.n, k, coloring)
     cap = max_colorings if max_colorings is not None else DEFAULT_MAX_COLORINGS
     rec = _Record()
     drawn = 0
@@ -711,7 +760,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         j = 0
         while j < cap:
             key = int(coloring_keys(s, j, 1)[0])
-            colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+            if coloring == "balanced" and G.n >= k:
+                colors = balanced_colors(key, G.n, k, xp)
+            else:
+                colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
             T = None                       # free the previous coloring's tables before building the next
             tb0 = time.perf_counter()
             T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
@@ -795,7 +847,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
-                    checkpoints=checkpoints, checks=check,
+                    checkpoints=checkpoints, checks=check, coloring=coloring,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive

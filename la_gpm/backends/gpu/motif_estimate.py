@@ -152,7 +152,8 @@ class GpuTables:
                 self.M = cp.empty((n, pl.WM), dtype=cp.float64)
                 self.B = cp.empty((n, pl.WB), dtype=cp.float64)
                 self.P = cp.empty((max(S.nslots, 1), pl.WB), dtype=cp.float64)
-        col = cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
+        col = colors.astype(cp.int8, copy=False) if isinstance(colors, cp.ndarray) else \
+            cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
         if n:
             if self.build == "shape":
                 self._build_per_shape(col)
