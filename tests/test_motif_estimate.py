@@ -714,6 +714,13 @@ def test_balanced_colors_sizes_reproducible_and_uniform():
     got = (np.sort(C[:, [0, 4, 8]], axis=1) == np.arange(k)).all(axis=1).mean()
     assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / R)
     assert not np.array_equal(C[0], C[1])
+    # the ranking hash is the library's splitmix64 (the CUDA kernels' function) of key + v
+    from la_gpm.backends.cpu.rng import splitmix64
+    for key in (0, 5, (1 << 64) - 1):
+        h = np.array([splitmix64(np.uint64(key) + np.uint64(v)) for v in range(50)], dtype=np.uint64)
+        ref = np.empty(50, dtype=np.int8)
+        ref[np.argsort(h)] = np.arange(50) * 7 // 50
+        assert np.array_equal(balanced_colors(key, 50, 7), ref)
 
 
 def test_uniform_and_balanced_estimates_agree_with_exact_census():

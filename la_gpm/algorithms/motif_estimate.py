@@ -621,8 +621,11 @@ def balanced_colors(key: int, n: int, k: int, xp=np):
     ``xp`` is numpy (host) or cupy (device): both compute the same 64-bit hashes (a bijection of
     key + v, so no ties) and the same sort, hence the same colors for a seed on CPU and GPU.
     """
-    from ..backends.cpu.rng import splitmix64
-    h = splitmix64(xp.arange(n, dtype=xp.uint64) + xp.uint64(key))
+    u = xp.uint64
+    x = xp.arange(n, dtype=u) + u(key) + u(0x9E3779B97F4A7C15)      # splitmix64 (wrapping uint64 arithmetic)
+    x = (x ^ (x >> u(30))) * u(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> u(27))) * u(0x94D049BB133111EB)
+    h = x ^ (x >> u(31))
     order = xp.argsort(h)
     col = xp.empty(n, dtype=xp.int8)
     col[order] = (xp.arange(n, dtype=xp.int64) * k // n).astype(xp.int8)

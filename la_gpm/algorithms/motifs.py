@@ -351,9 +351,12 @@ def _census_gpu(G, k, cls, induced, method):
     """(counts, method name) of the census on the GPU: closed forms (k <= 4) or ESU enumeration."""
     from ..backends.gpu import census as gpu
 
-    if method == "hybrid":
-        raise InvalidArgument("method='hybrid' runs on the cpu backend only; on backend='gpu' use 'enumerate' "
-                              "or 'auto' (or backend='cpu')")
+    if method == "hybrid" or (method == "auto" and k == 5):
+        # the CPU's rule (docs/gpu_census.md): auto enumerates where the hybrid's copies outnumber the subsets
+        N = gpu.hybrid5_noninduced(G, decline=method == "auto")
+        if N is not None:
+            return (_to_induced(cls.M, N) if induced else N), "gpu_hybrid"
+        method = "enumerate"
     if method == "auto":
         method = "closed_form" if k <= 4 else "enumerate"
     if method == "closed_form":

@@ -184,3 +184,291 @@ def closed_form_noninduced(G, k: int) -> list[int]:
     N = {"4-path": p4base - 3 * T, "4-star": _deg_binomial_sum(deg, 3), "4-cycle": c4,
          "tailed-triangle": tdeg - 6 * T, "diamond": dia, "4-clique": k4}
     return [N[nm] for nm in _classes(4).names]
+
+
+# --------------------------------------------------------------------------- 5-vertex hybrid (census5.cu)
+
+# h5_vertex / h5_k23_pairs give vertices of at least this degree a whole block of HUB_WARPS warps
+H5_HUB_DEGREE = 256
+# h5_c5: positions of b in N(a) per work item under a forward arc (u, a)
+C5_SPLIT = 8
+# h5_k23: a hub pair with at least this many common neighbours gets one work item per first element
+K23_SPLIT = 48
+
+
+def _h5(name):
+    return kernel("census5", name)
+
+
+def _groups(per_group_bytes: int, n: int, hubs: int, cp):
+    """(grid, wpb, hub_grid) for a per-vertex kernel with one scratch slice per warp (non-hubs) or per
+    block (hubs), within the memory budget."""
+    from ...config import config
+    grid, wpb = _warps(per_group_bytes, n - hubs, cp)
+    hub_grid = int(min(hubs, _sm_count(cp) * 2, max(1, config.memory_budget // max(per_group_bytes, 1))))
+    return grid, wpb, hub_grid
+
+
+def _per_vertex(kern, G, per_group_bytes, make_args):
+    """Run a per-vertex kernel (h5_vertex, h5_k23_pairs): hubs (degree >= H5_HUB_DEGREE, the first ids)
+    one block each, the rest one warp each; make_args(slices) -> (buffers, args before/after the
+    range) is called once with the number of scratch slices to allocate."""
+    cp = cupy()
+    n = G.n
+    hubs = int(np.count_nonzero(G.degrees >= H5_HUB_DEGREE))
+    grid, wpb, hub_grid = _groups(per_group_bytes, n, hubs, cp)
+    slices = max(grid * wpb, hub_grid if hubs else 0)
+    head, tail = make_args(slices)
+    next_ = cp.zeros(2, dtype=cp.uint64)
+    if hubs:
+        kern((hub_grid,), (HUB_WARPS * 32,), head + (np.int32(0), np.int32(hubs), np.int32(1)) + tail(next_[0:1]))
+    if hubs < n:
+        kern((grid,), (wpb * 32,), head + (np.int32(hubs), np.int32(n), np.int32(0)) + tail(next_[1:2]))
+
+
+def sigma4(G):
+    """(σ, k23hub) of the degree-descending relabelling: σ the (n, 15) int64 non-induced per-vertex
+    4-vertex orbit counts (ORCA order, as ``motifs._sigma``), k23hub[v] the K2,3 copies with v on the
+    2-side; per-arc triangles, 4-cycles, K2,3 hubs, diamond wings and 4-cliques through each vertex on
+    the GPU, the linear combinations on the host (one pass over the arcs)."""
+    from ..cpu.motif_kernels import arc_weighted_sums, neighbour_sums
+    from ...algorithms.motifs import _descending
+    cp = cupy()
+    n = G.n
+    s = np.zeros((n, 15), dtype=np.int64)
+    if n == 0 or G.m == 0:
+        s[:, 0] = G.degrees
+        return s, np.zeros(n, dtype=np.int64)
+    hptr, hidx, _ = _descending(G)
+    ptr, idx, fsrc, fwd = _device_desc(G)
+    nfwd = int(fwd.shape[0])
+    nnz = int(idx.shape[0])
+    maxd = int(G.max_degree)
+    nwords = (n + 31) // 32
+    with oom_guard("the 5-vertex hybrid's per-vertex orbit counts"):
+        te = cp.empty(nnz, dtype=cp.int32)
+        grid = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+        _h5("h5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
+        vert = cp.zeros(3 * n, dtype=cp.uint64)
+
+        def vargs(slices):
+            cnt = cp.zeros(slices * n, dtype=cp.uint32)
+            bits = cp.zeros(slices * nwords, dtype=cp.uint32)
+            return (ptr, idx, te, np.int32(n)), lambda nx: (cnt, bits, np.int64(nwords), nx, vert)
+        _per_vertex(_h5("h5_vertex"), G, 4 * (n + nwords), vargs)
+        k4 = cp.zeros(n, dtype=cp.uint64)
+        kg, kw = _warps(4 * maxd, nfwd, cp)
+        scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
+        _h5("h5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
+                                         cp.zeros(1, dtype=cp.uint64), k4))
+        te_h = te.get().astype(np.int64)
+        vert_h = vert.get().view(np.int64).reshape(n, 3)
+        k4_h = k4.get().view(np.int64)
+    d = np.diff(hptr).astype(np.int64)
+    cs = np.concatenate([[0], np.cumsum(te_h)])
+    tv = (cs[hptr[1:]] - cs[hptr[:-1]]) // 2
+    s1 = neighbour_sums(hptr, hidx, d - 1)
+    aw = arc_weighted_sums(hptr, hidx, te_h, d, tv)
+    s[:, 0] = d
+    s[:, 1] = s1
+    s[:, 2] = d * (d - 1) // 2
+    s[:, 3] = tv
+    s[:, 4] = neighbour_sums(hptr, hidx, s1) - d * (d - 1) - 2 * tv
+    s[:, 5] = (d - 1) * s1 - 2 * tv
+    s[:, 6] = neighbour_sums(hptr, hidx, (d - 1) * (d - 2) // 2)
+    s[:, 7] = d * (d - 1) * (d - 2) // 6
+    s[:, 8] = vert_h[:, 0]
+    s[:, 9] = aw[:, 2]
+    s[:, 10] = aw[:, 1]
+    s[:, 11] = tv * (d - 2)
+    s[:, 12] = vert_h[:, 2]
+    s[:, 13] = aw[:, 0]
+    s[:, 14] = k4_h
+    return s, vert_h[:, 1].copy()
+
+
+def c5_item_offsets(ptr, idx, fwd, split):
+    """offs[e] = first C5 work item of forward arc e = (u, a): ceil(d_a / split) items each (numpy or
+    CuPy arrays alike); returns (offs, items)."""
+    xp = _xp(ptr)
+    a = idx[fwd]
+    da = (ptr[a + 1] - ptr[a]).astype(np.int64)
+    offs = xp.zeros(fwd.shape[0] + 1, dtype=np.int64)
+    xp.cumsum((da + split - 1) // split, out=offs[1:])
+    return offs
+
+
+def k23_item_offsets(pc, split):
+    """offs[p] = first work item of hub pair p with pc[p] common neighbours: one item per pair below
+    ``split`` common neighbours, else one per choice of the first of the three (pc - 2)."""
+    xp = _xp(pc)
+    c = pc.astype(np.int64)
+    items = xp.where(c >= split, c - 2, 1)
+    offs = xp.zeros(c.shape[0] + 1, dtype=np.int64)
+    xp.cumsum(items, out=offs[1:])
+    return offs
+
+
+def bowtie_batches(toffs, cap):
+    """Vertex ranges [u0, u1) whose lists of edges inside N(u) (toffs: their offsets, numpy) hold at
+    most ``cap`` entries together (a single vertex with more is a range alone)."""
+    n = len(toffs) - 1
+    out = []
+    u0 = 0
+    while u0 < n:
+        u1 = int(np.searchsorted(toffs, toffs[u0] + cap, side="right")) - 1
+        u1 = min(n, max(u1, u0 + 1))
+        out.append((u0, u1))
+        u0 = u1
+    return out
+
+
+def _xp(a):
+    return np if isinstance(a, np.ndarray) else cupy()
+
+
+def dense5_hits(G, tv):
+    """Per-class hits (Python ints, 5-class rows) of the copies of C5, K2,3 and the bowtie, each listed
+    once and classified by its induced 5-vertex set, and (K2,3 copies, bowtie copies) listed.
+    ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
+    from ...algorithms.motifs import _classes, _deg_binomial_sum
+    from ...config import config
+    cp = cupy()
+    cls = _classes(5)
+    nclass = len(cls.keys)
+    n = G.n
+    if n == 0 or G.m == 0:
+        return [0] * nclass, 0, 0
+    ptr, idx, fsrc, fwd = _device_desc(G)
+    nfwd = int(fwd.shape[0])
+    maxd = int(G.max_degree)
+    nwords = (n + 31) // 32
+    table = device_table(5)
+    with oom_guard("the 5-vertex hybrid's dense classes (C5, K2,3, bowtie copies)"):
+        counts = cp.zeros(3 * nclass, dtype=cp.uint64)
+        # ---- C5
+        offs = G.device_cache(f"gpu:{cp.cuda.Device().id}:census-c5-items:{C5_SPLIT}",
+                              lambda: c5_item_offsets(ptr, idx, fwd, C5_SPLIT))
+        nitems = int(offs[-1].get())
+        grid, wpb = _warps(4 * nwords, nitems, cp)
+        bits = cp.zeros(grid * wpb * nwords, dtype=cp.uint32)
+        _h5("h5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
+                                            np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
+                                            cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
+        del bits
+        # ---- K2,3: hub pairs with >= 3 common neighbours, then their triples
+        wedges = _deg_binomial_sum(G.degrees, 2)
+        cap = int(max(1, min(wedges // 3, config.memory_budget // 12)))
+        for _ in range(2):
+            pu = cp.empty(cap, dtype=cp.int32)
+            pv = cp.empty(cap, dtype=cp.int32)
+            pc = cp.empty(cap, dtype=cp.int32)
+            npairs = cp.zeros(1, dtype=cp.uint64)
+
+            def pargs(slices):
+                cnt = cp.zeros(slices * n, dtype=cp.uint32)
+                return (ptr, idx, np.int32(n)), lambda nx: (cnt, nx, pu, pv, pc, npairs, np.int64(cap))
+            _per_vertex(_h5("h5_k23_pairs"), G, 4 * n, pargs)
+            found = int(npairs.get()[0])
+            if found <= cap:
+                break
+            cap = found      # every counter was cleared: run again with room for all
+        if found:
+            koffs = k23_item_offsets(pc[:found], K23_SPLIT)
+            kitems = int(koffs[-1].get())
+            kg, kw = _warps(4 * maxd, kitems, cp)
+            scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
+            _h5("h5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
+                                               np.int32(nclass), scratch, np.int64(maxd),
+                                               cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
+            del scratch
+        del pu, pv, pc
+        # ---- bowtie: the edges inside each N(u), then their vertex-disjoint pairs
+        toffs_h = np.zeros(n + 1, dtype=np.int64)
+        np.cumsum(np.asarray(tv, dtype=np.int64), out=toffs_h[1:])
+        if toffs_h[-1]:
+            toffs = cp.asarray(toffs_h)
+            fill = cp.zeros(n, dtype=cp.uint64)
+            ecap = int(max(1, config.memory_budget // 8))
+            for u0, u1 in bowtie_batches(toffs_h, ecap):
+                tot = int(toffs_h[u1] - toffs_h[u0])
+                if tot < 2:
+                    continue
+                ea = cp.empty(tot, dtype=cp.int32)
+                eb = cp.empty(tot, dtype=cp.int32)
+                tg = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+                _h5("h5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
+                                    (ptr, idx, fsrc, fwd, np.int64(nfwd), toffs, np.int32(u0), np.int32(u1), fill,
+                                     ea, eb))
+                bg, bw = _warps(1, tot, cp)
+                _h5("h5_bowtie")((bg,), (bw * 32,), (ptr, idx, toffs, np.int32(u0), np.int32(u1), ea, eb, table,
+                                                     np.int32(nclass), cp.zeros(1, dtype=cp.uint64),
+                                                     counts[2 * nclass:]))
+                del ea, eb
+        out = counts.get().reshape(3, nclass)
+    parts = [[int(x) for x in row] for row in out]
+    hits = [a + b + c for a, b, c in zip(*parts)]
+    return hits, sum(parts[1]), sum(parts[2])
+
+
+def _connected4_bound(G) -> int:
+    """An upper bound on the connected 4-vertex subsets from the degrees alone (host, no GPU): every one
+    has a spanning 4-path or 4-star, so it is at most Σ_uv (d_u - 1)(d_v - 1) + Σ_v C(d_v, 3)."""
+    from ...algorithms.motifs import _deg_binomial_sum, _exact_sum
+    d = G.degrees.astype(np.int64)
+    if G.nnz == 0:
+        return 0
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    dm = d - 1
+    return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
+
+
+def hybrid5_noninduced(G, decline: bool = False):
+    """Non-induced counts (Python ints, 5-class rows) of every 5-vertex class by the hybrid of
+    ``motifs._hybrid5_noninduced``, on the GPU: pendant classes from Σ_v d_v σ_o(v) (4-vertex orbit
+    sums from :func:`sigma4`), dense classes from the classified copies of C5, K2,3 and the bowtie
+    (:func:`dense5_hits`). With ``decline``, None where the CPU's rule says enumeration is cheaper
+    (fewer than ``motifs._SMALL_ENUMERATION`` connected 4-subsets, or 3 × (K2,3 + bowtie copies) more
+    than them)."""
+    from ...algorithms import motifs as M
+    cls = M._classes(5)
+    nrow = len(cls.keys)
+    if G.n == 0:
+        return [0] * nrow
+    M._check_safe(G)
+    if decline and _connected4_bound(G) < M._SMALL_ENUMERATION:
+        return None
+    N4 = closed_form_noninduced(G, 4)
+    connected4 = sum(M._to_induced(M._classes(4).M, N4))
+    if decline and connected4 < M._SMALL_ENUMERATION:
+        return None
+    sigma, k23hub = sigma4(G)
+    k23 = M._exact_sum(k23hub) // 2
+    tv = sigma[:, 3]
+    bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+    if decline and 3 * (k23 + bowtie) > connected4:
+        return None
+    hits, k23_listed, bowtie_listed = dense5_hits(G, tv)
+    if (k23_listed, bowtie_listed) != (k23, bowtie):
+        raise AssertionError(f"GPU dense 5-census listed {k23_listed} K2,3 and {bowtie_listed} bowtie copies; the "
+                             f"closed forms give {k23} and {bowtie}")
+    I_dense = {}
+    for j, f in M._dense_divisors().items():
+        q, r = divmod(hits[j], f)
+        if r:
+            raise AssertionError(f"dense 5-class {j}: {hits[j]} copies is not a multiple of {f}")
+        I_dense[j] = q
+    N = [0] * nrow
+    for i in I_dense:
+        N[i] = sum(cls.M[i][j] * I_dense[j] for j in I_dense if cls.M[i][j])
+    deg = sigma[:, 0]
+    sums = {}
+    for i, (o, stab, terms, autQ) in M._pendant_plans().items():
+        if o not in sums:
+            sums[o] = M._weighted_sum(deg, sigma[:, o])
+        inj = stab * sums[o] + sum(c * N4[r] for c, r in terms)
+        q, r = divmod(inj, autQ)
+        if r:
+            raise AssertionError(f"pendant 5-class {i}: {inj} embeddings is not a multiple of |Aut| = {autQ}")
+        N[i] = q
+    return N

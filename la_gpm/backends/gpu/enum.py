@@ -34,7 +34,7 @@ from ...exceptions import InvalidArgument
 from ...patterns.plan import C_REUSE as C_REUSE_FIELD
 from . import cupy, kernel, oom_guard
 
-__all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items"]
+__all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items", "count_plans_batch_gpu", "batch_roots"]
 
 WARPS_PER_BLOCK = 8
 WARPS_PER_SM = 32  # 2 blocks of 8 warps resident per SM (__launch_bounds__(256, 2)), ×2 to hide fetches
@@ -456,3 +456,260 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
             left -= host.shape[0]
         yield host
         r0 = r1
+
+
+# ------------------------------------------------------------------------------------------------ batches
+BATCH_MAX_ITEMS = 1 << 21  # rows of one breadth-first level of a batch (at most; also <= threshold × max degree)
+
+
+def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
+    """Engine vertices sorted by (label rank, decreasing degree), their sort keys, the sorted distinct
+    labels and ``maxdeg + 1`` (the key stride), cached on the graph: the roots of a plan are one
+    contiguous range of this order (its first label, degree at least its first minimum degree)."""
+    from ...algorithms.subgraph import engine_arrays
+
+    def make():
+        _, _, _, _, deg, vlab, _ = engine_arrays(G, vertex_labeled, edge_labeled)
+        deg = np.asarray(deg, dtype=np.int64)
+        stride = int(deg.max(initial=0)) + 1
+        if vertex_labeled and vlab is not None:
+            labels, rank = np.unique(np.asarray(vlab, dtype=np.int64), return_inverse=True)
+        else:
+            labels, rank = np.zeros(1, dtype=np.int64), np.zeros(deg.shape[0], dtype=np.int64)
+        key = rank.astype(np.int64) * stride + (stride - 1 - deg)
+        order = np.argsort(key, kind="stable")
+        return order.astype(np.int32), key[order], labels, stride
+    return G._cached(f"batch:rootkeys:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
+
+
+def batch_roots(G, plans, vertex_labeled: bool, edge_labeled: bool):
+    """The depth-1 work items of a batch: an (n, 2) int32 host array of rows ``(query, root)`` with,
+    for every plan q, the engine vertices :func:`la_gpm.algorithms.subgraph.prepare_roots` gives
+    (first label, degree at least the first minimum degree), in one vectorised pass; and the number
+    of roots per plan.
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> from la_gpm.algorithms.subgraph import plan_for
+    >>> G = la_gpm.datasets.load("karate")
+    >>> rows, n = batch_roots(G, [plan_for(G, la_gpm.Pattern.named("4-cycle"))] * 2, False, False)
+    >>> rows.shape, n.tolist()
+    ((66, 2), [33, 33])
+    """
+    order, key, labels, stride = _root_keys(G, vertex_labeled, edge_labeled)
+    nq = len(plans)
+    lo_key = np.empty(nq, dtype=np.int64)
+    hi_key = np.empty(nq, dtype=np.int64)
+    for q, plan in enumerate(plans):
+        md = int(plan.min_degree[0])
+        if vertex_labeled and plan.vertex_labels is not None:
+            lab = int(plan.vertex_labels[0])
+            r = int(np.searchsorted(labels, lab))
+            if r >= labels.shape[0] or labels[r] != lab:
+                lo_key[q] = hi_key[q] = -1  # the label does not occur: no roots
+                continue
+        else:
+            r = 0
+        lo_key[q] = r * stride
+        hi_key[q] = r * stride + max(stride - md, 0)  # deg >= md  <=>  stride - 1 - deg < stride - md
+    lo = np.searchsorted(key, lo_key, side="left")
+    hi = np.searchsorted(key, hi_key, side="left")
+    hi = np.maximum(hi, lo)
+    n = (hi - lo).astype(np.int64)
+    total = int(n.sum())
+    rows = np.empty((total, 2), dtype=np.int32)
+    if total:
+        starts = np.repeat(lo - (np.cumsum(n) - n), n)
+        rows[:, 0] = np.repeat(np.arange(nq, dtype=np.int32), n)
+        rows[:, 1] = order[starts + np.arange(total, dtype=np.int64)]
+    return rows, n
+
+
+def pack_batch_tables(plans):
+    """``(pack, t_all, c_all)``: one int64 host array holding every plan's ``T`` (raveled, one after
+    the other), then every ``C``, then ``qtab`` (per plan: offset of its T in the T part, offset of
+    its C in the C part, k), as ``enum_batch_level`` reads them.
+
+    Examples
+    --------
+    >>> from la_gpm import Pattern
+    >>> from la_gpm.patterns.plan import compile_plan
+    >>> pack, t_all, c_all = pack_batch_tables([compile_plan(Pattern.named(p)) for p in ("triangle", "diamond")])
+    >>> t_all, c_all, pack[t_all + c_all:].tolist()
+    (150, 70, [0, 0, 3, 54, 30, 4])
+    """
+    tabs = [_host_plan(p)[:2] for p in plans]
+    tsz = np.array([T.size for T, _ in tabs], dtype=np.int64)
+    csz = np.array([C.size for _, C in tabs], dtype=np.int64)
+    qtab = np.empty((len(tabs), 3), dtype=np.int64)
+    qtab[:, 0] = np.cumsum(tsz) - tsz
+    qtab[:, 1] = np.cumsum(csz) - csz
+    qtab[:, 2] = [p.k for p in plans]
+    pack = np.concatenate([T.ravel() for T, _ in tabs] + [C.ravel() for _, C in tabs] + [qtab.ravel()])
+    return pack, int(tsz.sum()), int(csz.sum())
+
+
+def batch_layout(n0, kmax, maxd, budget, sm, deep_items):
+    """How a batch group runs within ``budget`` bytes on ``sm`` SMs: a dict with ``warps``, ``blocks``,
+    ``wpb`` (warps per block), ``per`` (stack bytes per warp: levels 1..kmax-1 of ``maxd`` int32),
+    ``threshold`` (a level with at least this many items is searched depth first), ``cap`` (rows
+    of a level array: at most ``threshold × maxd``, which no breadth-first level can exceed, and
+    what the budget leaves for two of them), ``chunk`` (roots per chunk) and ``levels`` (launches
+    per chunk).
+
+    Examples
+    --------
+    >>> L = batch_layout(n0=5000, kmax=16, maxd=300, budget=2 << 30, sm=132, deep_items=None)
+    >>> L["warps"], L["threshold"], L["cap"], L["chunk"], L["levels"]
+    (4224, 8448, 2097152, 5000, 15)
+    """
+    sl = max(kmax - 1, 1)
+    per = sl * maxd * 4
+    if budget < per:
+        raise InvalidArgument(f"memory_budget={budget} bytes is below one GPU warp's stack ({per} bytes = "
+                              f"(k-1) {sl} × max degree {maxd} × 4 bytes); raise memory_budget")
+    nw = int(max(1, min(sm * WARPS_PER_SM, max(budget // 2, per) // per)))
+    wpb = WARPS_PER_BLOCK if nw >= WARPS_PER_BLOCK else nw
+    blocks = max(1, nw // wpb)
+    nw = blocks * wpb
+    threshold = DEEP_ITEMS_PER_WARP * nw if deep_items is None else int(deep_items)
+    rest = max(budget - nw * per, 0)
+    chunk = int(max(1, min(n0, rest // 4 // 8))) if n0 else 0
+    row_bytes = (kmax + 1) * 4
+    cap = int(max(0, min(BATCH_MAX_ITEMS, max(threshold, 1) * maxd, (rest - chunk * 8) // (2 * row_bytes))))
+    return {"warps": nw, "blocks": blocks, "wpb": wpb, "per": per, "stack_levels": sl, "threshold": threshold,
+            "cap": cap, "chunk": chunk, "levels": kmax - 1, "chunks": -(-n0 // chunk) if chunk else 0}
+
+
+class _BatchGroup:
+    """The device side of one batch group (plans sharing the label flags): the packed plan tables
+    (``Tall``, ``Call``, ``qtab``, one upload) and the depth-1 items ``(query, root)`` (on the
+    host; kept on the device once a call ran them as one chunk)."""
+
+    def __init__(self, G, plans, vl, el):
+        cp = cupy()
+        self.plans = tuple(plans)
+        self.kmax = max(p.k for p in plans)
+        rows, nroots = batch_roots(G, plans, vl, el)
+        pack, t_all, c_all = pack_batch_tables(plans)
+        self.n0 = int(rows.shape[0])
+        self.nroots = nroots
+        self.rows = rows  # host copy; on the device whole (items0) when it fits in one chunk
+        self.items0 = None
+        with oom_guard("copying a batch's plan tables to the GPU"):
+            d = cp.asarray(pack)
+        self.Tall = d[:t_all]
+        self.Call = d[t_all:t_all + c_all]
+        self.qtab = d[t_all + c_all:]
+        self.dev = (vl, el)
+
+
+def _batch_group(G, plans, vl, el):
+    """_BatchGroup for these plan objects, cached on the graph (dropped by ``clear_device_cache``)."""
+    cp = cupy()
+    cache = G._cached("dev:gpu:enum:batches", dict)
+    key = (cp.cuda.Device().id, vl, el, tuple(id(p) for p in plans))
+    hit = cache.get(key)
+    if hit is not None and len(hit.plans) == len(plans) and all(a is b for a, b in zip(hit.plans, plans)):
+        return hit
+    grp = _BatchGroup(G, plans, vl, el)
+    if len(cache) >= 32:
+        cache.clear()
+    cache[key] = grp
+    return grp
+
+
+def _run_batch_group(G, grp, budget, deep_items, stats):
+    """Count every plan of the group; returns the per-plan counts (uint64 host array)."""
+    cp = cupy()
+    vl, el = grp.dev
+    nq = len(grp.plans)
+    kmax, maxd = grp.kmax, max(G.max_degree, 1)
+    if deep_items is not None:
+        deep_items = _deep_threshold(deep_items)
+    L = batch_layout(grp.n0, kmax, maxd, budget, _sm_count(cp.cuda.Device().id), deep_items)
+    nw, per, blocks, wpb, sl = L["warps"], L["per"], L["blocks"], L["wpb"], L["stack_levels"]
+    threshold, cap, chunk, levels, nchunks = L["threshold"], L["cap"], L["chunk"], L["levels"], L["chunks"]
+    host = np.zeros(nchunks * (levels + 1) * 2 + nq + 1, dtype=np.uint64)
+    for c in range(nchunks):
+        host[c * (levels + 1) * 2 + 1] = min(chunk, grp.n0 - c * chunk)  # level 0 "wrote" the chunk's roots
+    ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
+    kern = kernel("enum", "enum_batch_level")
+    with oom_guard(f"GPU batch counting (stacks of {nw} warps × {per} bytes, 2 × {cap} items of {kmax + 1} ints)"):
+        ctr = cp.asarray(host)
+        counts = ctr[nchunks * (levels + 1) * 2:]
+        buf = cp.empty(nw * sl * maxd, dtype=cp.int32)
+        bufs = (cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32), cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32))
+        head = (ptr, idx, nlab, elab, deg, np.int32(vl), np.int32(el), grp.Tall, grp.Call, grp.qtab)
+        tail = (counts[:nq], counts[nq:], buf, np.int64(maxd), np.int32(sl), np.int64(threshold),
+                np.int32(bool(FAST_LAST)))
+        for c in range(nchunks):
+            base = c * (levels + 1) * 2
+            lc = ctr[base:base + (levels + 1) * 2]
+            n_c = min(chunk, grp.n0 - c * chunk)
+            if nchunks == 1:
+                if grp.items0 is None:
+                    grp.items0 = cp.asarray(grp.rows)
+                first = grp.items0
+            else:  # roots over the budget's share: one chunk at a time on the device
+                first = cp.asarray(grp.rows[c * chunk:c * chunk + n_c])
+            for d in range(1, levels + 1):
+                src = first if d == 1 else bufs[(d - 1) % 2]
+                kern((blocks,), (wpb * 32,),
+                     head + (src, np.int32(d), lc[2 * (d - 1) + 1:2 * d], np.int64(n_c if d == 1 else cap),
+                             bufs[d % 2], np.int64(cap), lc[2 * d:2 * d + 2]) + tail)
+        out = counts.get()
+    del buf, bufs
+    _check_overflow_flag(int(out[nq]))
+    stats["launches"] = stats.get("launches", 0) + nchunks * levels
+    stats["warps"] = nw
+    stats["level_capacity"] = cap
+    stats["threshold"] = threshold
+    stats["root_items"] = stats.get("root_items", 0) + grp.n0
+    stats["chunks"] = stats.get("chunks", 0) + nchunks
+    return out[:nq]
+
+
+def count_plans_batch_gpu(G, plans, *, memory_budget=None, deep_items=None):
+    """Count many plans on the GPU at once; returns (counts as Python ints, one per plan, stats dict).
+
+    Plans with the same label flags share one packed table, one array of work items (rows
+    ``[query, f0, ..., f_{d-1}]``) and one launch per depth (``enum_batch_level``): levels are
+    expanded breadth-first across all queries while they have fewer than ``deep_items`` items
+    (default: two per resident warp), then each item's subtree is searched depth first; no launch
+    waits on a read-back, and the counts come back in one copy. ``memory_budget`` bounds the warp
+    stacks and the two level arrays (a level that would not fit is searched depth first instead,
+    and the roots are cut into chunks), so a batch never needs more than it.
+
+    Examples
+    --------
+    >>> import la_gpm  # doctest: +SKIP
+    >>> from la_gpm.algorithms.subgraph import plan_for  # doctest: +SKIP
+    >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
+    >>> count_plans_batch_gpu(G, [plan_for(G, la_gpm.Pattern.named(p)) for p in ("4-cycle", "diamond")])[0]  # doctest: +SKIP
+    [154, 232]
+    """
+    from ...algorithms.subgraph import plan_roots, resolve_budget
+
+    cupy()
+    t0 = time.perf_counter()
+    budget = resolve_budget(memory_budget)
+    plans = list(plans)
+    counts = [0] * len(plans)
+    groups = {}
+    for i, plan in enumerate(plans):
+        if plan.k > MAX_K:
+            raise InvalidArgument(f"the GPU engine takes patterns of up to {MAX_K} vertices; plans[{i}] has k={plan.k}")
+        if plan.k == 1:
+            counts[i] = int(plan_roots(G, plan)[1].shape[0])
+            continue
+        groups.setdefault((plan.vertex_labels is not None, plan.edge_labels is not None), []).append(i)
+    stats = {"backend": "gpu", "groups": len(groups)}
+    for (vl, el), members in groups.items():
+        grp = _batch_group(G, [plans[i] for i in members], vl, el)
+        got = _run_batch_group(G, grp, budget, deep_items, stats)
+        for j, i in enumerate(members):
+            counts[i] = int(got[j])
+    stats["seconds"] = time.perf_counter() - t0
+    return counts, stats

@@ -576,3 +576,160 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
         if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
     }
 }
+
+// ------------------------------------------------------------------------------------------------
+// Batched multi-query counting (la_gpm.algorithms.batch.count_many): many plans in one pass.
+//
+// Every plan's tables are packed into Tall / Call; qtab[3q..3q+2] = (offset of T_q in Tall, offset
+// of C_q in Call, k_q). A work item of depth d is a row of d + 1 int32: [q, f0, ..., f_{d-1}], so the
+// items of all queries share one array and one launch. The host launches enum_batch_level once per
+// depth d = 1, 2, ... (the first input being the (query, root) pairs); no launch needs a read-back:
+// the number of input items is read on the device from the previous level's counter (clamped to the
+// capacity of the array it wrote). Per item of query q at depth d:
+//   * d == k_q - 1: its last level is counted (en_count_last);
+//   * otherwise, when the level has fewer than ``threshold`` items (breadth-first mode): level d's
+//     candidates are built as in the DFS and every accepted one becomes an item of depth d + 1 at a
+//     slot taken from an atomic counter; a candidate whose slot is beyond ``cap`` is searched
+//     depth-first right there by the same warp (nothing is lost, nothing needs a retry);
+//   * otherwise (depth-first mode, the level is wide enough to fill the GPU): the item's subtree is
+//     counted depth-first (the count kernel's loop), and nothing is written.
+// Counts go to counts[q] (uint64; a sum above 2^63 - 1 sets flags[0]). A warp's stack holds levels
+// 1..kmax-1 (level 1 too: its edge-label filter writes a buffer); items starting at depth d rebuild
+// only the cached sets of levels 2..d-1 that a level >= d reuses (directly or through a chain).
+
+// the DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count
+__device__ __noinline__ u64 en_dfs_from(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+                                           int start, bool fast_last, int lane) {
+    const int k = P.k;
+    if (start == k - 1) return en_count_last(g, P, s, stack, maxd, start, fast_last, lane);
+    u64 item = 0;
+    en_start(g, P, s, stack, maxd, start, lane);
+    int lvl = start;
+    while (lvl >= start) {
+        if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
+        const i64 p = s.pos[lvl]++;
+        const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
+        if (!en_accept(g, P, s, lvl, c)) continue;
+        s.f[lvl] = c;
+        const int nx = lvl + 1;
+        if (nx == k - 1) {
+            item += en_count_last(g, P, s, stack, maxd, nx, fast_last, lane);
+        } else {
+            en_start(g, P, s, stack, maxd, nx, lane);
+            lvl = nx;
+        }
+    }
+    return item;
+}
+
+// rebuild the cached sets of levels 2..d-1 that some level >= d reads (reuse chains followed)
+__device__ __forceinline__ void en_rebuild_needed(const EnGraph& g, const EnPlan& P, EnState& s, int* stack,
+                                                  i64 maxd, int d, int lane) {
+    unsigned need = 0;
+    for (int i = d; i < P.k; ++i) {
+        const int r = (int)tC(P, C_REUSE, i);
+        if (r >= 2 && r < d) need |= 1u << r;
+    }
+    if (!need) return;
+    for (int j = d - 1; j >= 2; --j)
+        if (need >> j & 1u) {
+            const int r = (int)tC(P, C_REUSE, j);
+            if (r >= 2) need |= 1u << r;
+        }
+    for (int j = 2; j < d; ++j)
+        if (need >> j & 1u) {
+            i64 lo, hi, vlo, vhi;
+            en_window(g, P, s, stack, maxd, j, lo, hi, vlo, vhi, lane);
+        }
+}
+
+__device__ __forceinline__ void en_flush(u64* counts, u64* flags, int q, u64 local, bool over, int lane) {
+    if (lane == 0 && q >= 0) {
+        if (local) {
+            const u64 old = atomicAdd(counts + q, local);
+            if (old + local < old || old + local > (u64)EN_I64_MAX) over = true;
+        }
+        if (over) atomicOr(flags, 1ULL);
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(256, 2)
+enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const i64* __restrict__ nlab,
+                 const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,
+                 const i64* __restrict__ Tall, const i64* __restrict__ Call, const i64* __restrict__ qtab,
+                 const int* __restrict__ items, int d, const u64* __restrict__ nin_ptr, i64 cap_in,
+                 int* __restrict__ out, i64 cap, u64* __restrict__ lc, u64* __restrict__ counts,
+                 u64* __restrict__ flags, int* __restrict__ buf, i64 maxd, int stack_levels, i64 threshold,
+                 int fast_last) {
+    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* stack = buf + warp * (i64)stack_levels * maxd + maxd;  // level i's buffer: (i - 1) * maxd into the warp's area
+    EnState s;
+    s.reuse = s.ops = s.saved = s.nodes = 0;
+    const u64 nraw = *nin_ptr;
+    const i64 nin = nraw < (u64)cap_in ? (i64)nraw : cap_in;
+    const bool dfs = nin >= threshold;
+    const bool fast = fast_last != 0;
+    int curq = -1;
+    u64 local = 0;
+    bool over = false;
+    for (;;) {
+        const u64 e = en_fetch(lc, lane);
+        if (e >= (u64)nin) break;
+        const int* row = items + (i64)e * (d + 1);
+        const int q = __ldg(row);
+        if (q != curq) {
+            en_flush(counts, flags, curq, local, over, lane);
+            curq = q;
+            local = 0;
+            over = false;
+        }
+        const EnPlan P{Tall + __ldg(qtab + 3 * q), Call + __ldg(qtab + 3 * q + 1), (int)__ldg(qtab + 3 * q + 2)};
+        for (int t = 0; t < d; ++t) s.f[t] = __ldg(row + 1 + t);
+        en_rebuild_needed(g, P, s, stack, maxd, d, lane);
+        u64 item = 0;
+        if (d == P.k - 1 || dfs) {
+            item = en_dfs_from(g, P, s, stack, maxd, d, fast, lane);
+        } else {
+            i64 lo, hi, vlo, vhi;
+            const int* src = en_window(g, P, s, stack, maxd, d, lo, hi, vlo, vhi, lane);
+            for (i64 base = lo; base < hi; base += 32) {
+                const i64 p = base + lane;
+                int c = 0;
+                bool ok = false;
+                if (p < hi) {
+                    c = src[p];
+                    ok = en_accept(g, P, s, d, c);
+                }
+                const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
+                const int n = __popc(m);
+                if (n == 0) continue;
+                u64 slot0 = 0;
+                if (lane == 0) slot0 = atomicAdd(lc + 1, (u64)n);
+                slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
+                const u64 slot = slot0 + __popc(m & en_lanemask_lt(lane));
+                if (ok && slot < (u64)cap) {
+                    int* o = out + (i64)slot * (d + 2);
+                    o[0] = q;
+                    for (int t = 0; t < d; ++t) o[1 + t] = s.f[t];
+                    o[1 + d] = c;
+                }
+                unsigned spill = __ballot_sync(LA_FULL_MASK, ok && slot >= (u64)cap);
+                while (spill) {  // no room in the next level: search these candidates here, depth first
+                    const int b = __ffs(spill) - 1;
+                    spill &= spill - 1;
+                    s.f[d] = __shfl_sync(LA_FULL_MASK, c, b);
+                    const u64 sub = en_dfs_from(g, P, s, stack, maxd, d + 1, fast, lane);
+                    item += sub;
+                    if (item < sub) over = true;
+                }
+            }
+            __syncwarp();
+        }
+        if (item > (u64)EN_I64_MAX) over = true;
+        local += item;
+        if (local < item || local > (u64)EN_I64_MAX) over = true;
+    }
+    en_flush(counts, flags, curq, local, over, lane);
+}
