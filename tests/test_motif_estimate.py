@@ -717,7 +717,7 @@ def test_balanced_colors_sizes_reproducible_and_uniform():
     # the ranking hash is the library's splitmix64 (the CUDA kernels' function) of key + v
     from la_gpm.backends.cpu.rng import splitmix64
     for key in (0, 5, (1 << 64) - 1):
-        h = np.array([splitmix64(np.uint64(key) + np.uint64(v)) for v in range(50)], dtype=np.uint64)
+        h = np.array([splitmix64(x) for x in np.arange(50, dtype=np.uint64) + np.uint64(key)], dtype=np.uint64)
         ref = np.empty(50, dtype=np.int8)
         ref[np.argsort(h)] = np.arange(50) * 7 // 50
         assert np.array_equal(balanced_colors(key, 50, 7), ref)
