@@ -1,0 +1,369 @@
+"""Batched multi-query counting (la_gpm.algorithms.batch.count_many) against independent oracles.
+
+CPU-only: count_many(backend="cpu") against brute force; the validation errors (with the offending
+pattern's index); the batch's depth-1 items against ``prepare_roots``; and a Python emulation of
+the GPU batch (``enum_batch_level``'s control flow on the packed tables that the device reads:
+query offsets, per-query k, breadth-first levels with a capacity and depth-first spills, the
+depth-first threshold, the rebuild of reused sets only) against brute force and the CPU engine.
+GPU (marked ``gpu``): count_many(backend="gpu") against the CPU engine / brute force / the 200
+published HPRD counts, under tight memory budgets, tiny level capacities and every threshold.
+"""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Pattern
+from la_gpm.algorithms.batch import count_many
+from la_gpm.algorithms.subgraph import count_pattern, engine_arrays, plan_for, prepare_roots
+from la_gpm.backends import gpu_status
+from la_gpm.backends.gpu import enum as genum
+from la_gpm.exceptions import InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
+from la_gpm.patterns import plan as pm
+from la_gpm.patterns import read_query
+
+from .conftest import data_path
+from .oracles import brute_count
+from .test_exact import _hprd_expected, _random_graph, _random_pattern
+
+NO_GPU = gpu_status()
+needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
+
+
+def _random_batch(seed, nq, vlabels, elabels, kmax=5):
+    rng = random.Random(seed)
+    G = _random_graph(rng, rng.randrange(5, 10), rng.uniform(0.3, 0.8), vlabels, elabels)
+    pats = []
+    for _ in range(nq):
+        k = rng.randrange(1, kmax + 1)
+        pats.append(_random_pattern(rng, k, rng.randrange(4) if k > 1 else 0, vlabels, elabels))
+    return G, pats
+
+
+# ------------------------------------------------------------------------------------- cpu path
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
+       vlabels=st.sampled_from([0, 2]), elabels=st.sampled_from([0, 0, 2]))
+def test_cpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels):
+    G, pats = _random_batch(seed, 4, vlabels, elabels, kmax=4)
+    want = [brute_count(G, P, induced, kind) for P in pats]
+    for cpu_batch in (False, True):
+        got = count_many(G, pats, induced=induced, count=kind, backend="cpu", cpu_batch=cpu_batch)
+        assert got == want, cpu_batch
+        assert all(type(x) is int for x in got)
+
+
+def test_cpu_named_patterns_and_order():
+    G = la_gpm.datasets.load("karate")
+    names = ["house", "4-cycle", "triangle", "diamond", "bowtie", "4-clique"]
+    assert count_many(G, names, backend="cpu") == [count_pattern(G, n, closed_forms=False) for n in names]
+    assert count_many(G, names, backend="cpu", induced=True, count="embeddings") == [
+        count_pattern(G, n, induced=True, count="embeddings") for n in names]
+    assert count_many(G, [], backend="cpu") == []
+
+
+def test_cpu_batch_hprd_200_published_counts():
+    """The cpu batch (all 200 labeled 16-vertex HPRD queries in one parallel region) against the
+    published embedding counts."""
+    from la_gpm.io import read_sunluo
+    H = read_sunluo(data_path("hprd/HPRD.graph"))
+    exp = _hprd_expected()
+    names = sorted(exp)
+    Qs = [read_query(data_path(f"hprd/query_graph/{n}.graph")) for n in names]
+    got = count_many(H, Qs, count="embeddings", backend="cpu", cpu_batch=True)
+    assert dict(zip(names, got)) == exp
+
+
+def test_validation_errors_name_the_pattern_index():
+    G = la_gpm.datasets.load("karate")
+    big = Pattern([(i, i + 1) for i in range(12)], k=13)  # an unlabeled 13-vertex path: over the limit
+    with pytest.raises(PatternTooLarge, match=r"patterns\[2\]"):
+        count_many(G, ["triangle", "4-cycle", big], backend="cpu")
+    lab = Pattern([(0, 1), (1, 2)], k=3, vertex_labels=[0, 1, 0])
+    with pytest.raises(LabelMismatch, match=r"patterns\[1\].*vertex labels"):
+        count_many(G, ["triangle", lab], backend="cpu")
+    disc = Pattern([(0, 1), (2, 3)], k=4)
+    with pytest.raises(InvalidPattern, match=r"patterns\[0\].*connected"):
+        count_many(G, [disc], backend="cpu")
+    with pytest.raises(InvalidPattern, match=r"patterns\[1\]"):
+        count_many(G, ["triangle", "no-such-pattern-name"], backend="cpu")
+    with pytest.raises(InvalidArgument, match="count"):
+        count_many(G, ["triangle"], count="copies")
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        count_many(G, ["triangle"], memory_budget=0)
+    with pytest.raises(InvalidArgument, match="deep_items"):
+        count_many(G, ["triangle"], deep_items=-1)
+    with pytest.raises(InvalidArgument, match="list"):
+        count_many(G, "triangle")
+    with pytest.raises(InvalidArgument, match="induced"):
+        count_many(G, ["triangle"], induced="yes")
+
+
+def test_validation_happens_before_any_counting(monkeypatch):
+    """A bad pattern at the end stops the batch before the first pattern is counted."""
+    import la_gpm.algorithms.batch as bm
+    calls = []
+    monkeypatch.setattr(bm, "count_pattern", lambda *a, **k: calls.append(1) or 0)
+    with pytest.raises(PatternTooLarge, match=r"patterns\[1\]"):
+        count_many(la_gpm.datasets.load("karate"), ["triangle", Pattern([(i, i + 1) for i in range(12)], k=13)],
+                   backend="cpu")
+    assert not calls
+
+
+# ----------------------------------------------------------------------------- batch host logic
+@pytest.mark.parametrize("vlabels", [0, 3])
+def test_batch_roots_equal_prepare_roots(vlabels):
+    rng = random.Random(7 + vlabels)
+    G = _random_graph(rng, 40, 0.15, vlabels)
+    pats = [_random_pattern(rng, k, rng.randrange(3) if k > 1 else 0, vlabels)
+            for k in [rng.randrange(1, 6) for _ in range(12)]]
+    pats.append(Pattern([(0, 1)], k=2, vertex_labels=[99, 0]) if vlabels else Pattern.named("5-clique"))
+    plans = [plan_for(G, P) for P in pats]
+    vl = bool(vlabels)
+    rows, n = genum.batch_roots(G, plans, vl, False)
+    _, _, _, _, deg, vlab, _ = engine_arrays(G, vl, False)
+    for q, plan in enumerate(plans):
+        want = prepare_roots(deg, vlab, plan)
+        got = np.sort(rows[rows[:, 0] == q, 1])
+        assert got.tolist() == want.tolist(), q
+        assert n[q] == want.shape[0]
+    assert rows.dtype == np.int32 and rows.shape[0] == int(n.sum())
+
+
+def test_pack_batch_tables_round_trip():
+    plans = [pm.compile_plan(Pattern.named(p), induced=i) for p in ("triangle", "house", "4-path", "5-clique")
+             for i in (False, True)]
+    pack, t_all, c_all = genum.pack_batch_tables(plans)
+    qtab = pack[t_all + c_all:].reshape(-1, 3)
+    for q, plan in enumerate(plans):
+        T, C = plan.tables()
+        k = int(qtab[q, 2])
+        assert k == plan.k
+        assert np.array_equal(pack[qtab[q, 0]:qtab[q, 0] + T.size].reshape(T.shape), T)
+        assert np.array_equal(pack[t_all + qtab[q, 1]:t_all + qtab[q, 1] + C.size].reshape(C.shape), C)
+
+
+def test_batch_layout_respects_the_budget():
+    for budget in (10_000, 100_000, 1 << 20, 1 << 30):
+        for n0 in (0, 1, 10**6):
+            L = genum.batch_layout(n0, 6, 50, budget, 132, None)
+            used = L["warps"] * L["per"] + 2 * L["cap"] * 7 * 4 + L["chunk"] * 8
+            assert used <= budget, (budget, n0, L)
+            assert L["chunks"] * L["chunk"] >= n0
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        genum.batch_layout(10, 6, 50, 100, 132, None)
+
+
+# ----------------------------------------------------------------------------- batch emulation
+class _Emu:
+    """enum_batch_level's control flow in Python, on the packed tables and rows the device reads."""
+
+    def __init__(self, G, plans, vl, el, cap, threshold, chunk):
+        self.ptr, self.idx, self.nlab, self.elab, self.deg, _, _ = engine_arrays(G, vl, el)
+        self.vl, self.el = vl, el
+        pack, t_all, c_all = genum.pack_batch_tables(plans)
+        self.Tall, self.Call, self.qtab = pack[:t_all], pack[t_all:t_all + c_all], pack[t_all + c_all:]
+        self.rows, _ = genum.batch_roots(G, plans, vl, el)
+        self.cap, self.threshold, self.chunk = cap, threshold, max(chunk, 1)
+        self.kmax = max(p.k for p in plans)
+        self.counts = [0] * len(plans)
+        self.spills = 0
+
+    def plan(self, q):
+        o_t, o_c, k = (int(x) for x in self.qtab[3 * q:3 * q + 3])
+        T = self.Tall[o_t:o_t + pm.N_TFIELDS * k * k].reshape(pm.N_TFIELDS, k, k)
+        C = self.Call[o_c:o_c + pm.N_CFIELDS * k].reshape(pm.N_CFIELDS, k)
+        return T, C, k
+
+    def row(self, v, lab):
+        a, b = int(self.ptr[v]), int(self.ptr[v + 1])
+        r = [(int(x), int(self.elab[p]) if self.el else -1) for p, x in zip(range(a, b), self.idx[a:b])]
+        if self.vl and lab >= 0:
+            r = [t for t, p in zip(r, range(a, b)) if self.nlab[p] == lab]
+        return dict(r)
+
+    def build(self, T, C, f, sets, i):
+        lab = int(C[pm.C_VLAB, i])
+        j = int(C[pm.C_REUSE, i])
+        S = None
+        if j >= 0:
+            S = set(sets[j])  # KeyError: a reused set that was not rebuilt
+        for t in range(int(C[pm.C_NPAR, i])):
+            r = self.row(f[int(T[pm.T_PAR, i, t])], lab)
+            e = int(T[pm.T_PAREL, i, t])
+            keep = {x for x, el in r.items() if not (self.el and e >= 0 and el != e)}
+            S = keep if S is None else S & keep
+        for t in range(int(C[pm.C_NANTI, i])):
+            S -= set(self.row(f[int(T[pm.T_ANTI, i, t])], lab))
+        sets[i] = sorted(S)
+
+    def accepted(self, T, C, f, sets, i, last):
+        lo = max([f[int(T[pm.T_LOW, i, t])] for t in range(int(C[pm.C_NLOW, i]))], default=-1)
+        hi = min([f[int(T[pm.T_UP, i, t])] for t in range(int(C[pm.C_NUP, i]))], default=1 << 62)
+        inj = {f[int(T[pm.T_INJ, i, t])] for t in range(int(C[pm.C_NINJ, i]))}
+        md = int(C[pm.C_MINDEG, i])
+        return [x for x in sets[i] if lo < x < hi and x not in inj and (last or self.deg[x] >= md)]
+
+    def dfs(self, T, C, k, f, sets, start):
+        self.build(T, C, f, sets, start)
+        if start == k - 1:
+            return len(self.accepted(T, C, f, sets, start, True))
+        n = 0
+        for c in self.accepted(T, C, f, sets, start, False):
+            n += self.dfs(T, C, k, f[:start] + [c], sets, start + 1)
+        return n
+
+    def rebuild(self, T, C, k, f, d):
+        need = {int(C[pm.C_REUSE, i]) for i in range(d, k) if 2 <= C[pm.C_REUSE, i] < d}
+        for j in range(d - 1, 1, -1):
+            if j in need and C[pm.C_REUSE, j] >= 2:
+                need.add(int(C[pm.C_REUSE, j]))
+        sets = {}
+        for j in sorted(need):
+            self.build(T, C, f, sets, j)
+        return sets
+
+    def run(self):
+        for c0 in range(0, self.rows.shape[0], self.chunk):
+            items = [list(map(int, r)) for r in self.rows[c0:c0 + self.chunk]]
+            nin, cap_in = len(items), len(items)
+            for d in range(1, self.kmax):
+                n = min(nin, cap_in)
+                dfs = n >= self.threshold
+                out, written = [], 0
+                for it in items[:n]:
+                    q, f = it[0], it[1:]
+                    T, C, k = self.plan(q)
+                    assert len(f) == d and d <= k - 1
+                    sets = self.rebuild(T, C, k, f, d)
+                    if d == k - 1 or dfs:
+                        self.counts[q] += self.dfs(T, C, k, f, sets, d)
+                        continue
+                    self.build(T, C, f, sets, d)
+                    for c in self.accepted(T, C, f, sets, d, False):
+                        if written < self.cap:
+                            out.append([q] + f + [c])
+                        else:
+                            self.spills += 1
+                            self.counts[q] += self.dfs(T, C, k, f + [c], dict(sets), d + 1)
+                        written += 1
+                items, nin, cap_in = out, written, self.cap
+        return self.counts
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), induced=st.booleans(), vlabels=st.sampled_from([0, 2]),
+       elabels=st.sampled_from([0, 0, 2]), cap=st.sampled_from([0, 1, 3, 1000]),
+       threshold=st.sampled_from([0, 1, 5, 10**9]), chunk=st.sampled_from([1, 4, 10**6]), reuse=st.booleans())
+def test_emulated_batch_equals_brute_force(seed, induced, vlabels, elabels, cap, threshold, chunk, reuse):
+    G, pats = _random_batch(seed, 5, vlabels, elabels, kmax=5)
+    plans = [plan_for(G, P, induced=induced, reuse=reuse) for P in pats]
+    want = [brute_count(G, P, induced) for P in pats]
+    for vl in (False, True):
+        for el in (False, True):
+            members = [i for i, p in enumerate(plans) if p.k > 1 and (p.vertex_labels is not None) == vl
+                       and (p.edge_labels is not None) == el]
+            if not members:
+                continue
+            got = _Emu(G, [plans[i] for i in members], vl, el, cap, threshold, chunk).run()
+            assert got == [want[i] for i in members]
+
+
+def test_emulated_batch_reuse_chains_and_spills():
+    """Patterns whose deep levels reuse sets built above the start depth (5-clique, diamond, induced
+    bowtie), with levels too small for their output (every candidate past the capacity searched
+    depth first) and starts at every depth."""
+    G = la_gpm.read_graph(data_path("citeseer.edgelist"))
+    pats = [Pattern.named(n) for n in ("5-clique", "diamond", "bowtie", "house", "4-cycle", "tailed-triangle")]
+    for induced in (False, True):
+        plans = [plan_for(G, P, induced=induced) for P in pats]
+        assert any(any(r >= 2 for r in p.reuse) for p in plans)
+        want = [count_pattern(G, P, induced=induced, closed_forms=False, backend="cpu") for P in pats]
+        emu = _Emu(G, plans, False, False, cap=500, threshold=10**9, chunk=10**6)
+        assert emu.run() == want
+        assert emu.spills > 0
+
+
+# ------------------------------------------------------------------------------------------- GPU
+@pytest.fixture(scope="module")
+def hprd():
+    from la_gpm.io import read_sunluo
+    return read_sunluo(data_path("hprd/HPRD.graph"))
+
+
+@pytest.mark.gpu
+@needs_gpu
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
+       vlabels=st.sampled_from([0, 2, 3]), elabels=st.sampled_from([0, 0, 2]),
+       deep=st.sampled_from([None, 0, 1, 5, 10**9]), maxitems=st.sampled_from([0, 2, 1 << 21]))
+def test_gpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels, deep, maxitems, monkeypatch):
+    G, pats = _random_batch(seed, 6, vlabels, elabels, kmax=5)
+    with monkeypatch.context() as m:
+        m.setattr(genum, "BATCH_MAX_ITEMS", maxitems)
+        got = count_many(G, pats, induced=induced, count=kind, backend="gpu", deep_items=deep)
+    assert got == [brute_count(G, P, induced, kind) for P in pats]
+    assert all(type(x) is int for x in got)
+
+
+@pytest.mark.gpu
+@needs_gpu
+@pytest.mark.parametrize("deep", [None, 0, 10**9])
+def test_gpu_small_graphs_equal_cpu_engine(deep):
+    names = ["4-cycle", "diamond", "tailed-triangle", "4-path", "house", "bowtie", "5-cycle", "5-clique",
+             "triangle", "edge", "3-star"]
+    for gname in ("karate", "jagmesh7.mtx", "citeseer.edgelist", "email-Eu-core.txt"):
+        G = la_gpm.datasets.load("karate") if gname == "karate" else la_gpm.read_graph(data_path(gname))
+        for induced in (False, True):
+            want = [count_pattern(G, n, induced=induced, backend="cpu", closed_forms=False) for n in names]
+            got, st_ = count_many(G, names, induced=induced, backend="gpu", deep_items=deep, return_stats=True)
+            assert got == want, (gname, induced)
+            assert st_["backend"] == "gpu"
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_gpu_hprd_200_queries_in_one_batch(hprd):
+    """All 200 published HPRD embedding counts from one count_many call (and with tiny budgets)."""
+    exp = _hprd_expected()
+    names = sorted(exp)
+    Qs = [read_query(data_path(f"hprd/query_graph/{n}.graph")) for n in names]
+    got, st_ = count_many(hprd, Qs, count="embeddings", backend="gpu", return_stats=True)
+    assert dict(zip(names, got)) == exp
+    assert st_["groups"] == 1 and st_["launches"] == max(Q.k for Q in Qs) - 1
+    for kw in ({"deep_items": 0}, {"memory_budget": 4 << 20}, {"deep_items": 10**9}):
+        assert count_many(hprd, Qs[:40], count="embeddings", backend="gpu", **kw) == [exp[n] for n in names[:40]]
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_gpu_budget_chunks_and_spills(monkeypatch):
+    """A budget that forces several root chunks, and level arrays of 3 rows (spills everywhere)."""
+    G = la_gpm.read_graph(data_path("citeseer.edgelist"))
+    names = ["4-cycle", "diamond", "house", "5-cycle"]
+    want = [count_pattern(G, n, backend="cpu", closed_forms=False) for n in names]
+    maxd = G.max_degree
+    budget = 4 * maxd * 4 * 2 + 20_000  # two warps' stacks and a few thousand roots per chunk
+    got, st_ = count_many(G, names, backend="gpu", memory_budget=budget, return_stats=True)
+    assert got == want and st_["chunks"] > 1
+    monkeypatch.setattr(genum, "BATCH_MAX_ITEMS", 3)
+    assert count_many(G, names, backend="gpu", deep_items=10**9) == want
+    with pytest.raises(InvalidArgument, match="memory_budget"):
+        count_many(G, names, backend="gpu", memory_budget=64)
+
+
+@pytest.mark.gpu
+@needs_gpu
+def test_gpu_validation_and_cliques():
+    G = la_gpm.datasets.load("karate")
+    with pytest.raises(PatternTooLarge, match=r"patterns\[1\]"):
+        count_many(G, ["triangle", Pattern([(i, i + 1) for i in range(12)], k=13)], backend="gpu")
+    names = ["4-clique", "5-clique", "triangle", "4-cycle"]
+    assert count_many(G, names, backend="gpu", count="embeddings") == [
+        count_pattern(G, n, backend="cpu", count="embeddings") for n in names]
