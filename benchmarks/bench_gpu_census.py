@@ -1,6 +1,8 @@
-"""Motif census on the GPU (closed forms k <= 4, ESU enumeration) against the CPU backend on the same machine.
+"""Motif census on the GPU (closed forms k <= 4, ESU enumeration, the 5-vertex hybrid) against the CPU
+backend on the same machine.
 
-    python benchmarks/bench_gpu_census.py --gpu
+    python benchmarks/bench_gpu_census.py --gpu          # k = 4 and 5, GPU hybrid vs CPU hybrid -> census_gpu_h5_gpu.json
+    python benchmarks/bench_gpu_census.py --gpu --full   # the k = 3..6 table and kernel knobs -> census_gpu_gpu.json
 
 Graphs: citeseer (k = 3..6), email-Eu-core and R-MAT 16 (Graph500 initiator, 16 edges/vertex), k = 3, 4, 5.
 Every GPU count is checked against the CPU backend's first. Writes benchmarks/results/census_gpu_gpu.json.
@@ -42,7 +44,11 @@ def main(argv=None):
     ap.add_argument("--rmat5", action="store_true", help="also run the CPU hybrid 5-census on R-MAT 16 (minutes)")
     ap.add_argument("--graphs", default="citeseer,email-Eu-core,R-MAT 16")
     ap.add_argument("--no-variants", action="store_true", help="skip the kernel-knob comparison")
+    ap.add_argument("--full", action="store_true", help="the k = 3..6 table (census_gpu_gpu.json) instead of the "
+                                                         "hybrid comparison (census_gpu_h5_gpu.json)")
     args = ap.parse_args(argv)
+    if not args.full:
+        return h5_main(args)
     import numba
     rows = []
     payload = {"benchmark": "motif census (gpu)", "machine": machine(), "versions": versions(),
@@ -142,6 +148,151 @@ def variants(makers):
         finally:
             setattr(gc, knob, keep)
     return out
+
+
+def _profile(fn):
+    """(result, stage seconds) of one call of fn with the GPU hybrid's stage profile on."""
+    from la_gpm.backends.gpu import census as gc
+    gc.PROFILE = {}
+    try:
+        out = fn()
+        return out, gc.PROFILE
+    finally:
+        gc.PROFILE = None
+
+
+def small_input_profile(G, k, method):
+    """Where a small census call's time goes: the whole call, the GPU counting function alone (launches,
+    allocations, one sync), its kernel alone (CUDA events) and the DataFrame / Pattern construction."""
+    import cupy as cp
+
+    from la_gpm.algorithms import motifs as M
+    from la_gpm.backends.gpu import census as gc
+    cls = M._classes(k)
+    counts = [0] * len(cls.keys)
+    fn = (lambda: gc.esu_counts(G, k)) if method == "enumerate" else (lambda: gc.closed_form_noninduced(G, k))
+    out = {"graph_arcs": G.nnz, "k": k, "method": method}
+    out["census_call_s"] = timeit(lambda: census(G, k, backend="gpu", method=method), repeat=30, sync=True)[0]
+    out["gpu_counting_function_s"] = timeit(fn, repeat=30, sync=True)[0]
+    out["dataframe_and_patterns_s"] = timeit(lambda: M._frame(cls, k, counts, True, method), repeat=30)[0]
+    out["prepare_and_dispatch_s"] = timeit(lambda: M._prepare(G, "census"), repeat=30)[0]
+    if method == "enumerate":
+        ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
+        ts = []
+        for _ in range(20):
+            # the kernel of esu_counts alone: the same launch, timed with events
+            ev0.record()
+            gc.esu_counts(G, k)
+            ev1.record()
+            ev1.synchronize()
+            ts.append(cp.cuda.get_elapsed_time(ev0, ev1) * 1e-3)
+        out["esu_counts_device_span_s"] = sorted(ts)[len(ts) // 2]
+    return out
+
+
+def h5_main(args):
+    """k = 4 and 5 on citeseer, email-Eu-core and R-MAT 16 (plus G(20000, 200000), where the CPU's auto
+    picks the hybrid): GPU hybrid against CPU hybrid on the same machine, counts checked equal."""
+    import numba
+
+    from la_gpm.algorithms import motifs as M
+    from la_gpm.backends.gpu import census as gc
+    rows = []
+    payload = {"benchmark": "motif census k = 4, 5: GPU hybrid vs CPU hybrid", "machine": machine(),
+               "versions": versions(), "numba_threads": numba.get_num_threads(), "rows": rows,
+               "note": "median of repeated runs after a warm-up; GPU times with the graph's device copies cached; "
+                       "every GPU count checked against the CPU backend's (or the GPU enumeration's where the CPU "
+                       "is not run) before it is reported"}
+    tiny = la_gpm.generators.gnm(60, 300, seed=0)
+    for m in ("hybrid", "enumerate", "auto"):
+        census(tiny, 5, backend="cpu", method=m)
+        census(tiny, 5, backend="gpu", method=m)
+    census(tiny, 4, backend="cpu")
+    census(tiny, 4, backend="gpu")
+    makers = {"citeseer": lambda: la_gpm.read_graph(DATA / "citeseer.edgelist"),
+              "email-Eu-core": lambda: la_gpm.read_graph(DATA / "email-Eu-core.txt"),
+              "R-MAT 16": lambda: la_gpm.generators.rmat(16, seed=1),
+              "G(20000, 200000)": lambda: la_gpm.generators.gnm(20000, 200000, seed=1),
+              "R-MAT 12": lambda: la_gpm.generators.rmat(12, seed=1)}
+
+    def emit(row):
+        rows.append(row)
+        print({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in row.items()
+               if k not in ("counts", "gpu_runs", "cpu_runs", "gpu_stages_s")}, flush=True)
+        write("census_gpu_h5", payload)
+
+    for label in ("citeseer", "email-Eu-core", "R-MAT 16", "G(20000, 200000)", "R-MAT 12"):
+        G = makers[label]()
+        base = {"graph": label, "n": G.n, "m": G.m}
+        floor = ((G.n + 1) * 8 + G.nnz * 4) / COPY_BW
+        cases = []
+        if label in ("citeseer", "email-Eu-core", "R-MAT 16"):
+            cases.append((4, "closed_form", "auto"))
+        if label in ("citeseer", "email-Eu-core", "G(20000, 200000)"):
+            cases += [(5, "hybrid", "hybrid"), (5, "auto", "auto")]
+        for k, gm, cm in cases:
+            t = time.perf_counter()
+            cpu_df = census(G, k, backend="cpu", method=cm)
+            c_first = time.perf_counter() - t
+            if c_first > 2:
+                c_med, c_times = c_first, [c_first]
+            else:
+                c_med, c_times, cpu_df = timeit(lambda: census(G, k, backend="cpu", method=cm), repeat=5, warmup=0,
+                                                budget_s=20)
+            g_med, g_times, gpu_df = timeit(lambda: census(G, k, backend="gpu", method=gm), repeat=7, sync=True,
+                                            budget_s=30)
+            check(f"{label} k={k} gpu {gm} vs cpu {cm}", _counts(gpu_df), _counts(cpu_df))
+            row = dict(base, k=k, gpu_method=gpu_df.attrs["method"], cpu_method=cpu_df.attrs["method"],
+                       connected_subgraphs=sum(_counts(gpu_df)), counts=dict(zip(gpu_df["name"], _counts(gpu_df))),
+                       gpu_seconds=g_med, gpu_runs=g_times, cpu_seconds=c_med, cpu_runs=c_times,
+                       speedup_vs_cpu=c_med / g_med, gpu_edges_per_s=G.m / g_med, csr_read_floor_seconds=floor)
+            if (label, k) in PEERS:
+                row["peers_seconds_anchor"] = PEERS[(label, k)]
+            if gpu_df.attrs["method"] == "gpu_hybrid":
+                _, prof = _profile(lambda: census(G, k, backend="gpu", method=gm))
+                cop = prof.pop("copies", {})
+                row["gpu_stages_s"] = prof
+                row["copies_listed"] = cop
+                dense = prof.get("dense5_hits", 0.0)
+                if dense:
+                    row["dense_copies_per_s_excluding_c5"] = (cop.get("K23", 0) + cop.get("bowtie", 0)) / dense
+            emit(row)
+        if label in ("R-MAT 16", "R-MAT 12"):
+            # the hybrid's inputs: how many copies the dense part would list (closed forms, GPU)
+            from la_gpm.backends.gpu.census import closed_form_noninduced, sigma4
+            t = time.perf_counter()
+            N4 = closed_form_noninduced(G, 4)
+            connected4 = sum(M._to_induced(M._classes(4).M, N4))
+            sigma, k23hub = sigma4(G)
+            import cupy as cp
+            cp.cuda.Device().synchronize()
+            t_sigma = time.perf_counter() - t
+            k23 = M._exact_sum(k23hub) // 2
+            tv = sigma[:, 3]
+            bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+            row = dict(base, k=5, connected4=connected4, K23_copies=k23, bowtie_copies=bowtie,
+                       cpu_auto_rule="enumerate" if 3 * (k23 + bowtie) > connected4 else "hybrid",
+                       gpu_closed_form4_plus_sigma4_seconds=t_sigma)
+            if label == "R-MAT 12":
+                # GPU hybrid against GPU enumeration where the CPU's rule says enumerate (the CPU is not run:
+                # its hybrid would take minutes)
+                (g_h, gh_times, hdf) = timeit(lambda: census(G, 5, backend="gpu", method="hybrid"), repeat=3,
+                                              sync=True, budget_s=30)
+                (g_e, ge_times, edf) = timeit(lambda: census(G, 5, backend="gpu", method="enumerate"), repeat=3,
+                                              sync=True, budget_s=30)
+                check("R-MAT 12 k=5 gpu hybrid vs gpu enumerate", _counts(hdf), _counts(edf))
+                _, prof = _profile(lambda: census(G, 5, backend="gpu", method="hybrid"))
+                prof.pop("copies", None)
+                row.update(gpu_hybrid_seconds=g_h, gpu_enumerate_seconds=g_e, gpu_stages_s=prof,
+                           connected_subgraphs=sum(_counts(hdf)))
+            else:
+                row["gpu_hybrid"] = ("not run: the dense part would list every K2,3 and bowtie copy "
+                                     f"({k23 + bowtie:.3g}) plus the 5-cycles")
+            emit(row)
+    G = makers["citeseer"]()
+    payload["small_input_profile"] = [small_input_profile(G, 5, "enumerate"), small_input_profile(G, 4, "closed_form")]
+    print("small input:", payload["small_input_profile"], flush=True)
+    print("wrote", write("census_gpu_h5", payload))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,6 @@
-"""GPU motif census (closed forms k <= 4, ESU enumeration k = 3..7) against the CPU backend,
-brute force and published citeseer counts."""
+"""GPU motif census (closed forms k <= 4, ESU enumeration k = 3..7, the 5-vertex hybrid) against the CPU
+backend, brute force and published citeseer counts; the hybrid's work decomposition (host side, no GPU)
+against the CPU's dense5_hits."""
 
 from __future__ import annotations
 
@@ -19,9 +20,17 @@ from .conftest import data_path
 from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
 from .oracles_census import induced_census
 
-pytestmark = [pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}")]
+_GPU_MARKS = (pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}"))
 
-GPU_METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("enumerate",),
+
+def gpu(f):
+    """Mark a test ``gpu`` and skip it with the reason where no device is visible."""
+    for m in _GPU_MARKS:
+        f = m(f)
+    return f
+
+
+GPU_METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("enumerate", "hybrid"),
                6: ("enumerate",), 7: ("enumerate",)}
 
 
@@ -39,10 +48,20 @@ def _graph(n, edges):
     return la_gpm.Graph.from_edges(src, dst, n=n)
 
 
+_CPU = {}
+
+
+def _cpu(G, k, method, induced=True):
+    """The CPU census, computed once per (graph, k, method, induced) in this module."""
+    key = (id(G), k, method, induced)
+    if key not in _CPU:
+        _CPU[key] = (G, census(G, k, backend="cpu", method=method, induced=induced))
+    return _CPU[key][1]
+
+
 def _same_as_cpu(G, k, method, induced=True):
     got = census(G, k, backend="gpu", method=method, induced=induced)
-    want = census(G, k, backend="cpu", method="enumerate" if method == "enumerate" or k > 5 else "auto",
-                  induced=induced)
+    want = _cpu(G, k, "enumerate" if method == "enumerate" or k > 5 else "auto", induced)
     assert got.attrs["method"] == "gpu_" + method
     assert list(got["key"]) == list(want["key"]) and list(got["name"]) == list(want["name"])
     assert got["count"].dtype == object and all(type(c) is int for c in got["count"])
@@ -60,6 +79,7 @@ def email():
     return la_gpm.read_graph(data_path("email-Eu-core.txt"))
 
 
+@gpu
 @pytest.mark.parametrize("k", [3, 4, 5, 6, 7])
 def test_karate_matches_cpu(k):
     G = la_gpm.datasets.load("karate")
@@ -68,6 +88,7 @@ def test_karate_matches_cpu(k):
             _same_as_cpu(G, k, method, induced)
 
 
+@gpu
 @pytest.mark.parametrize("k", [3, 4, 5, 6])
 def test_citeseer_matches_cpu(citeseer, k):
     for method in GPU_METHODS[k]:
@@ -75,6 +96,7 @@ def test_citeseer_matches_cpu(citeseer, k):
         _same_as_cpu(citeseer, k, method, induced=False)
 
 
+@gpu
 @pytest.mark.parametrize("k", [3, 4, 5])
 def test_email_matches_cpu(email, k):
     for method in GPU_METHODS[k]:
@@ -82,6 +104,7 @@ def test_email_matches_cpu(email, k):
     _same_as_cpu(email, k, GPU_METHODS[k][0], induced=False)
 
 
+@gpu
 @pytest.mark.parametrize("method", GPU_METHODS[4])
 def test_citeseer_published(citeseer, method):
     assert _by_name(census(citeseer, 3, backend="gpu", method=method)) == CITESEER_INDUCED_3
@@ -99,6 +122,7 @@ def _parse_truth(path):
     return out
 
 
+@gpu
 @pytest.mark.parametrize("fname, induced", [("citeseer-truth/4m.txt", True), ("citeseer-truth/4m-edge.txt", False)])
 @pytest.mark.parametrize("method", GPU_METHODS[4])
 def test_citeseer_truth_files(citeseer, fname, induced, method):
@@ -107,6 +131,7 @@ def test_citeseer_truth_files(citeseer, fname, induced, method):
     assert got == _parse_truth(data_path(fname))
 
 
+@gpu
 def test_citeseer_5_published(citeseer):
     ni = census(citeseer, 5, backend="gpu", induced=False)
     got = {Pattern(e, k=5).canonical_key: int(c) for e, c in zip(ni["edges"], ni["count"])}
@@ -121,6 +146,7 @@ graphs = st.integers(5, 10).flatmap(
                                              .filter(lambda e: e[0] < e[1]), max_size=n * (n - 1) // 2)))
 
 
+@gpu
 @pytest.mark.parametrize("k", [3, 4, 5, 6])
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(g=graphs)
@@ -133,6 +159,7 @@ def test_random_graphs_against_brute_force(k, g):
         assert _counts(census(G, k, backend="gpu", method=method)) == want
 
 
+@gpu
 @pytest.mark.parametrize("seed", range(3))
 def test_random_dense_graphs_match_cpu(seed):
     G = la_gpm.generators.gnm(40, 300, seed=seed)
@@ -141,12 +168,14 @@ def test_random_dense_graphs_match_cpu(seed):
             _same_as_cpu(G, k, method, induced=seed != 1)
 
 
+@gpu
 def test_k7_small_graph_matches_cpu():
     G = la_gpm.generators.gnm(24, 70, seed=4)
     _same_as_cpu(G, 7, "enumerate")
     _same_as_cpu(G, 7, "enumerate", induced=False)
 
 
+@gpu
 def test_skewed_graph_matches_cpu():
     G = la_gpm.generators.rmat(11, seed=3)   # hubs: deep extension stacks, long rows
     for k in (3, 4, 5):
@@ -154,15 +183,18 @@ def test_skewed_graph_matches_cpu():
             _same_as_cpu(G, k, method)
 
 
+@gpu
 def test_tiny_memory_budget_still_exact(citeseer):
     want4 = _counts(census(citeseer, 4, backend="cpu"))
-    want5 = _counts(census(citeseer, 5, backend="cpu"))
-    with la_gpm.config.set(memory_budget=1 << 12):   # one block of warps
+    want5 = _counts(_cpu(citeseer, 5, "auto"))
+    with la_gpm.config.set(memory_budget=1 << 12):   # one block of warps; many bowtie batches, pair-list retry
         assert _counts(census(citeseer, 4, backend="gpu")) == want4
         assert _counts(census(citeseer, 4, backend="gpu", method="enumerate")) == want4
         assert _counts(census(citeseer, 5, backend="gpu")) == want5
+        assert _counts(census(citeseer, 5, backend="gpu", method="hybrid")) == want5
 
 
+@gpu
 def test_empty_edgeless_and_isolated():
     for G in (_graph(6, []), _graph(9, [(0, 1), (1, 2), (0, 2), (2, 3)])):
         for k in (3, 4, 5):
@@ -170,15 +202,217 @@ def test_empty_edgeless_and_isolated():
                 assert _counts(census(G, k, backend="gpu", method=method)) == _counts(census(G, k, backend="cpu"))
 
 
-def test_inputs_not_modified_and_hybrid_refused():
+@gpu
+def test_inputs_not_modified_and_hybrid_only_for_k5():
     G = la_gpm.generators.gnm(50, 200, seed=2)
     ptr, idx = G.indptr.copy(), G.indices.copy()
     census(G, 5, backend="gpu")
+    census(G, 5, backend="gpu", method="hybrid")
     assert np.array_equal(G.indptr, ptr) and np.array_equal(G.indices, idx)
     with pytest.raises(la_gpm.InvalidArgument, match="hybrid"):
-        census(G, 5, backend="gpu", method="hybrid")
+        census(G, 4, backend="gpu", method="hybrid")
 
 
+@gpu
 def test_auto_backend_counts_agree(email):
     want = _counts(census(email, 4, backend="cpu"))
     assert _counts(census(email, 4, backend="auto")) == want
+
+
+# --------------------------------------------------------------------------- the 5-vertex hybrid
+
+
+@gpu
+@pytest.mark.parametrize("make", [lambda: la_gpm.datasets.load("karate"), lambda: la_gpm.generators.rmat(10, seed=5),
+                                  lambda: la_gpm.generators.gnm(300, 2000, seed=1), lambda: _graph(5, [(0, 1)])],
+                         ids=["karate", "rmat10", "gnm", "one-edge"])
+def test_sigma4_matches_cpu(make):
+    from la_gpm.algorithms.motifs import _descending, _sigma
+    from la_gpm.backends.gpu.census import sigma4
+    G = make()
+    want, want_extra = _sigma(G, 4, with_extra=True)
+    got, got_k23 = sigma4(G)
+    new_id = _descending(G)[2]
+    assert np.array_equal(got[new_id], want)
+    assert np.array_equal(got_k23[new_id], want_extra[:, 0])
+
+
+@gpu
+@pytest.mark.parametrize("make", [lambda: la_gpm.generators.rmat(11, seed=3), lambda: la_gpm.generators.rmat(9, seed=8),
+                                  lambda: la_gpm.generators.gnm(2000, 12000, seed=3),
+                                  lambda: la_gpm.generators.gnm(60, 900, seed=1)],
+                         ids=["rmat11", "rmat9", "gnm-sparse", "gnm-dense"])
+def test_hybrid_equals_cpu_hybrid_and_enumeration(make):
+    G = make()
+    got = census(G, 5, backend="gpu", method="hybrid", induced=False)
+    assert got.attrs["method"] == "gpu_hybrid" and all(type(c) is int for c in got["count"])
+    assert _counts(got) == _counts(census(G, 5, backend="cpu", method="hybrid", induced=False))
+    assert _counts(census(G, 5, backend="gpu", method="hybrid")) == _counts(census(G, 5, backend="cpu",
+                                                                                     method="enumerate"))
+
+
+@gpu
+def test_hybrid_hub_blocks_and_splits(monkeypatch):
+    """Tiny thresholds: every vertex a hub block, one b per C5 item, every K2,3 pair split per first element."""
+    from la_gpm.backends.gpu import census as gc
+    G = la_gpm.generators.rmat(10, seed=2)
+    want = _counts(census(G, 5, backend="cpu", method="hybrid"))
+    for hub, s5, k23 in ((1, 1, 3), (4, 3, 4), (1 << 30, 64, 1 << 30)):
+        monkeypatch.setattr(gc, "H5_HUB_DEGREE", hub)
+        monkeypatch.setattr(gc, "C5_SPLIT", s5)
+        monkeypatch.setattr(gc, "K23_SPLIT", k23)
+        G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)     # fresh device caches (item offsets depend on the split)
+        assert _counts(census(G2, 5, backend="gpu", method="hybrid")) == want, (hub, s5, k23)
+
+
+@gpu
+def test_hybrid_email_equals_enumeration(email):
+    got = census(email, 5, backend="gpu", method="hybrid")
+    assert _counts(got) == _counts(_cpu(email, 5, "auto"))
+
+
+@gpu
+def test_citeseer_5_published_hybrid(citeseer):
+    ni = census(citeseer, 5, backend="gpu", method="hybrid", induced=False)
+    got = {Pattern(e, k=5).canonical_key: int(c) for e, c in zip(ni["edges"], ni["count"])}
+    for name, want in CITESEER_NONINDUCED_5.items():
+        assert got[Pattern.named(name).canonical_key] == want
+    ind = census(citeseer, 5, backend="gpu", method="hybrid")
+    assert _by_name(ind)["5-clique"] == 46 and sum(_counts(ind)) == 7_668_883
+
+
+@gpu
+def test_gpu_auto_follows_cpu_rule(citeseer, email):
+    """method='auto' on the GPU picks the hybrid exactly where the CPU's auto does."""
+    for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7)):
+        cpu = _cpu(G, 5, "auto")
+        got = census(G, 5, backend="gpu")
+        assert got.attrs["method"] == "gpu_" + cpu.attrs["method"]
+        assert _counts(got) == _counts(cpu)
+
+
+# --------------------------------------------------------------------------- host side (no GPU needed)
+
+
+def _edges(G):
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    keep = src < G.indices
+    return src[keep], G.indices[keep].astype(np.int64)
+
+
+def _dense_decomposition(G, S, split, cap):
+    """The work decomposition of census5.cu's dense kernels, item by item, in Python: C5 items
+    (c5_item_offsets), hub pairs split by k23_item_offsets, bowtie lists in bowtie_batches."""
+    from la_gpm.algorithms.motifs import _classes, _descending
+    from la_gpm.backends.gpu.census import bowtie_batches, c5_item_offsets, k23_item_offsets
+    table = _classes(5).table
+    ptr, idx, _ = _descending(G)
+    n = G.n
+    N = [set(idx[ptr[v]:ptr[v + 1]].tolist()) for v in range(n)]
+    row = [idx[ptr[v]:ptr[v + 1]].tolist() for v in range(n)]
+    hits = np.zeros(len(_classes(5).keys), dtype=np.int64)
+
+    def hit(vs):
+        code = 0
+        for j in range(1, 5):
+            for i in range(j):
+                if vs[j] in N[vs[i]]:
+                    code |= 1 << (j * (j - 1) // 2 + i)
+        hits[table[code]] += 1
+
+    src = np.repeat(np.arange(n), np.diff(ptr))
+    fwd = np.flatnonzero(idx > src)
+    offs = c5_item_offsets(ptr, idx, fwd, S)
+    for item in range(int(offs[-1])):
+        e = int(np.searchsorted(offs, item, side="right")) - 1
+        u, a = int(src[fwd[e]]), int(idx[fwd[e]])
+        first = S * (item - int(offs[e]))
+        for b in row[a][first:first + S]:
+            if b <= u:
+                continue
+            for c in row[b]:
+                if c <= u or c == a:
+                    continue
+                for d in row[c]:
+                    if d > a and d != b and d in N[u]:
+                        hit((u, a, b, c, d))
+    pairs = []
+    for u in range(n):
+        codeg = {}
+        for a in row[u]:
+            for v in row[a]:
+                if v > u:
+                    codeg[v] = codeg.get(v, 0) + 1
+        pairs += [(u, v, c) for v, c in codeg.items() if c >= 3]
+    pc = np.array([c for _, _, c in pairs], dtype=np.int32)
+    koffs = k23_item_offsets(pc, split)
+    for item in range(int(koffs[-1]) if len(pairs) else 0):
+        p = int(np.searchsorted(koffs, item, side="right")) - 1
+        u, v, c = pairs[p]
+        L = sorted(N[u] & N[v])
+        nit = int(koffs[p + 1] - koffs[p])
+        i0 = 0 if nit == 1 else item - int(koffs[p])
+        i1 = c - 2 if nit == 1 else i0 + 1
+        for i in range(i0, i1):
+            for y in range(i + 1, c - 1):
+                for z in range(y + 1, c):
+                    hit((u, v, L[i], L[y], L[z]))
+    tv = [sum(len(N[a] & N[v]) for a in row[v]) // 2 for v in range(n)]
+    toffs = np.concatenate([[0], np.cumsum(tv)]).astype(np.int64)
+    for u0, u1 in bowtie_batches(toffs, cap):
+        lists = {x: [] for x in range(u0, u1)}
+        for x in range(n):
+            for y in row[x]:
+                if y <= x:
+                    continue
+                for z in row[y]:
+                    if z > y and z in N[x]:
+                        for own, pq in ((x, (y, z)), (y, (x, z)), (z, (x, y))):
+                            if u0 <= own < u1:
+                                lists[own].append(pq)
+        for u, L in lists.items():
+            assert len(L) == tv[u]
+            for g in range(len(L)):
+                for h in range(g + 1, len(L)):
+                    (a, b), (c, d) = L[g], L[h]
+                    if len({a, b, c, d}) == 4:
+                        hit((u, a, b, c, d))
+    return hits
+
+
+@pytest.mark.parametrize("make, S, split, cap", [
+    (lambda: la_gpm.generators.gnm(40, 200, seed=1), 1, 3, 1),
+    (lambda: la_gpm.generators.rmat(6, seed=2), 3, 4, 50),
+    (lambda: la_gpm.datasets.load("karate"), 8, 48, 1 << 30)], ids=["gnm-S1", "rmat6-S3", "karate"])
+def test_dense_decomposition_matches_cpu_dense5_hits(make, S, split, cap):
+    from la_gpm.algorithms.motifs import _classes, _nchunks
+    from la_gpm.backends.cpu.motif_kernels import dense5_hits
+    G = make()
+    want = dense5_hits(G.indptr, G.indices, G.degree_rank, _classes(5).table, len(_classes(5).keys),
+                       _nchunks()).sum(axis=0)
+    assert np.array_equal(_dense_decomposition(G, S, split, cap), want)
+
+
+def test_host_work_splits():
+    from la_gpm.backends.gpu.census import bowtie_batches, k23_item_offsets
+    rng = np.random.default_rng(0)
+    t = rng.integers(0, 20, 200)
+    t[17] = 500                     # one list longer than the cap
+    toffs = np.concatenate([[0], np.cumsum(t)])
+    for cap in (1, 7, 64, 10**9):
+        b = bowtie_batches(toffs, cap)
+        assert b[0][0] == 0 and b[-1][1] == len(t) and all(x[1] == y[0] for x, y in zip(b, b[1:]))
+        assert all(u1 == u0 + 1 or toffs[u1] - toffs[u0] <= cap for u0, u1 in b)
+    pc = np.array([3, 50, 4, 100], dtype=np.int32)
+    assert k23_item_offsets(pc, 48).tolist() == [0, 1, 49, 50, 148]
+
+
+def test_auto_declines_small_graphs_on_the_host():
+    """The cheap degree bound on connected 4-subsets is an upper bound, and below the CPU's threshold the
+    GPU hybrid declines before touching the device."""
+    from la_gpm.algorithms.motifs import _classes, _closed_form_noninduced, _to_induced
+    from la_gpm.backends.gpu.census import _connected4_bound, hybrid5_noninduced
+    for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(7, seed=1),
+              la_gpm.generators.gnm(100, 900, seed=2)):
+        assert _connected4_bound(G) >= sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
+        assert hybrid5_noninduced(G, decline=True) is None

@@ -28,8 +28,15 @@ HUB_DEGREE = 256
 HUB_WARPS = 16
 
 
+_SMS: dict = {}
+
+
 def _sm_count(cp):
-    return int(cp.cuda.Device().attributes["MultiProcessorCount"])
+    """Multiprocessors of the current device (cached: ``Device.attributes`` queries every attribute)."""
+    dev = cp.cuda.runtime.getDevice()
+    if dev not in _SMS:
+        _SMS[dev] = int(cp.cuda.Device(dev).attributes["MultiProcessorCount"])
+    return _SMS[dev]
 
 
 def device_table(k: int):
@@ -107,8 +114,8 @@ def esu_counts(G, k: int) -> list[int]:
     with oom_guard(what):
         vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
         mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
-        next_ = cp.zeros(1, dtype=cp.uint64)
-        counts = cp.zeros(nclass, dtype=cp.uint64)
+        buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
+        next_, counts = buf[:1], buf[1:]
         if nitems:
             kernel("census", "census_esu")(
                 (grid,), (wpb * 32,),
@@ -200,6 +207,28 @@ def _h5(name):
     return kernel("census5", name)
 
 
+# benchmarks set this to a dict to get the seconds of each stage of the hybrid (device synchronised
+# around every stage, so the total is a little above an unprofiled run's)
+PROFILE = None
+
+
+class _stage:
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        if PROFILE is not None:
+            import time
+            cupy().cuda.Device().synchronize()
+            self.t = time.perf_counter()
+
+    def __exit__(self, *exc):
+        if PROFILE is not None and exc[0] is None:
+            import time
+            cupy().cuda.Device().synchronize()
+            PROFILE[self.name] = PROFILE.get(self.name, 0.0) + time.perf_counter() - self.t
+
+
 def _groups(per_group_bytes: int, n: int, hubs: int, cp):
     """(grid, wpb, hub_grid) for a per-vertex kernel with one scratch slice per warp (non-hubs) or per
     block (hubs), within the memory budget."""
@@ -247,20 +276,23 @@ def sigma4(G):
     nwords = (n + 31) // 32
     with oom_guard("the 5-vertex hybrid's per-vertex orbit counts"):
         te = cp.empty(nnz, dtype=cp.int32)
-        grid = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
-        _h5("h5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
+        with _stage("h5_arc_tri"):
+            grid = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+            _h5("h5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
         vert = cp.zeros(3 * n, dtype=cp.uint64)
 
         def vargs(slices):
             cnt = cp.zeros(slices * n, dtype=cp.uint32)
             bits = cp.zeros(slices * nwords, dtype=cp.uint32)
             return (ptr, idx, te, np.int32(n)), lambda nx: (cnt, bits, np.int64(nwords), nx, vert)
-        _per_vertex(_h5("h5_vertex"), G, 4 * (n + nwords), vargs)
+        with _stage("h5_vertex"):
+            _per_vertex(_h5("h5_vertex"), G, 4 * (n + nwords), vargs)
         k4 = cp.zeros(n, dtype=cp.uint64)
-        kg, kw = _warps(4 * maxd, nfwd, cp)
-        scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
-        _h5("h5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
-                                         cp.zeros(1, dtype=cp.uint64), k4))
+        with _stage("h5_k4"):
+            kg, kw = _warps(4 * maxd, nfwd, cp)
+            scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
+            _h5("h5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
+                                             cp.zeros(1, dtype=cp.uint64), k4))
         te_h = te.get().astype(np.int64)
         vert_h = vert.get().view(np.int64).reshape(n, 3)
         k4_h = k4.get().view(np.int64)
@@ -352,9 +384,10 @@ def dense5_hits(G, tv):
         nitems = int(offs[-1].get())
         grid, wpb = _warps(4 * nwords, nitems, cp)
         bits = cp.zeros(grid * wpb * nwords, dtype=cp.uint32)
-        _h5("h5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
-                                            np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
-                                            cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
+        with _stage("h5_c5"):
+            _h5("h5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
+                                                np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
+                                                cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
         del bits
         # ---- K2,3: hub pairs with >= 3 common neighbours, then their triples
         wedges = _deg_binomial_sum(G.degrees, 2)
@@ -368,7 +401,8 @@ def dense5_hits(G, tv):
             def pargs(slices):
                 cnt = cp.zeros(slices * n, dtype=cp.uint32)
                 return (ptr, idx, np.int32(n)), lambda nx: (cnt, nx, pu, pv, pc, npairs, np.int64(cap))
-            _per_vertex(_h5("h5_k23_pairs"), G, 4 * n, pargs)
+            with _stage("h5_k23_pairs"):
+                _per_vertex(_h5("h5_k23_pairs"), G, 4 * n, pargs)
             found = int(npairs.get()[0])
             if found <= cap:
                 break
@@ -378,9 +412,10 @@ def dense5_hits(G, tv):
             kitems = int(koffs[-1].get())
             kg, kw = _warps(4 * maxd, kitems, cp)
             scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
-            _h5("h5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
-                                               np.int32(nclass), scratch, np.int64(maxd),
-                                               cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
+            with _stage("h5_k23"):
+                _h5("h5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
+                                                   np.int32(nclass), scratch, np.int64(maxd),
+                                                   cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
             del scratch
         del pu, pv, pc
         # ---- bowtie: the edges inside each N(u), then their vertex-disjoint pairs
@@ -397,13 +432,15 @@ def dense5_hits(G, tv):
                 ea = cp.empty(tot, dtype=cp.int32)
                 eb = cp.empty(tot, dtype=cp.int32)
                 tg = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
-                _h5("h5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
-                                    (ptr, idx, fsrc, fwd, np.int64(nfwd), toffs, np.int32(u0), np.int32(u1), fill,
-                                     ea, eb))
+                with _stage("h5_tri_lists"):
+                    _h5("h5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
+                                        (ptr, idx, fsrc, fwd, np.int64(nfwd), toffs, np.int32(u0), np.int32(u1), fill,
+                                         ea, eb))
                 bg, bw = _warps(1, tot, cp)
-                _h5("h5_bowtie")((bg,), (bw * 32,), (ptr, idx, toffs, np.int32(u0), np.int32(u1), ea, eb, table,
-                                                     np.int32(nclass), cp.zeros(1, dtype=cp.uint64),
-                                                     counts[2 * nclass:]))
+                with _stage("h5_bowtie"):
+                    _h5("h5_bowtie")((bg,), (bw * 32,), (ptr, idx, toffs, np.int32(u0), np.int32(u1), ea, eb, table,
+                                                         np.int32(nclass), cp.zeros(1, dtype=cp.uint64),
+                                                         counts[2 * nclass:]))
                 del ea, eb
         out = counts.get().reshape(3, nclass)
     parts = [[int(x) for x in row] for row in out]
@@ -438,17 +475,22 @@ def hybrid5_noninduced(G, decline: bool = False):
     M._check_safe(G)
     if decline and _connected4_bound(G) < M._SMALL_ENUMERATION:
         return None
-    N4 = closed_form_noninduced(G, 4)
+    with _stage("closed_form_4"):
+        N4 = closed_form_noninduced(G, 4)
     connected4 = sum(M._to_induced(M._classes(4).M, N4))
     if decline and connected4 < M._SMALL_ENUMERATION:
         return None
-    sigma, k23hub = sigma4(G)
+    with _stage("sigma4 (arc triangles, per-vertex kernels, host sums)"):
+        sigma, k23hub = sigma4(G)
     k23 = M._exact_sum(k23hub) // 2
     tv = sigma[:, 3]
     bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
     if decline and 3 * (k23 + bowtie) > connected4:
         return None
-    hits, k23_listed, bowtie_listed = dense5_hits(G, tv)
+    with _stage("dense5_hits"):
+        hits, k23_listed, bowtie_listed = dense5_hits(G, tv)
+    if PROFILE is not None:
+        PROFILE.setdefault("copies", {}).update(K23=k23, bowtie=bowtie, connected4=connected4)
     if (k23_listed, bowtie_listed) != (k23, bowtie):
         raise AssertionError(f"GPU dense 5-census listed {k23_listed} K2,3 and {bowtie_listed} bowtie copies; the "
                              f"closed forms give {k23} and {bowtie}")

@@ -1,0 +1,559 @@
+// The 5-vertex hybrid census on the GPU (la_gpm.census(G, 5, backend="gpu", method="hybrid")),
+// the port of motifs._hybrid5_noninduced / motif_kernels.dense5_hits. See docs/gpu_census.md.
+//
+// Every kernel works on the degree-DESCENDING relabelling of G (vertex 0 has the largest degree,
+// rows sorted), so "u is the smallest id" means "u has the highest degree".
+//
+// Orbit-sum part (per-vertex inputs of the 4-vertex orbit closed forms, as vertex_closed_forms):
+//   h5_arc_tri  t_e = |N(u) ∩ N(v)| of every arc, one warp per edge (both arcs written)
+//   h5_vertex   per vertex v: Σ_w C(codeg(v,w), 2) (4-cycles through v), Σ_w C(codeg(v,w), 3) (K2,3
+//               with v on the 2-side), diamond-wing sum Σ_{triangles vaw, a<w} (t_aw - 1): the 2-paths
+//               v - a - w counted in a dense per-group counter slice (incremental C(x,2), C(x,3) from
+//               the atomics' old values), N(v) marked in a per-group bitmap; hubs take a whole block
+//   h5_k4       4-cliques through every vertex: each 4-clique v < a < w < x once from its forward arc
+//               (v, a), through the common list C = N(v) ∩ N(a) ∩ (a, n)
+// Dense part (each non-induced copy of C5, K2,3 and the bowtie once, classified by the 5-vertex class
+// table; per-class counters in shared memory, merged with __match_any_sync):
+//   h5_c5       C5 u - a - b - c - d - u with u the smallest id and a < d; item = (forward arc (u, a),
+//               a chunk of S positions of b in N(a)); N(u) in the warp's bitmap; the (c, d) pairs under
+//               one b are spread over the lanes (warp_expand)
+//   h5_k23_pairs / h5_k23  hub pairs u < v with >= 3 common neighbours (codegree counters), then every
+//               triple of their common list; a pair with a long list is split by its first element
+//   h5_tri_lists / h5_bowtie  the edges inside N(u) (from each triangle, oriented), then every pair of
+//               vertex-disjoint ones; item = one edge of the list
+#include "common.cuh"
+
+#define H5_MAX_CLASS 32
+
+// every (s, q) with s a lane holding a range [lo_s, lo_s + len_s) and q in that range, spread over the
+// lanes: f(ok, s, q) is called by all 32 lanes together (ok false past the end)
+template <class F>
+__device__ __forceinline__ void warp_expand(i64 lo, int len, int lane, F f) {
+    int incl = len;
+#pragma unroll
+    for (int o = 1; o < 32; o <<= 1) {
+        const int y = __shfl_up_sync(LA_FULL_MASK, incl, o);
+        if (lane >= o) incl += y;
+    }
+    const int total = __shfl_sync(LA_FULL_MASK, incl, 31);
+    const int excl = incl - len;
+    for (int base = 0; base < total; base += 32) {
+        const int t = base + lane;
+        int s = 0;
+#pragma unroll
+        for (int step = 16; step > 0; step >>= 1) {
+            const int e = __shfl_sync(LA_FULL_MASK, excl, s + step);
+            if (e <= t) s += step;
+        }
+        const i64 lo_s = __shfl_sync(LA_FULL_MASK, lo, s);
+        const int ex_s = __shfl_sync(LA_FULL_MASK, excl, s);
+        f(t < total, s, lo_s + (t - ex_s));
+    }
+}
+
+__device__ __forceinline__ i64 upper_bound5(const int* __restrict__ a, i64 lo, i64 hi, int x) {
+    while (lo < hi) {
+        const i64 mid = (lo + hi) >> 1;
+        if (__ldg(a + mid) <= x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+// membership in a sorted list written by this kernel (plain loads: no read-only cache)
+__device__ __forceinline__ bool scratch_contains(const int* a, int lo, int hi, int x) {
+    while (lo < hi) {
+        const int mid = (lo + hi) >> 1;
+        const int y = a[mid];
+        if (y == x) return true;
+        if (y < x) lo = mid + 1; else hi = mid;
+    }
+    return false;
+}
+
+// u ~ v, searching the shorter row
+__device__ __forceinline__ bool adjacent(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v) {
+    const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+    return (uh - ul <= vh - vl) ? binary_contains(idx, ul, uh, v) : binary_contains(idx, vl, vh, u);
+}
+
+__device__ __forceinline__ bool marked(const unsigned* bits, int w) { return (bits[w >> 5] >> (w & 31)) & 1u; }
+
+// the warp's item from an atomic counter
+__device__ __forceinline__ u64 next_item(u64* next, int lane) {
+    u64 it = 0;
+    if (lane == 0) it = atomicAdd(next, 1ULL);
+    return __shfl_sync(LA_FULL_MASK, it, 0);
+}
+
+// largest e in [0, m) with offs[e] <= item
+__device__ __forceinline__ i64 owner_of(const i64* __restrict__ offs, i64 m, i64 item) {
+    i64 lo = 0, hi = m - 1;
+    while (lo < hi) {
+        const i64 mid = (lo + hi + 1) >> 1;
+        if (__ldg(offs + mid) <= item) lo = mid; else hi = mid - 1;
+    }
+    return lo;
+}
+
+// one class hit per active lane: lanes with the same class merged, one shared atomic per group
+__device__ __forceinline__ void count_class(bool ok, const short* __restrict__ table, int code,
+                                            unsigned long long* sh) {
+    const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
+    if (ok) {
+        const int cls = __ldg(table + code);
+        const unsigned same = __match_any_sync(act, cls);
+        if ((same & ((1u << (threadIdx.x & 31)) - 1u)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
+    }
+}
+
+__device__ __forceinline__ void init_shared(unsigned long long* sh, int nclass) {
+    for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh[c] = 0;
+    __syncthreads();
+}
+
+__device__ __forceinline__ void flush_shared(const unsigned long long* sh, int nclass, u64* counts) {
+    __syncthreads();
+    for (int c = threadIdx.x; c < nclass; c += blockDim.x)
+        if (sh[c]) atomicAdd(counts + c, (u64)sh[c]);
+}
+
+// ------------------------------------------------------------------------------- orbit-sum part
+
+// te[a] = |N(u) ∩ N(v)| for both arcs of every edge u < v (forward arc e: source fsrc[e], position fwd[e])
+extern "C" __global__ void h5_arc_tri(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                      const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
+                                      int* __restrict__ te) {
+    const int lane = threadIdx.x & 31;
+    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 e = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; e < nfwd; e += nwarps) {
+        const int u = __ldg(fsrc + e);
+        const i64 a = __ldg(fwd + e);
+        const int v = __ldg(idx + a);
+        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+        const bool ushort = uh - ul <= vh - vl;
+        const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
+        int c = 0;
+        for (i64 j = sl + lane; j < sh_; j += 32) c += binary_contains(idx, ll, lh, __ldg(idx + j));
+#pragma unroll
+        for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(LA_FULL_MASK, c, o);
+        if (lane == 0) {
+            te[a] = c;
+            te[binary_find(idx, vl, vh, u)] = c;
+        }
+    }
+}
+
+// out[3v .. 3v+2] += (Σ_w C(codeg,2), Σ_w C(codeg,3), wing sum) of vertices ubeg .. uend-1 (from next).
+// coop == 0: a warp per vertex; coop == 1: a block per vertex (hubs), sharing one counter slice
+// (n uint32) and one bitmap slice (nwords uint32), both left all-zero after every vertex.
+extern "C" __global__ void h5_vertex(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                     const int* __restrict__ te, int n, int ubeg, int uend, int coop,
+                                     unsigned int* __restrict__ cnt_all, unsigned int* __restrict__ bits_all,
+                                     i64 nwords, u64* __restrict__ next, u64* __restrict__ out) {
+    __shared__ int s_v;
+    const int lane = threadIdx.x & 31;
+    const int gsize = coop ? (int)(blockDim.x >> 5) : 1;
+    const int gw = coop ? (int)(threadIdx.x >> 5) : 0;
+    const int gthreads = gsize * 32, gt = gw * 32 + lane;
+    const i64 group = coop ? (i64)blockIdx.x : (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    unsigned int* cnt = cnt_all + group * (i64)n;
+    unsigned int* bits = bits_all + group * nwords;
+    for (;;) {
+        u64 it = 0;
+        if (coop) {
+            if (threadIdx.x == 0) s_v = (int)atomicAdd(next, 1ULL);
+            __syncthreads();
+            it = (u64)s_v;
+            __syncthreads();
+        } else {
+            it = next_item(next, lane);
+        }
+        if (it >= (u64)(uend - ubeg)) break;
+        const int v = ubeg + (int)it;
+        const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+        for (i64 j = vl + gt; j < vh; j += gthreads) {
+            const int w = __ldg(idx + j);
+            atomicOr(bits + (w >> 5), 1u << (w & 31));
+        }
+        if (coop) __syncthreads(); else __syncwarp();
+        u64 c4 = 0, k23 = 0, wing = 0;
+        for (i64 base = vl + gw * 32; base < vh; base += gthreads) {
+            const i64 j = base + lane;
+            int a = 0, len = 0;
+            i64 alo = 0;
+            if (j < vh) {
+                a = __ldg(idx + j);
+                alo = __ldg(ptr + a);
+                len = (int)(__ldg(ptr + a + 1) - alo);
+            }
+            warp_expand(alo, len, lane, [&](bool ok, int s, i64 q) {
+                const int as = __shfl_sync(LA_FULL_MASK, a, s);
+                if (!ok) return;
+                const int w = __ldg(idx + q);
+                if (w != v) {
+                    const u64 x = atomicAdd(cnt + w, 1u);
+                    c4 += x;
+                    k23 += x * (x - 1) / 2;
+                }
+                if (w > as && marked(bits, w)) wing += (u64)(__ldg(te + q) - 1);
+            });
+        }
+        if (coop) __syncthreads(); else __syncwarp();
+        for (i64 base = vl + gw * 32; base < vh; base += gthreads) {
+            const i64 j = base + lane;
+            int len = 0;
+            i64 alo = 0;
+            if (j < vh) {
+                const int a = __ldg(idx + j);
+                alo = __ldg(ptr + a);
+                len = (int)(__ldg(ptr + a + 1) - alo);
+            }
+            warp_expand(alo, len, lane, [&](bool ok, int, i64 q) {
+                if (ok) cnt[__ldg(idx + q)] = 0u;
+            });
+        }
+        for (i64 j = vl + gt; j < vh; j += gthreads) bits[__ldg(idx + j) >> 5] = 0u;
+        c4 = warp_sum_u64(c4);
+        k23 = warp_sum_u64(k23);
+        wing = warp_sum_u64(wing);
+        if (lane == 0) {
+            if (c4) atomicAdd(out + 3 * (i64)v, c4);
+            if (k23) atomicAdd(out + 3 * (i64)v + 1, k23);
+            if (wing) atomicAdd(out + 3 * (i64)v + 2, wing);
+        }
+        if (coop) __syncthreads(); else __syncwarp();
+    }
+}
+
+// k4[x] += 4-cliques through x: each clique v < a < w < x once, from the forward arc (v, a), with
+// C = N(v) ∩ N(a) ∩ (a, n) in the warp's scratch (cap entries >= max degree)
+extern "C" __global__ void h5_k4(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                 const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
+                                 int* __restrict__ scratch, i64 cap, u64* __restrict__ next, u64* __restrict__ k4) {
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* C = scratch + warp * cap;
+    const unsigned lower = (1u << lane) - 1u;
+    for (;;) {
+        const u64 e = next_item(next, lane);
+        if (e >= (u64)nfwd) break;
+        const int v = __ldg(fsrc + e);
+        const int a = __ldg(idx + __ldg(fwd + e));
+        const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1), al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
+        int c = 0;
+        for (i64 base = upper_bound5(idx, al, ah, a); base < ah; base += 32) {
+            const i64 j = base + lane;
+            int w = 0;
+            bool ok = false;
+            if (j < ah) {
+                w = __ldg(idx + j);
+                ok = binary_contains(idx, vl, vh, w);
+            }
+            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+            if (ok) C[c + __popc(b & lower)] = w;
+            c += __popc(b);
+        }
+        __syncwarp();
+        if (c < 2) continue;
+        u64 tot = 0;
+        for (int i = lane; i < c; i += 32) {
+            const int y = C[i];
+            const i64 yl = __ldg(ptr + y), yh = __ldg(ptr + y + 1);
+            u64 inc = 0;
+            if (yh - yl < (i64)c) {
+                for (i64 q = yl; q < yh; ++q) inc += scratch_contains(C, 0, c, __ldg(idx + q));
+            } else {
+                for (int z = 0; z < c; ++z) inc += binary_contains(idx, yl, yh, C[z]);
+            }
+            if (inc) atomicAdd(k4 + y, inc);
+            tot += inc;
+        }
+        tot = warp_sum_u64(tot) / 2;
+        if (lane == 0 && tot) {
+            atomicAdd(k4 + v, tot);
+            atomicAdd(k4 + a, tot);
+        }
+        __syncwarp();
+    }
+}
+
+// ------------------------------------------------------------------------------- dense part
+
+// C5 copies u - a - b - c - d - u, u the smallest id, a < d. Item i of forward arc e (offs[e] <= i <
+// offs[e+1]) takes b at positions S*(i - offs[e]) .. +S-1 of N(a). The warp's bitmap holds N(u) of its
+// last item (cleared on a change of u; left all-zero at the end).
+extern "C" __global__ void h5_c5(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                 const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
+                                 const i64* __restrict__ offs, i64 nitems, int S, const short* __restrict__ table,
+                                 int nclass, unsigned int* __restrict__ bits_all, i64 nwords,
+                                 u64* __restrict__ next, u64* __restrict__ counts) {
+    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    init_shared(sh, nclass);
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    unsigned int* bits = bits_all + warp * nwords;
+    int cur = -1;
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)nitems) break;
+        const i64 e = owner_of(offs, nfwd, (i64)item);
+        const int u = __ldg(fsrc + e);
+        const int a = __ldg(idx + __ldg(fwd + e));
+        if (u != cur) {
+            if (cur >= 0)
+                for (i64 j = __ldg(ptr + cur) + lane; j < __ldg(ptr + cur + 1); j += 32) bits[__ldg(idx + j) >> 5] = 0u;
+            __syncwarp();
+            for (i64 j = __ldg(ptr + u) + lane; j < __ldg(ptr + u + 1); j += 32) {
+                const int w = __ldg(idx + j);
+                atomicOr(bits + (w >> 5), 1u << (w & 31));
+            }
+            __syncwarp();
+            cur = u;
+        }
+        const i64 al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
+        const i64 b0 = al + (i64)S * ((i64)item - __ldg(offs + e));
+        const i64 b1 = b0 + S < ah ? b0 + S : ah;
+        for (i64 jb = b0; jb < b1; ++jb) {
+            const int b = __ldg(idx + jb);
+            if (b <= u) continue;
+            const i64 bl = __ldg(ptr + b), bh = __ldg(ptr + b + 1);
+            const int ub = marked(bits, b) ? 2 : 0;        // bit 1: u ~ b
+            for (i64 cbase = bl; cbase < bh; cbase += 32) {
+                const i64 jc = cbase + lane;
+                int c = 0, len = 0, cb = 0;
+                i64 dlo = 0;
+                if (jc < bh) {
+                    c = __ldg(idx + jc);
+                    if (c > u && c != a) {
+                        const i64 cl = __ldg(ptr + c), ch = __ldg(ptr + c + 1);
+                        dlo = upper_bound5(idx, cl, ch, a);
+                        len = (int)(ch - dlo);
+                        cb = (marked(bits, c) ? 8 : 0) | (binary_contains(idx, al, ah, c) ? 16 : 0);   // u~c, a~c
+                    }
+                }
+                warp_expand(dlo, len, lane, [&](bool ok, int s, i64 q) {
+                    const int cbs = __shfl_sync(LA_FULL_MASK, cb, s);
+                    int code = 0;
+                    bool hit = false;
+                    if (ok) {
+                        const int d = __ldg(idx + q);          // d > a > u, d ~ c
+                        if (d != b && marked(bits, d)) {
+                            hit = true;
+                            // vertices (u, a, b, c, d): bit tri(j) + i for pair (i, j)
+                            code = 1 | ub | 4 | cbs | 32 | 64 | 512;
+                            if (binary_contains(idx, al, ah, d)) code |= 128;   // a ~ d
+                            if (binary_contains(idx, bl, bh, d)) code |= 256;   // b ~ d
+                        }
+                    }
+                    count_class(hit, table, code, sh);
+                });
+            }
+        }
+    }
+    __syncwarp();
+    if (cur >= 0)
+        for (i64 j = __ldg(ptr + cur) + lane; j < __ldg(ptr + cur + 1); j += 32) bits[__ldg(idx + j) >> 5] = 0u;
+    flush_shared(sh, nclass, counts);
+}
+
+// hub pairs u < v with codeg(u, v) >= 3, u in ubeg .. uend-1: (pu, pv, pc) appended at an atomic slot
+// (written only below cap; *npairs ends as the number found). Counter slices as in h5_vertex.
+extern "C" __global__ void h5_k23_pairs(const i64* __restrict__ ptr, const int* __restrict__ idx, int n,
+                                        int ubeg, int uend, int coop, unsigned int* __restrict__ cnt_all,
+                                        u64* __restrict__ next, int* __restrict__ pu, int* __restrict__ pv,
+                                        int* __restrict__ pc, u64* __restrict__ npairs, i64 cap) {
+    __shared__ int s_u;
+    const int lane = threadIdx.x & 31;
+    const int gsize = coop ? (int)(blockDim.x >> 5) : 1;
+    const int gw = coop ? (int)(threadIdx.x >> 5) : 0;
+    const int gthreads = gsize * 32;
+    const i64 group = coop ? (i64)blockIdx.x : (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
+    unsigned int* cnt = cnt_all + group * (i64)n;
+    for (;;) {
+        u64 it = 0;
+        if (coop) {
+            if (threadIdx.x == 0) s_u = (int)atomicAdd(next, 1ULL);
+            __syncthreads();
+            it = (u64)s_u;
+            __syncthreads();
+        } else {
+            it = next_item(next, lane);
+        }
+        if (it >= (u64)(uend - ubeg)) break;
+        const int u = ubeg + (int)it;
+        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1);
+        for (int pass = 0; pass < 2; ++pass) {
+            for (i64 base = ul + gw * 32; base < uh; base += gthreads) {
+                const i64 j = base + lane;
+                int len = 0;
+                i64 alo = 0;
+                if (j < uh) {
+                    const int a = __ldg(idx + j);
+                    const i64 ah = __ldg(ptr + a + 1);
+                    alo = upper_bound5(idx, __ldg(ptr + a), ah, u);     // v > u
+                    len = (int)(ah - alo);
+                }
+                warp_expand(alo, len, lane, [&](bool ok, int, i64 q) {
+                    if (!ok) return;
+                    const int v = __ldg(idx + q);
+                    if (pass == 0) {
+                        atomicAdd(cnt + v, 1u);
+                    } else {
+                        const unsigned x = atomicExch(cnt + v, 0u);
+                        if (x >= 3u) {
+                            const u64 slot = atomicAdd(npairs, 1ULL);
+                            if ((i64)slot < cap) {
+                                pu[slot] = u;
+                                pv[slot] = v;
+                                pc[slot] = (int)x;
+                            }
+                        }
+                    }
+                });
+            }
+            if (coop) __syncthreads(); else __syncwarp();
+        }
+    }
+}
+
+// every K2,3 with hubs (pu[p], pv[p]) and three of their common neighbours. Item i of pair p
+// (offs[p] <= i < offs[p+1]): the pair's whole list when it has one item, else the triples whose
+// first element is at position i - offs[p]. The common list is rebuilt in the warp's scratch.
+extern "C" __global__ void h5_k23(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                  const int* __restrict__ pu, const int* __restrict__ pv, i64 npairs,
+                                  const i64* __restrict__ offs, i64 nitems, const short* __restrict__ table,
+                                  int nclass, int* __restrict__ scratch, i64 cap, u64* __restrict__ next,
+                                  u64* __restrict__ counts) {
+    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    init_shared(sh, nclass);
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* L = scratch + warp * cap;
+    const unsigned lower = (1u << lane) - 1u;
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)nitems) break;
+        const i64 p = owner_of(offs, npairs, (i64)item);
+        const int u = __ldg(pu + p), v = __ldg(pv + p);
+        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+        const bool ushort = uh - ul <= vh - vl;
+        const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
+        int c = 0;
+        for (i64 base = sl; base < sh_; base += 32) {
+            const i64 j = base + lane;
+            int w = 0;
+            bool ok = false;
+            if (j < sh_) {
+                w = __ldg(idx + j);
+                ok = binary_contains(idx, ll, lh, w);
+            }
+            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+            if (ok) L[c + __popc(b & lower)] = w;
+            c += __popc(b);
+        }
+        __syncwarp();
+        const i64 nit = __ldg(offs + p + 1) - __ldg(offs + p);
+        const int i0 = nit == 1 ? 0 : (int)((i64)item - __ldg(offs + p));
+        const int i1 = nit == 1 ? c - 2 : i0 + 1;
+        // vertices (u, v, x, y, z): u, v ~ x, y, z
+        const int base_code = (binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0) | 2 | 4 | 8 | 16 | 64 | 128;
+        for (int i = i0; i < i1; ++i) {
+            const int x = L[i];
+            const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1);
+            for (int y = i + 1; y < c - 1; ++y) {
+                const int yv = L[y];
+                const i64 yl = __ldg(ptr + yv), yh = __ldg(ptr + yv + 1);
+                const int cxy = base_code | (binary_contains(idx, xl, xh, yv) ? 32 : 0);
+                for (int zb = y + 1; zb < c; zb += 32) {
+                    const int z = zb + lane;
+                    int code = 0;
+                    if (z < c) {
+                        const int zv = L[z];
+                        code = cxy | (binary_contains(idx, xl, xh, zv) ? 256 : 0)
+                                   | (binary_contains(idx, yl, yh, zv) ? 512 : 0);
+                    }
+                    count_class(z < c, table, code, sh);
+                }
+            }
+        }
+        __syncwarp();
+    }
+    flush_shared(sh, nclass, counts);
+}
+
+// the edges inside N(x) of every vertex x in [u0, u1): list[toffs[x] - toffs[u0] + k] = (ea, eb), from each
+// triangle x < y < z once (forward arc (x, y), z by binary search); fill[x] counts the entries written
+extern "C" __global__ void h5_tri_lists(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                        const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
+                                        const i64* __restrict__ toffs, int u0, int u1,
+                                        unsigned long long* __restrict__ fill, int* __restrict__ ea,
+                                        int* __restrict__ eb) {
+    const int lane = threadIdx.x & 31;
+    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    const i64 base0 = __ldg(toffs + u0);
+    for (i64 e = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; e < nfwd; e += nwarps) {
+        const int x = __ldg(fsrc + e);
+        if (x >= u1) continue;           // warp-uniform; x < y < z, so every owner is >= x
+        const int y = __ldg(idx + __ldg(fwd + e));
+        const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1), yh = __ldg(ptr + y + 1);
+        for (i64 j = upper_bound5(idx, __ldg(ptr + y), yh, y) + lane; j < yh; j += 32) {
+            const int z = __ldg(idx + j);
+            if (!binary_contains(idx, xl, xh, z)) continue;
+            const int own[3] = {x, y, z}, p[3] = {y, x, x}, q[3] = {z, z, y};
+#pragma unroll
+            for (int t = 0; t < 3; ++t) {
+                if (own[t] >= u0 && own[t] < u1) {
+                    const i64 at = __ldg(toffs + own[t]) - base0 + (i64)atomicAdd(fill + own[t], 1ULL);
+                    ea[at] = p[t];
+                    eb[at] = q[t];
+                }
+            }
+        }
+    }
+}
+
+// every pair of vertex-disjoint edges inside N(u), u in [u0, u1): item g = one list entry (a, b), paired
+// with the entries after it in u's list
+extern "C" __global__ void h5_bowtie(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                     const i64* __restrict__ toffs, int u0, int u1, const int* __restrict__ ea,
+                                     const int* __restrict__ eb, const short* __restrict__ table, int nclass,
+                                     u64* __restrict__ next, u64* __restrict__ counts) {
+    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    init_shared(sh, nclass);
+    const int lane = threadIdx.x & 31;
+    const i64 base0 = __ldg(toffs + u0);
+    const i64 total = __ldg(toffs + u1) - base0;
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)total) break;
+        const i64 g = (i64)item;
+        // owner: the largest u in [u0, u1) with toffs[u] - base0 <= g
+        int lo = u0, hi = u1 - 1;
+        while (lo < hi) {
+            const int mid = (lo + hi + 1) >> 1;
+            if (__ldg(toffs + mid) - base0 <= g) lo = mid; else hi = mid - 1;
+        }
+        const i64 end = __ldg(toffs + lo + 1) - base0;
+        const int a = ea[g], b = eb[g];
+        const i64 al = __ldg(ptr + a), ah = __ldg(ptr + a + 1), bl = __ldg(ptr + b), bh = __ldg(ptr + b + 1);
+        for (i64 hb = g + 1; hb < end; hb += 32) {
+            const i64 h = hb + lane;
+            bool hit = false;
+            int code = 0;
+            if (h < end) {
+                const int c = ea[h], d = eb[h];
+                if (c != a && c != b && d != a && d != b) {
+                    hit = true;
+                    // vertices (u, a, b, c, d): u ~ all, a ~ b, c ~ d
+                    code = 1 | 2 | 4 | 8 | 64 | 512;
+                    if (binary_contains(idx, al, ah, c)) code |= 16;
+                    if (binary_contains(idx, bl, bh, c)) code |= 32;
+                    if (binary_contains(idx, al, ah, d)) code |= 128;
+                    if (binary_contains(idx, bl, bh, d)) code |= 256;
+                }
+            }
+            count_class(hit, table, code, sh);
+        }
+    }
+    flush_shared(sh, nclass, counts);
+}
