@@ -116,6 +116,27 @@ def test_validation_happens_before_any_counting(monkeypatch):
     assert not calls
 
 
+@pytest.mark.skipif(NO_GPU is None, reason="a GPU is visible here")
+def test_gpu_backend_declines_without_device():
+    from la_gpm.exceptions import BackendUnavailable
+    with pytest.raises(BackendUnavailable, match="unavailable"):
+        count_many(la_gpm.datasets.load("karate"), ["triangle", "4-cycle"], backend="gpu")
+
+
+def test_repeated_batches_of_the_same_objects():
+    """The cache of validated patterns and plans (keyed by the input objects) gives the same counts,
+    and a new list of equal patterns (other objects) too; names are not cached."""
+    G = la_gpm.datasets.load("karate")
+    pats = [Pattern.named(n) for n in ("diamond", "house", "4-cycle", "5-clique")]
+    want = [count_pattern(G, P, closed_forms=False) for P in pats]
+    for _ in range(3):
+        assert count_many(G, pats, backend="cpu", cpu_batch=True) == want
+        assert count_many(G, [Pattern.named(n) for n in ("diamond", "house", "4-cycle", "5-clique")],
+                          backend="cpu", cpu_batch=True, closed_forms=False) == want
+    assert count_many(G, pats, backend="cpu", cpu_batch=True, induced=True) == [
+        count_pattern(G, P, induced=True) for P in pats]
+
+
 # ----------------------------------------------------------------------------- batch host logic
 @pytest.mark.parametrize("vlabels", [0, 3])
 def test_batch_roots_equal_prepare_roots(vlabels):
@@ -161,18 +182,13 @@ def test_batch_layout_respects_the_budget():
 
 
 # ----------------------------------------------------------------------------- batch emulation
-class _Emu:
-    """enum_batch_level's control flow in Python, on the packed tables and rows the device reads."""
+class _Core:
+    """The plan interpretation of enum.cu in Python (sets as sorted lists), on the packed tables."""
 
-    def __init__(self, G, plans, vl, el, cap, threshold, chunk):
-        self.ptr, self.idx, self.nlab, self.elab, self.deg, _, _ = engine_arrays(G, vl, el)
-        self.vl, self.el = vl, el
-        pack, t_all, c_all = genum.pack_batch_tables(plans)
-        self.Tall, self.Call, self.qtab = pack[:t_all], pack[t_all:t_all + c_all], pack[t_all + c_all:]
-        self.rows, _ = genum.batch_roots(G, plans, vl, el)
-        self.cap, self.threshold, self.chunk = cap, threshold, max(chunk, 1)
-        self.kmax = max(p.k for p in plans)
-        self.counts = [0] * len(plans)
+    def __init__(self, ptr, idx, nlab, elab, deg, vl, el, Tall, Call, qtab):
+        self.ptr, self.idx, self.nlab, self.elab, self.deg = ptr, idx, nlab, elab, deg
+        self.vl, self.el = bool(vl), bool(el)
+        self.Tall, self.Call, self.qtab = Tall, Call, qtab
         self.spills = 0
 
     def plan(self, q):
@@ -229,6 +245,36 @@ class _Emu:
             self.build(T, C, f, sets, j)
         return sets
 
+    def item(self, q, f, d, dfs, emit):
+        """What one warp does with the item (q, f) of depth d; ``emit(c)`` offers a child, returns
+        False when it has no slot (then it is searched here). Returns the item's count."""
+        T, C, k = self.plan(q)
+        assert len(f) == d and d <= k - 1
+        sets = self.rebuild(T, C, k, f, d)
+        if d == k - 1 or dfs:
+            return self.dfs(T, C, k, f, sets, d)
+        self.build(T, C, f, sets, d)
+        n = 0
+        for c in self.accepted(T, C, f, sets, d, False):
+            if not emit(c):
+                self.spills += 1
+                n += self.dfs(T, C, k, f + [c], dict(sets), d + 1)
+        return n
+
+
+class _Emu(_Core):
+    """enum_batch_level's control flow in Python, on the packed tables and rows the device reads."""
+
+    def __init__(self, G, plans, vl, el, cap, threshold, chunk):
+        ptr, idx, nlab, elab, deg, _, _ = engine_arrays(G, vl, el)
+        pack, t_all, c_all = genum.pack_batch_tables(plans)
+        super().__init__(ptr, idx, nlab, elab, deg, vl, el, pack[:t_all], pack[t_all:t_all + c_all],
+                         pack[t_all + c_all:])
+        self.rows, _ = genum.batch_roots(G, plans, vl, el)
+        self.cap, self.threshold, self.chunk = cap, threshold, max(chunk, 1)
+        self.kmax = max(p.k for p in plans)
+        self.counts = [0] * len(plans)
+
     def run(self):
         for c0 in range(0, self.rows.shape[0], self.chunk):
             items = [list(map(int, r)) for r in self.rows[c0:c0 + self.chunk]]
@@ -236,24 +282,18 @@ class _Emu:
             for d in range(1, self.kmax):
                 n = min(nin, cap_in)
                 dfs = n >= self.threshold
-                out, written = [], 0
+                out, written = [], [0]
                 for it in items[:n]:
                     q, f = it[0], it[1:]
-                    T, C, k = self.plan(q)
-                    assert len(f) == d and d <= k - 1
-                    sets = self.rebuild(T, C, k, f, d)
-                    if d == k - 1 or dfs:
-                        self.counts[q] += self.dfs(T, C, k, f, sets, d)
-                        continue
-                    self.build(T, C, f, sets, d)
-                    for c in self.accepted(T, C, f, sets, d, False):
-                        if written < self.cap:
+
+                    def emit(c, q=q, f=f):
+                        ok = written[0] < self.cap
+                        if ok:
                             out.append([q] + f + [c])
-                        else:
-                            self.spills += 1
-                            self.counts[q] += self.dfs(T, C, k, f + [c], dict(sets), d + 1)
-                        written += 1
-                items, nin, cap_in = out, written, self.cap
+                        written[0] += 1
+                        return ok
+                    self.counts[q] += self.item(q, f, d, dfs, emit)
+                items, nin, cap_in = out, written[0], self.cap
         return self.counts
 
 
@@ -288,6 +328,121 @@ def test_emulated_batch_reuse_chains_and_spills():
         emu = _Emu(G, plans, False, False, cap=500, threshold=10**9, chunk=10**6)
         assert emu.run() == want
         assert emu.spills > 0
+
+
+# ----------------------------------------------------------------- the host path on a fake device
+class _DArr(np.ndarray):
+    """A numpy array with CuPy's get/set: slices stay views, as device slices do."""
+
+    def get(self):
+        return np.array(self)
+
+    def set(self, host):
+        self[...] = host
+
+
+class _FakeStream:
+    capturing = None
+
+    def __init__(self, non_blocking=False):
+        pass
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *a):
+        return False
+
+    def begin_capture(self):
+        _FakeStream.capturing = []
+
+    def end_capture(self):
+        rec, _FakeStream.capturing = _FakeStream.capturing, None
+        graph = type("G", (), {})()
+        graph.launch = lambda: [_emu_kernel(*a, replay=True) for a in rec]
+        graph.launches = len(rec)
+        return graph
+
+
+class _FakeCupy:
+    int32, int64, uint64 = np.int32, np.int64, np.uint64
+
+    class cuda:
+        Stream = _FakeStream
+
+        class Device:
+            id = 0
+
+    @staticmethod
+    def asarray(a, dtype=None):
+        return np.array(a, dtype=dtype).view(_DArr)
+
+    @staticmethod
+    def zeros(n, dtype=None):
+        return np.zeros(n, dtype=dtype).view(_DArr)
+
+    @staticmethod
+    def empty(n, dtype=None):
+        return np.full(n, -7, dtype=dtype).view(_DArr)  # garbage, as on a device
+
+
+def _emu_kernel(grid, block, args, replay=False):
+    """enum_batch_level on the fake device: the same 24 arguments, in order."""
+    if _FakeStream.capturing is not None and not replay:
+        _FakeStream.capturing.append((grid, block, args))
+        return
+    (ptr, idx, nlab, elab, deg, vl, el, Tall, Call, qtab, items, d, nin_ptr, cap_in, out, cap, lc, counts, flags,
+     buf, maxd, sl, threshold, fast) = args
+    assert len(args) == 24 and isinstance(d, np.int32) and isinstance(cap, np.int64) and isinstance(vl, np.int32)
+    assert nin_ptr.shape == (1,) and lc.shape == (2,) and flags.shape == (1,)
+    assert buf.shape[0] == int(maxd) * int(sl) * grid[0] * block[0] // 32
+    d, cap = int(d), int(cap)
+    core = _Core(ptr, idx, nlab, elab, deg, vl, el, Tall, Call, qtab)
+    nin = min(int(nin_ptr[0]), int(cap_in))
+    rows = np.asarray(items).reshape(-1)
+    for e in range(nin):
+        r = rows[e * (d + 1):(e + 1) * (d + 1)].tolist()
+        q, f = r[0], r[1:]
+
+        def emit(c, q=q, f=f):
+            slot = int(lc[1])
+            lc[1] = np.uint64(slot + 1)
+            if slot < cap:
+                out[slot * (d + 2):(slot + 1) * (d + 2)] = [q] + f + [c]
+            return slot < cap
+        counts[q] = np.uint64(int(counts[q]) + core.item(q, f, d, nin >= threshold, emit))
+
+
+@pytest.mark.parametrize("graphs", [True, False])
+def test_gpu_host_path_on_a_fake_device(monkeypatch, graphs):
+    """count_plans_batch_gpu's host code (layout, counters, level ping-pong, chunks, graph capture and
+    replay, caches) with a numpy 'device' and a Python enum_batch_level, against brute force."""
+    import contextlib
+    monkeypatch.setattr(genum, "cupy", lambda: _FakeCupy)
+    monkeypatch.setattr(genum, "kernel", lambda f, n: _emu_kernel)
+    monkeypatch.setattr(genum, "oom_guard", lambda what: contextlib.nullcontext())
+    monkeypatch.setattr(genum, "_sm_count", lambda dev: 1)
+    monkeypatch.setattr(genum, "BATCH_GRAPHS", graphs)
+    monkeypatch.setattr(genum, "device_engine_arrays",
+                        lambda G, vl, el: tuple(_FakeCupy.asarray(a) for a in engine_arrays(G, vl, el)[:5]))
+    rng = random.Random(3)
+    for trial in range(6):
+        vlabels, elabels = (0, 0) if trial < 2 else (2, 2 if trial % 2 else 0)
+        G, pats = _random_batch(rng.randrange(1 << 30), 7, vlabels, elabels, kmax=5)
+        induced = bool(trial % 2)
+        plans = [plan_for(G, P, induced=induced) for P in pats]
+        want = [brute_count(G, P, induced) for P in pats]
+        small = 2 * (max(p.k for p in plans) - 1) * max(G.max_degree, 1) * 4 + 96  # a few roots per chunk
+        for deep, maxitems, budget in ((None, 1 << 20, None), (0, 1 << 20, None), (10**9, 2, None),
+                                       (10**9, 0, None), (None, 1 << 20, small)):
+            monkeypatch.setattr(genum, "BATCH_MAX_ITEMS", maxitems)
+            for _ in range(2):  # the second call reuses the cached group, buffers and graph
+                got, st_ = genum.count_plans_batch_gpu(G, plans, deep_items=deep, memory_budget=budget)
+                assert got == want, (trial, deep, maxitems, budget)
+                if any(p.k > 1 for p in plans):
+                    assert st_["cuda_graph"] == (graphs and st_["chunks"] == st_["groups"])
+            if budget is not None and any(p.k > 1 for p in plans):
+                assert st_["chunks"] > st_["groups"]  # the small budget cut the roots into chunks
 
 
 # ------------------------------------------------------------------------------------------- GPU

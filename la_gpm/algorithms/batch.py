@@ -41,6 +41,41 @@ def _validated(G, patterns):
     return out
 
 
+def _prepared(G, patterns, induced: bool, reuse: bool):
+    """The validated patterns, and a dict for what each backend derives from them, cached on the graph
+    when every input is a Pattern object (immutable): a repeated batch of the same objects is
+    neither validated nor planned again. Names and files are validated on every call."""
+    from ..patterns import Pattern
+
+    if not patterns or not all(isinstance(P, Pattern) for P in patterns):
+        return _validated(G, patterns), {}
+    cache = G._cached("batch:prepared", dict)
+    key = (tuple(map(id, patterns)), bool(induced), bool(reuse))
+    hit = cache.get(key)
+    if hit is not None and len(hit[0]) == len(patterns) and all(a is b for a, b in zip(hit[0], patterns)):
+        return hit[1], hit[2]
+    pats = _validated(G, patterns)
+    if len(cache) >= 64:
+        cache.clear()
+    cache[key] = (tuple(patterns), pats, {})  # the inputs are held so that their ids stay theirs
+    return pats, cache[key][2]
+
+
+def _route(G, pats, derived, what, induced, reuse, special):
+    """(indices of the patterns counted apart, plans of the others, their indices), cached in ``derived``."""
+    r = derived.get(what)
+    if r is None:
+        apart, plans, where = [], [], []
+        for i, P in enumerate(pats):
+            if special(P):
+                apart.append(i)
+            else:
+                plans.append(_plan(G, P, induced, reuse))
+                where.append(i)
+        r = derived[what] = (apart, plans, where)
+    return r
+
+
 def _plan(G, P, induced: bool, reuse: bool):
     """plan_for(G, P), cached on the graph per (pattern, induced, reuse): a repeated batch compiles nothing."""
     cache = G._cached("batch:plans", dict)
@@ -202,40 +237,37 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
                               "use count_pattern for a single pattern")
     G = as_graph(G)
     G._require_undirected("pattern counting")
-    pats = _validated(G, list(patterns))
+    pats, derived = _prepared(G, list(patterns), bool(induced), bool(reuse))
     requested = config.backend if backend is None else backend
     b = "cpu" if requested == "auto" else resolve_backend(backend, supported=("cpu", "gpu"),
                                                            what="batched exact pattern counting")
     kw = dict(induced=bool(induced), count=count, memory_budget=memory_budget, reuse=reuse)
     stats = {"backend": b, "patterns": len(pats)}
+
+    def plain_clique(P):
+        return P.is_clique and not P.labeled and P.k >= 3
+
     if b == "cpu" and not cpu_batch:
         out = [count_pattern(G, P, backend="cpu", closed_forms=closed_forms, **kw) for P in pats]
-    elif b == "cpu":
-        out = [0] * len(pats)
-        batch, where = [], []
-        for i, P in enumerate(pats):
-            special = (P.is_clique and not P.labeled and P.k >= 3) or (
-                closed_forms and not induced and _closed_form(P) is not None)
-            if special:
-                out[i] = count_pattern(G, P, backend="cpu", closed_forms=closed_forms, **kw)
-            else:
-                batch.append(_plan(G, P, induced, reuse))
-                where.append(i)
-        for i, n in zip(where, count_plans_batch_cpu(G, batch) if batch else []):
-            out[i] = n * (pats[i].automorphism_count if count == "embeddings" else 1)
     else:
-        from ..backends.gpu.enum import count_plans_batch_gpu
+        if b == "cpu":
+            def special(P):
+                return plain_clique(P) or (closed_forms and not induced and _closed_form(P) is not None)
+            what = ("cpu", bool(closed_forms))
+        else:
+            special = plain_clique  # the DAG clique kernel, as count_pattern does
+            what = ("gpu",)
+        apart, plans, where = _route(G, pats, derived, what, induced, reuse, special)
         out = [0] * len(pats)
-        batch, where = [], []
-        for i, P in enumerate(pats):
-            if P.is_clique and not P.labeled and P.k >= 3:  # the DAG clique kernel, as count_pattern does
-                out[i] = count_pattern(G, P, backend="gpu", **kw)
+        for i in apart:
+            out[i] = count_pattern(G, pats[i], backend=b, closed_forms=closed_forms, **kw)
+        if plans:
+            if b == "cpu":
+                got = count_plans_batch_cpu(G, plans)
             else:
-                batch.append(_plan(G, P, induced, reuse))
-                where.append(i)
-        if batch:
-            got, st = count_plans_batch_gpu(G, batch, memory_budget=memory_budget, deep_items=deep_items)
-            stats.update(st)
+                from ..backends.gpu.enum import count_plans_batch_gpu
+                got, st = count_plans_batch_gpu(G, plans, memory_budget=memory_budget, deep_items=deep_items)
+                stats.update(st)
             for i, n in zip(where, got):
                 out[i] = n * (pats[i].automorphism_count if count == "embeddings" else 1)
     out = [int(x) for x in out]

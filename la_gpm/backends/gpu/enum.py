@@ -459,7 +459,8 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
 
 
 # ------------------------------------------------------------------------------------------------ batches
-BATCH_MAX_ITEMS = 1 << 21  # rows of one breadth-first level of a batch (at most; also <= threshold × max degree)
+BATCH_MAX_ITEMS = 1 << 20  # rows of one breadth-first level of a batch (at most; also <= threshold × max degree)
+BATCH_GRAPHS = True  # replay a batch's launches as one CUDA graph (False: plain launches, for A/B)
 
 
 def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
@@ -562,7 +563,7 @@ def batch_layout(n0, kmax, maxd, budget, sm, deep_items):
     --------
     >>> L = batch_layout(n0=5000, kmax=16, maxd=300, budget=2 << 30, sm=132, deep_items=None)
     >>> L["warps"], L["threshold"], L["cap"], L["chunk"], L["levels"]
-    (4224, 8448, 2097152, 5000, 15)
+    (4224, 8448, 1048576, 5000, 15)
     """
     sl = max(kmax - 1, 1)
     per = sl * maxd * 4
@@ -599,6 +600,7 @@ class _BatchGroup:
         self.items0 = None
         with oom_guard("copying a batch's plan tables to the GPU"):
             d = cp.asarray(pack)
+        self.runs = {}  # layout -> _BatchRun (buffers, launch arguments, CUDA graph)
         self.Tall = d[:t_all]
         self.Call = d[t_all:t_all + c_all]
         self.qtab = d[t_all + c_all:]
@@ -620,55 +622,124 @@ def _batch_group(G, plans, vl, el):
     return grp
 
 
-def _run_batch_group(G, grp, budget, deep_items, stats):
-    """Count every plan of the group; returns the per-plan counts (uint64 host array)."""
-    cp = cupy()
-    vl, el = grp.dev
-    nq = len(grp.plans)
-    kmax, maxd = grp.kmax, max(G.max_degree, 1)
-    if deep_items is not None:
-        deep_items = _deep_threshold(deep_items)
-    L = batch_layout(grp.n0, kmax, maxd, budget, _sm_count(cp.cuda.Device().id), deep_items)
-    nw, per, blocks, wpb, sl = L["warps"], L["per"], L["blocks"], L["wpb"], L["stack_levels"]
-    threshold, cap, chunk, levels, nchunks = L["threshold"], L["cap"], L["chunk"], L["levels"], L["chunks"]
-    host = np.zeros(nchunks * (levels + 1) * 2 + nq + 1, dtype=np.uint64)
-    for c in range(nchunks):
-        host[c * (levels + 1) * 2 + 1] = min(chunk, grp.n0 - c * chunk)  # level 0 "wrote" the chunk's roots
-    ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
-    kern = kernel("enum", "enum_batch_level")
-    with oom_guard(f"GPU batch counting (stacks of {nw} warps × {per} bytes, 2 × {cap} items of {kmax + 1} ints)"):
-        ctr = cp.asarray(host)
-        counts = ctr[nchunks * (levels + 1) * 2:]
-        buf = cp.empty(nw * sl * maxd, dtype=cp.int32)
-        bufs = (cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32), cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32))
-        head = (ptr, idx, nlab, elab, deg, np.int32(vl), np.int32(el), grp.Tall, grp.Call, grp.qtab)
-        tail = (counts[:nq], counts[nq:], buf, np.int64(maxd), np.int32(sl), np.int64(threshold),
-                np.int32(bool(FAST_LAST)))
+class _BatchRun:
+    """One group's device buffers and launch arguments for one layout, kept with the group so a
+    repeated batch allocates nothing: the counters (per chunk, one row per depth: next item, items
+    written; then the per-query counts and the overflow flag), the warp stacks, the two level
+    arrays, and, when ``BATCH_GRAPHS``, a CUDA graph of every launch (one graph launch per call)."""
+
+    def __init__(self, G, grp, L):
+        import threading
+
+        cp = cupy()
+        vl, el = grp.dev
+        self.L = L
+        self.nq = nq = len(grp.plans)
+        kmax, maxd = grp.kmax, max(G.max_degree, 1)
+        levels, nchunks, chunk, cap = L["levels"], L["chunks"], L["chunk"], L["cap"]
+        self.host = np.zeros(nchunks * (levels + 1) * 2 + nq + 1, dtype=np.uint64)
         for c in range(nchunks):
-            base = c * (levels + 1) * 2
-            lc = ctr[base:base + (levels + 1) * 2]
-            n_c = min(chunk, grp.n0 - c * chunk)
+            self.host[c * (levels + 1) * 2 + 1] = min(chunk, grp.n0 - c * chunk)  # level 0 "wrote" the roots
+        self.host.flags.writeable = False
+        ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
+        self.kern = kernel("enum", "enum_batch_level")
+        self.lock = threading.Lock()
+        self.graph = None
+        self.graph_error = None
+        with oom_guard(f"GPU batch counting (stacks of {L['warps']} warps × {L['per']} bytes, 2 × {cap} items of "
+                       f"{kmax + 1} ints)"):
+            self.ctr = cp.zeros(self.host.shape[0], dtype=cp.uint64)
+            counts = self.ctr[nchunks * (levels + 1) * 2:]
+            self.counts = counts
+            self.buf = cp.empty(L["warps"] * L["stack_levels"] * maxd, dtype=cp.int32)
+            self.bufs = (cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32),
+                         cp.empty(max(cap, 1) * (kmax + 1), dtype=cp.int32))
             if nchunks == 1:
                 if grp.items0 is None:
                     grp.items0 = cp.asarray(grp.rows)
-                first = grp.items0
+                firsts = [grp.items0]
             else:  # roots over the budget's share: one chunk at a time on the device
-                first = cp.asarray(grp.rows[c * chunk:c * chunk + n_c])
+                firsts = None
+        head = (ptr, idx, nlab, elab, deg, np.int32(vl), np.int32(el), grp.Tall, grp.Call, grp.qtab)
+        tail = (counts[:nq], counts[nq:], self.buf, np.int64(maxd), np.int32(L["stack_levels"]),
+                np.int64(L["threshold"]), np.int32(bool(FAST_LAST)))
+        self.grid = ((L["blocks"],), (L["wpb"] * 32,))
+        self.launches = []  # per chunk: the argument tuples of its levels
+        for c in range(nchunks):
+            base = c * (levels + 1) * 2
+            lc = self.ctr[base:base + (levels + 1) * 2]
+            n_c = min(chunk, grp.n0 - c * chunk)
+            per_level = []
             for d in range(1, levels + 1):
-                src = first if d == 1 else bufs[(d - 1) % 2]
-                kern((blocks,), (wpb * 32,),
-                     head + (src, np.int32(d), lc[2 * (d - 1) + 1:2 * d], np.int64(n_c if d == 1 else cap),
-                             bufs[d % 2], np.int64(cap), lc[2 * d:2 * d + 2]) + tail)
-        out = counts.get()
-    del buf, bufs
-    _check_overflow_flag(int(out[nq]))
-    stats["launches"] = stats.get("launches", 0) + nchunks * levels
-    stats["warps"] = nw
-    stats["level_capacity"] = cap
-    stats["threshold"] = threshold
+                src = None if d == 1 else self.bufs[(d - 1) % 2]  # None: the chunk's roots
+                per_level.append((src, (np.int32(d), lc[2 * (d - 1) + 1:2 * d], np.int64(n_c if d == 1 else cap),
+                                        self.bufs[d % 2], np.int64(cap), lc[2 * d:2 * d + 2])))
+            self.launches.append(per_level)
+        self.head, self.tail, self.firsts, self.grp = head, tail, firsts, grp
+
+    def _launch_all(self):
+        cp = cupy()
+        grp, chunk = self.grp, self.L["chunk"]
+        for c, per_level in enumerate(self.launches):
+            if self.firsts is not None:
+                first = self.firsts[c]
+            else:
+                first = cp.asarray(grp.rows[c * chunk:c * chunk + chunk])
+            for src, mid in per_level:
+                self.kern(*self.grid, self.head + ((first if src is None else src),) + mid + self.tail)
+
+    def run(self):
+        """Counts of the group's plans (uint64 host array) and whether a CUDA graph ran them."""
+        cp = cupy()
+        with self.lock:
+            if BATCH_GRAPHS and self.graph is None and self.graph_error is None and self.firsts is not None:
+                try:
+                    stream = cp.cuda.Stream(non_blocking=True)
+                    with stream:
+                        stream.begin_capture()
+                        try:
+                            self._launch_all()
+                        finally:
+                            graph = stream.end_capture()
+                    self.graph, self.stream = graph, stream
+                except Exception as e:  # noqa: BLE001 -- no capture here: plain launches
+                    self.graph_error = repr(e)
+            if self.graph is not None:
+                with self.stream:
+                    self.ctr.set(self.host)
+                    self.graph.launch()
+                    out = self.counts.get()
+            else:
+                self.ctr.set(self.host)
+                self._launch_all()
+                out = self.counts.get()
+        _check_overflow_flag(int(out[self.nq]))
+        return out[:self.nq], self.graph is not None
+
+
+def _run_batch_group(G, grp, budget, deep_items, stats):
+    """Count every plan of the group; returns the per-plan counts (uint64 host array)."""
+    cp = cupy()
+    if deep_items is not None:
+        deep_items = _deep_threshold(deep_items)
+    L = batch_layout(grp.n0, grp.kmax, max(G.max_degree, 1), budget, _sm_count(cp.cuda.Device().id), deep_items)
+    key = (L["warps"], L["threshold"], L["cap"], L["chunk"], bool(BATCH_GRAPHS), bool(FAST_LAST))
+    run = grp.runs.get(key)
+    if run is None:
+        if len(grp.runs) >= 4:
+            grp.runs.clear()
+        run = grp.runs[key] = _BatchRun(G, grp, L)
+    got, graphed = run.run()
+    stats["launches"] = stats.get("launches", 0) + L["chunks"] * L["levels"]
+    stats["warps"] = L["warps"]
+    stats["level_capacity"] = L["cap"]
+    stats["threshold"] = L["threshold"]
     stats["root_items"] = stats.get("root_items", 0) + grp.n0
-    stats["chunks"] = stats.get("chunks", 0) + nchunks
-    return out[:nq]
+    stats["chunks"] = stats.get("chunks", 0) + L["chunks"]
+    stats["cuda_graph"] = bool(graphed)
+    if run.graph_error:
+        stats["cuda_graph_error"] = run.graph_error
+    return got
 
 
 def count_plans_batch_gpu(G, plans, *, memory_budget=None, deep_items=None):
