@@ -669,6 +669,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
     s.reuse = s.ops = s.saved = s.nodes = 0;
     const u64 nraw = *nin_ptr;
     const i64 nin = nraw < (u64)cap_in ? (i64)nraw : cap_in;
+    if (warp >= nin) return;  // the warps below nin take every item (each fetches until the counter passes nin)
     const bool dfs = nin >= threshold;
     const bool fast = fast_last != 0;
     int curq = -1;
