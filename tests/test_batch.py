@@ -47,7 +47,7 @@ def _random_batch(seed, nq, vlabels, elabels, kmax=5):
 
 
 # ------------------------------------------------------------------------------------- cpu path
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
        vlabels=st.sampled_from([0, 2]), elabels=st.sampled_from([0, 0, 2]))
 def test_cpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels):
@@ -457,10 +457,10 @@ def hprd():
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(seed=st.integers(0, 2**32 - 1), induced=st.booleans(), kind=st.sampled_from(["unique", "embeddings"]),
        vlabels=st.sampled_from([0, 2, 3]), elabels=st.sampled_from([0, 0, 2]),
-       deep=st.sampled_from([None, 0, 1, 5, 10**9]), maxitems=st.sampled_from([0, 2, 1 << 21]))
-def test_gpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels, deep, maxitems, monkeypatch):
+       deep=st.sampled_from([None, 0, 1, 5, 10**9]), maxitems=st.sampled_from([0, 2, 1 << 20]))
+def test_gpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels, deep, maxitems):
     G, pats = _random_batch(seed, 6, vlabels, elabels, kmax=5)
-    with monkeypatch.context() as m:
+    with pytest.MonkeyPatch.context() as m:
         m.setattr(genum, "BATCH_MAX_ITEMS", maxitems)
         got = count_many(G, pats, induced=induced, count=kind, backend="gpu", deep_items=deep)
     assert got == [brute_count(G, P, induced, kind) for P in pats]
@@ -469,17 +469,18 @@ def test_gpu_count_many_equals_brute_force(seed, induced, kind, vlabels, elabels
 
 @pytest.mark.gpu
 @needs_gpu
-@pytest.mark.parametrize("deep", [None, 0, 10**9])
-def test_gpu_small_graphs_equal_cpu_engine(deep):
-    names = ["4-cycle", "diamond", "tailed-triangle", "4-path", "house", "bowtie", "5-cycle", "5-clique",
-             "triangle", "edge", "3-star"]
+def test_gpu_small_graphs_equal_cpu_engine():
+    four = ["4-cycle", "diamond", "tailed-triangle", "4-path", "triangle", "edge", "3-star", "4-clique"]
+    five = ["house", "bowtie", "5-cycle", "5-clique", "5-path"]
     for gname in ("karate", "jagmesh7.mtx", "citeseer.edgelist", "email-Eu-core.txt"):
         G = la_gpm.datasets.load("karate") if gname == "karate" else la_gpm.read_graph(data_path(gname))
+        names = four + (five if gname != "email-Eu-core.txt" else [])  # the 5-vertex ones take seconds on a CPU there
         for induced in (False, True):
             want = [count_pattern(G, n, induced=induced, backend="cpu", closed_forms=False) for n in names]
-            got, st_ = count_many(G, names, induced=induced, backend="gpu", deep_items=deep, return_stats=True)
-            assert got == want, (gname, induced)
-            assert st_["backend"] == "gpu"
+            for deep in (None, 0, 10**9):
+                got, st_ = count_many(G, names, induced=induced, backend="gpu", deep_items=deep, return_stats=True)
+                assert got == want, (gname, induced, deep)
+                assert st_["backend"] == "gpu"
 
 
 @pytest.mark.gpu
