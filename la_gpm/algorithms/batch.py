@@ -150,30 +150,44 @@ def count_plans_batch_cpu(G, plans):
         else:
             groups.setdefault((plan.vertex_labels is not None, plan.edge_labels is not None), []).append(i)
     kern = _cpu_batch_kernel()
+    cache = G._cached("batch:cpu", dict)
     for (vl, el), members in groups.items():
         ps = [plans[i] for i in members]
+        key = (vl, el, tuple(map(id, ps)))
+        hit = cache.get(key)
+        if hit is None or len(hit[0]) != len(ps) or not all(a is b for a, b in zip(hit[0], ps)):
+            rows, n = batch_roots(G, ps, vl, el)
+            pack, t_all, c_all = pack_batch_tables(ps)
+            starts = np.cumsum(n) - n
+            pieces = -(-n // CPU_TASK_ROOTS)
+            task_q = np.repeat(np.arange(len(ps), dtype=np.int64), pieces)
+            j = np.arange(task_q.shape[0], dtype=np.int64) - np.repeat(np.cumsum(pieces) - pieces, pieces)
+            task_lo = starts[task_q] + j * CPU_TASK_ROOTS
+            task_hi = np.minimum(task_lo + CPU_TASK_ROOTS, starts[task_q] + n[task_q])
+            perm = np.random.default_rng(0).permutation(task_q.shape[0])  # spread heavy queries over the threads
+            hit = (tuple(ps), task_q[perm], task_lo[perm], task_hi[perm],
+                   np.ascontiguousarray(rows[:, 1]).astype(np.int64), pack[:t_all], pack[t_all:t_all + c_all],
+                   pack[t_all + c_all:])
+            if len(cache) >= 32:
+                cache.clear()
+            cache[key] = hit
+        _, task_q, task_lo, task_hi, roots, Tall, Call, qtab = hit
         ptr, idx, nlab, elab, deg, _, _ = engine_arrays(G, vl, el)
-        rows, n = batch_roots(G, ps, vl, el)
-        pack, t_all, c_all = pack_batch_tables(ps)
-        starts = np.cumsum(n) - n
-        pieces = -(-n // CPU_TASK_ROOTS)
-        task_q = np.repeat(np.arange(len(ps), dtype=np.int64), pieces)
-        j = np.arange(task_q.shape[0], dtype=np.int64) - np.repeat(np.cumsum(pieces) - pieces, pieces)
-        task_lo = starts[task_q] + j * CPU_TASK_ROOTS
-        task_hi = np.minimum(task_lo + CPU_TASK_ROOTS, starts[task_q] + n[task_q])
-        perm = np.random.default_rng(0).permutation(task_q.shape[0])  # spread heavy queries over the threads
         old = numba.get_parallel_chunksize()
         try:
             numba.set_parallel_chunksize(1)
-            got, over = kern(task_q[perm], task_lo[perm], task_hi[perm], np.ascontiguousarray(rows[:, 1]).astype(np.int64),
-                             pack[:t_all], pack[t_all:t_all + c_all], pack[t_all + c_all:], ptr, idx, nlab, elab,
-                             deg, vl, el, max(G.max_degree, 1))
+            got, over = kern(task_q, task_lo, task_hi, roots, Tall, Call, qtab, ptr, idx, nlab, elab, deg, vl, el,
+                             max(G.max_degree, 1))
         finally:
             numba.set_parallel_chunksize(old)
         _check_overflow(over)
-        tot = np.zeros(len(ps), dtype=object)
-        for q, c in zip(task_q[perm].tolist(), got.tolist()):
-            tot[q] += c
+        if int(got.max(initial=0)) * max(got.shape[0], 1) < 2**63:  # no sum can overflow int64
+            tot = np.zeros(len(ps), dtype=np.int64)
+            np.add.at(tot, task_q, got)
+        else:
+            tot = [0] * len(ps)
+            for q, c in zip(task_q.tolist(), got.tolist()):
+                tot[q] += c
         for jq, i in enumerate(members):
             counts[i] = int(tot[jq])
     return counts
