@@ -256,6 +256,11 @@ def h5_main(args):
                 dense = prof.get("dense5_hits", 0.0)
                 if dense:
                     row["dense_copies_per_s_excluding_c5"] = (cop.get("K23", 0) + cop.get("bowtie", 0)) / dense
+                # the GPU's own crossover: its enumeration on the same graph (for the auto rule)
+                e_med, e_times, edf = timeit(lambda: census(G, k, backend="gpu", method="enumerate"), repeat=5,
+                                             sync=True, budget_s=20)
+                check(f"{label} k={k} gpu enumerate vs gpu hybrid", _counts(edf), _counts(gpu_df))
+                row.update(gpu_enumerate_seconds=e_med, gpu_enumerate_runs=e_times)
             emit(row)
         if label in ("R-MAT 16", "R-MAT 12"):
             # the hybrid's inputs: how many copies the dense part would list (closed forms, GPU)

@@ -5,7 +5,7 @@ Usage::
     python benchmarks/bench_motif_estimate.py                      # the default grid, CPU
     python benchmarks/bench_motif_estimate.py --budget 60 --cases citeseer:5 rmat16:7
 
-For each (graph, k): one run of ``estimate_census(G, k, eps, delta, min_frequency=1e-4, seed=1,
+For each (graph, k): one run of ``estimate_census(G, k, eps, delta, min_frequency=1e-4, seed=s,
 time_budget=--budget)`` after a warm-up on karate (numba compilation excluded), recording the
 elapsed time, whether every class above the frequency threshold reached eps, the colorings and
 samples used, the per-coloring table-build time and the sampling rate.  Where an exact census is
@@ -151,12 +151,13 @@ def main():
     ap.add_argument("--adaptive", choices=["on", "off", "both"], default="both",
                     help="AGS on, off, or both (before/after comparison)")
     ap.add_argument("--gpu-adaptive", choices=["on", "off", "both"], default="on")
-    ap.add_argument("--spc", default="65536", help="samples_per_coloring of the CPU runs (an int or auto)")
-    ap.add_argument("--gpu-spc", default="65536", help="samples_per_coloring of the GPU runs (an int or auto)")
+    ap.add_argument("--spc", default="default", help="samples_per_coloring of the CPU runs (an int, auto or default)")
+    ap.add_argument("--gpu-spc", default="default", help="samples_per_coloring of the GPU runs (an int, auto or default)")
+    ap.add_argument("--coloring", default="balanced", choices=["balanced", "uniform"])
     ap.add_argument("--gpu-build", choices=["level", "shape", "both"], default="level",
                     help="table build measured per coloring (both: the per-shape build before the level-wise one)")
     ap.add_argument("--checkpoints", choices=["planned", "geometric"], default="geometric")
-    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--seeds", nargs="*", type=int, default=[1])
     ap.add_argument("--name", default="motif_estimate")
     ap.add_argument("--out", default=None)
     args = ap.parse_args()
@@ -196,12 +197,13 @@ def main():
                 continue
             build_s, rate, nbytes = builds["cpu" if be == "cpu" else ("level" if "level" in builds else "shape")]
             spc = args.gpu_spc if be == "gpu" else args.spc
-            spc = spc if spc == "auto" else int(spc)
-            for ad in modes[args.gpu_adaptive if be == "gpu" else args.adaptive]:
+            spc = spc if spc == "auto" else None if spc == "default" else int(spc)
+            for ad, seed in [(ad, seed) for ad in modes[args.gpu_adaptive if be == "gpu" else args.adaptive]
+                             for seed in args.seeds]:
                 t = time.perf_counter()
-                df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=args.seed, time_budget=args.budget,
+                df = estimate_census(G, k, eps=args.eps, delta=args.delta, seed=seed, time_budget=args.budget,
                                      min_frequency=args.min_frequency, backend=be, adaptive=ad,
-                                     samples_per_coloring=spc, checkpoints=args.checkpoints)
+                                     samples_per_coloring=spc, checkpoints=args.checkpoints, coloring=args.coloring)
                 wall = time.perf_counter() - t
                 a = df.attrs
                 row = {"graph": name, "n": G.n, "m": G.m, "k": k, "backend": be, "adaptive": ad, "eps": args.eps,
@@ -214,8 +216,9 @@ def main():
                            df.loc[df["frequency"] >= args.min_frequency, "rel_halfwidth"].max()),
                        "build_s_per_coloring": build_s, "samples_per_s": rate, "table_bytes_per_coloring": nbytes,
                        "table_bytes_limit_s_at_2.89TBps": nbytes / 2.89e12, "total_estimate": a["total"],
-                       "samples_per_coloring": spc, "build_s_in_run": a["build_s"], "sample_s_in_run": a["sample_s"],
-                       "checkpoints": args.checkpoints, "checks": a["checks"], "seed": args.seed,
+                       "samples_per_coloring": a["samples_per_coloring"], "coloring": a["coloring"],
+                       "build_s_in_run": a["build_s"], "sample_s_in_run": a["sample_s"],
+                       "checkpoints": args.checkpoints, "checks": a["checks"], "seed": seed,
                        "why_colorings": why_colorings(df, *ME._last_record, args.min_frequency)}
                 if be == "gpu":
                     from la_gpm.algorithms.motif_estimate import _plan

@@ -150,12 +150,12 @@ def _truth(G, k):
     return dict(zip(ex.name, (int(c) for c in ex["count"])))
 
 
-def _check_coverage(G, k, seeds, delta=0.05, eps=0.1):
+def _check_coverage(G, k, seeds, delta=0.05, eps=0.1, backend="cpu"):
     truth = _truth(G, k)
     total = sum(truth.values())
     inside = n = 0
     for seed in seeds:
-        df = estimate_census(G, k, eps=eps, delta=delta, seed=seed)
+        df = estimate_census(G, k, eps=eps, delta=delta, seed=seed, backend=backend)
         assert df.attrs["converged"], df.attrs["pending"]
         assert set(df.name) == {nm for nm, c in truth.items() if c > 0}  # every class present is seen
         for r in df.itertuples():
@@ -256,7 +256,8 @@ def test_auto_samples_and_checkpoints_options():
         assert a["samples"] <= a["colorings"] * (1 << 22)
         inside = np.mean([r.ci_low <= truth[r.name] <= r.ci_high for r in df.itertuples()])
         assert inside >= 0.8
-    for bad in ("many", None, 0, 2.5):
+    assert estimate_census(G, 3, seed=1).attrs["samples_per_coloring"] == 1 << 16      # None: the cpu default
+    for bad in ("many", 0, 2.5):
         with pytest.raises(InvalidArgument):
             estimate_census(G, 4, seed=1, samples_per_coloring=bad)
     with pytest.raises(InvalidArgument):
@@ -658,12 +659,12 @@ def test_gpu_tables_and_samples_equal_cpu(monkeypatch, hub_degree, build, chunk)
 @pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
 def test_gpu_estimate_equals_cpu_for_a_seed():
     G = la_gpm.datasets.load("citeseer")
-    a = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="cpu")
-    b = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="gpu")
+    a = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="cpu", samples_per_coloring=1 << 16)
+    b = estimate_census(G, 5, seed=3, adaptive=False, max_colorings=12, backend="gpu", samples_per_coloring=1 << 16)
     assert b.attrs["backend"] == "gpu"
     assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
-    c = estimate_census(G, 8, seed=3, max_colorings=3, backend="gpu")      # AGS on, k = 8 classes on the host
-    d = estimate_census(G, 8, seed=3, max_colorings=3, backend="cpu")
+    c = estimate_census(G, 8, seed=3, max_colorings=3, backend="gpu", samples_per_coloring=1 << 16)  # AGS, k = 8
+    d = estimate_census(G, 8, seed=3, max_colorings=3, backend="cpu", samples_per_coloring=1 << 16)
     assert c.drop(columns=["edges"]).equals(d.drop(columns=["edges"]))
 
 
@@ -746,3 +747,12 @@ def test_gpu_balanced_colors_equal_host():
     for n, k in ((1, 1), (10, 3), (100_003, 7), (1 << 20, 5)):
         for key in (0, 12345, (1 << 64) - 1):
             assert np.array_equal(cp.asnumpy(balanced_colors(key, n, k, cp)), balanced_colors(key, n, k))
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+@pytest.mark.parametrize("name,k,seeds", [("citeseer", 4, range(8)), ("email-Eu-core", 4, range(4)),
+                                          ("citeseer", 5, range(6)), ("email-Eu-core", 5, range(3))])
+def test_gpu_defaults_intervals_cover_exact_counts(name, k, seeds):
+    # the gpu defaults (2^20 samples per coloring, balanced colorings, AGS) keep the stated coverage
+    _check_coverage(la_gpm.datasets.load(name), k, seeds, backend="gpu")

@@ -50,6 +50,7 @@ __all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K
 
 MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
+DEFAULT_SAMPLES_PER_COLORING = {"cpu": 1 << 16, "gpu": 1 << 20}
 _BATCH = 1 << 16
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
@@ -645,7 +646,7 @@ def _has_connected_kset(G, k) -> bool:
 
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
-                    min_frequency: float = 0.01, samples_per_coloring: int | str = 1 << 16, min_colorings: int = 10,
+                    min_frequency: float = 0.01, samples_per_coloring: int | str | None = None, min_colorings: int = 10,
                     max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
                     checkpoints: str = "geometric", coloring: str = "balanced"):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
@@ -661,7 +662,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         max_colorings defaults to 10000
     backend : "cpu" (or None / "auto"), or "gpu" (tables and sampling on the CUDA device)
     progress : tqdm bar over colorings
-    samples_per_coloring : treelets sampled per coloring, or ``"auto"``: after 3 colorings, the count
+    samples_per_coloring : treelets sampled per coloring; None (default): 2^16 on the cpu backend, 2^20 on
+        the gpu, where a sample costs about 1/20 of a microsecond against a table build of 0.26 s (R-MAT
+        22, k = 7), so the sampling part of the per-coloring variance is cut 16x for +25% per coloring
+        (measured: 10 colorings instead of 55-125 there, see the docs); or ``"auto"``: after 3 colorings, the count
         (2^16..2^22) that minimises the predicted time to the target from the measured build and
         sampling times and the split of the per-coloring variance into its coloring and sampling parts
         (machine-dependent, like ``time_budget``; the estimate stays unbiased);
@@ -711,8 +715,9 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     max_samples = _check_pos_int("max_samples", max_samples)
     max_colorings = _check_pos_int("max_colorings", max_colorings)
     auto_spc = isinstance(samples_per_coloring, str) and samples_per_coloring == "auto"
-    if not auto_spc and (samples_per_coloring is None or isinstance(samples_per_coloring, str)):
-        raise InvalidArgument(f"samples_per_coloring must be a positive integer or 'auto'; got {samples_per_coloring!r}")
+    if not auto_spc and isinstance(samples_per_coloring, str):
+        raise InvalidArgument(f"samples_per_coloring must be a positive integer, 'auto' or None; got "
+                              f"{samples_per_coloring!r}")
     spc = _AUTO_MIN if auto_spc else _check_pos_int("samples_per_coloring", samples_per_coloring)
     min_colorings = _check_pos_int("min_colorings", min_colorings)
     if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
@@ -729,6 +734,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     G = as_graph(G)
     G._require_undirected("estimate_census")
     be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
+    if spc is None:
+        spc = DEFAULT_SAMPLES_PER_COLORING[be]
     s = _resolve_seed(seed)
     from ..backends.cpu.cc_kernels import colors_from_keys, coloring_keys, splitmix64_py
     if be == "gpu":

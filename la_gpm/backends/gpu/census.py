@@ -26,6 +26,8 @@ SPLIT = 1
 # the 4-vertex closed form gives vertices of at least this degree a whole block of HUB_WARPS warps
 HUB_DEGREE = 256
 HUB_WARPS = 16
+# census4_inputs keeps its zeroed wedge counters with the graph up to this size (small graphs: no memset)
+WEDGE_CACHE_BYTES = 64 << 20
 
 
 _SMS: dict = {}
@@ -162,9 +164,14 @@ def census4_inputs(G) -> tuple[int, int, int, int, int]:
     slices = max(nw, hub_grid)
     kern = kernel("census", "census4_closed")
     with oom_guard(f"the 4-vertex closed form ({slices} slices × {n * 4} bytes of wedge counters)"):
-        wedge = cp.zeros(slices * n, dtype=cp.uint32)
-        next_ = cp.zeros(2, dtype=cp.uint64)
-        acc = cp.zeros(5, dtype=cp.uint64)
+        if slices * n * 4 <= WEDGE_CACHE_BYTES:
+            # the kernel leaves every counter it touched at zero: small graphs keep one zeroed buffer
+            wedge = G.device_cache(f"gpu:{cp.cuda.Device().id}:census4-wedge:{slices}",
+                                   lambda: cp.zeros(slices * n, dtype=cp.uint32))
+        else:
+            wedge = cp.zeros(slices * n, dtype=cp.uint32)
+        buf = cp.zeros(7, dtype=cp.uint64)      # one memset: two item counters, five sums
+        next_, acc = buf[:2], buf[2:]
         if hubs:
             kern((hub_grid,), (HUB_WARPS * 32,),
                  (ptr, idx, np.int32(n), np.int32(0), np.int32(hubs), np.int32(1), wedge, next_[0:1], acc))
