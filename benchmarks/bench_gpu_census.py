@@ -163,9 +163,8 @@ def _profile(fn):
 
 def small_input_profile(G, k, method):
     """Where a small census call's time goes: the whole call, the GPU counting function alone (launches,
-    allocations, one sync), its kernel alone (CUDA events) and the DataFrame / Pattern construction."""
-    import cupy as cp
-
+    allocations, one sync), its stages (device synchronised around each) and the DataFrame / Pattern
+    construction."""
     from la_gpm.algorithms import motifs as M
     from la_gpm.backends.gpu import census as gc
     cls = M._classes(k)
@@ -176,17 +175,8 @@ def small_input_profile(G, k, method):
     out["gpu_counting_function_s"] = timeit(fn, repeat=30, sync=True)[0]
     out["dataframe_and_patterns_s"] = timeit(lambda: M._frame(cls, k, counts, True, method), repeat=30)[0]
     out["prepare_and_dispatch_s"] = timeit(lambda: M._prepare(G, "census"), repeat=30)[0]
-    if method == "enumerate":
-        ev0, ev1 = cp.cuda.Event(), cp.cuda.Event()
-        ts = []
-        for _ in range(20):
-            # the kernel of esu_counts alone: the same launch, timed with events
-            ev0.record()
-            gc.esu_counts(G, k)
-            ev1.record()
-            ev1.synchronize()
-            ts.append(cp.cuda.get_elapsed_time(ev0, ev1) * 1e-3)
-        out["esu_counts_device_span_s"] = sorted(ts)[len(ts) // 2]
+    _, stages = _profile(fn)     # host steps and the kernel, the device synchronised around each
+    out["gpu_stages_s"] = stages
     return out
 
 
@@ -196,7 +186,6 @@ def h5_main(args):
     import numba
 
     from la_gpm.algorithms import motifs as M
-    from la_gpm.backends.gpu import census as gc
     rows = []
     payload = {"benchmark": "motif census k = 4, 5: GPU hybrid vs CPU hybrid", "machine": machine(),
                "versions": versions(), "numba_threads": numba.get_num_threads(), "rows": rows,

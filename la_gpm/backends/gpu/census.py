@@ -99,32 +99,36 @@ def esu_counts(G, k: int) -> list[int]:
     nclass = len(_classes(k).keys)
     if G.n == 0 or G.m == 0:
         return [0] * nclass
-    ptr, idx, fsrc, fwd = _device_desc(G)
-    table = device_table(k)
-    n = int(ptr.shape[0] - 1)
-    maxd = int(G.max_degree)
-    nwork = int(fwd.shape[0])
-    split = SPLIT if k >= 5 else 0
-    if split:
-        offs, nitems = _item_offsets(G, split)
-    else:
-        offs, nitems = fwd, nwork   # offs unused
-    per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
-    grid, wpb = _warps(per_warp * 5, nitems, cp)
-    nw = grid * wpb
+    with _stage("esu: cached device data and launch shape (host)"):
+        ptr, idx, fsrc, fwd = _device_desc(G)
+        table = device_table(k)
+        n = int(ptr.shape[0] - 1)
+        maxd = int(G.max_degree)
+        nwork = int(fwd.shape[0])
+        split = SPLIT if k >= 5 else 0
+        if split:
+            offs, nitems = _item_offsets(G, split)
+        else:
+            offs, nitems = fwd, nwork   # offs unused
+        per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
+        grid, wpb = _warps(per_warp * 5, nitems, cp)
+        nw = grid * wpb
     what = f"the {k}-vertex census ({nw} warps × {per_warp * 5} bytes of extension stacks)"
     with oom_guard(what):
-        vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
-        mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
-        buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
-        next_, counts = buf[:1], buf[1:]
-        if nitems:
-            kernel("census", "census_esu")(
-                (grid,), (wpb * 32,),
-                (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split), np.int32(k),
-                 np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
-                shared_mem=nclass * 8)
-        out = counts.get()
+        with _stage("esu: allocations and one memset"):
+            vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
+            mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
+            buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
+            next_, counts = buf[:1], buf[1:]
+        with _stage("esu: census_esu kernel (launch to completion)"):
+            if nitems:
+                kernel("census", "census_esu")(
+                    (grid,), (wpb * 32,),
+                    (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split), np.int32(k),
+                     np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
+                    shared_mem=nclass * 8)
+        with _stage("esu: copy back"):
+            out = counts.get()
     return [int(x) for x in out]
 
 
@@ -193,8 +197,10 @@ def closed_form_noninduced(G, k: int) -> list[int]:
         T = triangle_count(G) if G.m else 0
         return [_deg_binomial_sum(deg, 2), T]
     _check_safe(G)
-    dia, c4, T, p4base, tdeg = census4_inputs(G)
-    k4 = clique_count(G, 4) if G.m else 0
+    with _stage("closed form 4: census4_inputs (launches, kernel, copy back)"):
+        dia, c4, T, p4base, tdeg = census4_inputs(G)
+    with _stage("closed form 4: 4-cliques (cliques.cu)"):
+        k4 = clique_count(G, 4) if G.m else 0
     N = {"4-path": p4base - 3 * T, "4-star": _deg_binomial_sum(deg, 3), "4-cycle": c4,
          "tailed-triangle": tdeg - 6 * T, "diamond": dia, "4-clique": k4}
     return [N[nm] for nm in _classes(4).names]
