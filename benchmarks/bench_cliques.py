@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import os
 import sys
 import time
 from pathlib import Path
@@ -20,14 +19,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm import Pattern  # noqa: E402
 from la_gpm.algorithms.cliques import clique_count  # noqa: E402
 from la_gpm.algorithms.subgraph import plan_for, run_plan  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PUBLISHED = {"citeseer": {3: 1166, 4: 255, 5: 46, 6: 4, 7: 0}, "wiki-Vote": {3: 608389, 4: 2077903, 5: 4514137}}
 
 

@@ -10,18 +10,16 @@ engines (``gpu_trie_gpu.json``: 9,488,779,111). Writes benchmarks/results/closed
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm.algorithms.subgraph import count_pattern  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 WIKI_HOUSES = 9_488_779_111  # the GPU trie and dfs engines and the 16-core CPU engine agree (H100 run)
 
 

@@ -11,20 +11,18 @@ wiki-Vote 4/5-cliques 0.23 / 0.89 ms, R-MAT 20 4/5-cliques 245 ms / 7.76 s.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import _sync, check, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, _sync, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm.backends.gpu.cliques import BALANCE_MIN_K  # noqa: E402
 from la_gpm.backends.gpu.cliques import clique_count as gpu_cliques  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 G2MINER = {("wiki-Vote", 4): 0.23e-3, ("wiki-Vote", 5): 0.89e-3, ("R-MAT 20", 4): 0.245, ("R-MAT 20", 5): 7.76}
 
 

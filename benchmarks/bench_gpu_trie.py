@@ -9,20 +9,18 @@ Writes benchmarks/results/gpu_trie_gpu.json (device, versions, graph, pattern, c
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm.algorithms.subgraph import count_pattern, plan_for  # noqa: E402
 from la_gpm.patterns import as_pattern  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PATTERNS = ("4-clique", "5-clique", "diamond", "4-cycle", "tailed-triangle", "house")
 
 

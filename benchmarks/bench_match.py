@@ -11,7 +11,6 @@ counts) and unlabeled patterns against a peer's count.  Writes benchmarks/result
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -19,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, check, hprd, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm import Pattern  # noqa: E402
@@ -28,7 +27,6 @@ from la_gpm.algorithms.subgraph import count_pattern  # noqa: E402
 from la_gpm.io import read_sunluo  # noqa: E402
 from la_gpm.patterns import read_query  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PEER_TIME_LIMIT_S = 30
 
 

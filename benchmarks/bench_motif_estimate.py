@@ -30,10 +30,9 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import la_gpm  # noqa: E402
-from harness import machine, versions, write  # noqa: E402
+from harness import DATA, machine, versions, write  # noqa: E402
 from la_gpm.algorithms.motif_estimate import _Tables, estimate_census  # noqa: E402
 
-DATA = ROOT.parent / "shared" / "data"
 DEFAULT_CASES = ["citeseer:5", "citeseer:6", "citeseer:7", "email-Eu-core:5", "email-Eu-core:6",
                  "email-Eu-core:7", "wiki-Vote:5", "wiki-Vote:6", "wiki-Vote:7", "rmat16:5", "rmat16:6",
                  "rmat16:7", "rmat17:5", "rmat17:6", "rmat18:5"]

@@ -9,7 +9,6 @@ Writes benchmarks/results/triangles_{cpu,gpu}.json.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 import time
 from pathlib import Path
@@ -17,11 +16,10 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import numpy as np  # noqa: E402
-from harness import check, machine, timeit, versions, write  # noqa: E402
+from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 
-DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def graphblas_direct(G):

@@ -15,6 +15,8 @@ import time
 from pathlib import Path
 
 RESULTS = Path(__file__).resolve().parent / "results"
+# the shared graphs: ../shared/data beside the checkout, or a carried copy named by LA_GPM_SHARED_DATA
+DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 
 
 def hprd(data: Path):

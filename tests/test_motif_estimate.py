@@ -256,7 +256,7 @@ def test_auto_samples_and_checkpoints_options():
         assert a["samples"] <= a["colorings"] * (1 << 22)
         inside = np.mean([r.ci_low <= truth[r.name] <= r.ci_high for r in df.itertuples()])
         assert inside >= 0.8
-    assert estimate_census(G, 3, seed=1).attrs["samples_per_coloring"] == 1 << 16      # None: the cpu default
+    assert estimate_census(G, 3, seed=1, backend="cpu").attrs["samples_per_coloring"] == 1 << 16  # None: cpu default
     for bad in ("many", 0, 2.5):
         with pytest.raises(InvalidArgument):
             estimate_census(G, 4, seed=1, samples_per_coloring=bad)
