@@ -70,6 +70,7 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
         variants += [(f"uniform group={g} pivots", dict(schedule="uniform", group=g, pivots=True)) for g in (16, 32)]
         variants += [("bucketed no pivots", dict(schedule="bucketed", pivots=False)),
                      ("bucketed all pivots", dict(schedule="bucketed", pivots=True))]
+        variants += [(f"bucketed hub_min={h}", dict(schedule="bucketed", hub_min=h)) for h in (0, 32, 64, 256, 1024)]
         for name, kw in variants:
             med, times, got = timeit(lambda kw=kw: gpu_tc(G, **kw), repeat=repeat, sync=True)
             check(f"{label}/gpu-{name}", got, ref)
@@ -77,10 +78,16 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
         # where the binned schedule spends its time: arcs and time per bin (for kernel tuning)
         import cupy as cp
         from la_gpm.backends.gpu import device_arc_sources, device_csr
-        from la_gpm.backends.gpu.triangles import _arc_bins, _launch
+        from la_gpm.backends.gpu.triangles import _arc_bins, _launch, _launch_hubs
         ptr, idx = device_csr(G, "R")
         src = device_arc_sources(G, "R")
-        for arcs, grp in _arc_bins(G):
+        bins, (hubs, smem) = _arc_bins(G)
+        if hubs is not None:
+            tot = cp.zeros(1, dtype=cp.uint64)
+            med, times, _ = timeit(lambda: _launch_hubs(ptr, idx, hubs, smem, tot, None), repeat=repeat, sync=True)
+            rows.append({"impl": "la_gpm[gpu] hub rows (shared-memory hash)", "hubs": int(hubs.shape[0]),
+                         "shared_bytes": smem, "seconds": med, "runs": times, "edges_per_s": G.m / med})
+        for arcs, grp in bins:
             tot = cp.zeros(1, dtype=cp.uint64)
             med, times, _ = timeit(lambda: _launch(ptr, idx, src, arcs, int(arcs.shape[0]), grp, True, tot, None),
                                    repeat=repeat, sync=True)

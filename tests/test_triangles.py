@@ -127,6 +127,15 @@ def test_gpu_equals_cpu_on_rmat(monkeypatch):
         assert gpu_tc(G, group=group, pivots=True) == want
     for pivots in (None, True, False):  # the arc-binned schedule (the default above 65,536 arcs)
         assert gpu_tc(G, schedule="bucketed", pivots=pivots) == want
+    # hub rows in the shared-memory hash kernel: from every row (1) to none (0)
+    import la_gpm.backends.gpu.triangles as GT
+    for hub_min in (0, 1, 4, 16, 64, 10**9):
+        assert gpu_tc(G, schedule="bucketed", hub_min=hub_min) == want, hub_min
+    monkeypatch.setattr(GT, "HUB_MIN", 2)                  # per-vertex counts through the hub kernel
+    monkeypatch.setattr(GT, "HUB_KFACTOR", 1)              # and its binary-search branch
+    assert gpu_tc(G, schedule="bucketed") == want
+    assert np.array_equal(GT.triangles_per_vertex(G), la_gpm.triangles_per_vertex(G, backend="cpu"))
+    monkeypatch.undo()
     assert np.array_equal(la_gpm.triangles_per_vertex(G, backend="gpu"), la_gpm.triangles_per_vertex(G, backend="cpu"))
     H = la_gpm.generators.rmat(17, seed=2)  # big enough for the binned schedule by default
     assert la_gpm.count(H, "triangle", backend="gpu") == la_gpm.count(H, "triangle", backend="cpu")

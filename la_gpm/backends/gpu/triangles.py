@@ -13,6 +13,9 @@ Two schedules:
   short lists ... a full warp for long ones), each with shared-memory search pivots.
   Measured on the H100 (benchmarks/results/triangles_gpuonly_gpu.json): R-MAT 22 98.9 ms
   binned with pivots, 108.9 ms binned without, 109.8 ms uniform 32 lanes, 407 ms uniform 4 lanes.
+  Rows of hubs (DAG out-degree >= ``HUB_MIN``) leave the bins for ``tri_count_hubs``: one block
+  per hub keeps N+(u) in a shared-memory hash table and probes the neighbours' lists against it
+  (no binary search in global memory for the heaviest arcs; docs/gpu_triangles.md).
 * ``"uniform"``: every arc, one group width (``group``); no set-up, used for small graphs.
 """
 
@@ -27,6 +30,11 @@ GROUPS = (1, 2, 4, 8, 16, 32)
 # bins of arc work (shorter-list length) -> lanes per arc
 BINS = ((1, 4, 4), (5, 16, 8), (17, 64, 16), (65, 1 << 31, 32))
 BUCKET_MIN_ARCS = 1 << 16  # below this the uniform kernel's single launch wins
+HUB_MIN = 128              # DAG out-degree from which a row goes to the shared-memory hash kernel (0: none)
+HUB_KFACTOR = 8            # a hub arc probes N+(v) unless it is this many times longer than u's tail
+HUB_BLOCK = 512
+_SMEM_DEFAULT = 48 * 1024  # dynamic shared memory without the opt-in attribute
+_SMEM_OPTIN = 128 * 1024
 
 
 def default_group(G) -> int:
@@ -39,22 +47,74 @@ def default_group(G) -> int:
     return g
 
 
-def _arc_bins(G):
-    """Per bin: (device array of arc ids, group). Built once per graph and device."""
+def _hub_kernel():
+    """(kernel, shared-memory bytes it may use): the opt-in limit where the driver grants it."""
+    k = kernel("triangles", "tri_count_hubs")
+    try:
+        k.max_dynamic_shared_size_bytes = _SMEM_OPTIN
+        return k, _SMEM_OPTIN
+    except Exception:  # noqa: BLE001 -- older driver/CuPy: stay at the default limit
+        return k, _SMEM_DEFAULT
+
+
+def _hash_cap(deg: int) -> int:
+    """Slots of a hub's table: the power of two >= 2·deg (at least 64), as the kernel computes it."""
+    cap = 64
+    while cap < 2 * deg:
+        cap *= 2
+    return cap
+
+
+def _max_hub_degree(smem_limit: int) -> int:
+    """The largest out-degree whose table (4-byte slots) fits ``smem_limit`` bytes."""
+    cap = 64
+    while 2 * cap * 4 <= smem_limit:
+        cap *= 2
+    return cap // 2
+
+
+def _arc_bins(G, hub_min: int = HUB_MIN):
+    """(bins, hubs): per bin (device array of arc ids, group); the hub rows (device int32, heaviest
+    first) and the shared-memory bytes their largest table needs. Built once per graph and device."""
     cp = cupy()
 
     def build(ptr, idx, src, narcs):
         work = cp.empty(narcs, dtype=cp.int32)
         kernel("triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
                                             (ptr, idx, src, np.int64(narcs), work))
+        hubs, smem = None, 0
+        if hub_min > 0:
+            deg = cp.diff(ptr)
+            _, limit = _hub_kernel()
+            cand = cp.flatnonzero((deg >= hub_min) & (deg <= _max_hub_degree(limit)))
+            if cand.shape[0]:
+                # a hub's work: the lists of its out-neighbours (what its warps read), heaviest first
+                vdeg = deg[idx]
+                csum = cp.concatenate([cp.zeros(1, dtype=cp.int64), cp.cumsum(vdeg)])
+                hw = csum[ptr[cand + 1]] - csum[ptr[cand]]
+                hubs = cand[cp.argsort(-hw)].astype(cp.int32)
+                smem = int(4 * _hash_cap(int(deg[cand].max())))
+                is_hub = cp.zeros(ptr.shape[0] - 1, dtype=cp.bool_)
+                is_hub[cand] = True
+                work[is_hub[src]] = 0                                        # their arcs leave the bins
         dtype = cp.int32 if narcs < (1 << 31) else cp.int64
         bins = []
         for lo, hi, group in BINS:
             sel = cp.flatnonzero((work >= lo) & (work <= hi)).astype(dtype)
             if sel.shape[0]:
                 bins.append((sel, group))
-        return bins
-    return device_arc_table(G, "tri_bins", "binning arcs for triangle counting", build)
+        return bins, (hubs, smem)
+    return device_arc_table(G, f"tri_bins:{hub_min}", "binning arcs for triangle counting", build)
+
+
+def _launch_hubs(ptr, idx, hubs, smem, total, pv):
+    cp = cupy()
+    k, _ = _hub_kernel()
+    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    nh = int(hubs.shape[0])
+    k((int(min(nh, sm * 8)),), (HUB_BLOCK,),
+      (ptr, idx, hubs, np.int32(nh), np.int32(HUB_KFACTOR), total, pv if pv is not None else np.uint64(0)),
+      shared_mem=smem)
 
 
 def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
@@ -75,7 +135,8 @@ def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
                               shared_mem=block * 4 if pivots else 0)
 
 
-def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", pivots: bool | None = None):
+def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", pivots: bool | None = None,
+         hub_min: int | None = None):
     cp = cupy()
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
@@ -92,16 +153,21 @@ def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", 
                 g = default_group(G) if group is None else group
                 _launch(ptr, idx, src, None, narcs, g, bool(pivots), total, pv)
             else:
-                for arcs, g in _arc_bins(G):
+                bins, (hubs, smem) = _arc_bins(G, HUB_MIN if hub_min is None else hub_min)
+                if hubs is not None:
+                    _launch_hubs(ptr, idx, hubs, smem, total, pv)
+                for arcs, g in bins:
                     _launch(ptr, idx, src, arcs, int(arcs.shape[0]), g, True if pivots is None else pivots,
                             total, pv)
     return total, pv
 
 
-def triangle_count(G, group: int | None = None, schedule: str = "auto", pivots: bool | None = None) -> int:
-    """Triangles of G on the current device (``group``/``schedule``/``pivots``: kernel tuning
-    knobs for benchmarks; the defaults pick by graph size)."""
-    total, _ = _run(G, False, group, schedule, pivots)
+def triangle_count(G, group: int | None = None, schedule: str = "auto", pivots: bool | None = None,
+                   hub_min: int | None = None) -> int:
+    """Triangles of G on the current device (``group``/``schedule``/``pivots``/``hub_min``: kernel
+    tuning knobs for benchmarks; the defaults pick by graph size; ``hub_min=0`` turns the hub kernel
+    off)."""
+    total, _ = _run(G, False, group, schedule, pivots, hub_min)
     return int(total.get()[0])
 
 
