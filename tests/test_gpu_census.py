@@ -289,13 +289,22 @@ def test_citeseer_5_published_hybrid(citeseer):
 
 
 @gpu
-def test_gpu_auto_follows_cpu_rule(citeseer, email):
-    """method='auto' on the GPU picks the hybrid exactly where the CPU's auto does."""
+def test_gpu_auto_rule(citeseer, email):
+    """method='auto' on the GPU picks the hybrid exactly where gpu_prefers_hybrid says so, its inputs
+    computed on the CPU (closed forms), and the counts do not depend on the choice."""
+    from la_gpm.algorithms.motifs import _classes, _closed_form_noninduced, _exact_sum, _sigma, _to_induced
+    from la_gpm.backends.gpu.census import gpu_prefers_hybrid
+    picks = []
     for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7)):
-        cpu = _cpu(G, 5, "auto")
+        connected4 = sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
+        sigma, extra = _sigma(G, 4, with_extra=True)
+        tv = sigma[:, 3]
+        k23, bowtie = _exact_sum(extra[:, 0]) // 2, _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
         got = census(G, 5, backend="gpu")
-        assert got.attrs["method"] == "gpu_" + cpu.attrs["method"]
-        assert _counts(got) == _counts(cpu)
+        picks.append(got.attrs["method"])
+        assert picks[-1] == ("gpu_hybrid" if gpu_prefers_hybrid(connected4, k23, bowtie) else "gpu_enumerate")
+        assert _counts(got) == _counts(_cpu(G, 5, "enumerate"))
+    assert picks == ["gpu_enumerate", "gpu_hybrid", "gpu_hybrid"]
 
 
 # --------------------------------------------------------------------------- host side (no GPU needed)

@@ -352,7 +352,7 @@ def _census_gpu(G, k, cls, induced, method):
     from ..backends.gpu import census as gpu
 
     if method == "hybrid" or (method == "auto" and k == 5):
-        # the CPU's rule (docs/gpu_census.md): auto enumerates where the hybrid's copies outnumber the subsets
+        # auto: the hybrid unless the GPU enumerates faster (gpu.gpu_prefers_hybrid, docs/gpu_census.md)
         N = gpu.hybrid5_noninduced(G, decline=method == "auto")
         if N is not None:
             return (_to_induced(cls.M, N) if induced else N), "gpu_hybrid"

@@ -271,9 +271,9 @@ def _per_vertex(kern, G, per_group_bytes, make_args):
 def sigma4(G):
     """(σ, k23hub) of the degree-descending relabelling: σ the (n, 15) int64 non-induced per-vertex
     4-vertex orbit counts (ORCA order, as ``motifs._sigma``), k23hub[v] the K2,3 copies with v on the
-    2-side; per-arc triangles, 4-cycles, K2,3 hubs, diamond wings and 4-cliques through each vertex on
-    the GPU, the linear combinations on the host (one pass over the arcs)."""
-    from ..cpu.motif_kernels import arc_weighted_sums, neighbour_sums
+    2-side. Per-arc triangles, 4-cycles, K2,3 hubs, diamond wings, 4-cliques through each vertex and
+    the neighbour sums of ``motifs._sigma`` on the GPU (7 + 4 values per vertex come back), the
+    linear combinations on the host."""
     from ...algorithms.motifs import _descending
     cp = cupy()
     n = G.n
@@ -281,7 +281,7 @@ def sigma4(G):
     if n == 0 or G.m == 0:
         s[:, 0] = G.degrees
         return s, np.zeros(n, dtype=np.int64)
-    hptr, hidx, _ = _descending(G)
+    hptr = _descending(G)[0]
     ptr, idx, fsrc, fwd = _device_desc(G)
     nfwd = int(fwd.shape[0])
     nnz = int(idx.shape[0])
@@ -306,35 +306,48 @@ def sigma4(G):
             scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
             _h5("h5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
                                              cp.zeros(1, dtype=cp.uint64), k4))
-        te_h = te.get().astype(np.int64)
-        vert_h = vert.get().view(np.int64).reshape(n, 3)
-        k4_h = k4.get().view(np.int64)
+        with _stage("h5_vertex_sums"):
+            sums = cp.empty(7 * n, dtype=cp.uint64)
+            vg = max(1, min(n, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+            for phase, (lo, hi) in enumerate(((0, 3 * n), (3 * n, 7 * n))):
+                _h5("h5_vertex_sums")((vg,), (WARPS_PER_BLOCK * 32,),
+                                      (ptr, idx, te, np.int32(n), np.int32(phase), sums[0:3 * n], sums[lo:hi]))
+        with _stage("sigma4: copy back"):
+            vert_h = vert.get().view(np.int64).reshape(n, 3)
+            k4_h = k4.get().view(np.int64)
+            sums_h = sums.get().view(np.int64)
     d = np.diff(hptr).astype(np.int64)
-    cs = np.concatenate([[0], np.cumsum(te_h)])
-    tv = (cs[hptr[1:]] - cs[hptr[:-1]]) // 2
-    s1 = neighbour_sums(hptr, hidx, d - 1)
-    aw = arc_weighted_sums(hptr, hidx, te_h, d, tv)
+    v0 = sums_h[:3 * n].reshape(n, 3)
+    v1 = sums_h[3 * n:].reshape(n, 4)
+    tv = v0[:, 0]
+    s1 = v0[:, 1]
     s[:, 0] = d
     s[:, 1] = s1
     s[:, 2] = d * (d - 1) // 2
     s[:, 3] = tv
-    s[:, 4] = neighbour_sums(hptr, hidx, s1) - d * (d - 1) - 2 * tv
+    s[:, 4] = v1[:, 3] - d * (d - 1) - 2 * tv
     s[:, 5] = (d - 1) * s1 - 2 * tv
-    s[:, 6] = neighbour_sums(hptr, hidx, (d - 1) * (d - 2) // 2)
+    s[:, 6] = v0[:, 2]
     s[:, 7] = d * (d - 1) * (d - 2) // 6
     s[:, 8] = vert_h[:, 0]
-    s[:, 9] = aw[:, 2]
-    s[:, 10] = aw[:, 1]
+    s[:, 9] = v1[:, 2]
+    s[:, 10] = v1[:, 1]
     s[:, 11] = tv * (d - 2)
     s[:, 12] = vert_h[:, 2]
-    s[:, 13] = aw[:, 0]
+    s[:, 13] = v1[:, 0]
     s[:, 14] = k4_h
     return s, vert_h[:, 1].copy()
 
 
 def c5_item_offsets(ptr, idx, fwd, split):
     """offs[e] = first C5 work item of forward arc e = (u, a): ceil(d_a / split) items each (numpy or
-    CuPy arrays alike); returns (offs, items)."""
+    CuPy arrays alike), length arcs + 1: offs[-1] is the number of items.
+
+    >>> import numpy as np
+    >>> ptr = np.array([0, 2, 3, 4]); idx = np.array([1, 2, 0, 0], dtype=np.int32)
+    >>> c5_item_offsets(ptr, idx, np.array([0, 1]), 1).tolist()     # arcs 0->1, 0->2: rows of 1 and 2
+    [0, 1, 2]
+    """
     xp = _xp(ptr)
     a = idx[fwd]
     da = (ptr[a + 1] - ptr[a]).astype(np.int64)
@@ -345,7 +358,12 @@ def c5_item_offsets(ptr, idx, fwd, split):
 
 def k23_item_offsets(pc, split):
     """offs[p] = first work item of hub pair p with pc[p] common neighbours: one item per pair below
-    ``split`` common neighbours, else one per choice of the first of the three (pc - 2)."""
+    ``split`` common neighbours, else one per choice of the first of the three (pc - 2).
+
+    >>> import numpy as np
+    >>> k23_item_offsets(np.array([3, 50, 4]), 48).tolist()
+    [0, 1, 49, 50]
+    """
     xp = _xp(pc)
     c = pc.astype(np.int64)
     items = xp.where(c >= split, c - 2, 1)
@@ -473,13 +491,33 @@ def _connected4_bound(G) -> int:
     return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
 
 
+# method="auto" (k = 5) enumerates on the GPU where the K2,3 + bowtie copies exceed this many times the
+# connected 4-vertex subsets (measured, docs/gpu_census.md: the GPU lists ~3·10^10 copies/s and
+# enumerates ~4·10^10 5-subsets/s, about 2.5·10^-9 s per connected 4-subset; the hybrid was 4x faster
+# on email-Eu-core at 4.2 copies per subset and 8x on R-MAT 12 at 4.9). The CPU's factor is 1/3.
+GPU_HYBRID_MAX_COPIES_PER_SUBSET = 16
+
+
+def gpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
+    """The GPU's k = 5 auto rule: the hybrid unless the connected 4-subsets are few (enumeration then
+    takes about a millisecond and the hybrid's dozen launches cost more) or the dense copies to list
+    outnumber them by more than ``GPU_HYBRID_MAX_COPIES_PER_SUBSET``.
+
+    >>> gpu_prefers_hybrid(76_151_143, 107_304_005, 209_701_594)     # email-Eu-core
+    True
+    >>> gpu_prefers_hybrid(362_232, 18_576, 16_034)                  # citeseer: too small
+    False
+    """
+    from ...algorithms.motifs import _SMALL_ENUMERATION
+    return connected4 >= _SMALL_ENUMERATION and k23 + bowtie <= GPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
+
+
 def hybrid5_noninduced(G, decline: bool = False):
     """Non-induced counts (Python ints, 5-class rows) of every 5-vertex class by the hybrid of
     ``motifs._hybrid5_noninduced``, on the GPU: pendant classes from Σ_v d_v σ_o(v) (4-vertex orbit
     sums from :func:`sigma4`), dense classes from the classified copies of C5, K2,3 and the bowtie
-    (:func:`dense5_hits`). With ``decline``, None where the CPU's rule says enumeration is cheaper
-    (fewer than ``motifs._SMALL_ENUMERATION`` connected 4-subsets, or 3 × (K2,3 + bowtie copies) more
-    than them)."""
+    (:func:`dense5_hits`). With ``decline``, None where :func:`gpu_prefers_hybrid` says the GPU's
+    enumeration is cheaper (a bound from the degrees rules out small graphs first, on the host)."""
     from ...algorithms import motifs as M
     cls = M._classes(5)
     nrow = len(cls.keys)
@@ -498,7 +536,7 @@ def hybrid5_noninduced(G, decline: bool = False):
     k23 = M._exact_sum(k23hub) // 2
     tv = sigma[:, 3]
     bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
-    if decline and 3 * (k23 + bowtie) > connected4:
+    if decline and not gpu_prefers_hybrid(connected4, k23, bowtie):
         return None
     with _stage("dense5_hits"):
         hits, k23_listed, bowtie_listed = dense5_hits(G, tv)

@@ -143,6 +143,52 @@ extern "C" __global__ void h5_arc_tri(const i64* __restrict__ ptr, const int* __
     }
 }
 
+// Per-vertex sums over the arcs (a warp per vertex), the rest of the orbit inputs (motifs._sigma):
+// phase 0: out[3v ..] = (t_v = Σ t_vu / 2, s1 = Σ (d_u - 1), Σ C(d_u - 1, 2));
+// phase 1 (prev = phase 0's output): out[4v ..] = (Σ C(t_vu, 2), Σ t_vu (d_u - 2), Σ (t_u - t_vu), Σ s1_u).
+// Every term is >= 0 and every sum < 2^62 (motifs._check_safe), so u64 holds them exactly.
+extern "C" __global__ void h5_vertex_sums(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                          const int* __restrict__ te, int n, int phase, const u64* __restrict__ prev,
+                                          u64* __restrict__ out) {
+    const int lane = threadIdx.x & 31;
+    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 v = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; v < n; v += nwarps) {
+        const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+        u64 a = 0, b = 0, c = 0, d = 0;
+        for (i64 j = vl + lane; j < vh; j += 32) {
+            const int u = __ldg(idx + j);
+            const u64 t = (u64)__ldg(te + j);
+            const u64 du = (u64)(__ldg(ptr + u + 1) - __ldg(ptr + u));
+            if (phase == 0) {
+                a += t;
+                b += du - 1;
+                c += (du - 1) * (du - 2) / 2;
+            } else {
+                a += t * (t - 1) / 2;
+                b += t * (du - 2);          // du = 1 leaves t = 0
+                c += __ldg(prev + 3 * (i64)u) - t;
+                d += __ldg(prev + 3 * (i64)u + 1);
+            }
+        }
+        a = warp_sum_u64(a);
+        b = warp_sum_u64(b);
+        c = warp_sum_u64(c);
+        d = warp_sum_u64(d);
+        if (lane == 0) {
+            if (phase == 0) {
+                out[3 * v] = a / 2;
+                out[3 * v + 1] = b;
+                out[3 * v + 2] = c;
+            } else {
+                out[4 * v] = a;
+                out[4 * v + 1] = b;
+                out[4 * v + 2] = c;
+                out[4 * v + 3] = d;
+            }
+        }
+    }
+}
+
 // out[3v .. 3v+2] += (Σ_w C(codeg,2), Σ_w C(codeg,3), wing sum) of vertices ubeg .. uend-1 (from next).
 // coop == 0: a warp per vertex; coop == 1: a block per vertex (hubs), sharing one counter slice
 // (n uint32) and one bitmap slice (nwords uint32), both left all-zero after every vertex.
