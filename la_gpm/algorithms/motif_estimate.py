@@ -342,6 +342,9 @@ def _known_codes(k):
     return out
 
 
+_SIGMA_F_CACHE: dict = {}      # (k, canonical code) -> σ per free shape (k = 8: classes found by sampling)
+
+
 class _Registry:
     """The motif classes seen so far: key, edges, name, σ and per-free-shape σ; classification of samples.
 
@@ -364,7 +367,8 @@ class _Registry:
             self.sigma = np.zeros(0)
             self.sigF = np.zeros((0, self.nf), dtype=np.int64)
             self.row_of_canon = {}
-            self.row_of_code = {}
+            self._codes = np.zeros(0, dtype=np.int64)      # labelled bitmasks seen, sorted, and their rows
+            self._rows = np.zeros(0, dtype=np.int64)
             self.named = _known_codes(k)
 
     def __len__(self):
@@ -380,10 +384,12 @@ class _Registry:
     def rows_of_codes(self, codes):
         from ..backends.cpu import motif_estimate_kernels as K
         from .motifs import _code_edges
-        u, inv = np.unique(codes, return_inverse=True)
-        get = self.row_of_code.get
-        rows = np.array([get(int(x), -1) for x in u], dtype=np.int64)
-        miss = np.flatnonzero(rows < 0)
+        u, inv = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
+        # labelled bitmasks seen before: one vectorised search in the sorted table (no per-code Python)
+        pos = np.minimum(np.searchsorted(self._codes, u), max(self._codes.size - 1, 0))
+        hit = self._codes[pos] == u if self._codes.size else np.zeros(u.size, dtype=bool)
+        rows = np.where(hit, self._rows[pos] if self._codes.size else -1, -1).astype(np.int64)
+        miss = np.flatnonzero(~hit)
         if miss.size:
             canon = K.canonical_codes(u[miss], self.k)
             new = []
@@ -394,15 +400,23 @@ class _Registry:
                     self.row_of_canon[c] = r
                     new.append(c)
                 rows[i] = r
-                self.row_of_code[int(u[i])] = r
             if new:
                 edges = [tuple(_code_edges(c, self.k)) for c in new]
-                sF = shape_sigma(edges, self.k)
+                # σ per free shape of a class: computed once per process (the k = 8 classes' Kirchhoff
+                # counts were most of a short run's classification time)
+                todo = [i for i, c in enumerate(new) if (self.k, c) not in _SIGMA_F_CACHE]
+                if todo:
+                    for i, row in zip(todo, shape_sigma([edges[i] for i in todo], self.k)):
+                        _SIGMA_F_CACHE[self.k, new[i]] = row
+                sF = np.array([_SIGMA_F_CACHE[self.k, c] for c in new], dtype=np.int64).reshape(len(new), self.nf)
                 self.keys += new
                 self.edges += edges
                 self.names += [self.named.get(c, f"{self.k}-class-{c}") for c in new]
                 self.sigF = np.vstack([self.sigF, sF])
                 self.sigma = np.concatenate([self.sigma, sF.sum(axis=1).astype(np.float64)])
+            allc = np.concatenate([self._codes, u[miss]])
+            order = np.argsort(allc, kind="stable")
+            self._codes, self._rows = allc[order], np.concatenate([self._rows, rows[miss]])[order]
         return rows[inv]
 
 
