@@ -203,7 +203,8 @@ def h5_main(args):
               "email-Eu-core": lambda: la_gpm.read_graph(DATA / "email-Eu-core.txt"),
               "R-MAT 16": lambda: la_gpm.generators.rmat(16, seed=1),
               "G(20000, 200000)": lambda: la_gpm.generators.gnm(20000, 200000, seed=1),
-              "R-MAT 12": lambda: la_gpm.generators.rmat(12, seed=1)}
+              "R-MAT 12": lambda: la_gpm.generators.rmat(12, seed=1),
+              "R-MAT 14": lambda: la_gpm.generators.rmat(14, seed=1)}
 
     def emit(row):
         rows.append(row)
@@ -216,7 +217,7 @@ def h5_main(args):
     census(G, 4, backend="gpu", method="closed_form")
     payload["small_input_profile"] = [small_input_profile(G, 5, "enumerate"), small_input_profile(G, 4, "closed_form")]
     print("small input:", payload["small_input_profile"], flush=True)
-    for label in ("citeseer", "email-Eu-core", "G(20000, 200000)", "R-MAT 12", "R-MAT 16"):
+    for label in ("citeseer", "email-Eu-core", "G(20000, 200000)", "R-MAT 12", "R-MAT 14", "R-MAT 16"):
         G = makers[label]()
         base = {"graph": label, "n": G.n, "m": G.m}
         floor = ((G.n + 1) * 8 + G.nnz * 4) / COPY_BW
@@ -257,7 +258,7 @@ def h5_main(args):
                 check(f"{label} k={k} gpu enumerate vs gpu hybrid", _counts(edf), _counts(gpu_df))
                 row.update(gpu_enumerate_seconds=e_med, gpu_enumerate_runs=e_times)
             emit(row)
-        if label in ("R-MAT 16", "R-MAT 12"):
+        if label in ("R-MAT 16", "R-MAT 14", "R-MAT 12"):
             # the hybrid's inputs: how many copies the dense part would list (closed forms, GPU)
             from la_gpm.backends.gpu.census import closed_form_noninduced, sigma4
             t = time.perf_counter()
@@ -285,7 +286,7 @@ def h5_main(args):
                 prof.pop("copies", None)
                 row.update(gpu_hybrid_seconds=g_h, gpu_enumerate_seconds=g_e, gpu_stages_s=prof,
                            connected_subgraphs=sum(_counts(hdf)))
-            elif os.environ.get("H5_RMAT16_HYBRID"):
+            elif label == "R-MAT 14" or os.environ.get("H5_RMAT16_HYBRID"):
                 # one run, no warm-up, no other check than the hybrid's own (listed K2,3 / bowtie copies equal
                 # to their closed forms, every division exact): neither the CPU nor the enumeration ends here
                 t = time.perf_counter()
