@@ -149,6 +149,10 @@ def main():
         case("gpu_batch_engine_no_cuda_graph", lambda: emb(count_plans_batch_gpu(G, plans)[0]), args.repeat, sync=True,
              note="the same batch with one Python launch per depth instead of one CUDA graph launch")
         genum.BATCH_GRAPHS = True
+        genum.BATCH_WARP_SEARCH = False
+        case("gpu_batch_engine_scalar_search", lambda: emb(count_plans_batch_gpu(G, plans)[0]), args.repeat, sync=True,
+             note="the same batch with the kernels' scalar binary searches (BATCH_WARP_SEARCH=False)")
+        genum.BATCH_WARP_SEARCH = True
         st = count_plans_batch_gpu(G, plans)[1]
         out["gpu_batch_stats"] = {k: v for k, v in st.items() if isinstance(v, (int, float, str, bool))}
         case("gpu_batch_engine_dfs_from_roots", lambda: emb(count_plans_batch_gpu(G, plans, deep_items=0)[0]),
@@ -169,6 +173,9 @@ def main():
         many = plans * COPIES
         case(f"gpu_batch_engine_x{COPIES}", lambda: _fold(count_plans_batch_gpu(G, many)[0], len(plans), aut), 5,
              sync=True, note=f"the 200 queries {COPIES} times in one batch; counts of every copy checked")
+        case(f"gpu_batch_engine_x{COPIES}_deep_items_8448",
+             lambda: _fold(count_plans_batch_gpu(G, many, deep_items=8448)[0], len(plans), aut), 5, sync=True,
+             note="depth first from the first level with 8,448 items (2 per resident warp; the first default)")
         case("gpu_one_by_one_engine", lambda: emb([count_plan_gpu(G, p)[0] for p in plans]), 3, sync=True,
              note="today's single-query path (count_plan_gpu, default deep items) on compiled plans")
         case("gpu_one_by_one_count_pattern",
@@ -186,7 +193,8 @@ def main():
     case(f"cpu_batch_engine_x{COPIES}", lambda: _fold(count_plans_batch_cpu(G, many), len(plans), aut), 5)
     c = out["cases"]
     sp = {}
-    for g in ("gpu_batch_count_many", "gpu_batch_engine", "gpu_batch_engine_dfs_from_roots", "gpu_one_by_one_engine"):
+    for g in ("gpu_batch_count_many", "gpu_batch_engine", "gpu_batch_engine_scalar_search",
+              "gpu_batch_engine_dfs_from_roots", "gpu_one_by_one_engine"):
         for cpu in ("cpu_one_by_one_engine", "cpu_one_by_one_count_pattern", "cpu_batch_engine"):
             if g in c and cpu in c:
                 sp[f"{g} vs {cpu}"] = c[cpu]["median_s"] / c[g]["median_s"]

@@ -419,7 +419,8 @@ def test_gpu_host_path_on_a_fake_device(monkeypatch, graphs):
     replay, caches) with a numpy 'device' and a Python enum_batch_level, against brute force."""
     import contextlib
     monkeypatch.setattr(genum, "cupy", lambda: _FakeCupy)
-    monkeypatch.setattr(genum, "kernel", lambda f, n: _emu_kernel)
+    seen = []
+    monkeypatch.setattr(genum, "kernel", lambda f, n, options=(): seen.append((f, n, options)) or _emu_kernel)
     monkeypatch.setattr(genum, "oom_guard", lambda what: contextlib.nullcontext())
     monkeypatch.setattr(genum, "_sm_count", lambda dev: 1)
     monkeypatch.setattr(genum, "BATCH_GRAPHS", graphs)
@@ -443,6 +444,7 @@ def test_gpu_host_path_on_a_fake_device(monkeypatch, graphs):
                     assert st_["cuda_graph"] == (graphs and st_["chunks"] == st_["groups"])
             if budget is not None and any(p.k > 1 for p in plans):
                 assert st_["chunks"] > st_["groups"]  # the small budget cut the roots into chunks
+    assert seen and all(x == ("enum", "enum_batch_level", ("-DEN_WARP_SEARCH",)) for x in seen)
 
 
 # ------------------------------------------------------------------------------------------- GPU

@@ -209,8 +209,8 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
         ``count_pattern``); ``"auto"``/None: as ``count_pattern`` decides for non-clique patterns,
         i.e. the cpu (ask for ``"gpu"`` explicitly; docs/gpu_enum.md has the measurements)
     deep_items : gpu only: levels of the batch are expanded breadth-first across all queries while
-        they hold fewer work items than this (default: two per resident warp; 0: each root is
-        searched depth first)
+        they hold fewer work items than this (default: while a level fits its array,
+        ``la_gpm.backends.gpu.enum.BATCH_MAX_ITEMS`` rows; 0: each root is searched depth first)
     cpu_batch : cpu only: instead of one ``count_pattern`` call per pattern, count all plans in one
         parallel region (queries and their roots in parallel over the cores; plain cliques and the
         closed forms still go through ``count_pattern``); same counts
@@ -282,8 +282,15 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
                 from ..backends.gpu.enum import count_plans_batch_gpu
                 got, st = count_plans_batch_gpu(G, plans, memory_budget=memory_budget, deep_items=deep_items)
                 stats.update(st)
-            for i, n in zip(where, got):
-                out[i] = n * (pats[i].automorphism_count if count == "embeddings" else 1)
+            if count == "embeddings":
+                mult = derived.get(("aut",) + what)
+                if mult is None:
+                    mult = derived[("aut",) + what] = [pats[i].automorphism_count for i in where]
+                for i, n, a in zip(where, got, mult):
+                    out[i] = int(n) * a
+            else:
+                for i, n in zip(where, got):
+                    out[i] = int(n)
     out = [int(x) for x in out]
     stats["seconds"] = time.perf_counter() - t0
     return (out, stats) if return_stats else out

@@ -461,6 +461,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
 # ------------------------------------------------------------------------------------------------ batches
 BATCH_MAX_ITEMS = 1 << 20  # rows of one breadth-first level of a batch (at most; also <= threshold × max degree)
 BATCH_GRAPHS = True  # replay a batch's launches as one CUDA graph (False: plain launches, for A/B)
+BATCH_WARP_SEARCH = True  # the batch kernel's uniform searches warp-cooperative (-DEN_WARP_SEARCH; False for A/B)
 
 
 def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
@@ -563,7 +564,7 @@ def batch_layout(n0, kmax, maxd, budget, sm, deep_items):
     --------
     >>> L = batch_layout(n0=5000, kmax=16, maxd=300, budget=2 << 30, sm=132, deep_items=None)
     >>> L["warps"], L["threshold"], L["cap"], L["chunk"], L["levels"]
-    (4224, 8448, 1048576, 5000, 15)
+    (4224, 1048576, 1048576, 5000, 15)
     """
     sl = max(kmax - 1, 1)
     per = sl * maxd * 4
@@ -574,7 +575,7 @@ def batch_layout(n0, kmax, maxd, budget, sm, deep_items):
     wpb = WARPS_PER_BLOCK if nw >= WARPS_PER_BLOCK else nw
     blocks = max(1, nw // wpb)
     nw = blocks * wpb
-    threshold = DEEP_ITEMS_PER_WARP * nw if deep_items is None else int(deep_items)
+    threshold = BATCH_MAX_ITEMS if deep_items is None else int(deep_items)
     rest = max(budget - nw * per, 0)
     chunk = int(max(1, min(n0, rest // 4 // 8))) if n0 else 0
     row_bytes = (kmax + 1) * 4
@@ -642,7 +643,7 @@ class _BatchRun:
             self.host[c * (levels + 1) * 2 + 1] = min(chunk, grp.n0 - c * chunk)  # level 0 "wrote" the roots
         self.host.flags.writeable = False
         ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
-        self.kern = kernel("enum", "enum_batch_level")
+        self.kern = kernel("enum", "enum_batch_level", ("-DEN_WARP_SEARCH",) if BATCH_WARP_SEARCH else ())
         self.lock = threading.Lock()
         self.graph = None
         self.graph_error = None
@@ -723,7 +724,7 @@ def _run_batch_group(G, grp, budget, deep_items, stats):
     if deep_items is not None:
         deep_items = _deep_threshold(deep_items)
     L = batch_layout(grp.n0, grp.kmax, max(G.max_degree, 1), budget, _sm_count(cp.cuda.Device().id), deep_items)
-    key = (L["warps"], L["threshold"], L["cap"], L["chunk"], bool(BATCH_GRAPHS), bool(FAST_LAST))
+    key = (L["warps"], L["threshold"], L["cap"], L["chunk"], bool(BATCH_GRAPHS), bool(FAST_LAST), bool(BATCH_WARP_SEARCH))
     run = grp.runs.get(key)
     if run is None:
         if len(grp.runs) >= 4:
@@ -748,7 +749,9 @@ def count_plans_batch_gpu(G, plans, *, memory_budget=None, deep_items=None):
     Plans with the same label flags share one packed table, one array of work items (rows
     ``[query, f0, ..., f_{d-1}]``) and one launch per depth (``enum_batch_level``): levels are
     expanded breadth-first across all queries while they have fewer than ``deep_items`` items
-    (default: two per resident warp), then each item's subtree is searched depth first; no launch
+    (default ``BATCH_MAX_ITEMS``: while a level fits its array; children past the array are
+    searched depth first by the warp that found them), then each item's subtree is searched depth
+    first; no launch
     waits on a read-back, and the counts come back in one copy. ``memory_budget`` bounds the warp
     stacks and the two level arrays (a level that would not fit is searched depth first instead,
     and the roots are cut into chunks), so a batch never needs more than it.

@@ -96,6 +96,44 @@ __device__ __forceinline__ void en_row(const EnGraph& g, int v, i64 lab, i64& lo
     }
 }
 
+// Warp-cooperative lower bounds (every lane passes the same arguments, every lane gets the result):
+// 32 probes per step cut the range 33-fold, so a search over a row of a few hundred elements takes
+// two dependent loads instead of eight. Used for the uniform searches (label ranges of rows, symmetry
+// windows) when the module is compiled with -DEN_WARP_SEARCH (the batch kernel; see enum.py).
+template <typename T>
+__device__ __forceinline__ i64 en_lb_warp(const T* a, i64 lo, i64 hi, i64 x, int lane) {
+    while (hi - lo > 32) {
+        const i64 n = hi - lo;
+        const i64 p = lo + n * (lane + 1) / 33;  // strictly increasing in lane since n >= 33
+        const unsigned m = __ballot_sync(LA_FULL_MASK, (i64)a[p] < x);  // plain loads: a may be a stack buffer written by this kernel
+        const int c = __popc(m);  // probes below x (a prefix of the lanes: a is sorted)
+        const i64 nlo = c ? lo + n * c / 33 + 1 : lo;
+        const i64 nhi = c < 32 ? lo + n * (c + 1) / 33 : hi;
+        lo = nlo;
+        hi = nhi;
+    }
+    const i64 p = lo + lane;
+    return lo + __popc(__ballot_sync(LA_FULL_MASK, p < hi && (i64)a[p] < x));
+}
+
+__device__ __forceinline__ void en_row_warp(const EnGraph& g, int v, i64 lab, i64& lo, i64& hi, int lane) {
+    lo = __ldg(g.ptr + v);
+    hi = __ldg(g.ptr + v + 1);
+    if (g.vlabeled && lab >= 0) {
+        const i64 a = en_lb_warp(g.nlab, lo, hi, lab, lane);
+        hi = en_lb_warp(g.nlab, a, hi, lab + 1, lane);
+        lo = a;
+    }
+}
+
+#ifdef EN_WARP_SEARCH
+#define EN_ULB32(a, lo, hi, x) en_lb_warp<int>((a), (lo), (hi), (x), lane)
+#define EN_UROW(g, v, lab, lo, hi) en_row_warp((g), (v), (lab), (lo), (hi), lane)
+#else
+#define EN_ULB32(a, lo, hi, x) en_lb32((a), (lo), (hi), (x))
+#define EN_UROW(g, v, lab, lo, hi) en_row((g), (v), (lab), (lo), (hi))
+#endif
+
 __device__ __forceinline__ const int* en_set(const EnGraph& g, int* stack, i64 maxd, int kind) {
     return kind < 0 ? g.idx : stack + (i64)(kind - 2) * maxd;
 }
@@ -184,14 +222,14 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
         i64 best = -1;
         for (int t = 0; t < npar; ++t) {
             i64 rlo, rhi;
-            en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+            EN_UROW(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
             if (best < 0 || rhi - rlo < best) { best = rhi - rlo; chosen = t; lo = rlo; hi = rhi; }
         }
     }
     if (windowed) {
         const int* src = en_set(g, stack, maxd, kind);
-        lo = en_lb32(src, lo, hi, vlo + 1);
-        hi = en_lb32(src, lo, hi, vhi);
+        lo = EN_ULB32(src, lo, hi, vlo + 1);
+        hi = EN_ULB32(src, lo, hi, vhi);
     }
     int* out = stack + (i64)(i - 2) * maxd;
     const int nanti = (int)tC(P, C_NANTI, i);
@@ -208,10 +246,10 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
     for (int t = 0; t < npar; ++t) {
         if (t == chosen) continue;
         i64 rlo, rhi;
-        en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+        EN_UROW(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
         if (windowed) {
-            rlo = en_lb32(g.idx, rlo, rhi, vlo + 1);
-            rhi = en_lb32(g.idx, rlo, rhi, vhi);
+            rlo = EN_ULB32(g.idx, rlo, rhi, vlo + 1);
+            rhi = EN_ULB32(g.idx, rlo, rhi, vhi);
         }
         if (t == lastt) {
             deferred = true;
@@ -230,7 +268,7 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
     for (int t = 0; t < nanti; ++t) {
         if (hi == lo) break;
         i64 rlo, rhi;
-        en_row(g, s.f[tT(P, T_ANTI, i, t)], lab, rlo, rhi);
+        EN_UROW(g, s.f[tT(P, T_ANTI, i, t)], lab, rlo, rhi);
         const int w = en_difference(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, lane);
         kind = i;
         lo = 0;
@@ -284,8 +322,8 @@ __device__ __forceinline__ const int* en_window(const EnGraph& g, const EnPlan& 
     i64 dlo, dhi;
     en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, false, deferred, dlo, dhi, lane);
     const int* src = en_set(g, stack, maxd, s.skind[i]);
-    lo = en_lb32(src, s.slo[i], s.shi[i], vlo + 1);
-    hi = en_lb32(src, lo, s.shi[i], vhi);
+    lo = EN_ULB32(src, s.slo[i], s.shi[i], vlo + 1);
+    hi = EN_ULB32(src, lo, s.shi[i], vhi);
     return src;
 }
 
@@ -330,8 +368,8 @@ __device__ __forceinline__ u64 en_count_last(const EnGraph& g, const EnPlan& P, 
             return (u64)c;
         }
         const int* src = en_set(g, stack, maxd, s.skind[i]);
-        lo = en_lb32(src, s.slo[i], s.shi[i], vlo + 1);
-        hi = en_lb32(src, lo, s.shi[i], vhi);
+        lo = EN_ULB32(src, s.slo[i], s.shi[i], vlo + 1);
+        hi = EN_ULB32(src, lo, s.shi[i], vhi);
         i64 c = hi - lo;
         const int ninj = (int)tC(P, C_NINJ, i);
         for (int t = 0; t < ninj; ++t) {
