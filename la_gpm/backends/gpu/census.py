@@ -483,12 +483,15 @@ def _connected4_bound(G) -> int:
     """An upper bound on the connected 4-vertex subsets from the degrees alone (host, no GPU): every one
     has a spanning 4-path or 4-star, so it is at most Σ_uv (d_u - 1)(d_v - 1) + Σ_v C(d_v, 3)."""
     from ...algorithms.motifs import _deg_binomial_sum, _exact_sum
-    d = G.degrees.astype(np.int64)
-    if G.nnz == 0:
-        return 0
-    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
-    dm = d - 1
-    return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
+
+    def make():
+        d = G.degrees.astype(np.int64)
+        if G.nnz == 0:
+            return 0
+        src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+        dm = d - 1
+        return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
+    return G.device_cache("cpu:connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
 
 
 # method="auto" (k = 5) enumerates on the GPU where the K2,3 + bowtie copies exceed this many times the
