@@ -7,7 +7,7 @@ Advanced tier: :mod:`la_gpm.algorithms`.
 from . import algorithms, datasets, generators, patterns
 from ._validation import as_graph
 from .algorithms.triangles import triangle_count, triangles_per_vertex
-from .api import count
+from .api import count, count_many
 from .backends import available_backends
 from .config import config
 from .exceptions import (BackendUnavailable, DeviceOutOfMemory, GraphFormatError, InvalidArgument, InvalidGraph,
@@ -42,7 +42,7 @@ def __getattr__(name):
     raise AttributeError(f"module 'la_gpm' has no attribute {name!r}")
 
 __all__ = [
-    "Graph", "Pattern", "as_graph", "read_graph", "count", "triangle_count", "triangles_per_vertex",
+    "Graph", "Pattern", "as_graph", "read_graph", "count", "count_many", "triangle_count", "triangles_per_vertex",
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
     "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument",

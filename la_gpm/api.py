@@ -5,8 +5,9 @@ from __future__ import annotations
 from ._validation import as_graph
 from .exceptions import InvalidArgument
 from .patterns import as_pattern
+from .algorithms.batch import count_many  # noqa: F401  (re-exported as la_gpm.count_many)
 
-__all__ = ["count"]
+__all__ = ["count", "count_many"]
 
 COUNT_KINDS = ("unique", "embeddings")
 
