@@ -76,7 +76,6 @@ METHODS = ("auto", "closed_form", "hybrid", "enumerate")
 _GPU_CLOSED_FORM_ARCS = 20_000
 _GPU_ENUMERATE_ARCS = 20_000
 _GPU_ENUMERATE5_ARCS = 5_000      # k >= 5: citeseer (9,072 arcs) already runs 12-15x faster there
-_GPU_ENUMERATE5_MAX_CONNECTED4 = 200_000_000
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 ORBITS_4 = 15
 _ORCA = {
@@ -262,13 +261,13 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
         isomorphic to the class, whether or not more edges join its vertices)
     backend : ``"cpu"``, ``"gpu"`` (CUDA kernels, ``backends/gpu/census.py``: closed forms for
-        k <= 4, warp-centric ESU enumeration for any k; no ``"hybrid"``) or None / ``"auto"``
+        k <= 4, the k = 5 hybrid, warp-centric ESU enumeration for any k) or None / ``"auto"``
         (the GPU when one is visible and the graph is large enough for it to win, see
         docs/gpu_census.md; otherwise the CPU); other backends raise BackendUnavailable
     progress : show a tqdm bar over root chunks (CPU enumeration; ``"auto"`` then keeps the CPU)
-    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5, CPU only) or
+    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5) or
         ``"enumerate"`` (any k); ``df.attrs["method"]`` says which one ran (``"gpu_closed_form"``,
-        ``"gpu_enumerate"`` on the GPU)
+        ``"gpu_hybrid"``, ``"gpu_enumerate"`` on the GPU)
 
     Returns
     -------
@@ -320,10 +319,17 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     return _frame(cls, k, counts, induced, method)
 
 
+@functools.lru_cache(maxsize=None)
+def _class_patterns(k: int) -> tuple:
+    """The Pattern of every connected k-vertex class, built once per process (about 0.3 ms a census)."""
+    cls = _classes(k)
+    return tuple(Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names))
+
+
 def _frame(cls, k, counts, induced, method):
     import pandas as pd
 
-    patterns = [Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)]
+    patterns = list(_class_patterns(k))
     df = pd.DataFrame({"pattern": patterns, "name": list(cls.names), "key": list(cls.keys),
                        "edges": [list(e) for e in cls.edges], "count": pd.Series(counts, dtype=object)})
     df.attrs.update(k=k, induced=bool(induced), method=method)
@@ -332,18 +338,14 @@ def _frame(cls, k, counts, induced, method):
 
 def _auto_backend(G, k, method, progress):
     """backend="auto" with a GPU visible: "gpu" only where it was measured faster (docs/gpu_census.md)."""
-    if progress or method == "hybrid":
+    if progress:
         return "cpu"
     if k <= 4 and method in ("auto", "closed_form"):
         return "gpu" if G.nnz >= _GPU_CLOSED_FORM_ARCS else "cpu"
     if G.nnz < (_GPU_ENUMERATE_ARCS if k <= 4 else _GPU_ENUMERATE5_ARCS):
         return "cpu"
-    if k == 5 and method == "auto":
-        # the CPU's hybrid wins where enumeration is hopeless; enumerate on the GPU while the
-        # connected 4-vertex subsets to extend (one GPU closed-form pass) stay few enough
-        from ..backends.gpu.census import closed_form_noninduced
-        connected4 = sum(_to_induced(_classes(4).M, closed_form_noninduced(G, 4)))
-        return "gpu" if connected4 <= _GPU_ENUMERATE5_MAX_CONNECTED4 else "cpu"
+    # k = 5: the GPU has the hybrid too (and picks it over enumeration itself, gpu_prefers_hybrid):
+    # email-Eu-core 37 ms against 5.76 s for the CPU's auto (census_gpu_h5_gpu.json)
     return "gpu"
 
 
