@@ -1,8 +1,8 @@
 """Motif census on the GPU (closed forms k <= 4, ESU enumeration, the 5-vertex hybrid) against the CPU
 backend on the same machine.
 
-    python benchmarks/bench_gpu_census.py --gpu          # k = 4, 5: GPU vs CPU hybrid -> census_gpu_h5_gpu.json
-    H5_RMAT16_HYBRID=1 python benchmarks/bench_gpu_census.py --gpu     # also R-MAT 16's 5-census (minutes)
+    python benchmarks/bench_gpu_census.py --gpu          # k = 4, 5: GPU vs CPU hybrid -> census_gpu_hybrid5_gpu.json
+    C5_RMAT16_HYBRID=1 python benchmarks/bench_gpu_census.py --gpu     # also R-MAT 16's 5-census (minutes)
     python benchmarks/bench_gpu_census.py --gpu --full   # the k = 3..6 table and kernel knobs -> census_gpu_gpu.json
 
 Graphs: citeseer (k = 3..6), email-Eu-core and R-MAT 16 (Graph500 initiator, 16 edges/vertex), k = 3, 4, 5.
@@ -46,10 +46,10 @@ def main(argv=None):
     ap.add_argument("--graphs", default="citeseer,email-Eu-core,R-MAT 16")
     ap.add_argument("--no-variants", action="store_true", help="skip the kernel-knob comparison")
     ap.add_argument("--full", action="store_true", help="the k = 3..6 table (census_gpu_gpu.json) instead of the "
-                                                         "hybrid comparison (census_gpu_h5_gpu.json)")
+                                                         "hybrid comparison (census_gpu_hybrid5_gpu.json)")
     args = ap.parse_args(argv)
     if not args.full:
-        return h5_main(args)
+        return hybrid5_main(args)
     import numba
     rows = []
     payload = {"benchmark": "motif census (gpu)", "machine": machine(), "versions": versions(),
@@ -181,7 +181,7 @@ def small_input_profile(G, k, method):
     return out
 
 
-def h5_main(args):
+def hybrid5_main(args):
     """k = 4 and 5 on citeseer, email-Eu-core and R-MAT 16 (plus G(20000, 200000), where the CPU's auto
     picks the hybrid): GPU hybrid against CPU hybrid on the same machine, counts checked equal."""
     import numba
@@ -210,7 +210,7 @@ def h5_main(args):
         rows.append(row)
         print({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in row.items()
                if k not in ("counts", "gpu_runs", "cpu_runs", "gpu_stages_s")}, flush=True)
-        write("census_gpu_h5", payload)
+        write("census_gpu_hybrid5", payload)
 
     G = makers["citeseer"]()
     census(G, 5, backend="gpu", method="enumerate")
@@ -286,7 +286,7 @@ def h5_main(args):
                 prof.pop("copies", None)
                 row.update(gpu_hybrid_seconds=g_h, gpu_enumerate_seconds=g_e, gpu_stages_s=prof,
                            connected_subgraphs=sum(_counts(hdf)))
-            elif label == "R-MAT 14" or os.environ.get("H5_RMAT16_HYBRID"):
+            elif label == "R-MAT 14" or os.environ.get("C5_RMAT16_HYBRID"):
                 # one run, no warm-up, no other check than the hybrid's own (listed K2,3 / bowtie copies equal
                 # to their closed forms, every division exact): neither the CPU nor the enumeration ends here
                 t = time.perf_counter()
@@ -295,11 +295,11 @@ def h5_main(args):
                            counts=dict(zip(df["name"], _counts(df))), connected_subgraphs=sum(_counts(df)),
                            gpu_method=df.attrs["method"])
             else:
-                row["gpu_hybrid"] = ("not run here (set H5_RMAT16_HYBRID=1): the dense part lists every K2,3 and "
+                row["gpu_hybrid"] = ("not run here (set C5_RMAT16_HYBRID=1): the dense part lists every K2,3 and "
                                      f"bowtie copy ({k23 + bowtie:.3g}) plus the 5-cycles")
             emit(row)
         del G
-    print("wrote", write("census_gpu_h5", payload))
+    print("wrote", write("census_gpu_hybrid5", payload))
 
 
 if __name__ == "__main__":

@@ -265,7 +265,7 @@ def test_hybrid_hub_blocks_and_splits(monkeypatch):
     G = la_gpm.generators.rmat(9, seed=2)
     want = _counts(census(G, 5, backend="cpu", method="enumerate"))
     for hub, s5, k23 in ((1, 1, 3), (4, 3, 4), (1 << 30, 64, 1 << 30)):
-        monkeypatch.setattr(gc, "H5_HUB_DEGREE", hub)
+        monkeypatch.setattr(gc, "C5_HUB_DEGREE", hub)
         monkeypatch.setattr(gc, "C5_SPLIT", s5)
         monkeypatch.setattr(gc, "K23_SPLIT", k23)
         G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)     # fresh device caches (item offsets depend on the split)

@@ -345,7 +345,7 @@ def _auto_backend(G, k, method, progress):
     if G.nnz < (_GPU_ENUMERATE_ARCS if k <= 4 else _GPU_ENUMERATE5_ARCS):
         return "cpu"
     # k = 5: the GPU has the hybrid too (and picks it over enumeration itself, gpu_prefers_hybrid):
-    # email-Eu-core 37 ms against 5.76 s for the CPU's auto (census_gpu_h5_gpu.json)
+    # email-Eu-core 37 ms against 5.76 s for the CPU's auto (census_gpu_hybrid5_gpu.json)
     return "gpu"
 
 

@@ -208,15 +208,15 @@ def closed_form_noninduced(G, k: int) -> list[int]:
 
 # --------------------------------------------------------------------------- 5-vertex hybrid (census5.cu)
 
-# h5_vertex / h5_k23_pairs give vertices of at least this degree a whole block of HUB_WARPS warps
-H5_HUB_DEGREE = 256
-# h5_c5: positions of b in N(a) per work item under a forward arc (u, a)
+# c5_vertex / c5_k23_pairs give vertices of at least this degree a whole block of HUB_WARPS warps
+C5_HUB_DEGREE = 256
+# c5_c5: positions of b in N(a) per work item under a forward arc (u, a)
 C5_SPLIT = 8
-# h5_k23: a hub pair with at least this many common neighbours gets one work item per first element
+# c5_k23: a hub pair with at least this many common neighbours gets one work item per first element
 K23_SPLIT = 48
 
 
-def _h5(name):
+def _c5(name):
     return kernel("census5", name)
 
 
@@ -252,12 +252,12 @@ def _groups(per_group_bytes: int, n: int, hubs: int, cp):
 
 
 def _per_vertex(kern, G, per_group_bytes, make_args):
-    """Run a per-vertex kernel (h5_vertex, h5_k23_pairs): hubs (degree >= H5_HUB_DEGREE, the first ids)
+    """Run a per-vertex kernel (c5_vertex, c5_k23_pairs): hubs (degree >= C5_HUB_DEGREE, the first ids)
     one block each, the rest one warp each; make_args(slices) -> (buffers, args before/after the
     range) is called once with the number of scratch slices to allocate."""
     cp = cupy()
     n = G.n
-    hubs = int(np.count_nonzero(G.degrees >= H5_HUB_DEGREE))
+    hubs = int(np.count_nonzero(G.degrees >= C5_HUB_DEGREE))
     grid, wpb, hub_grid = _groups(per_group_bytes, n, hubs, cp)
     slices = max(grid * wpb, hub_grid if hubs else 0)
     head, tail = make_args(slices)
@@ -289,28 +289,28 @@ def sigma4(G):
     nwords = (n + 31) // 32
     with oom_guard("the 5-vertex hybrid's per-vertex orbit counts"):
         te = cp.empty(nnz, dtype=cp.int32)
-        with _stage("h5_arc_tri"):
+        with _stage("c5_arc_tri"):
             grid = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
-            _h5("h5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
+            _c5("c5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
         vert = cp.zeros(3 * n, dtype=cp.uint64)
 
         def vargs(slices):
             cnt = cp.zeros(slices * n, dtype=cp.uint32)
             bits = cp.zeros(slices * nwords, dtype=cp.uint32)
             return (ptr, idx, te, np.int32(n)), lambda nx: (cnt, bits, np.int64(nwords), nx, vert)
-        with _stage("h5_vertex"):
-            _per_vertex(_h5("h5_vertex"), G, 4 * (n + nwords), vargs)
+        with _stage("c5_vertex"):
+            _per_vertex(_c5("c5_vertex"), G, 4 * (n + nwords), vargs)
         k4 = cp.zeros(n, dtype=cp.uint64)
-        with _stage("h5_k4"):
+        with _stage("c5_k4"):
             kg, kw = _warps(4 * maxd, nfwd, cp)
             scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
-            _h5("h5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
+            _c5("c5_k4")((kg,), (kw * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), scratch, np.int64(maxd),
                                              cp.zeros(1, dtype=cp.uint64), k4))
-        with _stage("h5_vertex_sums"):
+        with _stage("c5_vertex_sums"):
             sums = cp.empty(7 * n, dtype=cp.uint64)
             vg = max(1, min(n, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
             for phase, (lo, hi) in enumerate(((0, 3 * n), (3 * n, 7 * n))):
-                _h5("h5_vertex_sums")((vg,), (WARPS_PER_BLOCK * 32,),
+                _c5("c5_vertex_sums")((vg,), (WARPS_PER_BLOCK * 32,),
                                       (ptr, idx, te, np.int32(n), np.int32(phase), sums[0:3 * n], sums[lo:hi]))
         with _stage("sigma4: copy back"):
             vert_h = vert.get().view(np.int64).reshape(n, 3)
@@ -415,8 +415,8 @@ def dense5_hits(G, tv):
         nitems = int(offs[-1].get())
         grid, wpb = _warps(4 * nwords, nitems, cp)
         bits = cp.zeros(grid * wpb * nwords, dtype=cp.uint32)
-        with _stage("h5_c5"):
-            _h5("h5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
+        with _stage("c5_c5"):
+            _c5("c5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
                                                 np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
                                                 cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
         del bits
@@ -432,8 +432,8 @@ def dense5_hits(G, tv):
             def pargs(slices):
                 cnt = cp.zeros(slices * n, dtype=cp.uint32)
                 return (ptr, idx, np.int32(n)), lambda nx: (cnt, nx, pu, pv, pc, npairs, np.int64(cap))
-            with _stage("h5_k23_pairs"):
-                _per_vertex(_h5("h5_k23_pairs"), G, 4 * n, pargs)
+            with _stage("c5_k23_pairs"):
+                _per_vertex(_c5("c5_k23_pairs"), G, 4 * n, pargs)
             found = int(npairs.get()[0])
             if found <= cap:
                 break
@@ -443,8 +443,8 @@ def dense5_hits(G, tv):
             kitems = int(koffs[-1].get())
             kg, kw = _warps(4 * maxd, kitems, cp)
             scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
-            with _stage("h5_k23"):
-                _h5("h5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
+            with _stage("c5_k23"):
+                _c5("c5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
                                                    np.int32(nclass), scratch, np.int64(maxd),
                                                    cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
             del scratch
@@ -463,13 +463,13 @@ def dense5_hits(G, tv):
                 ea = cp.empty(tot, dtype=cp.int32)
                 eb = cp.empty(tot, dtype=cp.int32)
                 tg = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
-                with _stage("h5_tri_lists"):
-                    _h5("h5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
+                with _stage("c5_tri_lists"):
+                    _c5("c5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
                                         (ptr, idx, fsrc, fwd, np.int64(nfwd), toffs, np.int32(u0), np.int32(u1), fill,
                                          ea, eb))
                 bg, bw = _warps(1, tot, cp)
-                with _stage("h5_bowtie"):
-                    _h5("h5_bowtie")((bg,), (bw * 32,), (ptr, idx, toffs, np.int32(u0), np.int32(u1), ea, eb, table,
+                with _stage("c5_bowtie"):
+                    _c5("c5_bowtie")((bg,), (bw * 32,), (ptr, idx, toffs, np.int32(u0), np.int32(u1), ea, eb, table,
                                                          np.int32(nclass), cp.zeros(1, dtype=cp.uint64),
                                                          counts[2 * nclass:]))
                 del ea, eb

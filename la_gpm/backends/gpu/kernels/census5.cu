@@ -5,25 +5,25 @@
 // rows sorted), so "u is the smallest id" means "u has the highest degree".
 //
 // Orbit-sum part (per-vertex inputs of the 4-vertex orbit closed forms, as vertex_closed_forms):
-//   h5_arc_tri  t_e = |N(u) ∩ N(v)| of every arc, one warp per edge (both arcs written)
-//   h5_vertex   per vertex v: Σ_w C(codeg(v,w), 2) (4-cycles through v), Σ_w C(codeg(v,w), 3) (K2,3
+//   c5_arc_tri  t_e = |N(u) ∩ N(v)| of every arc, one warp per edge (both arcs written)
+//   c5_vertex   per vertex v: Σ_w C(codeg(v,w), 2) (4-cycles through v), Σ_w C(codeg(v,w), 3) (K2,3
 //               with v on the 2-side), diamond-wing sum Σ_{triangles vaw, a<w} (t_aw - 1): the 2-paths
 //               v - a - w counted in a dense per-group counter slice (incremental C(x,2), C(x,3) from
 //               the atomics' old values), N(v) marked in a per-group bitmap; hubs take a whole block
-//   h5_k4       4-cliques through every vertex: each 4-clique v < a < w < x once from its forward arc
+//   c5_k4       4-cliques through every vertex: each 4-clique v < a < w < x once from its forward arc
 //               (v, a), through the common list C = N(v) ∩ N(a) ∩ (a, n)
 // Dense part (each non-induced copy of C5, K2,3 and the bowtie once, classified by the 5-vertex class
 // table; per-class counters in shared memory, merged with __match_any_sync):
-//   h5_c5       C5 u - a - b - c - d - u with u the smallest id and a < d; item = (forward arc (u, a),
+//   c5_c5       C5 u - a - b - c - d - u with u the smallest id and a < d; item = (forward arc (u, a),
 //               a chunk of S positions of b in N(a)); N(u) in the warp's bitmap; the (c, d) pairs under
 //               one b are spread over the lanes (warp_expand)
-//   h5_k23_pairs / h5_k23  hub pairs u < v with >= 3 common neighbours (codegree counters), then every
+//   c5_k23_pairs / c5_k23  hub pairs u < v with >= 3 common neighbours (codegree counters), then every
 //               triple of their common list; a pair with a long list is split by its first element
-//   h5_tri_lists / h5_bowtie  the edges inside N(u) (from each triangle, oriented), then every pair of
+//   c5_tri_lists / c5_bowtie  the edges inside N(u) (from each triangle, oriented), then every pair of
 //               vertex-disjoint ones; item = one edge of the list
 #include "common.cuh"
 
-#define H5_MAX_CLASS 32
+#define C5_MAX_CLASS 32
 
 // every (s, q) with s a lane holding a range [lo_s, lo_s + len_s) and q in that range, spread over the
 // lanes: f(ok, s, q) is called by all 32 lanes together (ok false past the end)
@@ -120,7 +120,7 @@ __device__ __forceinline__ void flush_shared(const unsigned long long* sh, int n
 // ------------------------------------------------------------------------------- orbit-sum part
 
 // te[a] = |N(u) ∩ N(v)| for both arcs of every edge u < v (forward arc e: source fsrc[e], position fwd[e])
-extern "C" __global__ void h5_arc_tri(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_arc_tri(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                       const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                       int* __restrict__ te) {
     const int lane = threadIdx.x & 31;
@@ -147,7 +147,7 @@ extern "C" __global__ void h5_arc_tri(const i64* __restrict__ ptr, const int* __
 // phase 0: out[3v ..] = (t_v = Σ t_vu / 2, s1 = Σ (d_u - 1), Σ C(d_u - 1, 2));
 // phase 1 (prev = phase 0's output): out[4v ..] = (Σ C(t_vu, 2), Σ t_vu (d_u - 2), Σ (t_u - t_vu), Σ s1_u).
 // Every term is >= 0 and every sum < 2^62 (motifs._check_safe), so u64 holds them exactly.
-extern "C" __global__ void h5_vertex_sums(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_vertex_sums(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                           const int* __restrict__ te, int n, int phase, const u64* __restrict__ prev,
                                           u64* __restrict__ out) {
     const int lane = threadIdx.x & 31;
@@ -192,7 +192,7 @@ extern "C" __global__ void h5_vertex_sums(const i64* __restrict__ ptr, const int
 // out[3v .. 3v+2] += (Σ_w C(codeg,2), Σ_w C(codeg,3), wing sum) of vertices ubeg .. uend-1 (from next).
 // coop == 0: a warp per vertex; coop == 1: a block per vertex (hubs), sharing one counter slice
 // (n uint32) and one bitmap slice (nwords uint32), both left all-zero after every vertex.
-extern "C" __global__ void h5_vertex(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_vertex(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                      const int* __restrict__ te, int n, int ubeg, int uend, int coop,
                                      unsigned int* __restrict__ cnt_all, unsigned int* __restrict__ bits_all,
                                      i64 nwords, u64* __restrict__ next, u64* __restrict__ out) {
@@ -273,7 +273,7 @@ extern "C" __global__ void h5_vertex(const i64* __restrict__ ptr, const int* __r
 
 // k4[x] += 4-cliques through x: each clique v < a < w < x once, from the forward arc (v, a), with
 // C = N(v) ∩ N(a) ∩ (a, n) in the warp's scratch (cap entries >= max degree)
-extern "C" __global__ void h5_k4(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_k4(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                  const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                  int* __restrict__ scratch, i64 cap, u64* __restrict__ next, u64* __restrict__ k4) {
     const int lane = threadIdx.x & 31;
@@ -328,12 +328,12 @@ extern "C" __global__ void h5_k4(const i64* __restrict__ ptr, const int* __restr
 // C5 copies u - a - b - c - d - u, u the smallest id, a < d. Item i of forward arc e (offs[e] <= i <
 // offs[e+1]) takes b at positions S*(i - offs[e]) .. +S-1 of N(a). The warp's bitmap holds N(u) of its
 // last item (cleared on a change of u; left all-zero at the end).
-extern "C" __global__ void h5_c5(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                  const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                  const i64* __restrict__ offs, i64 nitems, int S, const short* __restrict__ table,
                                  int nclass, unsigned int* __restrict__ bits_all, i64 nwords,
                                  u64* __restrict__ next, u64* __restrict__ counts) {
-    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    __shared__ unsigned long long sh[C5_MAX_CLASS];
     init_shared(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -403,8 +403,8 @@ extern "C" __global__ void h5_c5(const i64* __restrict__ ptr, const int* __restr
 }
 
 // hub pairs u < v with codeg(u, v) >= 3, u in ubeg .. uend-1: (pu, pv, pc) appended at an atomic slot
-// (written only below cap; *npairs ends as the number found). Counter slices as in h5_vertex.
-extern "C" __global__ void h5_k23_pairs(const i64* __restrict__ ptr, const int* __restrict__ idx, int n,
+// (written only below cap; *npairs ends as the number found). Counter slices as in c5_vertex.
+extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* __restrict__ idx, int n,
                                         int ubeg, int uend, int coop, unsigned int* __restrict__ cnt_all,
                                         u64* __restrict__ next, int* __restrict__ pu, int* __restrict__ pv,
                                         int* __restrict__ pc, u64* __restrict__ npairs, i64 cap) {
@@ -465,12 +465,12 @@ extern "C" __global__ void h5_k23_pairs(const i64* __restrict__ ptr, const int* 
 // every K2,3 with hubs (pu[p], pv[p]) and three of their common neighbours. Item i of pair p
 // (offs[p] <= i < offs[p+1]): the pair's whole list when it has one item, else the triples whose
 // first element is at position i - offs[p]. The common list is rebuilt in the warp's scratch.
-extern "C" __global__ void h5_k23(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                   const int* __restrict__ pu, const int* __restrict__ pv, i64 npairs,
                                   const i64* __restrict__ offs, i64 nitems, const short* __restrict__ table,
                                   int nclass, int* __restrict__ scratch, i64 cap, u64* __restrict__ next,
                                   u64* __restrict__ counts) {
-    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    __shared__ unsigned long long sh[C5_MAX_CLASS];
     init_shared(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
@@ -529,7 +529,7 @@ extern "C" __global__ void h5_k23(const i64* __restrict__ ptr, const int* __rest
 
 // the edges inside N(x) of every vertex x in [u0, u1): list[toffs[x] - toffs[u0] + k] = (ea, eb), from each
 // triangle x < y < z once (forward arc (x, y), z by binary search); fill[x] counts the entries written
-extern "C" __global__ void h5_tri_lists(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_tri_lists(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                         const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                         const i64* __restrict__ toffs, int u0, int u1,
                                         unsigned long long* __restrict__ fill, int* __restrict__ ea,
@@ -560,11 +560,11 @@ extern "C" __global__ void h5_tri_lists(const i64* __restrict__ ptr, const int* 
 
 // every pair of vertex-disjoint edges inside N(u), u in [u0, u1): item g = one list entry (a, b), paired
 // with the entries after it in u's list
-extern "C" __global__ void h5_bowtie(const i64* __restrict__ ptr, const int* __restrict__ idx,
+extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                      const i64* __restrict__ toffs, int u0, int u1, const int* __restrict__ ea,
                                      const int* __restrict__ eb, const short* __restrict__ table, int nclass,
                                      u64* __restrict__ next, u64* __restrict__ counts) {
-    __shared__ unsigned long long sh[H5_MAX_CLASS];
+    __shared__ unsigned long long sh[C5_MAX_CLASS];
     init_shared(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 base0 = __ldg(toffs + u0);
