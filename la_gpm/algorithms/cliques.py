@@ -29,7 +29,7 @@ import numpy as np
 
 from .._validation import as_graph
 from ..backends import resolve_backend
-from ..backends.partition import check_part, part_range
+from ..backends.partition import check_part, part_range, rank_range
 from ..config import config
 from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 
@@ -100,10 +100,12 @@ def _cliques_cpu(G, k, part=None):
 
     ptr, idx = G.oriented()
     outdeg = np.diff(ptr)
-    roots = np.flatnonzero(outdeg >= k - 1).astype(np.int64)
-    if part is not None:
-        lo, hi = part_range(outdeg[roots].astype(np.float64) ** 2, part)
-        roots = roots[lo:hi]
+    if part is not None:   # the vertices of a range of degree ranks (the same range as the gpu's)
+        lo, hi = rank_range(G, part)
+        verts = np.flatnonzero((G.degree_rank >= lo) & (G.degree_rank < hi))
+        roots = verts[outdeg[verts] >= k - 1].astype(np.int64)
+    else:
+        roots = np.flatnonzero(outdeg >= k - 1).astype(np.int64)
     if roots.size == 0:
         return 0
     maxo = int(outdeg.max())

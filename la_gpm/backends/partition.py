@@ -42,3 +42,11 @@ def part_range(weights: np.ndarray, part) -> tuple[int, int]:
     bounds = np.concatenate([[0], cuts, [m]]).astype(np.int64)
     bounds = np.maximum.accumulate(bounds)
     return int(bounds[i]), int(bounds[i + 1])
+
+
+def rank_range(G, part) -> tuple[int, int]:
+    """The range ``[lo, hi)`` of degree ranks (the orientation order) that part ``(i, nparts)`` of a
+    DAG-rooted count covers, weighted by out-degree squared: one definition for every backend, so
+    the parts of one count may run on different backends and still add up to the whole."""
+    hp, _ = G.oriented_ranked()
+    return part_range(np.diff(hp).astype(np.float64) ** 2, part)

@@ -77,7 +77,7 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
     docstring."""
     cp = cupy()
     from ...config import config
-    from ..partition import part_range
+    from ..partition import rank_range
 
     if not 3 <= k <= MAX_K:
         raise ValueError(f"gpu clique kernel handles 3 <= k <= {MAX_K}; got {k}")
@@ -96,7 +96,7 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
     hp, _ = G.oriented_ranked()
     a0, narcs = 0, int(idx.shape[0])
     if part is not None:  # the arcs of a range of sources are one range of the rank-ordered CSR
-        lo, hi = part_range(np.diff(hp).astype(np.float64) ** 2, part)
+        lo, hi = rank_range(G, part)
         a0, narcs = int(hp[lo]), int(hp[hi])
     if narcs <= a0:
         return 0
