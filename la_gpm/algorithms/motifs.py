@@ -758,15 +758,30 @@ def _sigma(G, k, with_extra=False):
     tv = vc[:, 0].copy()
     s[:, 3] = tv
     aw = arc_weighted_sums(ptr, idx, te, d, tv)
-    s[:, 4] = neighbour_sums(ptr, idx, s1) - d * (d - 1) - 2 * tv
+    sigma4_columns(s, d, s1, tv, neighbour_sums(ptr, idx, s1), neighbour_sums(ptr, idx, (d - 1) * (d - 2) // 2),
+                   vc[:, 1], vc[:, 2], vc[:, 3], aw)
+    return (s, vc[:, 4:5]) if with_extra else s
+
+
+def sigma4_columns(s, d, s1, tv, nbr_s1, nbr_c2, c4, k4, wing, aw):
+    """Fill the 15 columns of σ (n × 15, ORCA order) from its per-vertex ingredients (both backends).
+
+    d degree, s1 = Σ_{u~v} (d_u - 1), tv triangles through v, nbr_s1 = Σ_{u~v} s1(u),
+    nbr_c2 = Σ_{u~v} C(d_u - 1, 2), c4 4-cycles through v, k4 4-cliques through v, wing the
+    diamond-wing sum, aw (n, 3) = (Σ_u C(t_vu, 2), Σ_u t_vu (d_u - 2), Σ_u (t_u - t_vu))."""
+    s[:, 0] = d
+    s[:, 1] = s1
+    s[:, 2] = d * (d - 1) // 2
+    s[:, 3] = tv
+    s[:, 4] = nbr_s1 - d * (d - 1) - 2 * tv
     s[:, 5] = (d - 1) * s1 - 2 * tv
-    s[:, 6] = neighbour_sums(ptr, idx, (d - 1) * (d - 2) // 2)
+    s[:, 6] = nbr_c2
     s[:, 7] = d * (d - 1) * (d - 2) // 6
-    s[:, 8] = vc[:, 1]
+    s[:, 8] = c4
     s[:, 9] = aw[:, 2]
     s[:, 10] = aw[:, 1]
     s[:, 11] = tv * (d - 2)
-    s[:, 12] = vc[:, 3]
+    s[:, 12] = wing
     s[:, 13] = aw[:, 0]
-    s[:, 14] = vc[:, 2]
-    return (s, vc[:, 4:5]) if with_extra else s
+    s[:, 14] = k4
+    return s

@@ -274,7 +274,7 @@ def sigma4(G):
     2-side. Per-arc triangles, 4-cycles, K2,3 hubs, diamond wings, 4-cliques through each vertex and
     the neighbour sums of ``motifs._sigma`` on the GPU (7 + 4 values per vertex come back), the
     linear combinations on the host."""
-    from ...algorithms.motifs import _descending
+    from ...algorithms.motifs import _descending, sigma4_columns
     cp = cupy()
     n = G.n
     s = np.zeros((n, 15), dtype=np.int64)
@@ -319,23 +319,9 @@ def sigma4(G):
     d = np.diff(hptr).astype(np.int64)
     v0 = sums_h[:3 * n].reshape(n, 3)
     v1 = sums_h[3 * n:].reshape(n, 4)
-    tv = v0[:, 0]
-    s1 = v0[:, 1]
-    s[:, 0] = d
-    s[:, 1] = s1
-    s[:, 2] = d * (d - 1) // 2
-    s[:, 3] = tv
-    s[:, 4] = v1[:, 3] - d * (d - 1) - 2 * tv
-    s[:, 5] = (d - 1) * s1 - 2 * tv
-    s[:, 6] = v0[:, 2]
-    s[:, 7] = d * (d - 1) * (d - 2) // 6
-    s[:, 8] = vert_h[:, 0]
-    s[:, 9] = v1[:, 2]
-    s[:, 10] = v1[:, 1]
-    s[:, 11] = tv * (d - 2)
-    s[:, 12] = vert_h[:, 2]
-    s[:, 13] = v1[:, 0]
-    s[:, 14] = k4_h
+    # v0 = (t_v, s1, Σ_u C(d_u - 1, 2)), v1 = (the three arc-weighted sums, Σ_u s1(u)),
+    # vert = (4-cycles, K2,3 hub, diamond wings): the CPU's ingredients, assembled by the same function
+    sigma4_columns(s, d, v0[:, 1], v0[:, 0], v1[:, 3], v0[:, 2], vert_h[:, 0], k4_h, vert_h[:, 2], v1[:, :3])
     return s, vert_h[:, 1].copy()
 
 
