@@ -110,9 +110,13 @@ def test_tables_match_brute_treelets_on_random_graph():
 
 
 # ----------------------------------------------------------------------------- sampler
-def test_sampler_uniform_over_colorful_treelets():
-    """For a fixed coloring the empirical distribution over colorful treelets is uniform (chi-square)."""
+@pytest.mark.parametrize("hub_chunk", [1 << 40, 2, 3])
+def test_sampler_uniform_over_colorful_treelets(monkeypatch, hub_chunk):
+    """For a fixed coloring the empirical distribution over colorful treelets is uniform (chi-square);
+    also with every vertex a hub whose neighbour runs (2 or 3 long) are skipped by their sums."""
     from scipy import stats
+    import la_gpm.algorithms.motif_estimate as ME
+    monkeypatch.setattr(ME, "HUB_CHUNK", hub_chunk)
     G = _random_graph(12, 0.35, 7)
     k = 4
     colors = ((np.arange(G.n) * 5 + 1) % k).astype(np.int8)
@@ -130,6 +134,23 @@ def test_sampler_uniform_over_colorful_treelets():
         obs[index[tree]] += 1      # KeyError: not a colorful treelet of G
     chi2, pval = stats.chisquare(obs)
     assert pval > 1e-3, (chi2, pval)
+
+
+def test_hub_run_skipping_draws_the_same_samples(monkeypatch):
+    # the run sums only skip work: same tables, same draws, same samples as the plain scan
+    import la_gpm.algorithms.motif_estimate as ME
+    G = la_gpm.generators.rmat(11, seed=4)
+    for k in (4, 6):
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        out = []
+        for hc in (1 << 40, 4, 64):
+            monkeypatch.setattr(ME, "HUB_CHUNK", hc)
+            T = _Tables(G, k, colors)
+            assert (T.hub_off >= 0).any() == (hc < 1 << 40)
+            out.append((T.B, T.sample(3000, key=5)))
+        for B, (v, e, s) in out[1:]:
+            assert np.array_equal(B, out[0][0])
+            assert np.array_equal(v, out[0][1][0]) and np.array_equal(e, out[0][1][1])
 
 
 def test_sampler_reproducible_and_split_invariant():

@@ -40,16 +40,35 @@ def leaf_fill(colors, M, off):
 
 
 @nb.njit(parallel=True, cache=True)
-def spmm_cols(indptr, indices, M, offM, B, offB, C):
-    """``B[v, offB + r] = Σ_{u ~ v} M[u, offM + r]`` for r < C."""
+def spmm_cols(indptr, indices, M, offM, B, offB, C, hub_off, chunk, CSt):
+    """``B[v, offB + r] = Σ_{u ~ v} M[u, offM + r]`` for r < C.  A hub (``hub_off[v] >= 0``) sums its
+    list in runs of ``chunk`` neighbours and keeps each run's sum in ``CSt[offB + r, hub_off[v] + c]``
+    (the sampler skips whole runs with them); B is the sum of the runs."""
     n = M.shape[0]
     for v in nb.prange(n):
         for r in range(C):
             B[v, offB + r] = 0.0
-        for e in range(indptr[v], indptr[v + 1]):
-            u = indices[e]
+        o = hub_off[v]
+        if o < 0:
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                for r in range(C):
+                    B[v, offB + r] += M[u, offM + r]
+            continue
+        c = 0
+        hi = indptr[v + 1]
+        acc = np.empty(C, dtype=np.float64)
+        for start in range(indptr[v], hi, chunk):
             for r in range(C):
-                B[v, offB + r] += M[u, offM + r]
+                acc[r] = 0.0
+            for e in range(start, min(start + chunk, hi)):
+                u = indices[e]
+                for r in range(C):
+                    acc[r] += M[u, offM + r]
+            for r in range(C):
+                CSt[offB + r, o + c] = acc[r]
+                B[v, offB + r] += acc[r]
+            c += 1
 
 
 @nb.njit(parallel=True, cache=True)
@@ -68,6 +87,43 @@ def ema_cols(M, offA, B, offB, offS, sa, sp):
             M[v, offS + r] = acc
 
 
+@nb.njit(inline="always")
+def _pick_neighbour(indptr, indices, Pt, col, v, x, hub_off, chunk, CSt):
+    """The neighbour u of v where the running sum of ``Pt[col, u]`` first exceeds x (its weight > 0);
+    hubs first skip whole runs of ``chunk`` neighbours by their sums (``spmm_cols``). Rounding:
+    the last neighbour of positive weight."""
+    lo = indptr[v]
+    hi = indptr[v + 1]
+    acc = 0.0
+    o = hub_off[v]
+    if o >= 0:
+        nch = (hi - lo + chunk - 1) // chunk
+        pick = -1
+        base = 0.0
+        for c in range(nch):
+            w = CSt[col, o + c]
+            if w > 0.0:
+                pick = c
+                base = acc
+                if x < acc + w:
+                    break
+            acc += w
+        if pick < 0:
+            return -1
+        acc = base
+        lo = lo + pick * chunk
+        hi = min(lo + chunk, hi)
+    last = -1
+    for e in range(lo, hi):
+        w = Pt[col, indices[e]]
+        if w > 0.0:
+            last = indices[e]
+            acc += w
+            if x < acc:
+                return indices[e]
+    return last
+
+
 @nb.njit(cache=True)
 def _search(cum, x):
     """Smallest i with cum[i] > x (cum non-decreasing, x < cum[-1])."""
@@ -76,7 +132,7 @@ def _search(cum, x):
 
 @nb.njit(parallel=True, cache=True)
 def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
-                    root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out):
+                    root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out, hub_off, chunk, CSt):
     """Sample ``count`` colorful k-treelet copies uniformly (samples ``first .. first+count-1`` of ``key``).
 
     ``root_cum`` is the cumulative weight over (top shape t, vertex v) pairs, index t·n + v, of the
@@ -85,7 +141,9 @@ def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split
     ``M[v, act-part] · B[v, passive part]``, then the passive child's vertex u ~ v in proportion to
     ``M[u, passive part]``, read from ``Pt``: the passive shapes' tables transposed (row ``offB[p] + r``
     holds column r of shape p's table over all vertices), so the scan of a hub's sorted neighbour list
-    reads memory in increasing order.  Writes the k vertices to ``verts[i]`` and the k-1 tree edges to ``edges[i]``.
+    reads memory in increasing order; a hub (``hub_off[v] >= 0``) first skips whole runs of ``chunk``
+    neighbours by their sums ``CSt`` (written by :func:`spmm_cols`), as the GPU sampler does.  Writes the k
+    vertices to ``verts[i]`` and the k-1 tree edges to ``edges[i]``.
     """
     total = root_cum[root_cum.shape[0] - 1]
     for i in nb.prange(count):
@@ -139,19 +197,7 @@ def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split
             tot2 = B[v, offB[p] + rp]
             state, x = _uniform(state)
             x *= tot2
-            acc = 0.0
-            u = -1
-            last = -1
-            for e in range(indptr[v], indptr[v + 1]):
-                w = Pt[col, indices[e]]
-                if w > 0.0:
-                    last = indices[e]
-                    acc += w
-                    if x < acc:
-                        u = indices[e]
-                        break
-            if u < 0:
-                u = last
+            u = _pick_neighbour(indptr, indices, Pt, col, v, x, hub_off, chunk, CSt)
             edges[i, ne, 0] = v
             edges[i, ne, 1] = u
             ne += 1
