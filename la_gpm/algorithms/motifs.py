@@ -572,7 +572,6 @@ def _hybrid5_noninduced(G, decline=False):
     if decline and connected4 < _SMALL_ENUMERATION:
         return None
     sigma, extra = _sigma(G, 4, with_extra=True)
-    deg = G.degrees.astype(np.int64)
     if decline:
         k23 = _exact_sum(extra[:, 0]) // 2
         tv = sigma[:, 3]
@@ -580,17 +579,23 @@ def _hybrid5_noninduced(G, decline=False):
         if 3 * (k23 + bowtie) > connected4:
             return None
     hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, _nchunks())
-    hits = [_exact_sum(hits[:, j]) for j in range(nrow)]
-    dense = _dense_divisors()
+    return hybrid5_solve(cls, [_exact_sum(hits[:, j]) for j in range(nrow)], sigma, N4)
+
+
+def hybrid5_solve(cls, hits, sigma, N4):
+    """Non-induced counts of every 5-class from the dense classes' listed copies ``hits`` (per class
+    row, Python ints), the 4-vertex orbit counts σ and the non-induced 4-vertex counts N4 (both
+    backends). Every division must be exact, else AssertionError (a wrong count is never returned)."""
     I_dense = {}
-    for j, f in dense.items():
+    for j, f in _dense_divisors().items():
         q, r = divmod(hits[j], f)
         if r:
             raise AssertionError(f"dense 5-class {j}: {hits[j]} copies is not a multiple of {f}")
         I_dense[j] = q
-    N = [0] * nrow
-    for i in dense:
-        N[i] = sum(cls.M[i][j] * I_dense[j] for j in dense if cls.M[i][j])
+    N = [0] * len(cls.keys)
+    for i in I_dense:
+        N[i] = sum(cls.M[i][j] * I_dense[j] for j in I_dense if cls.M[i][j])
+    deg = sigma[:, 0].astype(np.int64)
     sums = {}
     for i, (o, stab, terms, autQ) in _pendant_plans().items():
         if o not in sums:

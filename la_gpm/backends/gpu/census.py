@@ -534,23 +534,4 @@ def hybrid5_noninduced(G, decline: bool = False):
     if (k23_listed, bowtie_listed) != (k23, bowtie):
         raise AssertionError(f"GPU dense 5-census listed {k23_listed} K2,3 and {bowtie_listed} bowtie copies; the "
                              f"closed forms give {k23} and {bowtie}")
-    I_dense = {}
-    for j, f in M._dense_divisors().items():
-        q, r = divmod(hits[j], f)
-        if r:
-            raise AssertionError(f"dense 5-class {j}: {hits[j]} copies is not a multiple of {f}")
-        I_dense[j] = q
-    N = [0] * nrow
-    for i in I_dense:
-        N[i] = sum(cls.M[i][j] * I_dense[j] for j in I_dense if cls.M[i][j])
-    deg = sigma[:, 0]
-    sums = {}
-    for i, (o, stab, terms, autQ) in M._pendant_plans().items():
-        if o not in sums:
-            sums[o] = M._weighted_sum(deg, sigma[:, o])
-        inj = stab * sums[o] + sum(c * N4[r] for c, r in terms)
-        q, r = divmod(inj, autQ)
-        if r:
-            raise AssertionError(f"pendant 5-class {i}: {inj} embeddings is not a multiple of |Aut| = {autQ}")
-        N[i] = q
-    return N
+    return M.hybrid5_solve(cls, hits, sigma, N4)
