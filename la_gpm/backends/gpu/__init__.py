@@ -33,6 +33,18 @@ def _module(name: str, device: int, options: tuple):
         return cp.RawModule(code=src, options=("-std=c++17", f"-I{KERNEL_DIR}") + options)
 
 
+@functools.lru_cache(maxsize=None)
+def device_sm_count(device: int) -> int:
+    """Multiprocessors of CUDA device ``device`` (cached: ``cupy.cuda.Device.attributes`` queries every
+    attribute on each call)."""
+    return int(cupy().cuda.runtime.deviceGetAttribute(16, device))  # cudaDevAttrMultiProcessorCount
+
+
+def sm_count() -> int:
+    """Multiprocessors of the current device."""
+    return device_sm_count(cupy().cuda.runtime.getDevice())
+
+
 def kernel(file: str, name: str, options: tuple = ()):
     """The compiled kernel ``name`` of ``kernels/<file>.cu`` on the current device (memoized)."""
     cp = cupy()

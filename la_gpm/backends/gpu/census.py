@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, kernel, oom_guard
+from . import cupy, kernel, oom_guard, sm_count
 
 WARPS_PER_BLOCK = 4
 # resident warps per SM at most (the ESU kernel's registers allow about 50)
@@ -30,15 +30,6 @@ HUB_WARPS = 16
 WEDGE_CACHE_BYTES = 64 << 20
 
 
-_SMS: dict = {}
-
-
-def _sm_count(cp):
-    """Multiprocessors of the current device (cached: ``Device.attributes`` queries every attribute)."""
-    dev = cp.cuda.runtime.getDevice()
-    if dev not in _SMS:
-        _SMS[dev] = int(cp.cuda.Device(dev).attributes["MultiProcessorCount"])
-    return _SMS[dev]
 
 
 def device_table(k: int):
@@ -86,7 +77,7 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
     """(grid, warps per block): as many resident warps as the memory budget allows, at most
     32 per SM and about one per work item, at least one block."""
     from ...config import config
-    cap = _sm_count(cp) * WARPS_PER_SM
+    cap = sm_count() * WARPS_PER_SM
     nw = int(min(cap, max(1, config.memory_budget // max(per_warp_bytes, 1)), max(1, work)))
     wpb = min(WARPS_PER_BLOCK, nw)
     return max(1, nw // wpb), wpb
@@ -164,7 +155,7 @@ def census4_inputs(G) -> tuple[int, int, int, int, int]:
     hubs = int(np.count_nonzero(G.degrees >= HUB_DEGREE))
     grid, wpb = _warps(n * 4, n - hubs, cp)
     nw = grid * wpb
-    hub_grid = int(min(hubs, _sm_count(cp) * 2, max(1, config.memory_budget // (n * 4))))
+    hub_grid = int(min(hubs, sm_count() * 2, max(1, config.memory_budget // (n * 4))))
     slices = max(nw, hub_grid)
     kern = kernel("census", "census4_closed")
     with oom_guard(f"the 4-vertex closed form ({slices} slices × {n * 4} bytes of wedge counters)"):
@@ -247,7 +238,7 @@ def _groups(per_group_bytes: int, n: int, hubs: int, cp):
     block (hubs), within the memory budget."""
     from ...config import config
     grid, wpb = _warps(per_group_bytes, n - hubs, cp)
-    hub_grid = int(min(hubs, _sm_count(cp) * 2, max(1, config.memory_budget // max(per_group_bytes, 1))))
+    hub_grid = int(min(hubs, sm_count() * 2, max(1, config.memory_budget // max(per_group_bytes, 1))))
     return grid, wpb, hub_grid
 
 
@@ -290,7 +281,7 @@ def sigma4(G):
     with oom_guard("the 5-vertex hybrid's per-vertex orbit counts"):
         te = cp.empty(nnz, dtype=cp.int32)
         with _stage("c5_arc_tri"):
-            grid = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+            grid = max(1, min(nfwd, sm_count() * 64) // WARPS_PER_BLOCK)
             _c5("c5_arc_tri")((grid,), (WARPS_PER_BLOCK * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), te))
         vert = cp.zeros(3 * n, dtype=cp.uint64)
 
@@ -308,7 +299,7 @@ def sigma4(G):
                                              cp.zeros(1, dtype=cp.uint64), k4))
         with _stage("c5_vertex_sums"):
             sums = cp.empty(7 * n, dtype=cp.uint64)
-            vg = max(1, min(n, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+            vg = max(1, min(n, sm_count() * 64) // WARPS_PER_BLOCK)
             for phase, (lo, hi) in enumerate(((0, 3 * n), (3 * n, 7 * n))):
                 _c5("c5_vertex_sums")((vg,), (WARPS_PER_BLOCK * 32,),
                                       (ptr, idx, te, np.int32(n), np.int32(phase), sums[0:3 * n], sums[lo:hi]))
@@ -448,7 +439,7 @@ def dense5_hits(G, tv):
                     continue
                 ea = cp.empty(tot, dtype=cp.int32)
                 eb = cp.empty(tot, dtype=cp.int32)
-                tg = max(1, min(nfwd, _sm_count(cp) * 64) // WARPS_PER_BLOCK)
+                tg = max(1, min(nfwd, sm_count() * 64) // WARPS_PER_BLOCK)
                 with _stage("c5_tri_lists"):
                     _c5("c5_tri_lists")((tg,), (WARPS_PER_BLOCK * 32,),
                                         (ptr, idx, fsrc, fwd, np.int64(nfwd), toffs, np.int32(u0), np.int32(u1), fill,

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard
+from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -109,7 +109,7 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
     if method == "bitmap":
         per_warp_ints += rcap * ((rcap + 31) // 32)
     per_warp = per_warp_ints * 4
-    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sm = sm_count()
     warps_per_block = 8
     nwarps = int(min(sm * 64, max(warps_per_block, config.memory_budget // per_warp), narcs - a0 + warps_per_block))
     grid = max(1, nwarps // warps_per_block)

@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from ...algorithms.color_coding import rooted_gather_table
-from . import cupy, device_csr, kernel, oom_guard
+from . import cupy, device_csr, kernel, oom_guard, sm_count
 
 _SMEM_LIMIT = 48 * 1024
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
@@ -465,7 +465,7 @@ class GpuOps:
                          real(ma), real(mb), np.int32(R), out, mbits),
                         shared_mem=R * (Ca + Cb) * item)
                 else:
-                    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+                    sm = sm_count()
                     total = rows * Cs
                     grid = int(min((total + self.block - 1) // self.block, sm * 32))
                     kernel("cc_ema", "cc_ema_global", self.opts)(

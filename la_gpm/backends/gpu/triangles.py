@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard
+from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 SCHEDULES = ("auto", "bucketed", "uniform")
 GROUPS = (1, 2, 4, 8, 16, 32)
@@ -109,9 +109,8 @@ def _arc_bins(G, hub_min: int = HUB_MIN):
 
 
 def _launch_hubs(ptr, idx, hubs, smem, total, pv):
-    cp = cupy()
     k, _ = _hub_kernel()
-    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sm = sm_count()
     nh = int(hubs.shape[0])
     k((int(min(nh, sm * 8)),), (HUB_BLOCK,),
       (ptr, idx, hubs, np.int32(nh), np.int32(HUB_KFACTOR), total, pv if pv is not None else np.uint64(0)),
@@ -126,7 +125,7 @@ def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
         raise ValueError(f"group must be a power of two <= 32; got {group}")
     block = max(config.gpu_block, 32)
     groups_per_block = block // group
-    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sm = sm_count()
     grid = int(max(1, min((narcs + groups_per_block - 1) // groups_per_block, sm * 32)))
     name = "tri_count_arcs64" if arcs is not None and arcs.dtype == cp.int64 else "tri_count_arcs"
     kernel("triangles", name)((grid,), (block,),

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ...exceptions import InvalidArgument
-from . import cupy, kernel, oom_guard
+from . import cupy, kernel, oom_guard, sm_count
 from .enum import device_engine_arrays
 
 MAX_K = 32
@@ -68,7 +68,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
     T, C = plan.tables()
     kern = kernel("trie", "trie_level")
-    sm = cp.cuda.Device().attributes["MultiProcessorCount"]
+    sm = sm_count()
     block = 256
     # each stored level may take an equal share of the budget (levels 1..k-2 are stored)
     cap_entries = max(1, budget // (BYTES_PER_ENTRY * max(1, k - 2) + 16))
