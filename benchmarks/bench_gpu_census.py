@@ -268,9 +268,7 @@ def hybrid5_main(args):
             import cupy as cp
             cp.cuda.Device().synchronize()
             t_sigma = time.perf_counter() - t
-            k23 = M._exact_sum(k23hub) // 2
-            tv = sigma[:, 3]
-            bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+            k23, bowtie = M.dense_copy_counts(sigma, k23hub)
             row = dict(base, k=5, connected4=connected4, K23_copies=k23, bowtie_copies=bowtie,
                        cpu_auto_rule="enumerate" if 3 * (k23 + bowtie) > connected4 else "hybrid",
                        gpu_closed_form4_plus_sigma4_seconds=t_sigma)

@@ -573,13 +573,18 @@ def _hybrid5_noninduced(G, decline=False):
         return None
     sigma, extra = _sigma(G, 4, with_extra=True)
     if decline:
-        k23 = _exact_sum(extra[:, 0]) // 2
-        tv = sigma[:, 3]
-        bowtie = _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+        k23, bowtie = dense_copy_counts(sigma, extra[:, 0])
         if 3 * (k23 + bowtie) > connected4:
             return None
     hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, _nchunks())
     return hybrid5_solve(cls, [_exact_sum(hits[:, j]) for j in range(nrow)], sigma, N4)
+
+
+def dense_copy_counts(sigma, k23hub):
+    """(K2,3 copies, bowtie copies) in closed form from the 4-vertex orbit counts σ and the K2,3 copies
+    with each vertex on the 2-side (both backends: what the hybrid's listing must find)."""
+    tv = sigma[:, 3]
+    return _exact_sum(k23hub) // 2, _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
 
 
 def hybrid5_solve(cls, hits, sigma, N4):

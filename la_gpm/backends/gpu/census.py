@@ -468,7 +468,7 @@ def _connected4_bound(G) -> int:
         src = np.repeat(np.arange(G.n), np.diff(G.indptr))
         dm = d - 1
         return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
-    return G.device_cache("cpu:connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
+    return G._cached("connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
 
 
 # method="auto" (k = 5) enumerates on the GPU where the K2,3 + bowtie copies exceed this many times the
@@ -513,13 +513,11 @@ def hybrid5_noninduced(G, decline: bool = False):
         return None
     with _stage("sigma4 (arc triangles, per-vertex kernels, host sums)"):
         sigma, k23hub = sigma4(G)
-    k23 = M._exact_sum(k23hub) // 2
-    tv = sigma[:, 3]
-    bowtie = M._exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+    k23, bowtie = M.dense_copy_counts(sigma, k23hub)
     if decline and not gpu_prefers_hybrid(connected4, k23, bowtie):
         return None
     with _stage("dense5_hits"):
-        hits, k23_listed, bowtie_listed = dense5_hits(G, tv)
+        hits, k23_listed, bowtie_listed = dense5_hits(G, sigma[:, 3])
     if PROFILE is not None:
         PROFILE.setdefault("copies", {}).update(K23=k23, bowtie=bowtie, connected4=connected4)
     if (k23_listed, bowtie_listed) != (k23, bowtie):
