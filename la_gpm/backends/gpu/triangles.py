@@ -22,6 +22,8 @@ Two schedules:
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
@@ -50,6 +52,12 @@ def default_group(G) -> int:
 
 def _hub_kernel():
     """(kernel, shared-memory bytes it may use): the opt-in limit where the driver grants it."""
+    return _hub_kernel_on(cupy().cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _hub_kernel_on(device: int):
+    """_hub_kernel for ``device`` (the current one), its attribute set once."""
     k = kernel("triangles", "tri_count_hubs")
     try:
         k.max_dynamic_shared_size_bytes = _SMEM_OPTIN
