@@ -1,9 +1,11 @@
-"""Small workloads for compute-sanitizer over the triangle, clique and trie kernels
-(the enumeration kernels have theirs: ``bench_gpu_enum.py --sanitize``).
+"""Small workloads for compute-sanitizer over every kernel file: triangles (hub kernel included),
+cliques, trie, census (closed forms, ESU, the 5-vertex hybrid), the batch interpreter
+(``count_many``), color coding and the motif sampler (the single-query enumeration kernels
+have theirs: ``bench_gpu_enum.py --sanitize``).
 
     compute-sanitizer --tool memcheck  python benchmarks/sanitize_kernels.py
     compute-sanitizer --tool racecheck --kernel-name-exclude kns=cupy \
-        python benchmarks/sanitize_kernels.py --part triangles   # or cliques, trie (--scale 7)
+        python benchmarks/sanitize_kernels.py --part triangles   # or any part (trie: --scale 7)
 
 (racecheck is slow: one part per call keeps each under its own time limit; CuPy's own kernels
 are excluded because ``cupy_nonzero`` reports benign races inside CuPy.)
@@ -27,7 +29,9 @@ from la_gpm.patterns import as_pattern
 def triangles(G):
     want = la_gpm.count(G, "triangle", backend="cpu")
     for kw in (dict(schedule="uniform", group=4), dict(schedule="uniform", group=32, pivots=True),
-               dict(schedule="bucketed", pivots=True), dict(schedule="bucketed", pivots=False)):
+               dict(schedule="bucketed", pivots=True), dict(schedule="bucketed", pivots=False),
+               dict(schedule="bucketed", hub_min=1), dict(schedule="bucketed", hub_min=8),
+               dict(schedule="bucketed", hub_min=0)):   # hub kernel on every row, on some, on none
         assert triangle_count(G, **kw) == want, kw
     assert (la_gpm.triangles_per_vertex(G, backend="gpu") == la_gpm.triangles_per_vertex(G, backend="cpu")).all()
 
@@ -48,7 +52,50 @@ def trie(G):
         assert count_plan_bfs(G, plan_for(G, P, induced=induced, reuse=False), memory_budget=1 << 15)[0] == w
 
 
-PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie}
+def census(G):
+    from la_gpm.algorithms.motifs import _hybrid5_noninduced
+    from la_gpm.backends.gpu import census as gc
+    G = la_gpm.generators.rmat(8, seed=1)     # 5-vertex enumeration and hybrid: a small graph (max degree 169)
+    want = {k: la_gpm.census(G, k, backend="cpu")["count"].tolist() for k in (3, 4, 5)}
+    want_n = {k: la_gpm.census(G, k, induced=False, backend="cpu")["count"].tolist() for k in (3, 4)}
+    want_h = _hybrid5_noninduced(G)
+    for hub in (None, 32):                    # hub blocks off, then on for every vertex of degree >= 32
+        if hub is not None:
+            gc.HUB_DEGREE = gc.C5_HUB_DEGREE = hub
+        for k in (3, 4):
+            assert gc.closed_form_noninduced(G, k) == want_n[k], (k, hub)
+        for k in (4, 5):
+            assert gc.esu_counts(G, k) == want[k], (k, hub)
+        assert gc.hybrid5_noninduced(G) == want_h, hub
+
+
+def batch(G):
+    G = la_gpm.generators.rmat(8, seed=1)     # the batch enumerates every match: a small graph
+    pats = ["diamond", "4-cycle", "house", "tailed-triangle", "5-path", "hourglass", "pentagon", "4-clique"]
+    for induced in (False, True):
+        want = [la_gpm.count(G, p, induced=induced, backend="cpu") for p in pats]
+        assert la_gpm.count_many(G, pats, induced=induced, backend="gpu") == want, induced
+        assert la_gpm.count_many(G, pats, induced=induced, backend="gpu", deep_items=0) == want, induced
+
+
+def color_coding(G):
+    import numpy as np
+    for name in ("u5", "u7"):
+        c = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="cpu", dtype="float64")
+        g = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="gpu", dtype="float64")
+        np.testing.assert_allclose(g.values, c.values, rtol=1e-12)
+
+
+def motif_sampler(G):
+    a = la_gpm.estimate_census(G, 5, seed=3, adaptive=False, max_colorings=2, backend="cpu",
+                               samples_per_coloring=1 << 12)
+    b = la_gpm.estimate_census(G, 5, seed=3, adaptive=False, max_colorings=2, backend="gpu",
+                               samples_per_coloring=1 << 12)
+    assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+
+
+PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "census": census, "batch": batch,
+         "color_coding": color_coding, "motif_sampler": motif_sampler}
 
 
 def main():

@@ -238,6 +238,27 @@ def test_sigma4_matches_cpu(make):
 
 
 @gpu
+@pytest.mark.parametrize("make", [lambda: la_gpm.datasets.load("karate"), lambda: la_gpm.generators.rmat(10, seed=5),
+                                  lambda: la_gpm.generators.gnm(60, 900, seed=3),
+                                  lambda: _graph(7, [(0, 1), (1, 2), (4, 5)]), lambda: _graph(4, [])],
+                         ids=["karate", "rmat10", "dense", "isolated", "edgeless"])
+def test_orbits_gpu_equal_cpu(make):
+    # the CPU's orbits equal ORCA's (test_census.test_orbits_equal_orca); the GPU's must equal the CPU's,
+    # in the caller's vertex ids (the GPU works on the degree-descending relabelling)
+    from la_gpm.algorithms.motifs import orbits
+    G = make()
+    before = (G.indptr.copy(), G.indices.copy())
+    for k in (2, 3, 4):
+        want = orbits(G, k, backend="cpu")
+        got = orbits(G, k, backend="gpu")
+        assert got.dtype == np.int64 and got.shape == want.shape
+        np.testing.assert_array_equal(got, want)
+    assert np.array_equal(G.indptr, before[0]) and np.array_equal(G.indices, before[1])
+    if G.nnz >= 20_000:   # auto sends graphs this large to the GPU
+        np.testing.assert_array_equal(orbits(G, 4), want)
+
+
+@gpu
 @pytest.mark.parametrize("make", [lambda: la_gpm.generators.rmat(7, seed=8), lambda: la_gpm.generators.rmat(8, seed=8),
                                   lambda: la_gpm.generators.gnm(2000, 12000, seed=3),
                                   lambda: la_gpm.generators.gnm(60, 500, seed=1)],

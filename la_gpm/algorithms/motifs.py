@@ -707,6 +707,11 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     vertex at orbit o (numbering in the module notes); equals ORCA's / orbit-count's
     ``node_orbit_counts(G, k)``.
 
+    ``backend``: ``"cpu"`` (numba kernels), ``"gpu"`` (the per-vertex orbit sums of the 5-vertex
+    hybrid, ``backends/gpu/census.sigma4``: k = 3 and 4) or None / ``"auto"`` (the GPU when one is
+    visible and G has at least as many arcs as the 4-vertex census sends there, else the CPU).
+    Both backends solve the same triangular system from the same non-induced sums, on the host.
+
     Examples
     --------
     >>> import la_gpm
@@ -723,9 +728,16 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     if k < 2:
         raise InvalidArgument(f"orbits needs k >= 2 graphlet vertices; got k={k}")
     G = _prepare(G, "graphlet orbits")
-    resolve_backend(backend, supported=("cpu",), what="graphlet orbits")
+    b = resolve_backend(backend, supported=("cpu", "gpu"), what="graphlet orbits")
+    if b == "gpu" and (config.backend if backend is None else backend) == "auto" and G.nnz < _GPU_CLOSED_FORM_ARCS:
+        b = "cpu"
     width = {2: 1, 3: 4, 4: 15}[k]
-    sigma = _sigma(G, k)
+    if b == "gpu" and k > 2 and G.m:
+        from ..backends.gpu.census import sigma4
+        _check_safe(G)
+        sigma = sigma4(G)[0][_descending(G)[2], :width]     # the GPU works on the degree-descending ids
+    else:
+        sigma = _sigma(G, k)
     C = _orbit_matrix()
     out = np.zeros((G.n, width), dtype=np.int64)
     for o in range(width - 1, -1, -1):
