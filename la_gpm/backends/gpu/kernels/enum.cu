@@ -429,6 +429,32 @@ __device__ __forceinline__ u64 en_fetch(u64* counters, int lane) {
     return __shfl_sync(LA_FULL_MASK, e, 0);
 }
 
+// Level d's accepted candidates of the window src[lo, hi), 32 at a time: one atomicAdd per warp on
+// `counter` reserves a run of slots for the accepted lanes, in lane order; emit(ok, c, slot, n) is
+// then called by every lane (ok: this lane's candidate c was accepted and owns `slot`; n: how many of
+// the 32 were). Used by the breadth-first kernels (enum_expand_warp, enum_batch_level) to append rows.
+template <class Emit>
+__device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPlan& P, const EnState& s, int d,
+                                                   const int* src, i64 lo, i64 hi, u64* counter, int lane,
+                                                   Emit&& emit) {
+    for (i64 base = lo; base < hi; base += 32) {
+        const i64 p = base + lane;
+        int c = 0;
+        bool ok = false;
+        if (p < hi) {
+            c = src[p];
+            ok = en_accept(g, P, s, d, c);
+        }
+        const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
+        const int n = __popc(m);
+        if (n == 0) continue;
+        u64 slot0 = 0;
+        if (lane == 0) slot0 = atomicAdd(counter, (u64)n);
+        slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
+        emit(ok, c, slot0 + __popc(m & en_lanemask_lt(lane)), n);
+    }
+}
+
 // The graph and plan parameters every warp-per-item kernel takes, and the set-up it starts with:
 // the graph and plan views, the lane, this warp's stack (k - 2 levels of maxd ints in buf) and
 // zeroed statistics.
@@ -583,28 +609,15 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
         en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
         i64 lo, hi, vlo, vhi;
         const int* src = en_window(g, P, s, stack, maxd, d, lo, hi, vlo, vhi, lane);
-        for (i64 base = lo; base < hi; base += 32) {
-            const i64 p = base + lane;
-            int c = 0;
-            bool ok = false;
-            if (p < hi) {
-                c = src[p];
-                ok = en_accept(g, P, s, d, c);
-            }
-            const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
-            const int n = __popc(m);
-            if (n == 0) continue;
-            u64 slot0 = 0;
-            if (lane == 0) slot0 = atomicAdd(counters + CN_TOTAL, (u64)n);
-            slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
-            const u64 slot = slot0 + __popc(m & en_lanemask_lt(lane));
-            if (ok && slot < (u64)cap) {
-                int* o = out + (i64)slot * (d + 1);
-                for (int q = 0; q < d; ++q) o[q] = s.f[q];
-                o[d] = c;
-            }
-            s.nodes += (u64)n;
-        }
+        en_append_accepted(g, P, s, d, src, lo, hi, counters + CN_TOTAL, lane,
+                           [&](bool ok, int c, u64 slot, int n) {
+                               if (ok && slot < (u64)cap) {
+                                   int* o = out + (i64)slot * (d + 1);
+                                   for (int q = 0; q < d; ++q) o[q] = s.f[q];
+                                   o[d] = c;
+                               }
+                               s.nodes += (u64)n;
+                           });
         __syncwarp();
     }
     if (lane == 0) {
@@ -733,21 +746,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
         } else {
             i64 lo, hi, vlo, vhi;
             const int* src = en_window(g, P, s, stack, maxd, d, lo, hi, vlo, vhi, lane);
-            for (i64 base = lo; base < hi; base += 32) {
-                const i64 p = base + lane;
-                int c = 0;
-                bool ok = false;
-                if (p < hi) {
-                    c = src[p];
-                    ok = en_accept(g, P, s, d, c);
-                }
-                const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
-                const int n = __popc(m);
-                if (n == 0) continue;
-                u64 slot0 = 0;
-                if (lane == 0) slot0 = atomicAdd(lc + 1, (u64)n);
-                slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
-                const u64 slot = slot0 + __popc(m & en_lanemask_lt(lane));
+            en_append_accepted(g, P, s, d, src, lo, hi, lc + 1, lane, [&](bool ok, int c, u64 slot, int) {
                 if (ok && slot < (u64)cap) {
                     int* o = out + (i64)slot * (d + 2);
                     o[0] = q;
@@ -763,7 +762,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
                     item += sub;
                     if (item < sub) over = true;
                 }
-            }
+            });
             __syncwarp();
         }
         if (item > (u64)EN_I64_MAX) over = true;
