@@ -321,17 +321,80 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
 
 @functools.lru_cache(maxsize=None)
 def _class_patterns(k: int) -> tuple:
-    """The Pattern of every connected k-vertex class, built once per process (about 0.3 ms a census)."""
+    """The Pattern of every connected k-vertex class, built once per process (about 0.3 ms a census).
+
+    Shared templates: :func:`_frame` hands each census its own shallow copies (``Pattern.name`` is a
+    plain attribute a user may set)."""
     cls = _classes(k)
     return tuple(Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names))
 
 
-def _frame(cls, k, counts, induced, method):
+_FRAME_COLUMNS = ("pattern", "name", "key", "edges", "count")
+
+
+def _pattern_copy(P):
+    """A shallow copy of a class Pattern (its tuples and read-only adjacency shared), about 0.4 µs."""
+    Q = object.__new__(type(P))
+    Q.__dict__.update(P.__dict__)
+    return Q
+
+
+@functools.lru_cache(maxsize=None)
+def _frame_parts(k: int):
+    """What every census frame of k shares, built once: (column Index, row Index, names as the
+    constructor's string array, keys int64, Patterns, edge lists as tuples, from_blocks or None).
+
+    Indexes are immutable and shared; arrays are copied into each frame (see :func:`_frame`)."""
     import pandas as pd
 
-    patterns = list(_class_patterns(k))
-    df = pd.DataFrame({"pattern": patterns, "name": list(cls.names), "key": list(cls.keys),
+    cls = _classes(k)
+    ref = _frame_reference(cls, k, [0] * len(cls.keys), True, "")
+    try:    # pandas >= 3.0: public low-level constructor (pandas.api.internals)
+        from pandas.api.internals import create_dataframe_from_blocks
+    except ImportError:
+        create_dataframe_from_blocks = None
+    names = ref["name"].array
+    if create_dataframe_from_blocks is not None and not isinstance(names, pd.api.extensions.ExtensionArray):
+        create_dataframe_from_blocks = None
+    return (ref.columns, ref.index, names, np.array(cls.keys, dtype=np.int64), _class_patterns(k), cls.edges,
+            create_dataframe_from_blocks)
+
+
+_OBJECT_PLACEMENT = np.array([0, 3, 4], dtype=np.intp)
+_NAME_PLACEMENT = np.array([1], dtype=np.intp)
+_KEY_PLACEMENT = np.array([2], dtype=np.intp)
+
+
+def _frame_reference(cls, k, counts, induced, method):
+    """The census DataFrame through the ordinary constructor (the layout :func:`_frame` reproduces)."""
+    import pandas as pd
+
+    df = pd.DataFrame({"pattern": list(_class_patterns(k)), "name": list(cls.names), "key": list(cls.keys),
                        "edges": [list(e) for e in cls.edges], "count": pd.Series(counts, dtype=object)})
+    df.attrs.update(k=k, induced=bool(induced), method=method)
+    return df
+
+
+def _frame(cls, k, counts, induced, method):
+    """The census DataFrame (columns pattern, name, key, edges, count; count of dtype object holding
+    Python ints; attrs k, induced, method).
+
+    Built from its blocks with ``pandas.api.internals.create_dataframe_from_blocks`` (pandas >= 3),
+    about 0.02 ms against 0.11 ms for ``pd.DataFrame(dict)``, which it equals (tests/test_census_small.py).
+    Every mutable object is the frame's own: the arrays, the edge lists and shallow copies of the
+    cached Patterns; only the immutable column and row indexes are shared between calls.
+    """
+    columns, index, names, keys, patterns, edges, from_blocks = _frame_parts(k)
+    if from_blocks is None:
+        return _frame_reference(cls, k, counts, induced, method)
+    r = len(keys)
+    obj = np.empty((3, r), dtype=object)
+    for i in range(r):
+        obj[0, i] = _pattern_copy(patterns[i])
+        obj[1, i] = list(edges[i])
+        obj[2, i] = int(counts[i])
+    df = from_blocks([(obj, _OBJECT_PLACEMENT), (names.copy(), _NAME_PLACEMENT),
+                      (keys.reshape(1, r).copy(), _KEY_PLACEMENT)], index=index, columns=columns)
     df.attrs.update(k=k, induced=bool(induced), method=method)
     return df
 

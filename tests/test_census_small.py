@@ -1,0 +1,111 @@
+"""Small-graph census fixed costs (docs/gpu_census.md, "Small graphs"): the census DataFrame built from
+its blocks against the pandas constructor, its isolation between calls, the cached graph-derived
+inputs of the CPU closed forms against brute force / networkx / published counts, and the GPU closed
+forms (shared-memory and global wedge counters, the fused single-copy path) against the CPU backend."""
+
+from __future__ import annotations
+
+import itertools
+from math import comb
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm.algorithms import motifs as M
+from la_gpm.algorithms.motifs import census
+from la_gpm.backends import gpu_status
+
+from .conftest import data_path
+from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, TRIANGLES
+from .oracles_census import induced_census, noninduced_census
+
+_GPU_MARKS = (pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}"))
+
+
+def gpu(f):
+    """Mark a test ``gpu`` and skip it with the reason where no device is visible."""
+    for m in _GPU_MARKS:
+        f = m(f)
+    return f
+
+
+def _graph(n, edges):
+    src = np.array([a for a, b in edges], dtype=np.int64)
+    dst = np.array([b for a, b in edges], dtype=np.int64)
+    return la_gpm.Graph.from_edges(src, dst, n=n)
+
+
+def _by_name(df):
+    return dict(zip(df["name"], (int(c) for c in df["count"])))
+
+
+@pytest.fixture(scope="module")
+def citeseer():
+    return la_gpm.read_graph(data_path("citeseer.edgelist"))
+
+
+@pytest.fixture(scope="module")
+def email():
+    return la_gpm.read_graph(data_path("email-Eu-core.txt"))
+
+
+# --------------------------------------------------------------------------- the result frame
+
+
+def _layout(df):
+    return [(str(b.dtype), b.mgr_locs.as_array.tolist()) for b in df._mgr.blocks]
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 6])
+def test_frame_equals_constructor(k):
+    cls = M._classes(k)
+    counts = [3 ** 41 + i for i in range(len(cls.keys))]      # beyond int64: exact Python ints kept
+    got = M._frame(cls, k, counts, False, "closed_form")
+    want = pd.DataFrame({"pattern": [la_gpm.Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)],
+                         "name": list(cls.names), "key": list(cls.keys), "edges": [list(e) for e in cls.edges],
+                         "count": pd.Series(counts, dtype=object)})
+    pd.testing.assert_frame_equal(got, want, check_exact=True)
+    assert _layout(got) == _layout(want)
+    assert list(got.columns) == ["pattern", "name", "key", "edges", "count"]
+    assert got.attrs == {"k": k, "induced": False, "method": "closed_form"}
+    assert all(type(c) is int for c in got["count"]) and list(got["count"]) == counts
+    assert [P.name for P in got["pattern"]] == list(cls.names)
+    assert [repr(P) for P in got["pattern"]] == [repr(P) for P in want["pattern"]]
+
+
+def test_frame_calls_share_nothing_mutable():
+    """Whatever a user does to one census frame, the next census of the same k is unchanged."""
+    G = la_gpm.datasets.load("karate")
+    want = induced_census(G, 4, M._classes(4).edges)[0]
+    a = census(G, 4, backend="cpu")
+    a.loc[0, "name"] = "mutated"
+    a.loc[1, "key"] = -5
+    a.loc[2, "count"] = -1
+    a["edges"].iloc[0].append((7, 8))
+    P = a["pattern"].iloc[0]
+    P.name = "mutated"
+    P.__dict__["degrees"] = (9, 9, 9, 9)
+    a.attrs["k"] = 99
+    b = census(G, 4, backend="cpu")
+    cls = M._classes(4)
+    assert [int(c) for c in b["count"]] == want
+    assert list(b["name"]) == list(cls.names) and list(b["key"]) == list(cls.keys)
+    assert list(b["edges"]) == [list(e) for e in cls.edges]
+    assert [P.name for P in b["pattern"]] == list(cls.names)
+    assert b["pattern"].iloc[0].degrees == (3, 1, 1, 1)
+    assert b.attrs == {"k": 4, "induced": True, "method": "closed_form"}
+    assert b["pattern"].iloc[0] is not a["pattern"].iloc[0]
+
+
+def test_frame_without_block_constructor(monkeypatch):
+    """The fallback (pandas without pandas.api.internals) is the constructor itself."""
+    cls = M._classes(4)
+    parts = M._frame_parts(4)
+    monkeypatch.setattr(M, "_frame_parts", lambda k: parts[:-1] + (None,))
+    got = M._frame(cls, 4, list(range(6)), True, "x")
+    monkeypatch.undo()
+    pd.testing.assert_frame_equal(got, M._frame(cls, 4, list(range(6)), True, "x"), check_exact=True)
