@@ -109,3 +109,60 @@ def test_frame_without_block_constructor(monkeypatch):
     got = M._frame(cls, 4, list(range(6)), True, "x")
     monkeypatch.undo()
     pd.testing.assert_frame_equal(got, M._frame(cls, 4, list(range(6)), True, "x"), check_exact=True)
+
+
+# --------------------------------------------------------------------------- CPU closed forms, k = 3 and 4
+
+
+@pytest.mark.parametrize("r", [2, 3])
+def test_deg_binomial_sum_exact(r):
+    rng = np.random.default_rng(r)
+    for d in (np.array([], dtype=np.int64), rng.integers(0, 50, 1000), np.array([0, 1, 2, 3], dtype=np.int32),
+              np.array([2**21 + 5, 3], dtype=np.int64), np.full(2**12, 2**19, dtype=np.int64)):
+        assert M._deg_binomial_sum(d, r) == sum(comb(int(x), r) for x in d.tolist())
+
+
+def test_degree_binomials_cached_with_graph(citeseer):
+    d = citeseer.degrees.tolist()
+    assert M._degree_binomials(citeseer) == (sum(comb(x, 2) for x in d), sum(comb(x, 3) for x in d))
+    assert M._degree_binomials(citeseer) is M._degree_binomials(citeseer)
+
+
+@pytest.mark.parametrize("name", ["karate.mtx", "citeseer.edgelist", "email-Eu-core.txt", "jagmesh7.mtx"])
+def test_census3_triangles_published(name):
+    from la_gpm.backends.cpu.motif_kernels import census3_triangles_serial
+    G = la_gpm.read_graph(data_path(name))
+    assert int(census3_triangles_serial(*M._descending(G)[:2])) == TRIANGLES[name][2]
+    assert int(census(G, 3, backend="cpu")["count"].iloc[1]) == TRIANGLES[name][2]
+
+
+def test_citeseer_cpu_published(citeseer):
+    assert _by_name(census(citeseer, 3, backend="cpu")) == CITESEER_INDUCED_3
+    assert _by_name(census(citeseer, 4, backend="cpu")) == CITESEER_INDUCED_4
+    assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
+
+
+def test_column_sums_exact():
+    acc = np.array([[2**62, 1], [2**62, -3], [2**62, 5]], dtype=np.int64)
+    assert M._column_sums(acc) == [3 * 2**62, 3]
+    assert M._column_sums(acc[:1]) == [2**62, 1] and all(type(x) is int for x in M._column_sums(acc[:1]))
+
+
+_edges = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=26)
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edges)
+def test_closed_forms_against_brute_force(edges):
+    G = _graph(9, [(a, b) for a, b in edges if a != b])
+    for k in (3, 4):
+        cls = M._classes(k)
+        assert M._closed_form_noninduced(G, k) == noninduced_census(G, k, cls.edges)
+        assert [int(c) for c in census(G, k, backend="cpu")["count"]] == induced_census(G, k, cls.edges)[0]
+
+
+def test_parallel_closed_forms_published(citeseer, monkeypatch):
+    """The thread-pool kernels (graphs of _SERIAL_ARCS arcs or more) agree with the published counts."""
+    monkeypatch.setattr(M, "_SERIAL_ARCS", 0)
+    assert _by_name(census(citeseer, 3, backend="cpu")) == CITESEER_INDUCED_3
+    assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4

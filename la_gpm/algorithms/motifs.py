@@ -446,10 +446,31 @@ def _exact_sum(a) -> int:
 
 
 def _deg_binomial_sum(deg, r) -> int:
-    """Σ_v C(d_v, r) exactly, grouping equal degrees."""
+    """Σ_v C(d_v, r) exactly: in int64 where no term or partial sum can overflow, else grouping equal
+    values over Python ints."""
     from math import comb
-    vals, cnt = np.unique(np.asarray(deg), return_counts=True)
-    return sum(int(c) * comb(int(d), r) for d, c in zip(vals.tolist(), cnt.tolist()))
+    d = np.asarray(deg)
+    if d.size == 0:
+        return 0
+    lo, hi = int(d.min()), int(d.max())
+    if r in (2, 3) and lo >= 0 and hi < 2**20 and d.size * comb(hi, r) < 2**62:
+        d = d.astype(np.int64)
+        return int((d * (d - 1) // 2).sum()) if r == 2 else int((d * (d - 1) * (d - 2) // 6).sum())
+    vals, cnt = np.unique(d, return_counts=True)
+    return sum(int(c) * comb(int(v), r) for v, c in zip(vals.tolist(), cnt.tolist()))
+
+
+def _degree_binomials(G) -> tuple[int, int]:
+    """(Σ_v C(d_v, 2), Σ_v C(d_v, 3)) of G: wedges and 3-stars, graph-derived, cached with the graph."""
+    return G.device_cache("cpu:degree-binomials",
+                          lambda: (_deg_binomial_sum(G.degrees, 2), _deg_binomial_sum(G.degrees, 3)))
+
+
+def _column_sums(acc) -> list:
+    """Exact Python-int sums of the columns of a small int64 (rows, cols) array of per-chunk totals."""
+    if acc.shape[0] == 1:
+        return acc[0].tolist()
+    return [sum(col) for col in zip(*acc.tolist())]
 
 
 def _check_safe(G):
@@ -461,22 +482,21 @@ def _check_safe(G):
 
 
 def _closed_form_noninduced(G, k):
-    from ..backends.cpu.motif_kernels import census4_totals, census4_totals_serial
+    from ..backends.cpu.motif_kernels import census3_triangles_serial, census4_totals, census4_totals_serial
     from ..backends.cpu.triangle_kernels import triangles_total
 
-    deg = G.degrees
+    wedges, stars = _degree_binomials(G)
     if k == 3:
         if G.nnz < _SERIAL_ARCS:
-            T = int(census4_totals_serial(*_descending(G)[:2])[:, 3].sum())
+            T = int(census3_triangles_serial(*_descending(G)[:2]))
         else:
             T = int(triangles_total(*G.oriented())) if G.m else 0
-        return [_deg_binomial_sum(deg, 2), T]   # rows: wedge, triangle
+        return [wedges, T]   # rows: wedge, triangle
     _check_safe(G)
     ptr, idx, _ = _descending(G)
     acc = census4_totals_serial(ptr, idx) if idx.size < _SERIAL_ARCS else census4_totals(ptr, idx, _nchunks())
-    dia, c4, k4, T, p4base, tdeg = (_exact_sum(acc[:, i]) for i in range(6))
-    star = _deg_binomial_sum(deg, 3)
-    N = {"4-path": p4base - 3 * T, "4-star": star, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
+    dia, c4, k4, T, p4base, tdeg = _column_sums(acc)
+    N = {"4-path": p4base - 3 * T, "4-star": stars, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
          "diamond": dia, "4-clique": k4}
     return [N[nm] for nm in _classes(4).names]
 
