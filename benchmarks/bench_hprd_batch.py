@@ -23,6 +23,8 @@ import time
 import traceback
 from pathlib import Path
 
+import numpy as np
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
@@ -170,6 +172,7 @@ def main():
             out["cases"]["gpu_batch_engine_event_span"] = {"median_s": statistics.median(spans)}
         except Exception as e:  # noqa: BLE001
             out["errors"]["gpu_batch_engine_event_span"] = repr(e)
+        out["cases"]["gpu_floor_same_launches_empty"] = _launch_floor(st, args.repeat)
         many = plans * COPIES
         case(f"gpu_batch_engine_x{COPIES}", lambda: _fold(count_plans_batch_gpu(G, many)[0], len(plans), aut), 5,
              sync=True, note=f"the 200 queries {COPIES} times in one batch; counts of every copy checked")
@@ -205,6 +208,36 @@ def main():
     for k, v in sp.items():
         print(f"{k:<75} {v:8.2f}x")
     print("wrote", write("hprd_batch", out))
+
+
+def _launch_floor(st, repeat):
+    """The batch's fixed cost with no work: the same number of dependent launches of the same grid
+    (an empty kernel) captured as one CUDA graph, between the same small host-to-device and
+    device-to-host copies as a real batch (counters set, counts read back)."""
+    import cupy as cp
+    empty = cp.RawKernel(r'''extern "C" __global__ void la_empty(unsigned long long* c) {
+        if (c[0] == 0xFFFFFFFFull && threadIdx.x == 0) c[1] = blockIdx.x; }''', "la_empty")
+    launches, warps = int(st["launches"]), int(st["warps"])
+    grid = max(1, warps * 32 // 256)
+    ctr = cp.zeros(2, dtype=cp.uint64)
+    host = np.zeros(2, dtype=np.uint64)
+    stream = cp.cuda.Stream(non_blocking=True)
+    with stream:
+        stream.begin_capture()
+        for _ in range(launches):
+            empty((grid,), (256,), (ctr,))
+        graph = stream.end_capture()
+
+    def one():
+        with stream:
+            ctr.set(host)
+            graph.launch()
+            return ctr.get()
+    med, times, _ = timeit(one, repeat=max(repeat, 11), warmup=2, sync=True, budget_s=5)
+    row = {"median_s": med, "min_s": min(times), "runs": len(times), "launches": launches, "grid": grid,
+           "note": "floor: the batch's launches of an empty kernel as one CUDA graph + its two small copies"}
+    print(f"{'gpu_floor_same_launches_empty':<40} median {med * 1e3:9.3f} ms", flush=True)
+    return row
 
 
 def _fold(counts, nq, aut):
