@@ -62,6 +62,10 @@ def main(argv=None):
             gmed, gruns, _ = timeit(lambda: la_gpm.orbits(G, 4, backend="gpu"), repeat=7, sync=True,
                                     budget_s=a.budget)
             smed, _, _ = timeit(lambda: gc.sigma4(G), repeat=7, sync=True, budget_s=a.budget)
+            gc.PROFILE = {}                     # one more call, synchronised around each stage
+            gc.sigma4(G)
+            stages, gc.PROFILE = gc.PROFILE, None
+            row["gpu_sigma4_stages_seconds"] = {k: v for k, v in stages.items() if isinstance(v, float)}
             floor = ((G.n + 1) * 8 + G.nnz * 4 + G.n * 15 * 8) / COPY_BW
             row.update(gpu_seconds=gmed, gpu_runs=gruns, gpu_sigma4_seconds=smed, speedup_vs_cpu=cmed / gmed,
                        gpu_edges_per_s=G.m / gmed, read_graph_write_result_floor_seconds=floor)
