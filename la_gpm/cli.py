@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import time
+from pathlib import Path
 
 from .exceptions import LaGpmError
 
@@ -73,6 +74,35 @@ def cmd_census(args):
         if args.estimate:
             print(f"# estimate: {a.get('colorings')} colorings, {a.get('samples')} samples, seed {a.get('seed')}, "
                   f"converged {a.get('converged')}, pending {a.get('pending')}\n# bound: {a.get('bound')}")
+        print(f"# {dt:.3f} s")
+
+
+def cmd_orbits(args):
+    import numpy as np
+
+    import la_gpm
+
+    G = _graph(args.graph)
+    t = time.perf_counter()
+    X = la_gpm.orbits(G, args.k, backend=args.backend)
+    dt = time.perf_counter() - t
+    if args.out:
+        out = Path(args.out)
+        if out.suffix == ".npy":
+            np.save(out, X)
+        elif out.suffix in (".csv", ".txt"):
+            np.savetxt(out, X, fmt="%d", delimiter="," if out.suffix == ".csv" else " ",
+                       header=",".join(f"orbit{o}" for o in range(X.shape[1])) if out.suffix == ".csv" else "")
+        else:
+            from .exceptions import InvalidArgument
+            raise InvalidArgument(f"--out must end in .npy, .csv or .txt; got {args.out!r}")
+    sums = [int(x) for x in X.sum(axis=0)]
+    if args.json:
+        print(json.dumps({"graph": args.graph, "k": args.k, "n": G.n, "seconds": dt, "orbit_sums": sums,
+                          "out": args.out}))
+    else:
+        print(f"{G.n} vertices x {X.shape[1]} orbits (ORCA numbering){' -> ' + args.out if args.out else ''}")
+        print("orbit sums: " + " ".join(f"{o}:{v}" for o, v in enumerate(sums)))
         print(f"# {dt:.3f} s")
 
 
@@ -199,6 +229,13 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("--plot", default=None, help="draw frequencies (with intervals) to this image file")
     common(s)
     s.set_defaults(func=cmd_census)
+
+    o = sub.add_parser("orbits", help="per-vertex graphlet orbit counts (graphlet degree vectors, ORCA numbering)")
+    o.add_argument("graph")
+    o.add_argument("-k", type=int, default=4, help="largest graphlet size: 2, 3 or 4")
+    o.add_argument("--out", default=None, help="write the n x orbits matrix to a .npy, .csv or .txt file")
+    common(o)
+    o.set_defaults(func=cmd_orbits)
 
     mt = sub.add_parser("match", help="labeled subgraph matching (embeddings)")
     mt.add_argument("data")

@@ -6,7 +6,10 @@ import json
 import shutil
 import subprocess
 
+import numpy as np
 import pytest
+
+import la_gpm
 
 from la_gpm.cli import main
 
@@ -125,3 +128,20 @@ def test_census_estimate_uniform_sampling_flag(capsys):
     got = {r["name"]: r for r in out["classes"]}
     assert got["triangle"]["ci_low"] <= 45 <= got["triangle"]["ci_high"]
     assert got["wedge"]["ci_low"] <= 393 <= got["wedge"]["ci_high"]
+
+
+def test_orbits(capsys, tmp_path):
+    # orbit 3 counts triangles at each vertex: its sum is 3 x 45 in karate; orbit 0 sums the degrees (2m = 156)
+    out = tmp_path / "gdv.npy"
+    assert main(["orbits", "karate", "-k", "4", "--out", str(out), "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["orbit_sums"][0] == 156 and res["orbit_sums"][3] == 3 * 45
+    X = np.load(out)
+    assert X.shape == (34, 15) and X.dtype == np.int64
+    np.testing.assert_array_equal(X, la_gpm.orbits(la_gpm.datasets.load("karate"), 4, backend="cpu"))
+    csv = tmp_path / "gdv.csv"
+    assert main(["orbits", "karate", "-k", "3", "--out", str(csv)]) == 0
+    assert "34 vertices x 4 orbits" in capsys.readouterr().out
+    np.testing.assert_array_equal(np.loadtxt(csv, delimiter=",", dtype=np.int64), X[:, :4])
+    assert main(["orbits", "karate", "--out", str(tmp_path / "x.parquet")]) == 2
+    assert "--out must end in" in capsys.readouterr().err
