@@ -1,14 +1,7 @@
 #!/usr/bin/env bash
 # The device benchmark of motif-frequency estimation (bench_motif_estimate.py): GPU grid, R-MAT 22 k = 7
 # estimator ablations, CPU (16 cores) grid.  JSON and one log to $OUT.
-export PYTHONUNBUFFERED=1 LA_GPM_BENCH_OUT=$OUT
-[ -d .shared_data ] && export LA_GPM_SHARED_DATA=$PWD/.shared_data
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl
-  export PYTHONPATH=$PWD:/tmp/site
-else
-  export PYTHONPATH=$PWD
-fi
+. "$(dirname "$0")/device_env.sh"
 B() { t=$1; shift; timeout "$t" python3 benchmarks/bench_motif_estimate.py --out "$OUT" "$@" 2>&1 | grep -v Warn; }
 {
 case=${1:-all}

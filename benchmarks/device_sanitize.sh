@@ -3,17 +3,10 @@
 # (memcheck on each part, then racecheck on the parts whose kernels use shared memory).
 #   usage: bash benchmarks/device_sanitize.sh [memcheck parts...] [-- racecheck parts...]
 #   e.g.   bash benchmarks/device_sanitize.sh triangles census batch -- triangles census
-# Logs go to $OUT/sanitize_<tool>_<part>_gpu.log; a summary line per run on stdout.
+# Logs go to $OUT/sanitize_<tool>_<part>_gpu.log; a summary line per run on stdout and in
+# $OUT/sanitize_summary_gpu.log.
 set -uo pipefail
-OUT=${OUT:-$PWD/device_out}; mkdir -p "$OUT"
-export PYTHONUNBUFFERED=1
-[ -d .shared_data ] && export LA_GPM_SHARED_DATA=$PWD/.shared_data
-if ls .whl/*.whl >/dev/null 2>&1; then
-  python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl \
-    && export PYTHONPATH=$PWD:/tmp/site || exit 1
-else
-  export PYTHONPATH=$PWD
-fi
+. "$(dirname "$0")/device_env.sh"
 mem=(); race=(); dst=mem
 for a in "$@"; do
   if [ "$a" = "--" ]; then dst=race; continue; fi
@@ -28,7 +21,7 @@ run() {  # tool part [extra args]
     python3 benchmarks/sanitize_kernels.py --part "$part" "$@" >"$log" 2>&1
   local r=$?
   [ $r -ne 0 ] && rc=1
-  echo "$tool $part: rc=$r, $((SECONDS - t0)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)"
+  echo "$tool $part: rc=$r, $((SECONDS - t0)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$log" | tail -1)" | tee -a "$OUT/sanitize_summary_gpu.log"
 }
 for p in "${mem[@]}"; do run memcheck "$p"; done
 for p in "${race[@]}"; do run racecheck "$p" --scale 8; done
