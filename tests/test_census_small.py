@@ -57,7 +57,8 @@ def email():
 
 
 def _layout(df):
-    return [(str(b.dtype), b.mgr_locs.as_array.tolist()) for b in df._mgr.blocks]
+    """The blocks (dtype, columns); their order differs between pandas versions and is not observable."""
+    return sorted((str(b.dtype), b.mgr_locs.as_array.tolist()) for b in df._mgr.blocks)
 
 
 @pytest.mark.parametrize("k", [3, 4, 5, 6])
@@ -166,3 +167,115 @@ def test_parallel_closed_forms_published(citeseer, monkeypatch):
     monkeypatch.setattr(M, "_SERIAL_ARCS", 0)
     assert _by_name(census(citeseer, 3, backend="cpu")) == CITESEER_INDUCED_3
     assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
+
+
+# --------------------------------------------------------------------------- GPU closed forms, k = 3 and 4
+
+
+def _gc():
+    from la_gpm.backends.gpu import census as gc
+    return gc
+
+
+def _gpu_vs_cpu(G, ks=(3, 4)):
+    for k in ks:
+        for induced in (True, False):
+            got = census(G, k, backend="gpu", induced=induced)
+            want = census(G, k, backend="cpu", induced=induced)
+            assert got.attrs["method"] == "gpu_closed_form"
+            assert list(got["count"]) == list(want["count"]), (k, induced)
+            assert all(type(c) is int for c in got["count"])
+
+
+def _hub_graph():
+    """A graph with two vertices of degree >= 256 (16-warp blocks), triangles and 4-cliques among hub neighbours."""
+    rng = np.random.default_rng(7)
+    edges = [(0, 1)] + [(0, v) for v in range(2, 400)] + [(1, v) for v in range(150, 600)]
+    edges += [tuple(e) for e in rng.integers(2, 600, size=(2500, 2)) if e[0] != e[1]]
+    return _graph(600, edges)
+
+
+_SMALL_GRAPHS = {
+    "karate": lambda: la_gpm.datasets.load("karate"),
+    "hubs": _hub_graph,
+    "dense": lambda: la_gpm.generators.gnm(60, 1200, seed=3),       # 4-cliques on every edge
+    "rmat11": lambda: la_gpm.generators.rmat(11, seed=3),
+    "isolated": lambda: _graph(70, [(0, 1), (1, 2), (0, 2), (2, 3), (40, 41), (41, 69), (40, 69), (68, 69)]),
+}
+
+
+@gpu
+@pytest.mark.parametrize("name", list(_SMALL_GRAPHS))
+def test_gpu_small_path_matches_cpu(name):
+    G = _SMALL_GRAPHS[name]()
+    assert _gc().small_shape(G, 4) is not None
+    _gpu_vs_cpu(G)
+
+
+@gpu
+@pytest.mark.parametrize("name", ["karate", "hubs", "dense", "rmat11"])
+def test_gpu_global_path_matches_cpu(name, monkeypatch):
+    """SMALL_SHARED_BYTES = 0 forces census4_closed + cliques.cu / triangles.cu (the large-graph path)."""
+    monkeypatch.setattr(_gc(), "SMALL_SHARED_BYTES", 0)
+    G = _SMALL_GRAPHS[name]()
+    assert _gc().small_shape(G, 3) is None and _gc().small_shape(G, 4) is None
+    _gpu_vs_cpu(G)
+
+
+@gpu
+@pytest.mark.parametrize("limit", [None, 6 << 10, 0])
+def test_gpu_citeseer_email_published(citeseer, email, limit, monkeypatch):
+    """Both paths, and the small path with fewer warps per block (a smaller shared-memory limit)."""
+    if limit is not None:
+        monkeypatch.setattr(_gc(), "SMALL_SHARED_BYTES", limit)
+    assert _by_name(census(citeseer, 3, backend="gpu")) == CITESEER_INDUCED_3
+    assert _by_name(census(citeseer, 4, backend="gpu")) == CITESEER_INDUCED_4
+    assert _by_name(census(citeseer, 4, backend="gpu", induced=False)) == CITESEER_NONINDUCED_4
+    assert int(census(email, 3, backend="gpu")["count"].iloc[1]) == TRIANGLES["email-Eu-core.txt"][2]
+    want = census(email, 4, backend="cpu", induced=False)
+    assert list(census(email, 4, backend="gpu", induced=False)["count"]) == list(want["count"])
+
+
+@gpu
+def test_gpu_small_shape_warps(citeseer, monkeypatch):
+    gc = _gc()
+    assert gc.small_shape(citeseer, 4)[0] == 8
+    monkeypatch.setattr(gc, "SMALL_SHARED_BYTES", 6 << 10)
+    assert gc.small_shape(citeseer, 4) is None and gc.small_shape(citeseer, 3) == (8, 408)
+    assert gc.small_shape(_hub_graph(), 4) == (16, 4 * (19 * 17 + 600))
+
+
+@gpu
+def test_gpu_small_scratch_left_zero_and_per_stream():
+    import cupy as cp
+    gc = _gc()
+    Gs = [_SMALL_GRAPHS[nm]() for nm in ("karate", "hubs", "dense")]
+    want = [gc.small_inputs(G, 4) for G in Gs]
+    for _ in range(3):                          # interleaved graphs: every call starts from zeroed counters
+        assert [gc.small_inputs(G, 4) for G in Gs] == want
+    assert all(int(x) == 0 for buf in gc._SMALL_SCRATCH.values() for x in buf.get())
+    with cp.cuda.Stream(non_blocking=True):
+        assert [gc.small_inputs(G, 4) for G in Gs] == want
+    assert len(gc._SMALL_SCRATCH) >= 2
+    assert all(int(x) == 0 for buf in gc._SMALL_SCRATCH.values() for x in buf.get())
+    # k = 3 computes the triangles only
+    assert [gc.small_inputs(G, 3)[2] for G in Gs] == [w[2] for w in want]
+
+
+@gpu
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_edges)
+def test_gpu_small_path_against_brute_force(edges):
+    G = _graph(9, [(a, b) for a, b in edges if a != b])
+    for k in (3, 4):
+        cls = M._classes(k)
+        assert list(census(G, k, backend="gpu", induced=False)["count"]) == noninduced_census(G, k, cls.edges)
+
+
+def test_census4_pool_rule_published(citeseer, monkeypatch):
+    """The k = 4 totals on the pool from _SERIAL_ARCS_CENSUS4 arcs (as with 16 threads) agree with the published counts."""
+    monkeypatch.setattr(M, "_POOL_MIN_THREADS", 1)
+    monkeypatch.setattr(M, "_SERIAL_ARCS_CENSUS4", 0)
+    assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
+    G = la_gpm.datasets.load("karate")
+    assert [int(c) for c in census(G, 4, backend="cpu")["count"]] == induced_census(G, 4, M._classes(4).edges)[0]

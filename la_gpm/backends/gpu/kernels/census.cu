@@ -310,3 +310,165 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
         if (tdeg) atomicAdd(acc + 4, tdeg);
     }
 }
+
+// census_small: the k = 3 / 4 closed-form inputs of a SMALL graph in one launch, every counter in shared
+//   memory, one block per vertex u (degree-descending ids, from the counter scratch[0]):
+//   * a bitmap of N(u) in shared memory makes "w ~ u" one shared load (no binary search);
+//   * u's forward edges (u, v), v > u, go to the block's warps in turn, the lanes over N(v): t_uv
+//     (diamonds Σ C(t_e, 2)), triangles u < v < w with the sum of their degrees, P4 base
+//     (d_u - 1)(d_v - 1), and the wedges u - v - w (w > u) counted in ONE shared counter array per
+//     block (n words), read and cleared by a second pass: 4-cycles with u the smallest id;
+//   * 4-cliques u < v < w < x: the warp's shared bitmap S of the triangle vertices w > v of (u, v), then
+//     the rows of S's members above themselves are expanded over the 32 lanes (prefix sums by shuffles)
+//     and each x tested in S: Σ_{w ∈ S} |N(w) ∩ S ∩ (w, n)|.
+//   mode 3 computes the triangles only (no wedge counters, no S: the k = 3 census).
+//   The block totals go to scratch[2..7] by atomics; the last block to finish (ticket scratch[1])
+//   moves them to out[0..5] (diamonds, 4-cycles, triangles, P4 base, triangle degree sums, 4-cliques)
+//   and leaves scratch all zero again, so the caller keeps one zeroed scratch per stream and a census
+//   costs one launch and one 48-byte copy back.
+//   Shared memory (dynamic): nwords words of N(u) bitmap, then (mode 4) warps × nwords of S bitmaps
+//   and n wedge counters.
+__device__ __forceinline__ bool bit_of(const unsigned int* b, int x) { return (b[x >> 5] >> (x & 31)) & 1u; }
+
+extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* __restrict__ idx, int n, int nwords,
+                                        int mode, u64* __restrict__ scratch, u64* __restrict__ out) {
+    extern __shared__ unsigned int smem[];
+    __shared__ u64 s_acc[6];
+    __shared__ int s_u;
+    const int lane = threadIdx.x & 31;
+    const int warp = threadIdx.x >> 5;
+    const int nwarps = blockDim.x >> 5;
+    const bool four = mode == 4;
+    unsigned int* nu = smem;
+    unsigned int* S = smem + nwords + warp * nwords;
+    unsigned int* cnt = smem + nwords + nwarps * nwords;
+    const int words = four ? nwords * (1 + nwarps) + n : nwords;
+    for (int i = threadIdx.x; i < words; i += blockDim.x) smem[i] = 0u;
+    if (threadIdx.x < 6) s_acc[threadIdx.x] = 0ULL;
+    u64 dia = 0, c4 = 0, tri = 0, p4 = 0, tdeg = 0, k4 = 0;
+    for (;;) {
+        __syncthreads();                  // the previous vertex (or the zeroing) is done by every warp
+        if (threadIdx.x == 0) s_u = (int)atomicAdd(scratch, 1ULL);
+        __syncthreads();
+        const int u = s_u;
+        if (u >= n) break;
+        const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
+        const i64 first = upper_bound_i(idx, ulo, uhi, u);
+        if (first == uhi) continue;       // no forward edge (block-uniform)
+        const i64 du = uhi - ulo;
+        for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) {
+            const int w = __ldg(idx + j);
+            atomicOr(nu + (w >> 5), 1u << (w & 31));
+        }
+        __syncthreads();
+        for (i64 jj = first + warp; jj < uhi; jj += nwarps) {
+            const int v = __ldg(idx + jj);
+            const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
+            const i64 dv = vhi - vlo;
+            if (lane == 0) p4 += (u64)((du - 1) * (dv - 1));
+            u64 s = 0;
+            for (i64 base = vlo; base < vhi; base += 32) {
+                const i64 j = base + lane;
+                bool hit = false;
+                if (j < vhi) {
+                    const int w = __ldg(idx + j);
+                    hit = bit_of(nu, w);
+                    if (hit && w > v) {
+                        ++tri;
+                        if (four) {
+                            tdeg += (u64)(du + dv + (__ldg(ptr + w + 1) - __ldg(ptr + w)));
+                            atomicOr(S + (w >> 5), 1u << (w & 31));
+                        }
+                    }
+                    if (four && w > u) atomicAdd(cnt + w, 1u);
+                }
+                s += __popc(__ballot_sync(LA_FULL_MASK, hit));
+            }
+            if (!four) continue;
+            if (lane == 0) dia += s * (s - 1) / 2;
+            __syncwarp();
+            // 4-cliques: expand the rows of S's members above themselves over the lanes
+            for (i64 base = vlo; base < vhi; base += 32) {
+                const i64 j = base + lane;
+                i64 lo = 0;
+                int len = 0;
+                if (j < vhi) {
+                    const int w = __ldg(idx + j);
+                    if (w > v && bit_of(S, w)) {
+                        const i64 hi = __ldg(ptr + w + 1);
+                        lo = upper_bound_i(idx, __ldg(ptr + w), hi, w);
+                        len = (int)(hi - lo);
+                    }
+                }
+                int incl = len;
+#pragma unroll
+                for (int o = 1; o < 32; o <<= 1) {
+                    const int t = __shfl_up_sync(LA_FULL_MASK, incl, o);
+                    if (lane >= o) incl += t;
+                }
+                const int total = __shfl_sync(LA_FULL_MASK, incl, 31);
+                const int excl = incl - len;
+                for (int t0 = 0; t0 < total; t0 += 32) {
+                    const int t = t0 + lane;
+                    int o = 0;                        // the last lane whose range starts at or before t
+#pragma unroll
+                    for (int step = 16; step > 0; step >>= 1) {
+                        const int e = __shfl_sync(LA_FULL_MASK, excl, o + step);
+                        if (e <= t) o += step;
+                    }
+                    const int eo = __shfl_sync(LA_FULL_MASK, excl, o);
+                    const i64 lo_o = __shfl_sync(LA_FULL_MASK, lo, o);
+                    if (t < total && bit_of(S, __ldg(idx + lo_o + (t - eo)))) ++k4;
+                }
+            }
+            __syncwarp();
+            for (i64 j = vlo + lane; j < vhi; j += 32) {
+                const int w = __ldg(idx + j);
+                if (w > v) S[w >> 5] = 0u;            // S holds members of N(v) above v only
+            }
+            __syncwarp();
+        }
+        __syncthreads();                  // pass 1 done: N(u) bitmap and counters complete
+        for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) nu[__ldg(idx + j) >> 5] = 0u;
+        if (four) {
+            for (i64 jj = first + warp; jj < uhi; jj += nwarps) {
+                const int v = __ldg(idx + jj);
+                const i64 vhi = __ldg(ptr + v + 1);
+                for (i64 j = __ldg(ptr + v) + lane; j < vhi; j += 32) {
+                    const int w = __ldg(idx + j);
+                    if (w > u) {
+                        const u64 x = atomicExch(cnt + w, 0u);
+                        c4 += x * (x - 1) / 2;
+                    }
+                }
+            }
+        }
+    }
+    dia = warp_sum_u64(dia);
+    c4 = warp_sum_u64(c4);
+    tri = warp_sum_u64(tri);
+    p4 = warp_sum_u64(p4);
+    tdeg = warp_sum_u64(tdeg);
+    k4 = warp_sum_u64(k4);
+    if (lane == 0) {
+        if (dia) atomicAdd(s_acc + 0, dia);
+        if (c4) atomicAdd(s_acc + 1, c4);
+        if (tri) atomicAdd(s_acc + 2, tri);
+        if (p4) atomicAdd(s_acc + 3, p4);
+        if (tdeg) atomicAdd(s_acc + 4, tdeg);
+        if (k4) atomicAdd(s_acc + 5, k4);
+    }
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        for (int i = 0; i < 6; ++i)
+            if (s_acc[i]) atomicAdd(scratch + 2 + i, s_acc[i]);
+        __threadfence();
+        const u64 ticket = atomicAdd(scratch + 1, 1ULL);
+        if (ticket == (u64)gridDim.x - 1) {   // the last block: every other block's sums are in
+            __threadfence();
+            for (int i = 0; i < 6; ++i) out[i] = atomicExch(scratch + 2 + i, 0ULL);
+            atomicExch(scratch, 0ULL);
+            atomicExch(scratch + 1, 0ULL);
+        }
+    }
+}
