@@ -91,7 +91,10 @@ def test_frame_calls_share_nothing_mutable():
     P.name = "mutated"
     P.__dict__["degrees"] = (9, 9, 9, 9)
     a.attrs["k"] = 99
+    a.index.name = "mutated"
+    a.columns.name = "mutated"
     b = census(G, 4, backend="cpu")
+    assert b.index.name is None and b.columns.name is None
     cls = M._classes(4)
     assert [int(c) for c in b["count"]] == want
     assert list(b["name"]) == list(cls.names) and list(b["key"]) == list(cls.keys)
