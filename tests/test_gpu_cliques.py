@@ -72,13 +72,28 @@ def test_balanced_work_items_give_the_same_counts(split_min, dense_graph, monkey
         assert gc.clique_count(G, k, method="bitmap", balance=False) == w, (split_min, k)
 
 
-def test_balance_needs_the_whole_graph_and_the_bitmap_kernel(dense_graph):
+def test_balance_needs_the_bitmap_kernel(dense_graph):
     from la_gpm.backends.gpu.cliques import clique_count
     G, _ = dense_graph
-    with pytest.raises(ValueError, match="whole graph"):
-        clique_count(G, 5, part=(0, 2), method="bitmap", balance=True)
     with pytest.raises(ValueError, match="bitmap"):
         clique_count(G, 5, method="stack", balance=True)
+
+
+@pytest.mark.parametrize("split_min", [1, 24])
+def test_balanced_items_of_a_part_give_the_cpu_part(split_min, monkeypatch):
+    """A part runs the balanced items of its own arcs: the same count as the cpu backend's part,
+    with arcs split down to one-vertex ranges."""
+    import la_gpm.backends.gpu.cliques as gc
+    from la_gpm.algorithms.cliques import clique_count as cc
+    monkeypatch.setattr(gc, "SPLIT_MIN_C", split_min)
+    monkeypatch.setattr(gc, "SPLIT_WIDTH", 1)
+    G = la_gpm.generators.rmat(11, seed=5)
+    for k in (5, 6, 7):
+        for nparts in (3, 16):
+            cpu = [cc(G, k, backend="cpu", part=(i, nparts)) for i in range(nparts)]
+            for bal in (True, False):
+                got = [gc.clique_count(G, k, part=(i, nparts), method="bitmap", balance=bal) for i in range(nparts)]
+                assert got == cpu, (split_min, k, nparts, bal)
 
 
 @pytest.mark.parametrize("method", METHODS)

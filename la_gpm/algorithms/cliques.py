@@ -29,7 +29,7 @@ import numpy as np
 
 from .._validation import as_graph
 from ..backends import resolve_backend
-from ..backends.partition import check_part, part_range, rank_range
+from ..backends.partition import CLIQUE_WEIGHT_MIN_K, check_part, clique_weights, part_range, rank_range
 from ..config import config
 from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 
@@ -62,7 +62,9 @@ def clique_count(G, k: int, *, backend: str | None = None, part=None) -> int:
     backend : ``"cpu"`` (numba), ``"graphblas"`` (masked mxm per level), ``"gpu"`` (warp-centric
         DFS kernel, ``backends/gpu/cliques.py``) or auto
     part : ``(i, nparts)``: count only the cliques whose lowest vertex in the degree order lies in
-        the i-th of nparts work-balanced vertex ranges (the parts add up to the whole count;
+        the i-th of nparts work-balanced ranges of degree ranks, ``la_gpm.backends.partition.
+        rank_range(G, part, k)`` (cut by out-degree² for k <= 4 and by a k-clique work estimate
+        for k >= 5, the same on every backend: the parts add up to the whole count;
         ``la_gpm.distributed`` sends one part per task). cpu and gpu backends.
 
     Examples
@@ -101,7 +103,7 @@ def _cliques_cpu(G, k, part=None):
     ptr, idx = G.oriented()
     outdeg = np.diff(ptr)
     if part is not None:   # the vertices of a range of degree ranks (the same range as the gpu's)
-        lo, hi = rank_range(G, part)
+        lo, hi = rank_range(G, part, k)
         verts = np.flatnonzero((G.degree_rank >= lo) & (G.degree_rank < hi))
         roots = verts[outdeg[verts] >= k - 1].astype(np.int64)
     else:
@@ -110,7 +112,10 @@ def _cliques_cpu(G, k, part=None):
         return 0
     maxo = int(outdeg.max())
     w = outdeg[roots].astype(np.float64) ** 2 + 1.0
-    if w.sum() < SERIAL_WORK:  # starting a parallel region would cost more than the work
+    serial = w.sum() < SERIAL_WORK
+    if not serial and k >= CLIQUE_WEIGHT_MIN_K:  # chunks of equal estimated k-clique work (the part weights)
+        w = clique_weights(G, k)[G.degree_rank[roots]] + 1.0
+    if serial:  # starting a parallel region would cost more than the work
         t, over, _ = count_cliques_serial(ptr, idx, roots, k, maxo)
         if over:
             raise OverflowError(f"the number of {k}-cliques exceeds int64")

@@ -18,7 +18,11 @@ late finishes long after the others. The host then measures every arc's candidat
 (one warp-per-arc kernel), drops arcs with c < k - 2, splits arcs with c >= SPLIT_MIN_C into
 ranges of the first vertex chosen in C (range ends at equal shares of Σ (c - i)^3, a proxy of
 the subtree below i), and hands the items out heaviest first. The item list is cached per
-graph and k.
+graph and k; a part (``part=``) runs the items of its own arcs, in the same order.
+
+Parts: ``part=(i, nparts)`` runs the ranks ``partition.rank_range(G, part, k)``, the same ranges as
+the cpu backend's; for k >= 5 their weights are made from the arcs' candidate-set sizes, which
+this module hands to the host from its own size kernel (the same integers as the cpu's numba pass).
 """
 
 from __future__ import annotations
@@ -37,19 +41,40 @@ SPLIT_MAX = 8     # ranges per split arc: min(SPLIT_MAX, c // SPLIT_WIDTH), at l
 SPLIT_WIDTH = 8
 
 
+def _sizes(ptr, idx, src, narcs):  # |C| of every arc: one per graph, whatever k
+    cp = cupy()
+    c = cp.empty(narcs, dtype=cp.int32)
+    blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
+    kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+    return c
+
+
+def arc_sizes(G):
+    """|N+(u) ∩ N+(v)| of every arc of the rank-ordered DAG, on the device (cached with the graph)."""
+    return device_arc_table(G, "clique_sizes", "candidate-set sizes of the DAG arcs", _sizes)
+
+
+def part_rank_range(G, k: int, part):
+    """``partition.rank_range(G, part, k)``; for k >= 5 the host's arc candidate sizes (the weights'
+    input) are first taken from the device kernel (the same integers as the cpu's numba pass)."""
+    from ..partition import CLIQUE_ARC_SIZES_KEY, CLIQUE_WEIGHT_MIN_K, rank_range
+
+    if k >= CLIQUE_WEIGHT_MIN_K:
+        def make():
+            c = cupy().asnumpy(arc_sizes(G)).astype(np.int32, copy=False)
+            c.setflags(write=False)
+            return c
+        G.device_cache(CLIQUE_ARC_SIZES_KEY, make)
+    return rank_range(G, part, k)
+
+
 def _work_items(G, k: int, rcap: int):
     """(arc ids, first-vertex range starts, range ends) of the bitmap kernel's balanced work
     items, heaviest first (see the module docstring); cached per graph, k and cap."""
     cp = cupy()
 
-    def sizes(ptr, idx, src, narcs):  # |C| of every arc: one per graph, whatever k
-        c = cp.empty(narcs, dtype=cp.int32)
-        blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
-        kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
-        return c
-
     def build(ptr, idx, src, narcs):
-        c = device_arc_table(G, "clique_sizes", "candidate-set sizes of the DAG arcs", sizes)
+        c = arc_sizes(G)
         arcs = cp.flatnonzero(c >= k - 2).astype(cp.int32)
         ca = c[arcs].astype(cp.int64)
         split = (ca >= SPLIT_MIN_C) & (ca <= rcap)
@@ -72,12 +97,18 @@ def _work_items(G, k: int, rcap: int):
 
 def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | None = None) -> int:
     """k-cliques of G; with ``part=(i, nparts)`` only those whose lowest-ranked vertex lies in the
-    i-th work-balanced range of ranks (see ``la_gpm.backends.partition``). ``method`` and
-    ``balance`` (default: bitmap kernel, k >= BALANCE_MIN_K, whole graph): see the module
-    docstring."""
+    i-th work-balanced range of ranks (``la_gpm.backends.partition.rank_range(G, part, k)``).
+    ``method`` and ``balance`` (default: on for the bitmap kernel and k >= BALANCE_MIN_K, whole
+    graph or part): see the module docstring."""
+    if part is None:
+        return count_ranks(G, k, None, method, balance)
+    return count_ranks(G, k, part_rank_range(G, k, part), method, balance)
+
+
+def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | None = None) -> int:
+    """The k-cliques whose lowest vertex has a degree rank in ``ranks = (lo, hi)`` (None: all)."""
     cp = cupy()
     from ...config import config
-    from ..partition import rank_range
 
     if not 3 <= k <= MAX_K:
         raise ValueError(f"gpu clique kernel handles 3 <= k <= {MAX_K}; got {k}")
@@ -87,16 +118,16 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
         method = "bitmap" if k >= BITMAP_MIN_K else "stack"
     if k == 3:
         method = "stack"  # nothing to encode: the triangle count is one intersection per arc
-    if balance and (part is not None or method != "bitmap"):
-        raise ValueError("balance=True needs the bitmap kernel (k >= 4) on the whole graph (no part)")
+    if balance and method != "bitmap":
+        raise ValueError("balance=True needs the bitmap kernel (k >= 4)")
     if balance is None:
-        balance = method == "bitmap" and k >= BALANCE_MIN_K and part is None
+        balance = method == "bitmap" and k >= BALANCE_MIN_K
     ptr, idx = device_csr(G, "R")
     src = device_arc_sources(G, "R")
     hp, _ = G.oriented_ranked()
     a0, narcs = 0, int(idx.shape[0])
-    if part is not None:  # the arcs of a range of sources are one range of the rank-ordered CSR
-        lo, hi = rank_range(G, part)
+    if ranks is not None:  # the arcs of a range of sources are one range of the rank-ordered CSR
+        lo, hi = ranks
         a0, narcs = int(hp[lo]), int(hp[hi])
     if narcs <= a0:
         return 0
@@ -109,24 +140,31 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
     if method == "bitmap":
         per_warp_ints += rcap * ((rcap + 31) // 32)
     per_warp = per_warp_ints * 4
+    start, end = a0, narcs              # the kernel takes items start..end-1 from its counter
+    items = None
+    if method == "bitmap" and balance:
+        items = _work_items(G, k, rcap)
+        if (a0, narcs) != (0, int(idx.shape[0])):  # a part: its arcs' items, still heaviest first
+            keep = (items[0] >= a0) & (items[0] < narcs)
+            items = tuple(x[keep] for x in items)
+        start, end = 0, int(items[0].shape[0])
+        if end == 0:
+            return 0
     sm = sm_count()
     warps_per_block = 8
-    nwarps = int(min(sm * 64, max(warps_per_block, config.memory_budget // per_warp), narcs - a0 + warps_per_block))
+    nwarps = int(min(sm * 64, max(warps_per_block, config.memory_budget // per_warp), end - start + warps_per_block))
     grid = max(1, nwarps // warps_per_block)
     with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
         buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
-        counters = cp.asarray(np.array([a0, 0, 0], dtype=np.uint64))  # [next arc, total, overflow]; arcs a0..
+        counters = cp.asarray(np.array([start, 0, 0], dtype=np.uint64))  # [next item, total, overflow]
         if method == "bitmap":
             null = np.uint64(0)
-            items = _work_items(G, k, rcap) if balance else (null, null, null)
-            if balance:
-                narcs = int(items[0].shape[0])
-            size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *items)
+            size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *(items if items is not None else (null,) * 3))
         else:
             size = (np.int32(k), np.int32(maxdeg))
         kern = kernel("cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
         kern((grid,), (warps_per_block * 32,),
-             (ptr, idx, src, np.int64(narcs), *size, buf, counters[0:1], counters[1:2], counters[2:3]))
+             (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]))
         _, total, over = (int(x) for x in counters.get())
     if over:
         raise OverflowError(f"the number of {k}-cliques exceeds 2**64 - 1 (the GPU kernel's exact sum); count it in "
