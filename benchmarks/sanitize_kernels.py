@@ -56,17 +56,20 @@ def census(G):
     from la_gpm.algorithms.motifs import _hybrid5_noninduced
     from la_gpm.backends.gpu import census as gc
     G = la_gpm.generators.rmat(8, seed=1)     # 5-vertex enumeration and hybrid: a small graph (max degree 169)
+    assert gc.small_shape(G, 4) is not None   # small enough for census_small
     want = {k: la_gpm.census(G, k, backend="cpu")["count"].tolist() for k in (3, 4, 5)}
     want_n = {k: la_gpm.census(G, k, induced=False, backend="cpu")["count"].tolist() for k in (3, 4)}
     want_h = _hybrid5_noninduced(G)
-    for hub in (None, 32):                    # hub blocks off, then on for every vertex of degree >= 32
-        if hub is not None:
-            gc.HUB_DEGREE = gc.C5_HUB_DEGREE = hub
+    defaults = gc.SMALL_SHARED_BYTES, gc.HUB_DEGREE, gc.C5_HUB_DEGREE
+    # census_small (k = 3 / 4); the global-counter kernels without hub blocks; with hub blocks (degree >= 32)
+    for small, hub in ((defaults[0], defaults[1]), (0, defaults[1]), (0, 32)):
+        gc.SMALL_SHARED_BYTES, gc.HUB_DEGREE, gc.C5_HUB_DEGREE = small, hub, min(hub, defaults[2])
         for k in (3, 4):
             assert gc.closed_form_noninduced(G, k) == want_n[k], (k, hub)
         for k in (4, 5):
             assert gc.esu_counts(G, k) == want[k], (k, hub)
         assert gc.hybrid5_noninduced(G) == want_h, hub
+    gc.SMALL_SHARED_BYTES, gc.HUB_DEGREE, gc.C5_HUB_DEGREE = defaults
 
 
 def batch(G):

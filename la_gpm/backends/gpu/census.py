@@ -4,7 +4,12 @@
   warp-centric ESU enumeration with the class dictionary resident on the GPU.
 * :func:`closed_form_noninduced` -- the non-induced k = 3 / 4 counts from the closed-form
   inputs computed on the GPU (degrees, triangles, diamonds, 4-cycles, P4 base; 4-cliques by the
-  GPU clique kernel), mirroring ``motifs._closed_form_noninduced``.
+  GPU clique kernel), mirroring ``motifs._closed_form_noninduced``. Small graphs (whose per-block
+  state fits ``SMALL_SHARED_BYTES`` of shared memory) take :func:`small_inputs` instead: one
+  ``census_small`` launch (4-cliques fused) and one 48-byte copy back.
+* :func:`sigma4` / :func:`hybrid5_noninduced` -- the 5-vertex hybrid (``census5.cu``): per-vertex
+  4-vertex orbit sums (also behind ``la_gpm.orbits(..., backend="gpu")``) and every C5, K2,3 and
+  bowtie copy, classified.
 
 Both work on the degree-descending relabelling the CPU census uses (cached on the graph, and
 its device copy with it).  Scratch (ESU extension stacks, 4-cycle wedge counters) is sized per
