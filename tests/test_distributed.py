@@ -107,3 +107,31 @@ def test_census_equals_local(client, k):
         assert got.attrs["method"] == "distributed_enumerate" and got.attrs["induced"] == induced
     with pytest.raises(InvalidArgument, match="parts"):
         dcensus(G, k, client=client, parts=-1)
+
+
+def _gpu_reason():
+    from la_gpm.backends import gpu_status
+    return gpu_status()
+
+
+def _gpu_cluster():
+    """One worker per visible GPU (dask_cuda.LocalCUDACluster: a process each, pinned to its device)
+    where dask-cuda is installed, else one in-process worker on the current GPU."""
+    try:
+        from dask_cuda import LocalCUDACluster
+    except ImportError:
+        return distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=None)
+    return LocalCUDACluster(threads_per_worker=1, dashboard_address=None)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_workers_count_equals_cpu():
+    # the gpu parts (clique kernel arc ranges, trie engine root ranges) on GPU workers add up to the cpu count
+    G = la_gpm.generators.rmat(10, seed=4)
+    with _gpu_cluster() as lc, distributed.Client(lc) as c:
+        assert len(c.scheduler_info()["workers"]) >= 1
+        for name, induced in (("triangle", False), ("5-clique", False), ("house", False), ("4-cycle", True)):
+            want = la_gpm.count(G, name, induced=induced, backend="cpu")
+            assert dcount(G, name, client=c, backend="gpu", induced=induced) == want, name
+            assert dcount(G, name, client=c, backend="gpu", induced=induced, parts=7) == want, name
