@@ -110,6 +110,7 @@ def spread(a):
                        "max": round(max(times), 4), "median": round(med, 4), "sum": round(sum(times), 3),
                        "whole": round(tw, 3)}, flush=True)
             rows.append(row)
+            write("clique_parts_spread", payload)   # after every row: a timeout keeps what was measured
         G = None
     print("wrote", write("clique_parts_spread", payload))
 
@@ -190,6 +191,7 @@ def main(argv=None):
                          "gpu_whole_extrapolated_s": nparts * statistics.median(gpu_times)})
             print(rows[-1], flush=True)
         _sync()
+        write(a.name, payload)   # after every k: a timeout keeps what was measured
     print("wrote", write(a.name, payload))
 
 
