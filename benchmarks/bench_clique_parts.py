@@ -1,7 +1,7 @@
 """k-cliques of R-MAT graphs by part: per-part spread of the part weights, and GPU against the CPU
 backend on identical parts.
 
-    python benchmarks/bench_clique_parts.py --gpu [--kmin 4 --kmax 8 --whole-gpu-kmax 5 --budget 240]
+    python benchmarks/bench_clique_parts.py --gpu [--kmin 4 --kmax 6 --whole-gpu-kmax 5 --budget 120]
     python benchmarks/bench_clique_parts.py --gpu --spread [--plan 20:4-5 18:5-8 16:6-8 --spread-nparts 64]
 
 ``clique_count(G, k, part=(i, nparts))`` counts the cliques whose lowest vertex (degree order)
@@ -11,7 +11,9 @@ add up to the whole count on any mix of backends.
 
 Default mode, per k: the GPU on the whole graph (k <= --whole-gpu-kmax); then nparts is chosen so
 that one part is small (the GPU time of the middle part probed, nparts multiplied by 8 until it
-is under --part-gpu-s), and three parts (1/4, 1/2, 3/4 of the ranks' parts) are counted by the GPU
+is under --part-gpu-s) but holds several roots (nparts at most 1 / (4 × the largest root's share of
+the weights): finer cuts leave empty and one-root parts), and three non-empty parts (from 1/4, 1/2,
+3/4 of the parts) are counted by the GPU
 (median after a warm-up, device synchronised) and by the CPU backend on all cores (one run, not
 run when the GPU time predicts more than --cpu-max-s); the counts are checked equal and their ratio
 is a measured speed-up on identical work. ``gpu_whole_extrapolated_s`` = nparts × the median GPU
@@ -39,8 +41,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import _sync, check, machine, timeit, versions, write  # noqa: E402
 
+import numpy as np  # noqa: E402
+
 import la_gpm  # noqa: E402
 from la_gpm.algorithms.cliques import clique_count  # noqa: E402
+from la_gpm.backends.partition import clique_weights, rank_range  # noqa: E402
 
 
 def _timed(fn):
@@ -62,9 +67,7 @@ def _warm(kmin, kmax, gpu):
 
 
 def spread(a):
-    from la_gpm.backends.gpu.cliques import count_ranks
-    from la_gpm.backends.partition import rank_range
-    from la_gpm.backends.gpu.cliques import part_rank_range
+    from la_gpm.backends.gpu.cliques import count_ranks, part_rank_range
 
     rows = []
     payload = {"benchmark": "k-clique part spread, old (out-degree², arcs unsplit) vs new weights (gpu)",
@@ -125,12 +128,12 @@ def main(argv=None):
     ap.add_argument("--growth", type=float, default=25.0, help="predicted whole time of k = growth × that of k-1")
     ap.add_argument("--scale", type=int, default=20)
     ap.add_argument("--kmin", type=int, default=4)
-    ap.add_argument("--kmax", type=int, default=8)
+    ap.add_argument("--kmax", type=int, default=6)
     ap.add_argument("--nparts", type=int, default=16, help="first nparts probed for kmin")
     ap.add_argument("--part-gpu-s", type=float, default=0.06, help="refine nparts until the middle part is faster")
     ap.add_argument("--cpu-max-s", type=float, default=30.0, help="no CPU run predicted longer (GPU time × 300)")
     ap.add_argument("--whole-gpu-kmax", type=int, default=5)
-    ap.add_argument("--budget", type=float, default=240.0, help="seconds after which no new measurement starts")
+    ap.add_argument("--budget", type=float, default=120.0, help="seconds after which no new measurement starts")
     ap.add_argument("--name", default="clique_parts")
     a = ap.parse_args(argv)
     if a.spread:
@@ -155,15 +158,22 @@ def main(argv=None):
             rows.append({"k": k, "part": "whole", "count": got, "gpu_seconds": med, "gpu_runs": times,
                          "gpu_edges_per_s": G.m / med})
             print(rows[-1], flush=True)
+        w = clique_weights(G, k)
+        cap = max(1, int(0.25 * w.sum() / w.max()))   # parts of several roots: no root above 1/4 of a part
+        nparts = min(nparts, cap)
         if a.gpu:   # choose nparts: the middle part under part_gpu_s on the GPU
             while True:
                 t, _ = _timed(lambda k=k, n=nparts: clique_count(G, k, backend="gpu", part=(n // 2, n)))
                 t, _ = _timed(lambda k=k, n=nparts: clique_count(G, k, backend="gpu", part=(n // 2, n)))
                 print({"k": k, "probe_nparts": nparts, "middle_part_gpu_s": round(t, 4)}, flush=True)
-                if t <= a.part_gpu_s or nparts >= G.n // 4:
+                if t <= a.part_gpu_s or nparts >= cap:
                     break
-                nparts = min(G.n // 4, nparts * max(8, 1 << int(t / a.part_gpu_s).bit_length()))
-        parts = sorted({nparts // 4, nparts // 2, (3 * nparts) // 4})
+                nparts = min(cap, nparts * max(8, 1 << int(t / a.part_gpu_s).bit_length()))
+        parts = []
+        for f in (nparts // 4, nparts // 2, (3 * nparts) // 4):   # the first non-empty part from each quarter
+            i = next((j for j in range(f, nparts) if np.subtract(*rank_range(G, (j, nparts), k)[::-1]) > 0), None)
+            if i is not None and i not in parts:
+                parts.append(i)
         gpu_times = []
         for i in parts:
             part = (i, nparts)
