@@ -34,6 +34,7 @@ def main(argv=None):
     ap.add_argument("--patterns", nargs="*", default=[])
     ap.add_argument("--parts", type=int, default=None, help="tasks per count (default: 4 per worker)")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--name", default="distributed_gpu", help="results file stem")
     a = ap.parse_args(argv)
     import cupy as cp
     from dask_cuda import LocalCUDACluster
@@ -68,8 +69,8 @@ def main(argv=None):
                          "cluster_first_call_seconds": first, "cluster_seconds": med, "cluster_runs": runs,
                          "workers": workers, "speedup_vs_one_gpu": smed / med, "cluster_edges_per_s": G.m / med})
             print({k: v for k, v in rows[-1].items() if not k.endswith("runs")}, flush=True)
-            write("distributed_gpu", payload)
-    print("wrote", write("distributed_gpu", payload))
+            write(a.name, payload)
+    print("wrote", write(a.name, payload))
 
 
 if __name__ == "__main__":
