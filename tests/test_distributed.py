@@ -109,6 +109,21 @@ def test_census_equals_local(client, k):
         dcensus(G, k, client=client, parts=-1)
 
 
+def test_graph_scattered_once_per_client(client):
+    from la_gpm.distributed import _scattered
+    G = la_gpm.generators.rmat(8, seed=2)
+    want = la_gpm.count(G, "diamond", backend="cpu")
+    assert dcount(G, "diamond", client=client) == want
+    key = G._cache["dask-scattered"][1].key
+    assert dcount(G, "4-cycle", client=client) == la_gpm.count(G, "4-cycle", backend="cpu")
+    assert _scattered(client, G).key == key                      # the workers' copy is reused
+    with distributed.LocalCluster(n_workers=1, threads_per_worker=1, processes=False, dashboard_address=":0") as lc, \
+            distributed.Client(lc, set_as_default=False) as other:
+        assert dcount(G, "diamond", client=other) == want        # another client: scattered there
+        assert G._cache["dask-scattered"][1].key != key
+    assert dcount(G, "diamond", client=client) == want           # and back: scattered again, same count
+
+
 def _gpu_reason():
     from la_gpm.backends import gpu_status
     return gpu_status()

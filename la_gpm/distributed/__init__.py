@@ -5,7 +5,8 @@ of about equal estimated work (:mod:`la_gpm.backends.partition`); each Dask task
 with the ordinary single-machine engine (``backend="cpu"``: numba on the worker's threads;
 ``backend="gpu"``: the worker's GPU, e.g. one worker per GPU with ``dask_cuda.LocalCUDACluster``)
 and the exact Python ints are added on the client. The graph is sent to every worker once
-(``client.scatter(..., broadcast=True)``) and its derived arrays are cached there between tasks.
+(``client.scatter(..., broadcast=True)``; later calls on the same graph and client reuse that copy) and
+its derived arrays and device copies are cached there between tasks and calls.
 
 :func:`estimate`: color-coding colorings are independent, so each pass of the stop rule hands its
 colorings to the workers in equal consecutive ranges; the seed and coloring numbers are those of
@@ -55,6 +56,19 @@ def _parts(c, parts, per: str, what: str = "parts"):
     if per == "thread":
         return 4 * max(1, sum(w.get("nthreads", 1) for w in info.values()))
     return (4 if per == "worker4" else 1) * max(1, len(info))
+
+
+def _scattered(c, G):
+    """G on every worker of client ``c``: scattered once per (client, graph) and kept for later calls, so the
+    workers keep their copy and, cached on it, the derived arrays and device copies of earlier tasks.
+    A copy that was lost (client closed, worker gone) is scattered again."""
+    with G._lock:
+        entry = G._cache.get("dask-scattered")
+        if entry is not None and entry[0] == c.id and entry[1].status == "finished":
+            return entry[1]
+        fut = c.scatter(G, broadcast=True, hash=False)
+        G._cache["dask-scattered"] = (c.id, fut)
+        return fut
 
 
 def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memory_budget=None) -> int:
@@ -123,7 +137,7 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
     P.require_connected("counting")
     c = _client(client)
     parts = _parts(c, parts, "thread" if backend == "cpu" else "worker4")
-    Gf = c.scatter(G, broadcast=True, hash=False)  # a fresh key: an earlier call's copy may be being released
+    Gf = _scattered(c, G)
     futs = [c.submit(count_part, Gf, P, (i, parts), induced=induced, count=count, backend=backend,
                      memory_budget=memory_budget, pure=False) for i in range(parts)]
     return sum(int(x) for x in c.gather(futs))
@@ -191,7 +205,7 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
     per_part = _parts(c, per_part, "worker", "per_part")
     parts = _parts(c, parts, "worker")
     s = _resolve_seed(seed)
-    Gf = c.scatter(G, broadcast=True, hash=False)
+    Gf = _scattered(c, G)
 
     def colorings(seed_, first, count):
         cuts = np.linspace(first, first + count, parts + 1).astype(np.int64)
@@ -230,7 +244,7 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     c = _client(client)
     parts = _parts(c, parts, "thread")
     cls = _classes(k)
-    Gf = c.scatter(G, broadcast=True, hash=False)
+    Gf = _scattered(c, G)
     futs = [c.submit(census_part, Gf, k, (i, parts), pure=False) for i in range(parts)]
     I = [sum(int(x) for x in col) for col in zip(*c.gather(futs))]
     counts = I if induced else _to_noninduced(cls.M, I)
