@@ -51,6 +51,20 @@ def data_path(name: str) -> Path:
     return p
 
 
+@pytest.fixture(scope="module")
+def citeseer():
+    """The citeseer graph of the shared data (published triangle, clique and 4-motif counts)."""
+    import la_gpm
+    return la_gpm.read_graph(data_path("citeseer.edgelist"))
+
+
+@pytest.fixture(scope="module")
+def email():
+    """email-Eu-core of the shared data."""
+    import la_gpm
+    return la_gpm.read_graph(data_path("email-Eu-core.txt"))
+
+
 gpu = pytest.mark.gpu
 requires_gpu = pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}")
 

@@ -23,10 +23,6 @@ METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: 
 CLASSES = {3: 2, 4: 6, 5: 21, 6: 112, 7: 853}
 
 
-@pytest.fixture(scope="module")
-def citeseer():
-    return la_gpm.read_graph(data_path("citeseer.edgelist"))
-
 
 def _by_name(df):
     return dict(zip(df["name"], (int(c) for c in df["count"])))

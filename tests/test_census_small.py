@@ -5,7 +5,6 @@ forms (shared-memory and global wedge counters, the fused single-copy path) agai
 
 from __future__ import annotations
 
-import itertools
 from math import comb
 
 import numpy as np
@@ -43,14 +42,6 @@ def _by_name(df):
     return dict(zip(df["name"], (int(c) for c in df["count"])))
 
 
-@pytest.fixture(scope="module")
-def citeseer():
-    return la_gpm.read_graph(data_path("citeseer.edgelist"))
-
-
-@pytest.fixture(scope="module")
-def email():
-    return la_gpm.read_graph(data_path("email-Eu-core.txt"))
 
 
 # --------------------------------------------------------------------------- the result frame

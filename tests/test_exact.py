@@ -31,10 +31,6 @@ EXACT_BACKENDS = ["cpu", pytest.param("graphblas", marks=pytest.mark.skipif(
     la_gpm.backends.graphblas_status() is not None, reason=str(la_gpm.backends.graphblas_status())))]
 
 
-@pytest.fixture(scope="module")
-def citeseer():
-    return la_gpm.as_graph(data_path("citeseer.edgelist"))
-
 
 @pytest.fixture(scope="module")
 def wiki_vote():

@@ -69,14 +69,6 @@ def _same_as_cpu(G, k, method, induced=True):
     return got
 
 
-@pytest.fixture(scope="module")
-def citeseer():
-    return la_gpm.read_graph(data_path("citeseer.edgelist"))
-
-
-@pytest.fixture(scope="module")
-def email():
-    return la_gpm.read_graph(data_path("email-Eu-core.txt"))
 
 
 @gpu

@@ -117,10 +117,6 @@ def small_graphs():
     return _small_graphs()
 
 
-@pytest.fixture(scope="module")
-def citeseer():
-    return la_gpm.read_graph(data_path("citeseer.edgelist"))
-
 
 @pytest.fixture(scope="module")
 def hprd():
