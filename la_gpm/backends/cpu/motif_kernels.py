@@ -640,13 +640,37 @@ def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e):
     hits[table[code]] += 1
 
 
+@nb.njit(cache=True)
+def _k23_class_rows(table):
+    """Class rows of G[{u, v, x, y, z}] for u, v adjacent to all of x, y, z: index 4·[u ~ v] + the
+    number of edges among x, y, z (0, 1, 2: a path, 3: a triangle), in _hit5's bit order."""
+    rows = np.empty(8, dtype=np.int64)
+    for uv in range(2):
+        for e in range(4):
+            code = uv | (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 6) | (1 << 7)   # (0,1) (0,2) (1,2) (0,3) (1,3) (0,4) (1,4)
+            if e >= 1:
+                code |= 1 << 5        # (2,3)
+            if e >= 2:
+                code |= 1 << 9        # (3,4)
+            if e >= 3:
+                code |= 1 << 8        # (2,4)
+            rows[4 * uv + e] = table[code]
+    return rows
+
+
 @nb.njit(parallel=True, cache=True)
-def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
+def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
     """Induced classes of every non-induced copy of C5, K2,3 and the bowtie (each copy once).
 
     Every 5-vertex connected graph of minimum degree >= 2 has one of the three as a spanning
     subgraph, so hits[j] / (copies of C5 + K2,3 + bowtie inside class j) is the induced count
     of each such class j.  Returns (chunks, nclass).
+
+    K2,3 copies of a hub pair u < v with c >= ``k23_comb`` common neighbours S are classified in
+    bulk, not one by one: the class of {u, v, x, y, z} depends only on u ~ v and on the number of
+    edges among x, y, z, and with e edges, P two-edge paths and t triangles inside G[S] the triples
+    with 3 / 2 / 1 / 0 edges number t, P - 3t, e(c - 2) - 2(P - 3t) - 3t and the rest of C(c, 3)
+    (O(Σ_{x∈S} d_x + the 2-paths of G[S]) instead of C(c, 3) classifications).
     """
     n = indptr.shape[0] - 1
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
@@ -658,6 +682,7 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
             a = indices[j]
             s += indptr[a + 1] - indptr[a]
         span = max(span, s + 1)
+    k23rows = _k23_class_rows(table)
     for ch in nb.prange(nchunks):
         h = hits[ch]
         head = np.full(n, -1, dtype=np.int64)     # 2-path lists u - a - b, keyed by b
@@ -667,6 +692,11 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
         mark = np.full(n, -1, dtype=np.int64)
         ea = np.empty(span, dtype=np.int64)
         eb = np.empty(span, dtype=np.int64)
+        sset = np.empty(n, dtype=np.int64)       # a hub pair's common neighbours
+        ins = np.full(n, -1, dtype=np.int64)      # == stamp: in the current common set
+        nbm = np.full(n, -1, dtype=np.int64)      # == stamp2: a neighbour of the current x
+        stamp = 0
+        stamp2 = 0
         for u in range(ch, n, nchunks):
             ru = rank[u]
             for j in range(indptr[u], indptr[u + 1]):
@@ -727,6 +757,54 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks):
                     ne += 1
             for q in range(nt):
                 v = touched[q]
+                c = 0
+                t1 = head[v]
+                while t1 != -1:
+                    c += 1
+                    t1 = nxt[t1]
+                if c >= k23_comb and c >= 3:
+                    stamp += 1
+                    c = 0
+                    t1 = head[v]
+                    while t1 != -1:
+                        sset[c] = val[t1]
+                        ins[val[t1]] = stamp
+                        c += 1
+                        t1 = nxt[t1]
+                    e2 = 0
+                    paths = 0
+                    tri = 0
+                    for i in range(c):
+                        x = sset[i]
+                        stamp2 += 1
+                        dx = 0
+                        for z in range(indptr[x], indptr[x + 1]):
+                            y = indices[z]
+                            if ins[y] == stamp:
+                                dx += 1
+                                nbm[y] = stamp2
+                        e2 += dx
+                        paths += dx * (dx - 1) // 2
+                        # triangles x < y < w of G[S], found from x
+                        for z in range(indptr[x], indptr[x + 1]):
+                            y = indices[z]
+                            if y <= x or ins[y] != stamp:
+                                continue
+                            for z2 in range(indptr[y], indptr[y + 1]):
+                                w = indices[z2]
+                                if w > y and nbm[w] == stamp2:
+                                    tri += 1
+                    n3 = tri
+                    n2 = paths - 3 * tri
+                    n1 = (e2 // 2) * (c - 2) - 2 * n2 - 3 * n3
+                    n0 = c * (c - 1) * (c - 2) // 6 - n1 - n2 - n3
+                    base = 4 if mark[v] == u else 0
+                    h[k23rows[base]] += n0
+                    h[k23rows[base + 1]] += n1
+                    h[k23rows[base + 2]] += n2
+                    h[k23rows[base + 3]] += n3
+                    head[v] = -1
+                    continue
                 t1 = head[v]
                 while t1 != -1:
                     t2 = nxt[t1]
