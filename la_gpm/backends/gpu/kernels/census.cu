@@ -400,26 +400,9 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
                         len = (int)(hi - lo);
                     }
                 }
-                int incl = len;
-#pragma unroll
-                for (int o = 1; o < 32; o <<= 1) {
-                    const int t = __shfl_up_sync(LA_FULL_MASK, incl, o);
-                    if (lane >= o) incl += t;
-                }
-                const int total = __shfl_sync(LA_FULL_MASK, incl, 31);
-                const int excl = incl - len;
-                for (int t0 = 0; t0 < total; t0 += 32) {
-                    const int t = t0 + lane;
-                    int o = 0;                        // the last lane whose range starts at or before t
-#pragma unroll
-                    for (int step = 16; step > 0; step >>= 1) {
-                        const int e = __shfl_sync(LA_FULL_MASK, excl, o + step);
-                        if (e <= t) o += step;
-                    }
-                    const int eo = __shfl_sync(LA_FULL_MASK, excl, o);
-                    const i64 lo_o = __shfl_sync(LA_FULL_MASK, lo, o);
-                    if (t < total && bit_of(S, __ldg(idx + lo_o + (t - eo)))) ++k4;
-                }
+                warp_expand(lo, len, lane, [&](bool ok, int, i64 q) {
+                    if (ok && bit_of(S, __ldg(idx + q))) ++k4;
+                });
             }
             __syncwarp();
             for (i64 j = vlo + lane; j < vhi; j += 32) {

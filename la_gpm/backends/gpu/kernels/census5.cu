@@ -25,32 +25,6 @@
 
 #define C5_MAX_CLASS 32
 
-// every (s, q) with s a lane holding a range [lo_s, lo_s + len_s) and q in that range, spread over the
-// lanes: f(ok, s, q) is called by all 32 lanes together (ok false past the end)
-template <class F>
-__device__ __forceinline__ void warp_expand(i64 lo, int len, int lane, F f) {
-    int incl = len;
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int y = __shfl_up_sync(LA_FULL_MASK, incl, o);
-        if (lane >= o) incl += y;
-    }
-    const int total = __shfl_sync(LA_FULL_MASK, incl, 31);
-    const int excl = incl - len;
-    for (int base = 0; base < total; base += 32) {
-        const int t = base + lane;
-        int s = 0;
-#pragma unroll
-        for (int step = 16; step > 0; step >>= 1) {
-            const int e = __shfl_sync(LA_FULL_MASK, excl, s + step);
-            if (e <= t) s += step;
-        }
-        const i64 lo_s = __shfl_sync(LA_FULL_MASK, lo, s);
-        const int ex_s = __shfl_sync(LA_FULL_MASK, excl, s);
-        f(t < total, s, lo_s + (t - ex_s));
-    }
-}
-
 __device__ __forceinline__ i64 upper_bound5(const int* __restrict__ a, i64 lo, i64 hi, int x) {
     while (lo < hi) {
         const i64 mid = (lo + hi) >> 1;
