@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # compute-sanitizer over benchmarks/sanitize_kernels.py on the GPU machine, one part per call
-# (memcheck on each part, then racecheck on the parts whose kernels use shared memory).
-#   usage: bash benchmarks/device_sanitize.sh [memcheck parts...] [-- racecheck parts...]
-#   e.g.   bash benchmarks/device_sanitize.sh triangles census batch -- triangles census
+# (memcheck on each part, racecheck on the parts whose kernels use shared memory, initcheck: reads of
+# device memory nothing wrote, e.g. a kernel relying on what a reused cp.empty block happens to hold).
+#   usage: bash benchmarks/device_sanitize.sh [memcheck parts...] [-- racecheck parts... [-- initcheck parts...]]
+#   e.g.   bash benchmarks/device_sanitize.sh triangles census batch -- triangles census -- census batch
 # Logs go to $OUT/sanitize_<tool>_<part>_gpu.log; a summary line per run on stdout and in
 # $OUT/sanitize_summary_gpu.log.
 set -uo pipefail
 . "$(dirname "$0")/device_env.sh"
-mem=(); race=(); dst=mem
+mem=(); race=(); init=(); dst=mem
 for a in "$@"; do
-  if [ "$a" = "--" ]; then dst=race; continue; fi
-  if [ $dst = mem ]; then mem+=("$a"); else race+=("$a"); fi
+  if [ "$a" = "--" ]; then if [ $dst = mem ]; then dst=race; else dst=init; fi; continue; fi
+  case $dst in mem) mem+=("$a");; race) race+=("$a");; init) init+=("$a");; esac
 done
 rc=0
 run() {  # tool part [extra args]
@@ -25,4 +26,5 @@ run() {  # tool part [extra args]
 }
 for p in "${mem[@]}"; do run memcheck "$p"; done
 for p in "${race[@]}"; do run racecheck "$p" --scale 8; done
+for p in "${init[@]}"; do run initcheck "$p"; done
 exit $rc
