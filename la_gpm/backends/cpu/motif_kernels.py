@@ -624,20 +624,29 @@ def arc_weighted_sums(indptr, indices, te, deg, tv):
 
 
 @nb.njit(cache=True)
-def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e):
-    """hits[class of G[{a, b, c, d, e}]] += 1; mark[x] == a iff x ~ a."""
+def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e, known):
+    """hits[class of G[{a, b, c, d, e}]] += 1; mark[x] == a iff x ~ a; the pairs of bit set in
+    ``known`` (the copy's own edges, bit order (0,1) (0,2) (1,2) (0,3) (1,3) (2,3) (0,4) ...) are
+    taken as edges without a lookup."""
     vs = (np.int64(a), np.int64(b), np.int64(c), np.int64(d), np.int64(e))
-    code = 0
+    code = known
     bitpos = 0
     for j in range(1, 5):
-        if mark[vs[j]] == a:
+        if not (known >> bitpos) & 1 and mark[vs[j]] == a:
             code |= 1 << bitpos
         bitpos += 1
         for i in range(1, j):
-            if _adjacent(indptr, indices, vs[i], vs[j]):
+            if not (known >> bitpos) & 1 and _adjacent(indptr, indices, vs[i], vs[j]):
                 code |= 1 << bitpos
             bitpos += 1
     hits[table[code]] += 1
+
+
+# the edges each listed copy is known to have, as _hit5 bits: C5 u-a-b-c-d-u; K2,3 hubs u, v (0, 1)
+# over x, y, z; bowtie centre u with edges a-b, c-d
+_KNOWN_C5 = (1 << 0) | (1 << 2) | (1 << 5) | (1 << 9) | (1 << 6)
+_KNOWN_K23 = (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 6) | (1 << 7)
+_KNOWN_BOWTIE = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 6) | (1 << 2) | (1 << 9)
 
 
 @nb.njit(cache=True)
@@ -735,7 +744,7 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
                         while t != -1:
                             a = val[t]
                             if a < d and a != c:
-                                _hit5(indptr, indices, table, h, mark, u, a, b, c, d)
+                                _hit5(indptr, indices, table, h, mark, u, a, b, c, d, _KNOWN_C5)
                             t = nxt[t]
             for q in range(nt):
                 head[touched[q]] = -1
@@ -811,7 +820,7 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
                     while t2 != -1:
                         t3 = nxt[t2]
                         while t3 != -1:
-                            _hit5(indptr, indices, table, h, mark, u, v, val[t1], val[t2], val[t3])
+                            _hit5(indptr, indices, table, h, mark, u, v, val[t1], val[t2], val[t3], _KNOWN_K23)
                             t3 = nxt[t3]
                         t2 = nxt[t2]
                     t1 = nxt[t1]
@@ -829,5 +838,5 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
             for x in range(m):
                 for y in range(x + 1, m):
                     if ea[y] != ea[x] and ea[y] != eb[x] and eb[y] != ea[x] and eb[y] != eb[x]:
-                        _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y])
+                        _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y], _KNOWN_BOWTIE)
     return hits
