@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -9,10 +10,28 @@ import pytest
 import la_gpm
 from la_gpm.backends import gpu_status, graphblas_status
 
-import os
-
 # ../shared/data beside the checkout; LA_GPM_SHARED_DATA overrides (the GPU machine gets a carried copy)
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[1].parent / "shared" / "data")
+
+
+def _poison_device_memory():
+    """``LA_GPM_POISON_DEVICE_MEMORY=1``: every device allocation starts as 0xFF bytes, so a kernel
+    that reads memory nothing wrote (a ``cp.empty`` buffer taken for zeroed) gives a wrong count in
+    every run, not only when CuPy's pool hands back a block that happens to hold old data (which
+    depends on what ran before in the process)."""
+    import cupy as cp
+    pool = cp.get_default_memory_pool()
+
+    def alloc(size):
+        mem = pool.malloc(size)
+        if size:
+            cp.cuda.runtime.memsetAsync(mem.ptr, 0xFF, size, cp.cuda.get_current_stream().ptr)
+        return mem
+    cp.cuda.set_allocator(alloc)
+
+
+if os.environ.get("LA_GPM_POISON_DEVICE_MEMORY") == "1" and gpu_status() is None:
+    _poison_device_memory()
 
 
 def _backend_params():
@@ -54,14 +73,12 @@ def data_path(name: str) -> Path:
 @pytest.fixture(scope="module")
 def citeseer():
     """The citeseer graph of the shared data (published triangle, clique and 4-motif counts)."""
-    import la_gpm
     return la_gpm.read_graph(data_path("citeseer.edgelist"))
 
 
 @pytest.fixture(scope="module")
 def email():
     """email-Eu-core of the shared data."""
-    import la_gpm
     return la_gpm.read_graph(data_path("email-Eu-core.txt"))
 
 
