@@ -6,10 +6,9 @@ from ._validation import as_graph
 from .exceptions import InvalidArgument
 from .patterns import as_pattern
 from .algorithms.batch import count_many  # noqa: F401  (re-exported as la_gpm.count_many)
+from .algorithms.subgraph import COUNT_KINDS
 
 __all__ = ["count", "count_many"]
-
-COUNT_KINDS = ("unique", "embeddings")
 
 
 def _is_plain_triangle(P) -> bool:

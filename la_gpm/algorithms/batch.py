@@ -18,7 +18,7 @@ from .._validation import as_graph
 from ..backends import resolve_backend
 from ..exceptions import InvalidArgument, LaGpmError
 from ..patterns import as_pattern
-from .subgraph import COUNT_KINDS, _closed_form, check_labels, check_size, count_pattern, engine_arrays, plan_for
+from .subgraph import _closed_form, check_count_options, check_labels, check_size, count_pattern, engine_arrays, plan_for
 
 __all__ = ["count_many", "count_plans_batch_cpu"]
 
@@ -235,13 +235,7 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
     [154, 151, 2371]
     """
     t0 = time.perf_counter()
-    if count not in COUNT_KINDS:
-        raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
-    if memory_budget is not None and (isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer))
-                                      or memory_budget <= 0):
-        raise InvalidArgument(f"memory_budget must be a positive number of bytes or None; got {memory_budget!r}")
-    if not isinstance(induced, (bool, np.bool_)):
-        raise InvalidArgument(f"induced must be True or False; got {induced!r}")
+    check_count_options(count, memory_budget, induced)
     if deep_items is not None and (isinstance(deep_items, bool) or not isinstance(deep_items, (int, np.integer))
                                    or deep_items < 0):
         raise InvalidArgument(f"deep_items must be a non-negative int or None; got {deep_items!r}")

@@ -57,6 +57,17 @@ def _ro(a):
     return a
 
 
+def check_count_options(count, memory_budget, induced):
+    """The options every exact-count call shares (``count_pattern``, ``count_many``), checked."""
+    if count not in COUNT_KINDS:
+        raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
+    if memory_budget is not None and (isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer))
+                                      or memory_budget <= 0):
+        raise InvalidArgument(f"memory_budget must be a positive number of bytes or None; got {memory_budget!r}")
+    if not isinstance(induced, (bool, np.bool_)):
+        raise InvalidArgument(f"induced must be True or False; got {induced!r}")
+
+
 def check_labels(G, P, what="counting"):
     """Raise LabelMismatch where pattern labels cannot be matched against G; say what to do."""
     if P.vertex_labels is not None and G.vertex_labels is None:
@@ -306,15 +317,9 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     >>> count_pattern(G, "4-cycle"), count_pattern(G, "4-cycle", induced=True)
     (154, 36)
     """
-    if count not in COUNT_KINDS:
-        raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
+    check_count_options(count, memory_budget, induced)
     if gpu_engine not in GPU_ENGINES:
         raise InvalidArgument(f"gpu_engine must be one of {GPU_ENGINES}; got {gpu_engine!r}")
-    if memory_budget is not None and (isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, np.integer))
-                                      or memory_budget <= 0):
-        raise InvalidArgument(f"memory_budget must be a positive number of bytes or None; got {memory_budget!r}")
-    if not isinstance(induced, (bool, np.bool_)):
-        raise InvalidArgument(f"induced must be True or False; got {induced!r}")
     G = as_graph(G)
     G._require_undirected("pattern counting")
     P = as_pattern(P)

@@ -21,12 +21,11 @@ from __future__ import annotations
 import math
 
 from .._validation import as_graph
+from ..algorithms.subgraph import COUNT_KINDS
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
 
 __all__ = ["census", "count", "count_part", "estimate"]
-
-COUNT_KINDS = ("unique", "embeddings")
 
 
 def _client(client):

@@ -490,23 +490,16 @@ def census4_totals_serial(indptr, indices):
 @nb.njit(cache=True)
 def census3_triangles_serial(indptr, indices):
     """Triangles of a degree-descending CSR, each once as u < v < w (k = 3 census, small graphs:
-    one pass on the calling thread, rows read from their top end down to the first id <= u / v)."""
+    one pass on the calling thread): per u, the adjacent pairs of its row above u."""
     n = indptr.shape[0] - 1
-    mark = np.full(n, -1, dtype=np.int32)
+    mark = np.full(n, -1, dtype=np.int64)
     t = 0
     for u in range(n):
-        for j in range(indptr[u], indptr[u + 1]):
-            mark[indices[j]] = u
-        for j in range(indptr[u + 1] - 1, indptr[u] - 1, -1):
-            v = indices[j]
-            if v <= u:
-                break
-            for q in range(indptr[v + 1] - 1, indptr[v] - 1, -1):
-                w = indices[q]
-                if w <= v:
-                    break
-                if mark[w] == u:
-                    t += 1
+        hi = indptr[u + 1]
+        lo = hi
+        while lo > indptr[u] and indices[lo - 1] > u:
+            lo -= 1
+        t += _adjacent_pairs(indices[lo:hi], hi - lo, mark, np.int64(u), indptr, indices)
     return t
 
 
