@@ -66,3 +66,19 @@ def noninduced_census(G, k, edge_lists):
         assert emb % aut == 0
         out.append(emb // aut)
     return out
+
+
+# ---- helpers shared by the census test modules
+
+
+def by_name(df) -> dict:
+    """{class name: count as int} of a census DataFrame."""
+    return dict(zip(df["name"], (int(c) for c in df["count"])))
+
+
+def graph_of(n, edges):
+    """An undirected la_gpm Graph on n vertices from an edge list."""
+    import la_gpm
+    src = np.array([a for a, b in edges], dtype=np.int64)
+    dst = np.array([b for a, b in edges], dtype=np.int64)
+    return la_gpm.Graph.from_edges(src, dst, n=n)

@@ -16,7 +16,7 @@ from la_gpm.algorithms.motifs import census, inclusion_matrix, orbits
 
 from .conftest import data_path
 from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
-from .oracles_census import induced_census, noninduced_census
+from .oracles_census import by_name as _by_name, graph_of as _graph, induced_census, noninduced_census
 
 METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("hybrid", "enumerate"),
            6: ("enumerate",), 7: ("enumerate",)}
@@ -24,18 +24,10 @@ CLASSES = {3: 2, 4: 6, 5: 21, 6: 112, 7: 853}
 
 
 
-def _by_name(df):
-    return dict(zip(df["name"], (int(c) for c in df["count"])))
-
 
 def _by_canon(df):
     return {Pattern(e, k=df.attrs["k"]).canonical_key: int(c) for e, c in zip(df["edges"], df["count"])}
 
-
-def _graph(n, edges):
-    src = [a for a, b in edges]
-    dst = [b for a, b in edges]
-    return la_gpm.Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=n)
 
 
 # ----------------------------------------------------------------------------- published counts

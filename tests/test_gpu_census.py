@@ -18,7 +18,7 @@ from la_gpm.backends import gpu_status
 
 from .conftest import data_path
 from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
-from .oracles_census import induced_census
+from .oracles_census import by_name as _by_name, graph_of as _graph, induced_census
 
 _GPU_MARKS = (pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reason=f"no GPU: {gpu_status()}"))
 
@@ -38,14 +38,6 @@ def _counts(df):
     return [int(c) for c in df["count"]]
 
 
-def _by_name(df):
-    return dict(zip(df["name"], (int(c) for c in df["count"])))
-
-
-def _graph(n, edges):
-    src = np.array([a for a, b in edges], dtype=np.int64)
-    dst = np.array([b for a, b in edges], dtype=np.int64)
-    return la_gpm.Graph.from_edges(src, dst, n=n)
 
 
 _CPU = {}
