@@ -674,7 +674,7 @@ def _hybrid5_noninduced(G, decline=False):
         if 3 * (k23 + bowtie) > connected4:
             return None
     hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, _nchunks())
-    return hybrid5_solve(cls, [_exact_sum(hits[:, j]) for j in range(nrow)], sigma, N4)
+    return hybrid5_solve(cls, _column_sums(hits), sigma, N4)
 
 
 def dense_copy_counts(sigma, k23hub):
