@@ -471,6 +471,34 @@ __device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPla
     EnState s;                                                                                         \
     s.reuse = s.ops = s.saved = s.nodes = 0;
 
+// The DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count.
+// kNodes: also count the search-tree nodes below the prefix in s.nodes (the count kernel's statistics).
+template <bool kNodes>
+__device__ __forceinline__ u64 en_dfs(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+                                      int start, bool fast_last, int lane) {
+    const int k = P.k;
+    if (start == k - 1) return en_count_last(g, P, s, stack, maxd, start, fast_last, lane);
+    u64 item = 0;
+    en_start(g, P, s, stack, maxd, start, lane);
+    int lvl = start;
+    while (lvl >= start) {
+        if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
+        const i64 p = s.pos[lvl]++;
+        const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
+        if (!en_accept(g, P, s, lvl, c)) continue;
+        s.f[lvl] = c;
+        if (kNodes) s.nodes += 1;
+        const int nx = lvl + 1;
+        if (nx == k - 1) {
+            item += en_count_last(g, P, s, stack, maxd, nx, fast_last, lane);
+        } else {
+            en_start(g, P, s, stack, maxd, nx, lane);
+            lvl = nx;
+        }
+    }
+    return item;
+}
+
 // Count the matches of every item (the prefix items[e * d .. e * d + d - 1], 2 <= d <= k - 1). With
 // store_counts the count of each item is also stored (the listing's first pass).
 extern "C" __global__ void __launch_bounds__(256, 2)
@@ -484,28 +512,7 @@ enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
         const u64 e = en_fetch(counters, lane);
         if (e >= (u64)nitems) break;
         en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
-        u64 item = 0;
-        if (d == k - 1) {
-            item = en_count_last(g, P, s, stack, maxd, d, fast_last, lane);
-        } else {
-            en_start(g, P, s, stack, maxd, d, lane);
-            int lvl = d;
-            while (lvl >= d) {
-                if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
-                const i64 p = s.pos[lvl]++;
-                const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
-                if (!en_accept(g, P, s, lvl, c)) continue;
-                s.f[lvl] = c;
-                s.nodes += 1;
-                const int nx = lvl + 1;
-                if (nx == k - 1) {
-                    item += en_count_last(g, P, s, stack, maxd, nx, fast_last, lane);
-                } else {
-                    en_start(g, P, s, stack, maxd, nx, lane);
-                    lvl = nx;
-                }
-            }
-        }
+        const u64 item = en_dfs<true>(g, P, s, stack, maxd, d, fast_last != 0, lane);
         if (item > (u64)EN_I64_MAX) over = true;
         local += item;
         if (local < item || local > (u64)EN_I64_MAX) over = true;
@@ -651,26 +658,7 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
 // the DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count
 __device__ __noinline__ u64 en_dfs_from(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
                                            int start, bool fast_last, int lane) {
-    const int k = P.k;
-    if (start == k - 1) return en_count_last(g, P, s, stack, maxd, start, fast_last, lane);
-    u64 item = 0;
-    en_start(g, P, s, stack, maxd, start, lane);
-    int lvl = start;
-    while (lvl >= start) {
-        if (s.pos[lvl] >= s.end[lvl]) { --lvl; continue; }
-        const i64 p = s.pos[lvl]++;
-        const int c = en_set(g, stack, maxd, s.skind[lvl])[p];
-        if (!en_accept(g, P, s, lvl, c)) continue;
-        s.f[lvl] = c;
-        const int nx = lvl + 1;
-        if (nx == k - 1) {
-            item += en_count_last(g, P, s, stack, maxd, nx, fast_last, lane);
-        } else {
-            en_start(g, P, s, stack, maxd, nx, lane);
-            lvl = nx;
-        }
-    }
-    return item;
+    return en_dfs<false>(g, P, s, stack, maxd, start, fast_last, lane);
 }
 
 // rebuild the cached sets of levels 2..d-1 that some level >= d reads (reuse chains followed)
