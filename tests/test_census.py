@@ -310,16 +310,16 @@ def test_directed_graph_rejected():
         orbits(D, 4)
 
 
-def test_backend_gpu_declines_where_it_must():
+def test_backends_decline_where_they_must():
     from la_gpm.backends import gpu_status
 
     G = la_gpm.datasets.load("karate")
-    if gpu_status() is None:  # a device: the census runs there (tests/test_gpu_census.py); orbits do not
-        with pytest.raises(la_gpm.BackendUnavailable, match="orbit|cpu"):
-            orbits(G, 4, backend="gpu")
-    else:  # no device: the reason is given
-        with pytest.raises(la_gpm.BackendUnavailable, match="gpu"):
-            census(G, 4, backend="gpu")
+    for f, what in ((census, "census"), (orbits, "graphlet orbits")):
+        with pytest.raises(la_gpm.BackendUnavailable, match=f"{what} has no 'graphblas'.*'cpu', 'gpu'"):
+            f(G, 4, backend="graphblas")
+        if gpu_status() is not None:  # no device: the reason is given (with one, tests/test_gpu_census.py runs both)
+            with pytest.raises(la_gpm.BackendUnavailable, match="gpu"):
+                f(G, 4, backend="gpu")
 
 
 def test_top_level_exports_and_progress(capsys):
