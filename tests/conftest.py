@@ -36,11 +36,12 @@ if os.environ.get("LA_GPM_POISON_DEVICE_MEMORY") == "1" and gpu_status() is None
 
 def pytest_runtest_logreport(report):
     """``LA_GPM_FAILURE_LOG=path``: append each failure's report to ``path`` (one file per xdist worker)
-    the moment it happens, so a device run cut at its time limit still says why a test failed."""
+    the moment it happens, so a device run cut at its time limit still says why a test failed (one file
+    per process: ``path.<xdist worker or main>.<pid>``)."""
     path = os.environ.get("LA_GPM_FAILURE_LOG")
     if path and report.failed:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "main")
-        with open(f"{path}.{worker}", "a") as f:
+        with open(f"{path}.{worker}.{os.getpid()}", "a") as f:
             f.write(f"==== {report.nodeid} ({report.when})\n{report.longreprtext}\n")
 
 

@@ -487,6 +487,39 @@ def test_gpu_small_graphs_equal_cpu_engine():
 
 @pytest.mark.gpu
 @needs_gpu
+def test_gpu_batch_waits_for_work_queued_before_it(monkeypatch):
+    """The CUDA graph of the levels runs behind the work queued before it on the caller's stream: here the
+    graph's engine arrays are written by copies queued behind a 0.2 s spin kernel (garbage until then).
+    (Launched on its non-blocking capture stream, the graph did not wait: with another process slowing
+    the GPU the levels read unwritten indices, an illegal address under pytest-xdist.)"""
+    import cupy as cp
+    spin = cp.RawKernel(r"""
+    extern "C" __global__ void spin(long long cycles) {
+        long long t0 = clock64();
+        while (clock64() - t0 < cycles) { }
+    }""", "spin")
+    real = genum.device_engine_arrays
+
+    def late(G, vl, el):
+        arrays = real(G, vl, el)
+        out = [cp.full(a.shape, -(1 << 20), dtype=a.dtype) for a in arrays]  # garbage (negative indices)
+        spin((1,), (1,), (np.int64(400_000_000),))                              # ~0.2 s at 2 GHz
+        for o, a in zip(out, arrays):
+            o[...] = a                                                           # queued behind the spin
+        return tuple(out)
+
+    monkeypatch.setattr(genum, "device_engine_arrays", late)
+    names = ["4-cycle", "diamond", "house", "triangle"]
+    for gname in ("citeseer.edgelist", "email-Eu-core.txt"):
+        G = la_gpm.read_graph(data_path(gname))
+        want = [count_pattern(G, n, backend="cpu", closed_forms=False) for n in names]
+        got, st_ = count_many(G, names, backend="gpu", return_stats=True)
+        assert got == want, gname
+        assert st_["cuda_graph"] == bool(genum.BATCH_GRAPHS and st_["chunks"] == st_["groups"])
+
+
+@pytest.mark.gpu
+@needs_gpu
 def test_gpu_hprd_200_queries_in_one_batch(hprd):
     """All 200 published HPRD embedding counts from one count_many call (and with tiny budgets)."""
     exp = _hprd_expected()

@@ -4,8 +4,9 @@ For each entry point and each j = 1, 2, ... the j-th device allocation of the ca
 pool fails when the device is full (another process holding the memory gives the same). The call
 must then raise :class:`la_gpm.DeviceOutOfMemory` (named, with advice) and nothing else, and the
 *same* graph object must still give the right answer afterwards: no half-built device cache, open
-stream capture or stale scratch may survive the failure. j grows until a call makes fewer than j
-allocations (it then runs through and must equal the CPU backend).
+stream capture or stale scratch may survive the failure. A call that runs through (a fallback absorbed
+the failure, or it made fewer than j allocations) must equal the CPU backend; j grows until a call
+makes fewer than j allocations.
 """
 
 from __future__ import annotations
@@ -54,7 +55,17 @@ CASES = {
     "census 5": lambda G, b: _census(G, 5, b),
     "orbits 4": lambda G, b: la_gpm.orbits(G, 4, backend=b).tolist(),
     "listing": lambda G, b: sorted(map(tuple, np.concatenate(list(la_gpm.match(G, "diamond", backend=b))).tolist())),
+    "estimate": lambda G, b: la_gpm.estimate(G, "u5", seed=5, max_colorings=3, backend=b, dtype="float64").values,
+    "census estimate": lambda G, b: la_gpm.estimate_census(G, 5, seed=3, adaptive=False, max_colorings=2, backend=b,
+                                                           samples_per_coloring=1 << 12).drop(columns=["edges"]),
+    "tree census": lambda G, b: {n: e.values for n, e in
+                                 la_gpm.tree_census(G, 5, seed=1, max_colorings=2, backend=b, dtype="float64").items()},
 }
+SAME = {"estimate": lambda a, b: np.allclose(a, b, rtol=1e-12, atol=0),
+        "census estimate": lambda a, b: a.equals(b),
+        "tree census": lambda a, b: a.keys() == b.keys() and all(np.allclose(a[n], b[n], rtol=1e-12) for n in a)}
+# many allocations per call: one graph
+GRAPHS = {"estimate": ("karate",), "census estimate": ("karate",), "tree census": ("karate",)}
 
 
 @pytest.fixture(scope="module")
@@ -67,8 +78,9 @@ def graphs():
 def test_oom_at_every_allocation_is_named_and_leaves_the_graph_usable(name, graphs):
     import cupy as cp
 
-    call = CASES[name]
-    for gname, G0 in graphs.items():
+    call, same = CASES[name], SAME.get(name, lambda a, b: a == b)
+    for gname in GRAPHS.get(name, tuple(graphs)):
+        G0 = graphs[gname]
         want = call(G0, "cpu")
         j, failures = 0, 0
         while True:
@@ -86,12 +98,12 @@ def test_oom_at_every_allocation_is_named_and_leaves_the_graph_usable(name, grap
             finally:
                 cp.cuda.set_allocator(inj.inner)
             cp.cuda.Device().synchronize()  # a sticky CUDA error surfaces here
-            if got is not None:
-                assert inj.calls < j, (name, gname, j)  # it ran through: the injected failure was never reached
-                assert got == want, (name, gname)
-                break
-            assert got == want or got is None
+            if got is not None:  # it ran through: the injected failure was never reached, or absorbed by a fallback
+                assert same(got, want), (name, gname, j)
+                if inj.calls < j:
+                    break
+                continue
             # the same graph object, after the failure, without the injection
-            assert call(G, "gpu") == want, (name, gname, j)
+            assert same(call(G, "gpu"), want), (name, gname, j)
             assert j < 400, f"{name} on {gname}: more than 400 device allocations in one call"
-        assert failures == j - 1
+        assert failures <= j - 1

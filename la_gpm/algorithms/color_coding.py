@@ -438,11 +438,12 @@ def _pow2_at_least(x: float) -> int:
 class _Runner:
     """Evaluates a plan for batches of colorings on one backend's ops."""
 
-    def __init__(self, G, P, plan: TreePlan, ops):
+    def __init__(self, G, P, plan: TreePlan, ops, gpu: bool = False):
         self.G = G
         self.P = P
         self.plan = plan
         self.ops = ops
+        self.gpu = gpu
         self.maxdeg = max(1, G.max_degree)
 
     def run(self, keys, per_vertex=False, colors=None, profile=None, roots=None):
@@ -450,7 +451,17 @@ class _Runner:
         (or for the one explicit coloring ``colors``).  ``profile``: a dict that receives seconds
         per step kind (the device is synchronised after each step).  ``roots``: op indices of
         several trees' root tables (a shared plan, see :mod:`la_gpm.algorithms.tree_census`); then
-        the totals are a dict {root op: per-coloring counts}, read as soon as each root is built."""
+        the totals are a dict {root op: per-coloring counts}, read as soon as each root is built.
+        On the GPU a failed device allocation anywhere in the pass raises DeviceOutOfMemory."""
+        try:
+            return self._run(keys, per_vertex, colors, profile, roots)
+        except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
+            if self.gpu:
+                from ..backends.gpu import raise_if_device_oom
+                raise_if_device_oom(e, f"color coding of a {self.P.k}-vertex tree on the GPU")
+            raise
+
+    def _run(self, keys, per_vertex, colors, profile, roots):
         plan = self.plan
         o = self.ops
         tick = None
@@ -530,8 +541,10 @@ def _make_ops(G, backend, dtype, spmm, P, plan):
     if plan.labeled:
         labels = {lab: (G.vertex_labels == lab) for lab in set(P.vertex_labels)}
     if backend == "gpu":
+        from ..backends.gpu import oom_guard
         from ..backends.gpu.color_coding import GpuOps
-        return GpuOps(G, plan.k, dtype, spmm, labels)
+        with oom_guard("color coding on the GPU (the graph's device copies)"):
+            return GpuOps(G, plan.k, dtype, spmm, labels)
     return _CpuOps(G, plan.k, dtype, "graphblas" if backend == "graphblas" else spmm, labels)
 
 
@@ -644,7 +657,7 @@ def _prepare(G, template, backend, dtype, spmm, root=None, layout="auto"):
                               "spmm='custom' / 'cusparse' with layout='dense'")
     plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root, layout)
     ops = _make_ops(G, b, dt, spmm, P, plan)
-    return G, P, b, dt, plan, _Runner(G, P, plan, ops)
+    return G, P, b, dt, plan, _Runner(G, P, plan, ops, gpu=(b == "gpu"))
 
 
 def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, per_vertex: bool = False,

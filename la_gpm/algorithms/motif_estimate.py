@@ -777,8 +777,10 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     s = _resolve_seed(seed)
     from ..backends.cpu.cc_kernels import colors_from_keys, coloring_keys, splitmix64_py
     if be == "gpu":
+        from ..backends.gpu import oom_guard
         from ..backends.gpu.motif_estimate import GpuSampler
-        engine = GpuSampler(G, k)
+        with oom_guard("motif estimation on the GPU (the sampler's tables)"):
+            engine = GpuSampler(G, k)
         xp = engine.cp
     else:
         engine = None
@@ -875,6 +877,11 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                                                                     delta / ((check + 1) * (check + 2)))), 4 * j)
             if last:
                 break
+    except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
+        if engine is not None:
+            from ..backends.gpu import raise_if_device_oom
+            raise_if_device_oom(e, f"motif estimation on the GPU (k = {k}, coloring {j})")
+        raise
     finally:
         if bar is not None:
             bar.close()

@@ -205,7 +205,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     b = resolve_backend(backend, what="color-coding tree census")
     dt = _check_dtype(dtype)
     ops = _make_ops(G, b, dt, spmm, cen.trees[0], cen.plan)
-    runner = _Runner(G, cen.trees[0], cen.plan, ops)
+    runner = _Runner(G, cen.trees[0], cen.plan, ops, gpu=(b == "gpu"))
     s = _resolve_seed(seed)
     eps, delta = float(eps), float(delta)
     T = len(cen.trees)

@@ -51,15 +51,38 @@ def kernel(file: str, name: str, options: tuple = ()):
     return _module(file, cp.cuda.Device().id, tuple(options)).get_function(name)
 
 
-@contextlib.contextmanager
-def oom_guard(what: str):
-    """Turn CuPy's out-of-memory error into DeviceOutOfMemory with advice."""
+def is_device_oom(e: BaseException) -> bool:
+    """Whether ``e`` is a failed device allocation, in any of the forms CuPy and the libraries under it
+    report one: the pool's OutOfMemoryError, thrust's ``std::bad_alloc`` (``cupy.sort``/``argsort``),
+    and the runtime's / driver's out-of-memory status (CUB, cuSPARSE, module loads)."""
     import cupy as cp
-    try:
-        yield
-    except cp.cuda.memory.OutOfMemoryError as e:
+    if isinstance(e, DeviceOutOfMemory):
+        return False
+    if isinstance(e, cp.cuda.memory.OutOfMemoryError):
+        return True
+    if type(e) is MemoryError:
+        return "bad_alloc" in str(e)
+    from cupy_backends.cuda.api import driver, runtime
+    if isinstance(e, (runtime.CUDARuntimeError, driver.CUDADriverError)):
+        return "MemoryAllocation" in str(e) or "OUT_OF_MEMORY" in str(e)
+    return False
+
+
+def raise_if_device_oom(e: BaseException, what: str) -> None:
+    """Raise DeviceOutOfMemory with advice (from None) when ``e`` is a failed device allocation."""
+    if is_device_oom(e):
         raise DeviceOutOfMemory(f"{what} ran out of GPU memory ({e}); lower la_gpm.config.memory_budget "
                                 "or run on a smaller graph / the cpu backend") from None
+
+
+@contextlib.contextmanager
+def oom_guard(what: str):
+    """Turn a failed device allocation (:func:`is_device_oom`) into DeviceOutOfMemory with advice."""
+    try:
+        yield
+    except Exception as e:  # noqa: BLE001 -- re-raised unchanged unless it is a device allocation failure
+        raise_if_device_oom(e, what)
+        raise
 
 
 def device_csr(G, which: str = "A"):

@@ -422,8 +422,9 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
     total = int(ends[-1])
     starts = ends - counts
     maxd = call.maxd
-    order_d = cp.asarray(order, dtype=cp.int32)
-    inv_d = cp.asarray(inv, dtype=cp.int64)
+    with oom_guard("GPU listing (the query order and the vertex map)"):
+        order_d = cp.asarray(order, dtype=cp.int32)
+        inv_d = cp.asarray(inv, dtype=cp.int64)
     kern = kernel("enum", "enum_list_warp")
     r0 = 0
     while r0 < total:
@@ -692,7 +693,7 @@ class _BatchRun:
         cp = cupy()
         with self.lock:
             if BATCH_GRAPHS and self.graph is None and self.graph_error is None and self.firsts is not None:
-                try:
+                try:  # captured on a stream of its own (the legacy default stream cannot capture): nothing runs
                     stream = cp.cuda.Stream(non_blocking=True)
                     with stream:
                         stream.begin_capture()
@@ -700,14 +701,17 @@ class _BatchRun:
                             self._launch_all()
                         finally:
                             graph = stream.end_capture()
-                    self.graph, self.stream = graph, stream
+                    self.graph = graph
                 except Exception as e:  # noqa: BLE001 -- no capture here: plain launches
                     self.graph_error = repr(e)
             if self.graph is not None:
-                with self.stream:
-                    self.ctr.set(self.host)
-                    self.graph.launch()
-                    out = self.counts.get()
+                # launched on the caller's stream, behind the uploads queued there (engine arrays, root
+                # items, plan tables, the counters' reset). Launching it on the capture stream, which is
+                # non-blocking, let it start before those copies landed whenever the copy engine was
+                # slow (another process on the GPU): kernels read unwritten indices (illegal address).
+                self.ctr.set(self.host)
+                self.graph.launch()
+                out = self.counts.get()
             else:
                 self.ctr.set(self.host)
                 self._launch_all()
