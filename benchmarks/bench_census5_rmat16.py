@@ -14,6 +14,11 @@ every division of the back-substitution must be exact, else the call raises. The
 hybrid on all cores, same run, counts checked equal, one CPU run and a GPU median each, so the speed-up
 is measured where the CPU can still finish, and its growth with the scale is seen. Writes
 ``benchmarks/results/census5_rmat_series_gpu.json``.
+
+``--bulk-sweep S1 S2 ... [--bulk 0 8 16 32]``: the GPU hybrid on each R-MAT scale with the K2,3 copies of
+hub pairs with at least B common neighbours counted in bulk (``census.K23_BULK``; 0: every copy listed),
+a median of up to 3 timed runs (one warm-up per scale: the graph's device copies) and one profiled run (seconds per stage) each, counts checked equal across B.
+Writes ``benchmarks/results/census5_k23_bulk_gpu.json``.
 """
 
 from __future__ import annotations
@@ -55,15 +60,57 @@ def series(scales):
         print("wrote", write("census5_rmat_series", payload))     # after every scale: a timeout keeps the rows
 
 
+def bulk_sweep(scales, settings):
+    from harness import timeit
+
+    from la_gpm.backends.gpu import census as gc
+    rows = []
+    payload = {"benchmark": "5-vertex census, GPU hybrid: K2,3 copies listed vs counted in bulk per hub pair",
+               "machine": machine(), "versions": versions(), "rows": rows,
+               "setting": "K23_BULK = B: pairs with >= B common neighbours in bulk (0: none), "
+                          f"K23_BULK_X = {gc.K23_BULK_X} list vertices per bulk work item"}
+    default = gc.K23_BULK
+    try:
+        for sc in scales:
+            G = la_gpm.generators.rmat(sc, seed=1)
+            want = None
+            for b in settings:
+                gc.K23_BULK = b if b > 0 else 1 << 62
+                med, runs, df = timeit(lambda: la_gpm.census(G, 5, backend="gpu", method="hybrid"), repeat=3,
+                                       warmup=1 if b == settings[0] else 0, sync=True, budget_s=20)
+                counts = [int(c) for c in df["count"]]
+                if want is None:
+                    want = counts
+                elif counts != want:
+                    raise SystemExit(f"R-MAT {sc}: K23_BULK={b} changed the counts")
+                gc.PROFILE = {}
+                la_gpm.census(G, 5, backend="gpu", method="hybrid")
+                prof, gc.PROFILE = gc.PROFILE, None
+                rows.append({"graph": f"R-MAT {sc}", "n": G.n, "m": G.m, "max_degree": int(G.max_degree),
+                             "k23_bulk": b, "seconds": med, "runs": runs, "edges_per_s": G.m / med,
+                             "connected_5_subgraphs": sum(counts),
+                             "stages_s": {k: v for k, v in prof.items() if k != "copies"},
+                             "copies": prof.get("copies")})
+                print({k: rows[-1][k] for k in ("graph", "k23_bulk", "seconds")},
+                      {k: round(v, 4) for k, v in rows[-1]["stages_s"].items() if "k23" in k}, flush=True)
+                print("wrote", write("census5_k23_bulk", payload))
+    finally:
+        gc.K23_BULK = default
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("--scale", type=int, default=16)
     ap.add_argument("--series", type=int, nargs="*", help="R-MAT scales: GPU hybrid vs CPU hybrid on each")
+    ap.add_argument("--bulk-sweep", type=int, nargs="*", help="R-MAT scales: K2,3 copies listed vs in bulk")
+    ap.add_argument("--bulk", type=int, nargs="*", default=[0, 8, 16, 32], help="K23_BULK settings (0: none)")
     a = ap.parse_args(argv)
     tiny = la_gpm.generators.gnm(60, 300, seed=0)
     la_gpm.census(tiny, 5, backend="gpu", method="hybrid")
     if a.series:
         return series(a.series)
+    if a.bulk_sweep:
+        return bulk_sweep(a.bulk_sweep, a.bulk)
     G = la_gpm.generators.rmat(a.scale, seed=1)
     t = time.perf_counter()
     c4 = la_gpm.census(G, 4, backend="gpu")

@@ -278,6 +278,30 @@ def test_hybrid_hub_blocks_and_splits(monkeypatch):
 
 
 @gpu
+def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
+    """c5_k23_bulk (K2,3 copies of pairs with many common neighbours counted per class from G[common list])
+    gives the listing's hits, for every pair in bulk, some, or none, with 1 or 32 list vertices per item."""
+    from la_gpm.backends.gpu import census as gc
+    graphs = [la_gpm.generators.rmat(9, seed=2), la_gpm.generators.gnm(60, 900, seed=3),
+              la_gpm.datasets.load("karate"), email]
+    for G in graphs:
+        tv = None
+        runs = []
+        for bulk, xc in ((1 << 30, 32), (3, 1), (3, 32), (8, 5), (16, 32)):
+            monkeypatch.setattr(gc, "K23_BULK", bulk)
+            monkeypatch.setattr(gc, "K23_BULK_X", xc)
+            G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)
+            if tv is None:
+                sigma, _ = gc.sigma4(G2)
+                tv = np.asarray(sigma[:, 3])
+            runs.append(gc.dense5_hits(G2, tv))
+        assert all(r == runs[0] for r in runs[1:]), G
+    want = _counts(census(email, 5, backend="cpu", method="hybrid"))
+    assert _counts(census(la_gpm.Graph.from_edges(*_edges(email), n=email.n), 5, backend="gpu",
+                          method="hybrid")) == want
+
+
+@gpu
 def test_hybrid_email_equals_enumeration(email):
     got = census(email, 5, backend="gpu", method="hybrid")
     assert _counts(got) == _counts(_cpu(email, 5, "enumerate"))
@@ -321,10 +345,13 @@ def _edges(G):
     return src[keep], G.indices[keep].astype(np.int64)
 
 
-def _dense_decomposition(G, S, split, cap):
+def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     """The work decomposition of census5.cu's dense kernels, item by item, in Python: C5 items
-    (c5_item_offsets), hub pairs split by k23_item_offsets, bowtie lists in bowtie_batches."""
+    (c5_item_offsets), hub pairs split by k23_item_offsets, the pairs with >= ``bulk`` common neighbours
+    counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), bowtie
+    lists in bowtie_batches."""
     from la_gpm.algorithms.motifs import _classes, _descending
+    from la_gpm.backends.cpu.motif_kernels import _k23_class_rows
     from la_gpm.backends.gpu.census import bowtie_batches, c5_item_offsets, k23_item_offsets
     table = _classes(5).table
     ptr, idx, _ = _descending(G)
@@ -365,6 +392,22 @@ def _dense_decomposition(G, S, split, cap):
                 if v > u:
                     codeg[v] = codeg.get(v, 0) + 1
         pairs += [(u, v, c) for v, c in codeg.items() if c >= 3]
+    rows, M, acc = _k23_class_rows(np.asarray(table)), 1 << 64, [0] * len(hits)
+    for u, v, c in [q for q in pairs if q[2] >= max(3, bulk)]:
+        L, uv = sorted(N[u] & N[v]), int(v in N[u])
+        for j0 in range(0, c, xc):                      # one work item
+            e = P = t = 0
+            for j in range(j0, min(c, j0 + xc)):
+                F = [L[q] for q in range(j + 1, c) if L[q] in N[L[j]]]
+                dx = len(F) + sum(1 for q in range(j) if L[q] in N[L[j]])
+                e, P = e + len(F), P + dx * (dx - 1) // 2
+                t += sum(1 for a in range(len(F)) for b in range(a + 1, len(F)) if F[b] in N[F[a]])
+            ec = e * (c - 2)
+            share = ((c * (c - 1) * (c - 2) // 6 if j0 == 0 else 0) - ec + P - t, ec - 2 * P + 3 * t, P - 3 * t, t)
+            for k in range(4):
+                acc[rows[4 * uv + k]] = (acc[rows[4 * uv + k]] + share[k]) % M
+    hits += np.array(acc, dtype=np.int64)
+    pairs = [q for q in pairs if q[2] < max(3, bulk)]
     pc = np.array([c for _, _, c in pairs], dtype=np.int32)
     koffs = k23_item_offsets(pc, split)
     for item in range(int(koffs[-1]) if len(pairs) else 0):
@@ -411,7 +454,8 @@ def test_dense_decomposition_matches_cpu_dense5_hits(make, S, split, cap):
     G = make()
     want = dense5_hits(G.indptr, G.indices, G.degree_rank, _classes(5).table, len(_classes(5).keys),
                        _nchunks()).sum(axis=0)
-    assert np.array_equal(_dense_decomposition(G, S, split, cap), want)
+    for bulk, xc in ((1 << 30, 32), (3, 1), (5, 2), (8, 32)):   # none / every pair / some pairs in bulk
+        assert np.array_equal(_dense_decomposition(G, S, split, cap, bulk, xc), want), (bulk, xc)
 
 
 def test_host_work_splits():

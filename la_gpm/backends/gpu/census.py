@@ -302,6 +302,11 @@ C5_HUB_DEGREE = 256
 C5_SPLIT = 8
 # c5_k23: a hub pair with at least this many common neighbours gets one work item per first element
 K23_SPLIT = 48
+# c5_k23_bulk: a hub pair with at least this many common neighbours has its K2,3 copies counted per class
+# from the edges, 2-paths and triangles inside its common list (O(c²) searches) instead of listed (C(c, 3));
+# each work item takes K23_BULK_X of the list's vertices (docs/gpu_census.md)
+K23_BULK = 16
+K23_BULK_X = 32
 
 
 def _c5(name):
@@ -460,6 +465,15 @@ def bowtie_batches(toffs, cap):
     return out
 
 
+def _k23_rows():
+    """The 8 class rows of a K2,3 copy by 4·[u ~ v] + the edges among x, y, z (int64, on the device):
+    the same rows as the CPU hybrid's bulk rule."""
+    from ...algorithms.motifs import _classes
+    from ..cpu.motif_kernels import _k23_class_rows
+    cp = cupy()
+    return cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
+
+
 def _xp(a):
     return np if isinstance(a, np.ndarray) else cupy()
 
@@ -513,12 +527,33 @@ def dense5_hits(G, tv):
                 break
             cap = found      # every counter was cleared: run again with room for all
         if found:
-            koffs = k23_item_offsets(pc[:found], K23_SPLIT)
+            pu, pv, pc = pu[:found], pv[:found], pc[:found]
+            bulk = pc >= max(3, K23_BULK)
+            nbulk = int(bulk.sum())
+            if nbulk:
+                bu, bv, bc = pu[bulk], pv[bulk], pc[bulk]
+                boffs = cp.zeros(nbulk + 1, dtype=cp.int64)
+                cp.cumsum((bc.astype(cp.int64) + K23_BULK_X - 1) // K23_BULK_X, out=boffs[1:])
+                bitems = int(boffs[-1].get())
+                bg, bw = _warps(8 * maxd, bitems, cp)
+                scratch = cp.empty(bg * bw * 2 * maxd, dtype=cp.int32)
+                with _stage("c5_k23_bulk"):
+                    _c5("c5_k23_bulk")((bg,), (bw * 32,), (ptr, idx, bu, bv, np.int64(nbulk), boffs, np.int64(bitems),
+                                                           np.int32(K23_BULK_X), _k23_rows(), scratch, np.int64(maxd),
+                                                           cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
+                del scratch, bu, bv, bc, boffs
+                keep = ~bulk
+                pu, pv, pc = pu[keep], pv[keep], pc[keep]
+            nlist = found - nbulk
+        else:
+            nlist = 0
+        if nlist:
+            koffs = k23_item_offsets(pc, K23_SPLIT)
             kitems = int(koffs[-1].get())
             kg, kw = _warps(4 * maxd, kitems, cp)
             scratch = cp.empty(kg * kw * maxd, dtype=cp.int32)
             with _stage("c5_k23"):
-                _c5("c5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(found), koffs, np.int64(kitems), table,
+                _c5("c5_k23")((kg,), (kw * 32,), (ptr, idx, pu, pv, np.int64(nlist), koffs, np.int64(kitems), table,
                                                    np.int32(nclass), scratch, np.int64(maxd),
                                                    cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
             del scratch

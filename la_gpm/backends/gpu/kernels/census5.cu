@@ -19,6 +19,8 @@
 //               one b are spread over the lanes (warp_expand)
 //   c5_k23_pairs / c5_k23  hub pairs u < v with >= 3 common neighbours (codegree counters), then every
 //               triple of their common list; a pair with a long list is split by its first element
+//   c5_k23_bulk the K2,3 copies of a pair with many common neighbours counted per class without listing
+//               them: from the edges, 2-paths and triangles inside G[common list]
 //   c5_tri_lists / c5_bowtie  the edges inside N(u) (from each triangle, oriented), then every pair of
 //               vertex-disjoint ones; item = one edge of the list
 #include "common.cuh"
@@ -499,6 +501,90 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
         __syncwarp();
     }
     flush_shared(sh, nclass, counts);
+}
+
+// K2,3 copies of hub pairs with many common neighbours, counted per class without listing them (the
+// CPU hybrid's bulk rule, motif_kernels.dense5_hits): the class of {u, v, x, y, z} depends only on u ~ v
+// and on the number of edges among x, y, z, so with e edges, P two-edge paths and t triangles inside
+// G[L] (L the common list, c = |L|) the triples with 3 / 2 / 1 / 0 edges number
+//     t,   P - 3t,   e(c - 2) - 2P + 3t,   C(c, 3) - e(c - 2) + P - t.
+// Item i of pair p (offs[p] <= i < offs[p+1]) takes the x = L[j], j in [xc·(i - offs[p]), +xc): the edges
+// from x to later positions of L, C(d_L(x), 2) and the triangles with x first; these terms are linear,
+// so each item adds its own share and the pair's first item adds C(c, 3). u64 arithmetic is modulo
+// 2^64: a share may be "negative", the totals are not. rows[4·[u ~ v] + edges] = the class (host table).
+// Scratch per warp: 2·cap ints (L, then the forward neighbours of one x inside L).
+extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                       const int* __restrict__ pu, const int* __restrict__ pv, i64 npairs,
+                                       const i64* __restrict__ offs, i64 nitems, int xc,
+                                       const i64* __restrict__ rows, int* __restrict__ scratch, i64 cap,
+                                       u64* __restrict__ next, u64* __restrict__ counts) {
+    const int lane = threadIdx.x & 31;
+    const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    int* L = scratch + warp * 2 * cap;
+    int* F = L + cap;
+    const unsigned lower = (1u << lane) - 1u;
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)nitems) break;
+        const i64 p = owner_of(offs, npairs, (i64)item);
+        const int u = __ldg(pu + p), v = __ldg(pv + p);
+        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+        const bool ushort = uh - ul <= vh - vl;
+        const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
+        int c = 0;
+        for (i64 base = sl; base < sh_; base += 32) {
+            const i64 j = base + lane;
+            int w = 0;
+            bool ok = false;
+            if (j < sh_) {
+                w = __ldg(idx + j);
+                ok = binary_contains(idx, ll, lh, w);
+            }
+            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+            if (ok) L[c + __popc(b & lower)] = w;
+            c += __popc(b);
+        }
+        __syncwarp();
+        const int uv = binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0;
+        const i64 j0 = ((i64)item - __ldg(offs + p)) * xc;
+        const i64 j1 = j0 + xc < (i64)c ? j0 + xc : (i64)c;
+        u64 e = 0, P = 0, t = 0;                       // warp-uniform (sums of ballots)
+        for (i64 j = j0; j < j1; ++j) {
+            const int x = L[j];
+            const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1);
+            u64 dx = 0;
+            int nf = 0;
+            for (int base = 0; base < c; base += 32) {
+                const int q = base + lane;
+                const bool ok = q < c && binary_contains(idx, xl, xh, L[q]);
+                dx += __popc(__ballot_sync(LA_FULL_MASK, ok));
+                const bool fw = ok && q > j;
+                const unsigned bf = __ballot_sync(LA_FULL_MASK, fw);
+                if (fw) F[nf + __popc(bf & lower)] = L[q];
+                nf += __popc(bf);
+            }
+            __syncwarp();
+            e += (u64)nf;
+            P += dx * (dx - (dx > 0 ? 1 : 0)) / 2;
+            for (int a = 0; a + 1 < nf; ++a) {
+                const int y = F[a];
+                const i64 yl = __ldg(ptr + y), yh = __ldg(ptr + y + 1);
+                for (int b0 = a + 1; b0 < nf; b0 += 32) {
+                    const int q = b0 + lane;
+                    t += __popc(__ballot_sync(LA_FULL_MASK, q < nf && binary_contains(idx, yl, yh, F[q])));
+                }
+            }
+            __syncwarp();
+        }
+        if (lane == 0) {
+            const u64 cc = (u64)c, ec = e * (cc - 2);
+            const u64 share[4] = {(j0 == 0 ? cc * (cc - 1) * (cc - 2) / 6 : 0ULL) - ec + P - t,
+                                  ec - 2 * P + 3 * t, P - 3 * t, t};
+            for (int k = 0; k < 4; ++k)
+                if (share[k]) atomicAdd(counts + __ldg(rows + 4 * uv + k), share[k]);
+        }
+        __syncwarp();
+    }
 }
 
 // the edges inside N(x) of every vertex x in [u0, u1): list[toffs[x] - toffs[u0] + k] = (ea, eb), from each
