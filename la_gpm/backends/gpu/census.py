@@ -305,7 +305,7 @@ K23_SPLIT = 48
 # c5_k23_bulk: a hub pair with at least this many common neighbours has its K2,3 copies counted per class
 # from the edges, 2-paths and triangles inside its common list (O(c²) searches) instead of listed (C(c, 3));
 # each work item takes K23_BULK_X of the list's vertices (docs/gpu_census.md)
-K23_BULK = 16
+K23_BULK = 8
 K23_BULK_X = 32
 
 
