@@ -1,5 +1,7 @@
-# Final device record, part $1 (a: test files a-f, b: g-z and doctests); part a also proves that the
-# batch "waits" test fails on the code before the stream fix (copied to device_tmp/old_enum.py).
+# Final device record, part $1 (a: test files a-f, b: g-z and doctests). Part a also runs the batch
+# "waits" test on the code before the stream fix when it is there (git-ignored, untracked copy:
+#   mkdir -p device_tmp && git show 285cbb4:la_gpm/backends/gpu/enum.py > device_tmp/old_enum.py)
+# where it must fail with an illegal address.
 . benchmarks/device_env.sh
 export LA_GPM_FAILURE_LOG=$OUT/failures
 part=$1; shift
