@@ -438,6 +438,32 @@ extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* 
     }
 }
 
+// L = N(u) ∩ N(v) in increasing order (the shorter row searched in the longer, 32 elements at a time,
+// compacted by ballot), its size returned; *uv = [u ~ v]. Warp-collective.
+__device__ __forceinline__ int k23_common_list(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v,
+                                               int* L, int lane, int* uv) {
+    const unsigned lower = (1u << lane) - 1u;
+    const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
+    const bool ushort = uh - ul <= vh - vl;
+    const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
+    int c = 0;
+    for (i64 base = sl; base < sh_; base += 32) {
+        const i64 j = base + lane;
+        int w = 0;
+        bool ok = false;
+        if (j < sh_) {
+            w = __ldg(idx + j);
+            ok = binary_contains(idx, ll, lh, w);
+        }
+        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+        if (ok) L[c + __popc(b & lower)] = w;
+        c += __popc(b);
+    }
+    __syncwarp();
+    *uv = binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0;
+    return c;
+}
+
 // every K2,3 with hubs (pu[p], pv[p]) and three of their common neighbours. Item i of pair p
 // (offs[p] <= i < offs[p+1]): the pair's whole list when it has one item, else the triples whose
 // first element is at position i - offs[p]. The common list is rebuilt in the warp's scratch.
@@ -451,34 +477,18 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* L = scratch + warp * cap;
-    const unsigned lower = (1u << lane) - 1u;
     for (;;) {
         const u64 item = next_item(next, lane);
         if (item >= (u64)nitems) break;
         const i64 p = owner_of(offs, npairs, (i64)item);
         const int u = __ldg(pu + p), v = __ldg(pv + p);
-        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
-        const bool ushort = uh - ul <= vh - vl;
-        const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
-        int c = 0;
-        for (i64 base = sl; base < sh_; base += 32) {
-            const i64 j = base + lane;
-            int w = 0;
-            bool ok = false;
-            if (j < sh_) {
-                w = __ldg(idx + j);
-                ok = binary_contains(idx, ll, lh, w);
-            }
-            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
-            if (ok) L[c + __popc(b & lower)] = w;
-            c += __popc(b);
-        }
-        __syncwarp();
+        int uv;
+        const int c = k23_common_list(ptr, idx, u, v, L, lane, &uv);
         const i64 nit = __ldg(offs + p + 1) - __ldg(offs + p);
         const int i0 = nit == 1 ? 0 : (int)((i64)item - __ldg(offs + p));
         const int i1 = nit == 1 ? c - 2 : i0 + 1;
         // vertices (u, v, x, y, z): u, v ~ x, y, z
-        const int base_code = (binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0) | 2 | 4 | 8 | 16 | 64 | 128;
+        const int base_code = uv | 2 | 4 | 8 | 16 | 64 | 128;
         for (int i = i0; i < i1; ++i) {
             const int x = L[i];
             const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1);
@@ -528,24 +538,8 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
         if (item >= (u64)nitems) break;
         const i64 p = owner_of(offs, npairs, (i64)item);
         const int u = __ldg(pu + p), v = __ldg(pv + p);
-        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
-        const bool ushort = uh - ul <= vh - vl;
-        const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
-        int c = 0;
-        for (i64 base = sl; base < sh_; base += 32) {
-            const i64 j = base + lane;
-            int w = 0;
-            bool ok = false;
-            if (j < sh_) {
-                w = __ldg(idx + j);
-                ok = binary_contains(idx, ll, lh, w);
-            }
-            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
-            if (ok) L[c + __popc(b & lower)] = w;
-            c += __popc(b);
-        }
-        __syncwarp();
-        const int uv = binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0;
+        int uv;
+        const int c = k23_common_list(ptr, idx, u, v, L, lane, &uv);
         const i64 j0 = ((i64)item - __ldg(offs + p)) * xc;
         const i64 j1 = j0 + xc < (i64)c ? j0 + xc : (i64)c;
         u64 e = 0, P = 0, t = 0;                       // warp-uniform (sums of ballots)
