@@ -660,8 +660,129 @@ def _k23_class_rows(table):
     return rows
 
 
+@nb.njit(cache=True)
+def _bowtie_class_rows(table):
+    """Class rows of G[{u, a, b, c, d}] for u adjacent to all of a, b, c, d and G[{a, b, c, d}] = 2K2, P4,
+    C4, paw, diamond, K4 (the 4-vertex graphs with a perfect matching), in _hit5's bit order."""
+    cone = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 6)          # (0,1) (0,2) (0,3) (0,4)
+    ab, ac, bc, ad, bd, cd = 1 << 2, 1 << 4, 1 << 5, 1 << 7, 1 << 8, 1 << 9
+    shapes = (ab | cd, ab | bc | cd, ab | bc | cd | ad, ab | ac | bc | cd, ab | bc | cd | ad | bd,
+              ab | ac | bc | ad | bd | cd)
+    rows = np.empty(6, dtype=np.int64)
+    for i in range(6):
+        rows[i] = table[cone | shapes[i]]
+    return rows
+
+
+@nb.njit(cache=True)
+def _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, fill, mk, mk2, tx, cnt, touched, wl, rows, h):
+    """The bowtie copies centred at u (pairs of disjoint edges of H = G[N(u)], given as ea/eb[:m]) added to
+    ``h`` per class without listing them: u + S for a 4-set S of N(u) is the cone over H[S], and S holds
+    m(H[S]) bowties (its perfect matchings: 2K2, P4, paw 1; C4, diamond 2; K4 3), so it suffices to count
+    the induced 2K2, P4, C4, paw, diamond and K4 of H. Their non-induced counts come from H's degrees d_x,
+    the triangles t_xy on each edge, the 4-cycles (common-neighbour pairs) and the 4-cliques, then the
+    inclusion among those six graphs is inverted. Cost O(Σ_x d_x² + 4-cliques of H) against C(m, 2)."""
+    deg = indptr[u + 1] - indptr[u]
+    base = indptr[u]
+    for j in range(deg):
+        lid[indices[base + j]] = j
+        lptr[j] = 0
+        mk[j] = -1
+        mk2[j] = -1
+        tx[j] = 0
+        cnt[j] = 0
+    lptr[deg] = 0
+    for e in range(m):
+        lptr[lid[ea[e]] + 1] += 1
+        lptr[lid[eb[e]] + 1] += 1
+    for j in range(deg):
+        lptr[j + 1] += lptr[j]
+    for j in range(deg):
+        fill[j] = lptr[j]
+    for e in range(m):
+        a = lid[ea[e]]
+        b = lid[eb[e]]
+        lidx[fill[a]] = b
+        fill[a] += 1
+        lidx[fill[b]] = a
+        fill[b] += 1
+    n2k2 = m * (m - 1) // 2
+    p4 = 0
+    dia = 0
+    tri3 = 0
+    k4 = 0
+    c4x2 = 0
+    stamp2 = 0
+    for x in range(deg):
+        dx = lptr[x + 1] - lptr[x]
+        n2k2 -= dx * (dx - 1) // 2
+        for q in range(lptr[x], lptr[x + 1]):
+            mk[lidx[q]] = x
+        for q in range(lptr[x], lptr[x + 1]):
+            y = lidx[q]
+            if y <= x:
+                continue
+            dy = lptr[y + 1] - lptr[y]
+            t = 0
+            nw = 0
+            stamp2 += 1
+            for r in range(lptr[y], lptr[y + 1]):
+                w = lidx[r]
+                if mk[w] == x:
+                    t += 1
+                    if w > y:
+                        wl[nw] = w
+                        mk2[w] = stamp2
+                        nw += 1
+            p4 += (dx - 1) * (dy - 1)
+            dia += t * (t - 1) // 2
+            tri3 += t
+            tx[x] += t
+            tx[y] += t
+            for i in range(nw):               # 4-cliques x < y < w < z
+                w = wl[i]
+                for r in range(lptr[w], lptr[w + 1]):
+                    z = lidx[r]
+                    if z > w and mk2[z] == stamp2:
+                        k4 += 1
+        # 4-cycles: pairs x < z with c common neighbours hold C(c, 2) of them, each cycle at its two diagonals
+        nt = 0
+        for q in range(lptr[x], lptr[x + 1]):
+            y = lidx[q]
+            for r in range(lptr[y], lptr[y + 1]):
+                z = lidx[r]
+                if z > x:
+                    if cnt[z] == 0:
+                        touched[nt] = z
+                        nt += 1
+                    cnt[z] += 1
+        for i in range(nt):
+            c = cnt[touched[i]]
+            c4x2 += c * (c - 1) // 2
+            cnt[touched[i]] = 0
+    tri = tri3 // 3
+    p4 -= 3 * tri
+    paw = 0
+    for x in range(deg):
+        paw += (tx[x] // 2) * (lptr[x + 1] - lptr[x] - 2)
+    c4 = c4x2 // 2
+    # induced from non-induced (copies of row graph in column graph: 2K2, P4, C4, paw, diamond, K4)
+    i_k4 = k4
+    i_dia = dia - 6 * i_k4
+    i_paw = paw - 4 * i_dia - 12 * i_k4
+    i_c4 = c4 - i_dia - 3 * i_k4
+    i_p4 = p4 - 4 * i_c4 - 2 * i_paw - 6 * i_dia - 12 * i_k4
+    i_2k2 = n2k2 - i_p4 - 2 * i_c4 - i_paw - 2 * i_dia - 3 * i_k4
+    h[rows[0]] += i_2k2
+    h[rows[1]] += i_p4
+    h[rows[2]] += 2 * i_c4
+    h[rows[3]] += i_paw
+    h[rows[4]] += 2 * i_dia
+    h[rows[5]] += 3 * i_k4
+
+
 @nb.njit(parallel=True, cache=True)
-def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
+def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowtie_bulk=64):
     """Induced classes of every non-induced copy of C5, K2,3 and the bowtie (each copy once).
 
     Every 5-vertex connected graph of minimum degree >= 2 has one of the three as a spanning
@@ -672,7 +793,9 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
     bulk, not one by one: the class of {u, v, x, y, z} depends only on u ~ v and on the number of
     edges among x, y, z, and with e edges, P two-edge paths and t triangles inside G[S] the triples
     with 3 / 2 / 1 / 0 edges number t, P - 3t, e(c - 2) - 2(P - 3t) - 3t and the rest of C(c, 3)
-    (O(Σ_{x∈S} d_x + the 2-paths of G[S]) instead of C(c, 3) classifications).
+    (O(Σ_{x∈S} d_x + the 2-paths of G[S]) instead of C(c, 3) classifications). Likewise the bowties
+    centred at a vertex u with >= ``bowtie_bulk`` edges inside N(u) are counted per class from the
+    induced 4-vertex graphs of G[N(u)] that have a perfect matching (:func:`_bowtie_bulk`), not listed.
     """
     n = indptr.shape[0] - 1
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
@@ -685,6 +808,10 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
             s += indptr[a + 1] - indptr[a]
         span = max(span, s + 1)
     k23rows = _k23_class_rows(table)
+    bowrows = _bowtie_class_rows(table)
+    maxd = 1
+    for u in range(n):
+        maxd = max(maxd, indptr[u + 1] - indptr[u])
     for ch in nb.prange(nchunks):
         h = hits[ch]
         head = np.full(n, -1, dtype=np.int64)     # 2-path lists u - a - b, keyed by b
@@ -699,6 +826,16 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
         nbm = np.full(n, -1, dtype=np.int64)      # == stamp2: a neighbour of the current x
         stamp = 0
         stamp2 = 0
+        lid = np.empty(n, dtype=np.int64)         # bowtie bulk: local ids in N(u), local CSR of G[N(u)], scratch
+        lptr = np.empty(maxd + 1, dtype=np.int64)
+        lidx = np.empty(2 * span, dtype=np.int64)
+        lfill = np.empty(maxd, dtype=np.int64)
+        lmk = np.empty(maxd, dtype=np.int64)
+        lmk2 = np.empty(maxd, dtype=np.int64)
+        ltx = np.empty(maxd, dtype=np.int64)
+        lcnt = np.empty(maxd, dtype=np.int64)
+        ltouch = np.empty(maxd, dtype=np.int64)
+        lwl = np.empty(maxd, dtype=np.int64)
         for u in range(ch, n, nchunks):
             ru = rank[u]
             for j in range(indptr[u], indptr[u + 1]):
@@ -828,6 +965,10 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8):
                         ea[m] = a
                         eb[m] = b
                         m += 1
+            if m >= bowtie_bulk and m >= 2:
+                _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, lfill, lmk, lmk2, ltx, lcnt, ltouch,
+                             lwl, bowrows, h)
+                continue
             for x in range(m):
                 for y in range(x + 1, m):
                     if ea[y] != ea[x] and ea[y] != eb[x] and eb[y] != ea[x] and eb[y] != eb[x]:
