@@ -46,6 +46,28 @@ __device__ __forceinline__ bool scratch_contains(const int* a, int lo, int hi, i
     return false;
 }
 
+// out[0..) = the elements of idx[lo, hi) that the sorted row idx[slo, shi) holds, in order (32 at a
+// time, one binary search per lane, compacted by ballot); returns how many. Warp-collective.
+__device__ __forceinline__ int warp_intersect(const int* __restrict__ idx, i64 lo, i64 hi, i64 slo, i64 shi,
+                                              int* out, int lane) {
+    const unsigned lower = (1u << lane) - 1u;
+    int c = 0;
+    for (i64 base = lo; base < hi; base += 32) {
+        const i64 j = base + lane;
+        int w = 0;
+        bool ok = false;
+        if (j < hi) {
+            w = __ldg(idx + j);
+            ok = binary_contains(idx, slo, shi, w);
+        }
+        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
+        if (ok) out[c + __popc(b & lower)] = w;
+        c += __popc(b);
+    }
+    __syncwarp();
+    return c;
+}
+
 // u ~ v, searching the shorter row
 __device__ __forceinline__ bool adjacent(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v) {
     const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
@@ -255,27 +277,13 @@ extern "C" __global__ void c5_k4(const i64* __restrict__ ptr, const int* __restr
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* C = scratch + warp * cap;
-    const unsigned lower = (1u << lane) - 1u;
     for (;;) {
         const u64 e = next_item(next, lane);
         if (e >= (u64)nfwd) break;
         const int v = __ldg(fsrc + e);
         const int a = __ldg(idx + __ldg(fwd + e));
         const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1), al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
-        int c = 0;
-        for (i64 base = upper_bound5(idx, al, ah, a); base < ah; base += 32) {
-            const i64 j = base + lane;
-            int w = 0;
-            bool ok = false;
-            if (j < ah) {
-                w = __ldg(idx + j);
-                ok = binary_contains(idx, vl, vh, w);
-            }
-            const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
-            if (ok) C[c + __popc(b & lower)] = w;
-            c += __popc(b);
-        }
-        __syncwarp();
+        const int c = warp_intersect(idx, upper_bound5(idx, al, ah, a), ah, vl, vh, C, lane);
         if (c < 2) continue;
         u64 tot = 0;
         for (int i = lane; i < c; i += 32) {
@@ -438,28 +446,14 @@ extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* 
     }
 }
 
-// L = N(u) ∩ N(v) in increasing order (the shorter row searched in the longer, 32 elements at a time,
-// compacted by ballot), its size returned; *uv = [u ~ v]. Warp-collective.
+// L = N(u) ∩ N(v) in increasing order (the shorter row searched in the longer), its size returned;
+// *uv = [u ~ v]. Warp-collective.
 __device__ __forceinline__ int k23_common_list(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v,
                                                int* L, int lane, int* uv) {
-    const unsigned lower = (1u << lane) - 1u;
     const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
     const bool ushort = uh - ul <= vh - vl;
     const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
-    int c = 0;
-    for (i64 base = sl; base < sh_; base += 32) {
-        const i64 j = base + lane;
-        int w = 0;
-        bool ok = false;
-        if (j < sh_) {
-            w = __ldg(idx + j);
-            ok = binary_contains(idx, ll, lh, w);
-        }
-        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
-        if (ok) L[c + __popc(b & lower)] = w;
-        c += __popc(b);
-    }
-    __syncwarp();
+    const int c = warp_intersect(idx, sl, sh_, ll, lh, L, lane);
     *uv = binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0;
     return c;
 }
