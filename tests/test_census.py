@@ -233,6 +233,26 @@ def test_bowtie_bulk_random_graphs(n, density, seed):
                                   dense5_hits(*args, 1 << 40, 1 << 40).sum(axis=0))
 
 
+def test_cpu_auto_rule_for_5_census(email):
+    """method="auto" (k = 5) on the CPU runs the hybrid exactly where cpu_prefers_hybrid says, from the
+    closed-form inputs (email-Eu-core: 4.2 K2,3 + bowtie copies per connected 4-subset, hybrid; a
+    near-complete G(150, 6000): 26 per subset, enumeration; karate: too small, enumeration)."""
+    from la_gpm.algorithms import motifs as M
+
+    def inputs(G):
+        c4 = sum(M._to_induced(M._classes(4).M, M._closed_form_noninduced(G, 4)))
+        sigma, extra = M._sigma(G, 4, with_extra=True)
+        return (c4, *M.dense_copy_counts(sigma, extra[:, 0]))
+
+    dense = la_gpm.generators.gnm(150, 6000, seed=1)
+    karate = la_gpm.datasets.load("karate")
+    assert M.cpu_prefers_hybrid(*inputs(email))
+    assert not M.cpu_prefers_hybrid(*inputs(dense))
+    assert not M.cpu_prefers_hybrid(*inputs(karate))
+    assert M._hybrid5_noninduced(dense, decline=True) is None
+    assert census(karate, 5, backend="cpu").attrs["method"] == "enumerate"
+
+
 # ----------------------------------------------------------------------------- invariants
 
 

@@ -67,6 +67,10 @@ __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MA
 MAX_CENSUS_K = 7
 # k = 5, auto: below this many connected 4-vertex subsets, enumeration beats the hybrid's fixed passes
 _SMALL_ENUMERATION = 4_000_000
+# k = 5, method="auto" on the CPU: the hybrid while the K2,3 + bowtie copies are at most this many per
+# connected 4-vertex subset (measured on 2 cores with both bulk rules, docs/census.md: the hybrid wins
+# at 0.2-16.7 copies per subset, by 1.1-11x, and loses at 26, 2.45 against 1.75 s)
+CPU_HYBRID_MAX_COPIES_PER_SUBSET = 20
 # graphs with fewer arcs run the k <= 4 census kernels on the calling thread (waking the pool costs more)
 _SERIAL_ARCS = 100_000
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
@@ -653,9 +657,7 @@ def _hybrid5_noninduced(G, decline=False):
     """Non-induced counts of every 5-class: pendant classes from 4-vertex orbit sums, dense
     classes (minimum degree >= 2) from their induced copies, found through C5 / K2,3 / bowtie.
 
-    With ``decline``, return None when enumeration is the cheaper way: fewer than
-    ``_SMALL_ENUMERATION`` connected 4-vertex subsets to extend (it then takes well under a
-    second), or more copies to visit (estimated as 3 × (K2,3 + bowtie)) than those subsets.
+    With ``decline``, return None when enumeration is the cheaper way (:func:`cpu_prefers_hybrid`).
     """
     from ..backends.cpu.motif_kernels import dense5_hits
 
@@ -669,12 +671,23 @@ def _hybrid5_noninduced(G, decline=False):
     if decline and connected4 < _SMALL_ENUMERATION:
         return None
     sigma, extra = _sigma(G, 4, with_extra=True)
-    if decline:
-        k23, bowtie = dense_copy_counts(sigma, extra[:, 0])
-        if 3 * (k23 + bowtie) > connected4:
-            return None
+    if decline and not cpu_prefers_hybrid(connected4, *dense_copy_counts(sigma, extra[:, 0])):
+        return None
     hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, _nchunks())
     return hybrid5_solve(cls, _column_sums(hits), sigma, N4)
+
+
+def cpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
+    """method="auto", k = 5, cpu backend: the hybrid, unless enumeration is the cheaper way: fewer than
+    ``_SMALL_ENUMERATION`` connected 4-vertex subsets to extend (it then takes well under a second), or
+    more than ``CPU_HYBRID_MAX_COPIES_PER_SUBSET`` K2,3 + bowtie copies per such subset.
+
+    >>> cpu_prefers_hybrid(76_200_000, 160_000_000, 157_000_000)   # email-Eu-core: 4.2 per subset
+    True
+    >>> cpu_prefers_hybrid(362_232, 10_000, 26_000)                  # citeseer: small, enumerate
+    False
+    """
+    return connected4 >= _SMALL_ENUMERATION and k23 + bowtie <= CPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
 
 
 def dense_copy_counts(sigma, k23hub):

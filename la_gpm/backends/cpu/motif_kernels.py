@@ -640,6 +640,8 @@ def _hit5(indptr, indices, table, hits, mark, a, b, c, d, e, known):
 _KNOWN_C5 = (1 << 0) | (1 << 2) | (1 << 5) | (1 << 9) | (1 << 6)
 _KNOWN_K23 = (1 << 1) | (1 << 2) | (1 << 3) | (1 << 4) | (1 << 6) | (1 << 7)
 _KNOWN_BOWTIE = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 6) | (1 << 2) | (1 << 9)
+# the other five pairs of a C5 u-a-b-c-d-u in that bit order: u-b, u-c, a-c, a-d, b-d
+_C5_UB, _C5_UC, _C5_AC, _C5_AD, _C5_BD = 1 << 1, 1 << 3, 1 << 4, 1 << 7, 1 << 8
 
 
 @nb.njit(cache=True)
@@ -826,6 +828,10 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
         nbm = np.full(n, -1, dtype=np.int64)      # == stamp2: a neighbour of the current x
         stamp = 0
         stamp2 = 0
+        markd = np.full(n, -1, dtype=np.int64)    # C5: == sd iff a neighbour of the current d
+        markc = np.full(n, -1, dtype=np.int64)    # C5: == sc iff a neighbour of the current c
+        sd = 0
+        sc = 0
         lid = np.empty(n, dtype=np.int64)         # bowtie bulk: local ids in N(u), local CSR of G[N(u)], scratch
         lptr = np.empty(maxd + 1, dtype=np.int64)
         lidx = np.empty(2 * span, dtype=np.int64)
@@ -858,23 +864,36 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
                     nxt[ne] = head[b]
                     head[b] = ne
                     ne += 1
+            # every pair the copy does not fix is read from three stamp arrays (N(u), N(d), N(c)) instead of
+            # searched: u-b, u-c, b-d once per (d, c, b), a-c and a-d per a
             for j in range(indptr[u], indptr[u + 1]):
                 d = indices[j]
                 if rank[d] >= ru:
                     continue
+                sd += 1
+                for q in range(indptr[d], indptr[d + 1]):
+                    markd[indices[q]] = sd
                 for q in range(indptr[d], indptr[d + 1]):
                     c = indices[q]
                     if rank[c] >= ru:
                         continue
+                    sc += 1
+                    for z in range(indptr[c], indptr[c + 1]):
+                        markc[indices[z]] = sc
+                    cbit = _C5_UC if mark[c] == u else 0
                     for z in range(indptr[c], indptr[c + 1]):
                         b = indices[z]
                         if b == d or rank[b] >= ru:
                             continue
                         t = head[b]
+                        if t == -1:
+                            continue
+                        code_b = _KNOWN_C5 | cbit | (_C5_UB if mark[b] == u else 0) | (_C5_BD if markd[b] == sd else 0)
                         while t != -1:
                             a = val[t]
                             if a < d and a != c:
-                                _hit5(indptr, indices, table, h, mark, u, a, b, c, d, _KNOWN_C5)
+                                code = code_b | (_C5_AC if markc[a] == sc else 0) | (_C5_AD if markd[a] == sd else 0)
+                                h[table[code]] += 1
                             t = nxt[t]
             for q in range(nt):
                 head[touched[q]] = -1
