@@ -453,13 +453,11 @@ class _Runner:
         several trees' root tables (a shared plan, see :mod:`la_gpm.algorithms.tree_census`); then
         the totals are a dict {root op: per-coloring counts}, read as soon as each root is built.
         On the GPU a failed device allocation anywhere in the pass raises DeviceOutOfMemory."""
-        try:
+        if not self.gpu:
             return self._run(keys, per_vertex, colors, profile, roots)
-        except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
-            if self.gpu:
-                from ..backends.gpu import raise_if_device_oom
-                raise_if_device_oom(e, f"color coding of a {self.P.k}-vertex tree on the GPU")
-            raise
+        from ..backends.gpu import oom_guard
+        with oom_guard(f"color coding of a {self.P.k}-vertex tree on the GPU"):
+            return self._run(keys, per_vertex, colors, profile, roots)
 
     def _run(self, keys, per_vertex, colors, profile, roots):
         plan = self.plan

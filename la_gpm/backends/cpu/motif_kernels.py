@@ -834,7 +834,7 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
         sc = 0
         lid = np.empty(n, dtype=np.int64)         # bowtie bulk: local ids in N(u), local CSR of G[N(u)], scratch
         lptr = np.empty(maxd + 1, dtype=np.int64)
-        lidx = np.empty(2 * span, dtype=np.int64)
+        lidx = np.empty(span, dtype=np.int64)      # 2·(edges inside N(u)) <= Σ_{a ∈ N(u)} d_a < span
         lfill = np.empty(maxd, dtype=np.int64)
         lmk = np.empty(maxd, dtype=np.int64)
         lmk2 = np.empty(maxd, dtype=np.int64)

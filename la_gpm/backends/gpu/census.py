@@ -466,12 +466,16 @@ def bowtie_batches(toffs, cap):
 
 
 def _k23_rows():
-    """The 8 class rows of a K2,3 copy by 4·[u ~ v] + the edges among x, y, z (int64, on the device):
-    the same rows as the CPU hybrid's bulk rule."""
-    from ...algorithms.motifs import _classes
-    from ..cpu.motif_kernels import _k23_class_rows
+    """The 8 class rows of a K2,3 copy by 4·[u ~ v] + the edges among x, y, z (int64, on the current
+    device, uploaded once per device as the class tables are): the CPU hybrid's bulk rule's rows."""
     cp = cupy()
-    return cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
+    key = ("k23-rows", cp.cuda.Device().id)
+    if key not in _TABLES:
+        from ...algorithms.motifs import _classes
+        from ..cpu.motif_kernels import _k23_class_rows
+        with oom_guard("copying the K2,3 class rows to the GPU"):
+            _TABLES[key] = cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
+    return _TABLES[key]
 
 
 def _xp(a):

@@ -704,18 +704,16 @@ class _BatchRun:
                     self.graph = graph
                 except Exception as e:  # noqa: BLE001 -- no capture here: plain launches
                     self.graph_error = repr(e)
+            # the graph runs on the caller's stream, behind the uploads queued there (engine arrays, root
+            # items, plan tables, the counters' reset). Launched on the capture stream, which is
+            # non-blocking, it could start before those copies landed whenever the copy engine was slow
+            # (another process on the GPU): kernels read unwritten indices (illegal address).
+            self.ctr.set(self.host)
             if self.graph is not None:
-                # launched on the caller's stream, behind the uploads queued there (engine arrays, root
-                # items, plan tables, the counters' reset). Launching it on the capture stream, which is
-                # non-blocking, let it start before those copies landed whenever the copy engine was
-                # slow (another process on the GPU): kernels read unwritten indices (illegal address).
-                self.ctr.set(self.host)
                 self.graph.launch()
-                out = self.counts.get()
             else:
-                self.ctr.set(self.host)
                 self._launch_all()
-                out = self.counts.get()
+            out = self.counts.get()
         _check_overflow_flag(int(out[self.nq]))
         return out[:self.nq], self.graph is not None
 

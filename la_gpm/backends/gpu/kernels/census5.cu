@@ -458,6 +458,16 @@ __device__ __forceinline__ int k23_common_list(const i64* __restrict__ ptr, cons
     return c;
 }
 
+// work item `item` of the K2,3 kernels: its pair *p (offsets offs over npairs pairs), the pair's common
+// list in L (its size returned) and *uv = [u ~ v]. Warp-collective.
+__device__ __forceinline__ int k23_item(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                        const int* __restrict__ pu, const int* __restrict__ pv,
+                                        const i64* __restrict__ offs, i64 npairs, i64 item, int* L, int lane,
+                                        i64* p, int* uv) {
+    *p = owner_of(offs, npairs, item);
+    return k23_common_list(ptr, idx, __ldg(pu + *p), __ldg(pv + *p), L, lane, uv);
+}
+
 // every K2,3 with hubs (pu[p], pv[p]) and three of their common neighbours. Item i of pair p
 // (offs[p] <= i < offs[p+1]): the pair's whole list when it has one item, else the triples whose
 // first element is at position i - offs[p]. The common list is rebuilt in the warp's scratch.
@@ -474,10 +484,9 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
     for (;;) {
         const u64 item = next_item(next, lane);
         if (item >= (u64)nitems) break;
-        const i64 p = owner_of(offs, npairs, (i64)item);
-        const int u = __ldg(pu + p), v = __ldg(pv + p);
+        i64 p;
         int uv;
-        const int c = k23_common_list(ptr, idx, u, v, L, lane, &uv);
+        const int c = k23_item(ptr, idx, pu, pv, offs, npairs, (i64)item, L, lane, &p, &uv);
         const i64 nit = __ldg(offs + p + 1) - __ldg(offs + p);
         const int i0 = nit == 1 ? 0 : (int)((i64)item - __ldg(offs + p));
         const int i1 = nit == 1 ? c - 2 : i0 + 1;
@@ -530,10 +539,9 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
     for (;;) {
         const u64 item = next_item(next, lane);
         if (item >= (u64)nitems) break;
-        const i64 p = owner_of(offs, npairs, (i64)item);
-        const int u = __ldg(pu + p), v = __ldg(pv + p);
+        i64 p;
         int uv;
-        const int c = k23_common_list(ptr, idx, u, v, L, lane, &uv);
+        const int c = k23_item(ptr, idx, pu, pv, offs, npairs, (i64)item, L, lane, &p, &uv);
         const i64 j0 = ((i64)item - __ldg(offs + p)) * xc;
         const i64 j1 = j0 + xc < (i64)c ? j0 + xc : (i64)c;
         u64 e = 0, P = 0, t = 0;                       // warp-uniform (sums of ballots)
