@@ -17,8 +17,11 @@ is measured where the CPU can still finish, and its growth with the scale is see
 
 ``--bulk-sweep S1 S2 ... [--bulk 0 8 16 32]``: the GPU hybrid on each R-MAT scale with the K2,3 copies of
 hub pairs with at least B common neighbours counted in bulk (``census.K23_BULK``; 0: every copy listed),
-a median of up to 3 timed runs (one warm-up per scale: the graph's device copies) and one profiled run (seconds per stage) each, counts checked equal across B.
-Writes ``benchmarks/results/census5_k23_bulk_gpu.json``.
+a median of up to 3 timed runs (one warm-up per scale: the graph's device copies) and one profiled run
+(seconds per stage) each, counts checked equal across B. Writes ``benchmarks/results/census5_k23_bulk_gpu.json``.
+
+``--dense-sweep S1 S2 ... --set "C5_AMAX=0,BOWTIE_BULK=off" "C5_AMAX=256" ...``: the same for any
+settings of census.py's constants (unset ones at their defaults). Writes ``census5_dense_sweep_gpu.json``.
 """
 
 from __future__ import annotations
@@ -60,42 +63,55 @@ def series(scales):
         print("wrote", write("census5_rmat_series", payload))     # after every scale: a timeout keeps the rows
 
 
-def bulk_sweep(scales, settings):
+def parse_setting(text):
+    """"K23_BULK=8,C5_AMAX=off,BOWTIE_BULK_RATIO=0.5" -> {"K23_BULK": 8, "C5_AMAX": 2**62, ...}: ints,
+    floats, or ``off`` (a threshold nothing reaches)."""
+    out = {}
+    for part in filter(None, text.split(",")):
+        k, v = (x.strip() for x in part.split("="))
+        out[k] = 1 << 62 if v == "off" else int(v) if v.lstrip("-").isdigit() else float(v)
+    return out
+
+
+def sweep(scales, settings, name, title):
+    """The GPU hybrid on each R-MAT scale under each setting of census.py's module constants (a dict
+    each): a median of up to 3 timed runs (one warm-up per scale: the graph's device copies) and one
+    profiled run (seconds per stage) each, counts checked equal across the settings."""
     from harness import timeit
 
     from la_gpm.backends.gpu import census as gc
     rows = []
-    payload = {"benchmark": "5-vertex census, GPU hybrid: K2,3 copies listed vs counted in bulk per hub pair",
-               "machine": machine(), "versions": versions(), "rows": rows,
-               "setting": "K23_BULK = B: pairs with >= B common neighbours in bulk (0: none), "
-                          f"K23_BULK_X = {gc.K23_BULK_X} list vertices per bulk work item"}
-    default = gc.K23_BULK
+    payload = {"benchmark": title, "machine": machine(), "versions": versions(), "rows": rows}
+    defaults = {k: getattr(gc, k) for st in settings for k in st}
     try:
         for sc in scales:
             G = la_gpm.generators.rmat(sc, seed=1)
             want = None
-            for b in settings:
-                gc.K23_BULK = b if b > 0 else 1 << 62
+            for i, st in enumerate(settings):
+                for k, v in {**defaults, **st}.items():
+                    setattr(gc, k, v)
                 med, runs, df = timeit(lambda: la_gpm.census(G, 5, backend="gpu", method="hybrid"), repeat=3,
-                                       warmup=1 if b == settings[0] else 0, sync=True, budget_s=20)
+                                       warmup=1 if i == 0 else 0, sync=True, budget_s=20)
                 counts = [int(c) for c in df["count"]]
                 if want is None:
                     want = counts
                 elif counts != want:
-                    raise SystemExit(f"R-MAT {sc}: K23_BULK={b} changed the counts")
+                    raise SystemExit(f"R-MAT {sc}: setting {st} changed the counts")
                 gc.PROFILE = {}
                 la_gpm.census(G, 5, backend="gpu", method="hybrid")
                 prof, gc.PROFILE = gc.PROFILE, None
                 rows.append({"graph": f"R-MAT {sc}", "n": G.n, "m": G.m, "max_degree": int(G.max_degree),
-                             "k23_bulk": b, "seconds": med, "runs": runs, "edges_per_s": G.m / med,
+                             "setting": {k: (v if v < 1 << 60 else "off") for k, v in st.items()},
+                             "seconds": med, "runs": runs, "edges_per_s": G.m / med,
                              "connected_5_subgraphs": sum(counts),
                              "stages_s": {k: v for k, v in prof.items() if k != "copies"},
                              "copies": prof.get("copies")})
-                print({k: rows[-1][k] for k in ("graph", "k23_bulk", "seconds")},
-                      {k: round(v, 4) for k, v in rows[-1]["stages_s"].items() if "k23" in k}, flush=True)
-                print("wrote", write("census5_k23_bulk", payload))
+                print(rows[-1]["graph"], rows[-1]["setting"], round(med, 4),
+                      {k: round(v, 4) for k, v in rows[-1]["stages_s"].items() if k.startswith("c5_")}, flush=True)
+                print("wrote", write(name, payload))
     finally:
-        gc.K23_BULK = default
+        for k, v in defaults.items():
+            setattr(gc, k, v)
 
 
 def main(argv=None):
@@ -104,13 +120,20 @@ def main(argv=None):
     ap.add_argument("--series", type=int, nargs="*", help="R-MAT scales: GPU hybrid vs CPU hybrid on each")
     ap.add_argument("--bulk-sweep", type=int, nargs="*", help="R-MAT scales: K2,3 copies listed vs in bulk")
     ap.add_argument("--bulk", type=int, nargs="*", default=[0, 8, 16, 32], help="K23_BULK settings (0: none)")
+    ap.add_argument("--dense-sweep", type=int, nargs="*", help="R-MAT scales: the --set settings of the dense part")
+    ap.add_argument("--set", nargs="*", default=[], help="settings, e.g. C5_AMAX=0,BOWTIE_BULK=off")
     a = ap.parse_args(argv)
     tiny = la_gpm.generators.gnm(60, 300, seed=0)
     la_gpm.census(tiny, 5, backend="gpu", method="hybrid")
     if a.series:
         return series(a.series)
     if a.bulk_sweep:
-        return bulk_sweep(a.bulk_sweep, a.bulk)
+        return sweep(a.bulk_sweep, [{"K23_BULK": b if b > 0 else 1 << 62} for b in a.bulk], "census5_k23_bulk",
+                     "5-vertex census, GPU hybrid: K2,3 copies listed vs counted in bulk per hub pair "
+                     f"(K23_BULK = B: pairs with >= B common neighbours in bulk; off: none)")
+    if a.dense_sweep:
+        return sweep(a.dense_sweep, [parse_setting(t) for t in a.set], "census5_dense_sweep",
+                     "5-vertex census, GPU hybrid: dense-part settings (C5 bitmaps, K2,3 and bowtie bulk rules)")
     G = la_gpm.generators.rmat(a.scale, seed=1)
     t = time.perf_counter()
     c4 = la_gpm.census(G, 4, backend="gpu")

@@ -302,6 +302,28 @@ def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
 
 
 @gpu
+def test_hybrid_bowtie_bulk_and_c5_bitmaps_equal_listing(monkeypatch, email):
+    """c5_bowtie_rows / c5_bowtie_bulk (a hub's bowties counted per class from a bit matrix of G[N(u)]) and
+    c5_c5's N(a) bitmap give the listing's hits: every hub, some or none in bulk; N(a) stamped or searched."""
+    from la_gpm.backends.gpu import census as gc
+    graphs = [la_gpm.generators.rmat(9, seed=2), la_gpm.generators.gnm(60, 900, seed=3),
+              la_gpm.datasets.load("karate"), email]
+    for G in graphs:
+        tv = None
+        runs = []
+        for amax, bb, ratio in ((0, 1 << 62, 4), (1 << 30, 1, 1e12), (64, 8, 4), (gc.C5_AMAX, gc.BOWTIE_BULK, 4)):
+            monkeypatch.setattr(gc, "C5_AMAX", amax)
+            monkeypatch.setattr(gc, "BOWTIE_BULK", bb)
+            monkeypatch.setattr(gc, "BOWTIE_BULK_RATIO", ratio)
+            G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)
+            if tv is None:
+                sigma, _ = gc.sigma4(G2)
+                tv = np.asarray(sigma[:, 3])
+            runs.append(gc.dense5_hits(G2, tv))
+        assert all(r == runs[0] for r in runs[1:]), G
+
+
+@gpu
 def test_hybrid_email_equals_enumeration(email):
     got = census(email, 5, backend="gpu", method="hybrid")
     assert _counts(got) == _counts(_cpu(email, 5, "enumerate"))
@@ -345,14 +367,47 @@ def _edges(G):
     return src[keep], G.indices[keep].astype(np.int64)
 
 
+def _bowtie_bulk_model(hub_rows):
+    """c5_bowtie_bulk's seven sums, row item by row item, over hubs given as bit matrices (a list of
+    rows per hub, row i a Python int whose bit j says N(u)[i] ~ N(u)[j], as c5_bowtie_rows builds them)."""
+    pc = int.bit_count
+    acc = [0] * 7
+    for X in hub_rows:
+        D = len(X)
+        dg = [pc(r) for r in X]
+        for i in range(D):
+            dx = dg[i]
+            acc[0] += dx * (dx - 1) // 2
+            if dx >= 2:
+                for z in range(i + 1, D):
+                    if dg[z] >= 2:
+                        c = pc(X[i] & X[z])
+                        acc[6] += c * (c - 1) // 2
+            for y in range(i + 1, D):
+                if not (X[i] >> y) & 1:
+                    continue
+                t = pc(X[i] & X[y])
+                acc[1] += (dx - 1) * (dg[y] - 1)
+                acc[2] += t * (t - 1) // 2
+                acc[3] += t
+                acc[4] += t * (dx + dg[y] - 4)
+                common = X[i] & X[y]
+                for w in range(y + 1, D):
+                    if (common >> w) & 1:
+                        acc[5] += pc((common & X[w]) >> (w + 1))
+    return acc
+
+
 def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     """The work decomposition of census5.cu's dense kernels, item by item, in Python: C5 items
     (c5_item_offsets), hub pairs split by k23_item_offsets, the pairs with >= ``bulk`` common neighbours
-    counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), bowtie
-    lists in bowtie_batches."""
+    counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), the hubs of
+    bowtie_bulk_hubs counted as c5_bowtie_rows / c5_bowtie_bulk do (bowtie_class_hits on the host), the
+    other bowtie lists in bowtie_batches."""
     from la_gpm.algorithms.motifs import _classes, _descending
     from la_gpm.backends.cpu.motif_kernels import _k23_class_rows
-    from la_gpm.backends.gpu.census import bowtie_batches, c5_item_offsets, k23_item_offsets
+    from la_gpm.backends.gpu.census import (bowtie_batches, bowtie_bulk_hubs, bowtie_class_hits, c5_item_offsets,
+                                            k23_item_offsets)
     table = _classes(5).table
     ptr, idx, _ = _descending(G)
     n = G.n
@@ -422,7 +477,11 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
                 for z in range(y + 1, c):
                     hit((u, v, L[i], L[y], L[z]))
     tv = [sum(len(N[a] & N[v]) for a in row[v]) // 2 for v in range(n)]
-    toffs = np.concatenate([[0], np.cumsum(tv)]).astype(np.int64)
+    hubs = bowtie_bulk_hubs(np.array(tv), np.diff(ptr), 1 << 40).tolist()
+    mats = [[sum(1 << j for j, y in enumerate(row[u]) if y in N[x]) for x in row[u]] for u in hubs]
+    hits += np.array(bowtie_class_hits([tv[u] for u in hubs], *_bowtie_bulk_model(mats), len(hits)), dtype=np.int64)
+    hubset = set(hubs)
+    toffs = np.concatenate([[0], np.cumsum([0 if u in hubset else t for u, t in enumerate(tv)])]).astype(np.int64)
     for u0, u1 in bowtie_batches(toffs, cap):
         lists = {x: [] for x in range(u0, u1)}
         for x in range(n):
@@ -432,10 +491,10 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
                 for z in row[y]:
                     if z > y and z in N[x]:
                         for own, pq in ((x, (y, z)), (y, (x, z)), (z, (x, y))):
-                            if u0 <= own < u1:
+                            if u0 <= own < u1 and own not in hubset:
                                 lists[own].append(pq)
         for u, L in lists.items():
-            assert len(L) == tv[u]
+            assert len(L) == (0 if u in hubset else tv[u])
             for g in range(len(L)):
                 for h in range(g + 1, len(L)):
                     (a, b), (c, d) = L[g], L[h]
@@ -448,14 +507,44 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     (lambda: la_gpm.generators.gnm(40, 200, seed=1), 1, 3, 1),
     (lambda: la_gpm.generators.rmat(6, seed=2), 3, 4, 50),
     (lambda: la_gpm.datasets.load("karate"), 8, 48, 1 << 30)], ids=["gnm-S1", "rmat6-S3", "karate"])
-def test_dense_decomposition_matches_cpu_dense5_hits(make, S, split, cap):
+def test_dense_decomposition_matches_cpu_dense5_hits(monkeypatch, make, S, split, cap):
     from la_gpm.algorithms.motifs import _classes, _nchunks
     from la_gpm.backends.cpu.motif_kernels import dense5_hits
+    from la_gpm.backends.gpu import census as gc
     G = make()
     want = dense5_hits(G.indptr, G.indices, G.degree_rank, _classes(5).table, len(_classes(5).keys),
                        _nchunks()).sum(axis=0)
-    for bulk, xc in ((1 << 30, 32), (3, 1), (5, 2), (8, 32)):   # none / every pair / some pairs in bulk
-        assert np.array_equal(_dense_decomposition(G, S, split, cap, bulk, xc), want), (bulk, xc)
+    # K2,3 pairs and bowtie hubs: none / every / some in bulk
+    for bulk, xc, bb, ratio in ((1 << 30, 32, 1 << 62, 4), (3, 1, 1, 1e12), (5, 2, 8, 4), (8, 32, 64, 4)):
+        monkeypatch.setattr(gc, "BOWTIE_BULK", bb)
+        monkeypatch.setattr(gc, "BOWTIE_BULK_RATIO", ratio)
+        assert np.array_equal(_dense_decomposition(G, S, split, cap, bulk, xc), want), (bulk, xc, bb)
+
+
+def test_bowtie_bulk_model_counts_the_six_graphs():
+    """The bit-matrix sums of c5_bowtie_bulk (modelled) against brute force on small random graphs: the
+    non-induced 2K2 ... K4 they give, inverted, are the induced counts of each 4-set weighted by its
+    perfect matchings."""
+    import itertools
+    from la_gpm.algorithms.motifs import _classes
+    from la_gpm.backends.cpu.motif_kernels import _bowtie_class_rows
+    from la_gpm.backends.gpu.census import bowtie_class_hits
+    rows = _bowtie_class_rows(np.asarray(_classes(5).table)).tolist()
+    rng = np.random.default_rng(5)
+    for D, p in ((6, 0.5), (9, 0.3), (11, 0.7), (13, 0.9)):
+        adj = np.triu(rng.random((D, D)) < p, 1)
+        adj = adj | adj.T
+        X = [sum(1 << j for j in range(D) if adj[i, j]) for i in range(D)]
+        want = [0] * len(_classes(5).keys)
+        for q in itertools.combinations(range(D), 4):
+            sub = adj[np.ix_(q, q)]
+            e, dmax, dmin = int(sub.sum()) // 2, int(sub.sum(0).max()), int(sub.sum(0).min())
+            if dmin == 0 or (e == 3 and dmax == 3):
+                continue                   # no perfect matching: an isolated vertex or a star
+            key = {(2, 1): 0, (3, 2): 1, (4, 2): 2, (4, 3): 3, (5, 3): 4, (6, 3): 5}[(e, dmax)]
+            want[rows[key]] += (1, 1, 2, 1, 2, 3)[key]
+        m = int(adj.sum()) // 2
+        assert bowtie_class_hits([m], *_bowtie_bulk_model([X]), len(want)) == want, (D, p)
 
 
 def test_host_work_splits():

@@ -767,20 +767,24 @@ def _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, fill, mk, mk2, 
     paw = 0
     for x in range(deg):
         paw += (tx[x] // 2) * (lptr[x + 1] - lptr[x] - 2)
-    c4 = c4x2 // 2
-    # induced from non-induced (copies of row graph in column graph: 2K2, P4, C4, paw, diamond, K4)
+    w = bowtie_bulk_hits(n2k2, p4, c4x2 // 2, paw, dia, k4)
+    for i in range(6):
+        h[rows[i]] += w[i]
+
+
+@nb.njit(cache=True)
+def bowtie_bulk_hits(n2k2, p4, c4, paw, dia, k4):
+    """The bowtie hits per class row of :func:`_bowtie_class_rows` (cone over 2K2, P4, C4, paw, diamond,
+    K4) of a hub, or of several hubs summed, from the non-induced counts of those six graphs in G[N(u)]:
+    the inclusion among them inverted, each induced count weighted by its perfect matchings. Plain
+    Python ints in and out through ``.py_func`` (the GPU's host side)."""
     i_k4 = k4
     i_dia = dia - 6 * i_k4
     i_paw = paw - 4 * i_dia - 12 * i_k4
     i_c4 = c4 - i_dia - 3 * i_k4
     i_p4 = p4 - 4 * i_c4 - 2 * i_paw - 6 * i_dia - 12 * i_k4
     i_2k2 = n2k2 - i_p4 - 2 * i_c4 - i_paw - 2 * i_dia - 3 * i_k4
-    h[rows[0]] += i_2k2
-    h[rows[1]] += i_p4
-    h[rows[2]] += 2 * i_c4
-    h[rows[3]] += i_paw
-    h[rows[4]] += 2 * i_dia
-    h[rows[5]] += 3 * i_k4
+    return (i_2k2, i_p4, 2 * i_c4, i_paw, 2 * i_dia, 3 * i_k4)
 
 
 @nb.njit(parallel=True, cache=True)

@@ -307,6 +307,13 @@ K23_SPLIT = 48
 # each work item takes K23_BULK_X of the list's vertices (docs/gpu_census.md)
 K23_BULK = 8
 K23_BULK_X = 32
+# c5_c5: N(a) goes into the warp's bitmap when d_a is at most this (a ~ c, a ~ d read, not searched)
+C5_AMAX = 256
+# c5_bowtie_bulk: a hub with at least BOWTIE_BULK edges inside N(u) has its bowties counted per class from a
+# bit matrix of G[N(u)] (about C(d_u, 2)·ceil(d_u / 32) word operations) instead of listed (C(m_u, 2) pairs,
+# four binary searches each) when BOWTIE_BULK_RATIO·C(m_u, 2) >= C(d_u, 2)·ceil(d_u / 32) (docs/gpu_census.md)
+BOWTIE_BULK = 64
+BOWTIE_BULK_RATIO = 4
 
 
 def _c5(name):
@@ -465,6 +472,73 @@ def bowtie_batches(toffs, cap):
     return out
 
 
+def bowtie_bulk_hubs(tv, deg, max_words):
+    """The hubs (ids of the degree-descending relabelling, ascending) whose bowties c5_bowtie_bulk counts:
+    ``tv`` the edges inside each N(u), ``deg`` the degrees; a hub's bit matrix (d_u·ceil(d_u / 32) words)
+    must fit ``max_words``.
+
+    >>> import numpy as np
+    >>> bowtie_bulk_hubs(np.array([5000, 70, 64, 10**6]), np.array([200, 100, 12, 3000]), 1 << 30).tolist()
+    [0, 2, 3]
+    """
+    m = np.asarray(tv, dtype=np.float64)
+    d = np.asarray(deg, dtype=np.float64)
+    w = np.ceil(d / 32)
+    pick = (m >= BOWTIE_BULK) & (BOWTIE_BULK_RATIO * m * (m - 1) / 2 >= d * (d - 1) / 2 * w) & (d * w <= max_words)
+    return np.flatnonzero(pick)
+
+
+def bowtie_bulk_batches(deg_hubs, max_words):
+    """Ranges [h0, h1) of the bulk hubs whose bit matrices (d·ceil(d / 32) words each) fit ``max_words``
+    together (each hub alone fits, :func:`bowtie_bulk_hubs`)."""
+    words = np.asarray(deg_hubs, dtype=np.int64) * ((np.asarray(deg_hubs, dtype=np.int64) + 31) // 32)
+    offs = np.concatenate([[0], np.cumsum(words)])
+    return bowtie_batches(offs, max_words)
+
+
+def _bowtie_bulk(G, hubs_h, deg_h, tv_h, nclass):
+    """The bowtie hits per class (Python ints, 5-class rows) of the hubs ``hubs_h`` (host ids of the
+    degree-descending relabelling, degrees ``deg_h``, ``tv_h`` edges inside their neighbourhoods):
+    c5_bowtie_rows builds each hub's bit matrix of G[N(u)], c5_bowtie_bulk sums the non-induced
+    2K2 ... K4 ingredients, the host inverts them."""
+    from ...config import config
+    cp = cupy()
+    ptr, idx, _, _ = _device_desc(G)
+    acc = cp.zeros(7, dtype=cp.uint64)
+    for h0, h1 in bowtie_bulk_batches(deg_h, config.memory_budget // 8):
+        d = deg_h[h0:h1].astype(np.int64)
+        roffs = np.concatenate([[0], np.cumsum(d)])
+        boff = np.concatenate([[0], np.cumsum(d * ((d + 31) // 32))])
+        nh, nrows = h1 - h0, int(roffs[-1])
+        hubs = cp.asarray(hubs_h[h0:h1].astype(np.int32))
+        roffs_d, boff_d = cp.asarray(roffs), cp.asarray(boff)
+        bits = cp.zeros(int(boff[-1]), dtype=cp.uint32)
+        ldeg = cp.empty(nrows, dtype=cp.int32)
+        grid = max(1, min(nrows, sm_count() * 64) // WARPS_PER_BLOCK)
+        _c5("c5_bowtie_rows")((grid,), (WARPS_PER_BLOCK * 32,),
+                              (ptr, idx, hubs, np.int64(nh), roffs_d, np.int64(nrows), boff_d, bits, ldeg))
+        bg, bw = _warps(1, nrows, cp)
+        _c5("c5_bowtie_bulk")((bg,), (bw * 32,), (ptr, hubs, np.int64(nh), roffs_d, np.int64(nrows), boff_d, bits,
+                                                  ldeg, cp.zeros(1, dtype=cp.uint64), acc))
+        del bits, ldeg
+    p2, p4raw, dia, tri3, paw2, k4, c4x2 = (int(x) for x in acc.get())
+    return bowtie_class_hits(tv_h, p2, p4raw, dia, tri3, paw2, k4, c4x2, nclass)
+
+
+def bowtie_class_hits(tv_hubs, p2, p4raw, dia, tri3, paw2, k4, c4x2, nclass):
+    """Per-class hits (Python ints) from c5_bowtie_bulk's sums over the hubs with ``tv_hubs`` edges inside
+    their neighbourhoods: the same inversion as the CPU's bulk rule (motif_kernels.bowtie_bulk_hits)."""
+    from ...algorithms.motifs import _classes
+    from ..cpu.motif_kernels import _bowtie_class_rows, bowtie_bulk_hits
+    n2k2 = sum(int(m) * (int(m) - 1) // 2 for m in tv_hubs) - p2
+    tri = tri3 // 3
+    w = bowtie_bulk_hits.py_func(n2k2, p4raw - 3 * tri, c4x2 // 2, paw2 // 2, dia, k4)
+    hits = [0] * nclass
+    for r, x in zip(_bowtie_class_rows(np.asarray(_classes(5).table)).tolist(), w):
+        hits[r] += x
+    return hits
+
+
 def _k23_rows():
     """The 8 class rows of a K2,3 copy by 4·[u ~ v] + the edges among x, y, z (int64, on the current
     device, uploaded once per device as the class tables are): the CPU hybrid's bulk rule's rows."""
@@ -486,7 +560,7 @@ def dense5_hits(G, tv):
     """Per-class hits (Python ints, 5-class rows) of the copies of C5, K2,3 and the bowtie, each listed
     once and classified by its induced 5-vertex set, and (K2,3 copies, bowtie copies) listed.
     ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
-    from ...algorithms.motifs import _classes, _deg_binomial_sum
+    from ...algorithms.motifs import _classes, _deg_binomial_sum, _descending
     from ...config import config
     cp = cupy()
     cls = _classes(5)
@@ -505,12 +579,13 @@ def dense5_hits(G, tv):
         offs = G.device_cache(f"gpu:{cp.cuda.Device().id}:census-c5-items:{C5_SPLIT}",
                               lambda: c5_item_offsets(ptr, idx, fwd, C5_SPLIT))
         nitems = int(offs[-1].get())
-        grid, wpb = _warps(4 * nwords, nitems, cp)
-        bits = cp.zeros(grid * wpb * nwords, dtype=cp.uint32)
+        grid, wpb = _warps(12 * nwords, nitems, cp)
+        bits = cp.zeros(grid * wpb * 3 * nwords, dtype=cp.uint32)
         with _stage("c5_c5"):
             _c5("c5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
                                                 np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
-                                                cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
+                                                np.int32(min(C5_AMAX, 1 << 30)), cp.zeros(1, dtype=cp.uint64),
+                                                counts[0:nclass]))
         del bits
         # ---- K2,3: hub pairs with >= 3 common neighbours, then their triples
         wedges = _deg_binomial_sum(G.degrees, 2)
@@ -562,9 +637,19 @@ def dense5_hits(G, tv):
                                                    cp.zeros(1, dtype=cp.uint64), counts[nclass:2 * nclass]))
             del scratch
         del pu, pv, pc
-        # ---- bowtie: the edges inside each N(u), then their vertex-disjoint pairs
+        # ---- bowtie: hubs with many edges inside N(u) in bulk; for the rest the edges inside each N(u),
+        # then their vertex-disjoint pairs
+        tv = np.asarray(tv, dtype=np.int64)
+        deg = np.diff(_descending(G)[0]).astype(np.int64)
+        bulk_hubs = bowtie_bulk_hubs(tv, deg, config.memory_budget // 8)
+        bulk_hits = [0] * nclass
+        if len(bulk_hubs):
+            with _stage("c5_bowtie_bulk"):
+                bulk_hits = _bowtie_bulk(G, bulk_hubs, deg[bulk_hubs], tv[bulk_hubs], nclass)
+            tv = tv.copy()
+            tv[bulk_hubs] = 0                  # no list: c5_tri_lists skips them
         toffs_h = np.zeros(n + 1, dtype=np.int64)
-        np.cumsum(np.asarray(tv, dtype=np.int64), out=toffs_h[1:])
+        np.cumsum(tv, out=toffs_h[1:])
         if toffs_h[-1]:
             toffs = cp.asarray(toffs_h)
             fill = cp.zeros(n, dtype=cp.uint64)
@@ -588,6 +673,7 @@ def dense5_hits(G, tv):
                 del ea, eb
         out = counts.get().reshape(3, nclass)
     parts = [[int(x) for x in row] for row in out]
+    parts[2] = [a + b for a, b in zip(parts[2], bulk_hits)]
     hits = [a + b + c for a, b, c in zip(*parts)]
     return hits, sum(parts[1]), sum(parts[2])
 

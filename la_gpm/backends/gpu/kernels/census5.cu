@@ -23,6 +23,9 @@
 //               them: from the edges, 2-paths and triangles inside G[common list]
 //   c5_tri_lists / c5_bowtie  the edges inside N(u) (from each triangle, oriented), then every pair of
 //               vertex-disjoint ones; item = one edge of the list
+//   c5_bowtie_rows / c5_bowtie_bulk  the bowties of a hub with many edges inside N(u) counted per class
+//               without listing them: from the induced 4-vertex graphs of G[N(u)] with a perfect matching,
+//               their non-induced counts read off a bit matrix of G[N(u)]
 #include "common.cuh"
 
 #define C5_MAX_CLASS 32
@@ -309,19 +312,34 @@ extern "C" __global__ void c5_k4(const i64* __restrict__ ptr, const int* __restr
 
 // ------------------------------------------------------------------------------- dense part
 
+// mark (on) or clear (!on) the vertices of row v in a warp's bitmap. Warp-collective.
+__device__ __forceinline__ void stamp_row(const i64* __restrict__ ptr, const int* __restrict__ idx, int v,
+                                          unsigned int* bits, int lane, bool on) {
+    for (i64 j = __ldg(ptr + v) + lane; j < __ldg(ptr + v + 1); j += 32) {
+        const int w = __ldg(idx + j);
+        if (on) atomicOr(bits + (w >> 5), 1u << (w & 31)); else bits[w >> 5] = 0u;
+    }
+    __syncwarp();
+}
+
 // C5 copies u - a - b - c - d - u, u the smallest id, a < d. Item i of forward arc e (offs[e] <= i <
-// offs[e+1]) takes b at positions S*(i - offs[e]) .. +S-1 of N(a). The warp's bitmap holds N(u) of its
-// last item (cleared on a change of u; left all-zero at the end).
+// offs[e+1]) takes b at positions S*(i - offs[e]) .. +S-1 of N(a). Every pair the copy does not fix is
+// read from one of the warp's three bitmaps instead of searched (the CPU hybrid's stamp arrays):
+// U = N(u) of its last item (u ~ b, u ~ c, u ~ d; cleared on a change of u), B = N(b) (b ~ d; stamped
+// per b), A = N(a) (a ~ c, a ~ d; stamped per item when d_a <= amax, else those two are binary
+// searches: a hub's row costs more to stamp than a short item uses). All-zero at the end.
 extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                  const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                  const i64* __restrict__ offs, i64 nitems, int S, const short* __restrict__ table,
-                                 int nclass, unsigned int* __restrict__ bits_all, i64 nwords,
+                                 int nclass, unsigned int* __restrict__ bits_all, i64 nwords, int amax,
                                  u64* __restrict__ next, u64* __restrict__ counts) {
     __shared__ unsigned long long sh[C5_MAX_CLASS];
     init_shared(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
-    unsigned int* bits = bits_all + warp * nwords;
+    unsigned int* bits = bits_all + warp * 3 * nwords;
+    unsigned int* abits = bits + nwords;
+    unsigned int* bbits = abits + nwords;
     int cur = -1;
     for (;;) {
         const u64 item = next_item(next, lane);
@@ -330,17 +348,13 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
         const int u = __ldg(fsrc + e);
         const int a = __ldg(idx + __ldg(fwd + e));
         if (u != cur) {
-            if (cur >= 0)
-                for (i64 j = __ldg(ptr + cur) + lane; j < __ldg(ptr + cur + 1); j += 32) bits[__ldg(idx + j) >> 5] = 0u;
-            __syncwarp();
-            for (i64 j = __ldg(ptr + u) + lane; j < __ldg(ptr + u + 1); j += 32) {
-                const int w = __ldg(idx + j);
-                atomicOr(bits + (w >> 5), 1u << (w & 31));
-            }
-            __syncwarp();
+            if (cur >= 0) stamp_row(ptr, idx, cur, bits, lane, false);
+            stamp_row(ptr, idx, u, bits, lane, true);
             cur = u;
         }
         const i64 al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
+        const bool amark = ah - al <= (i64)amax;         // warp-uniform
+        if (amark) stamp_row(ptr, idx, a, abits, lane, true);
         const i64 b0 = al + (i64)S * ((i64)item - __ldg(offs + e));
         const i64 b1 = b0 + S < ah ? b0 + S : ah;
         for (i64 jb = b0; jb < b1; ++jb) {
@@ -348,6 +362,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
             if (b <= u) continue;
             const i64 bl = __ldg(ptr + b), bh = __ldg(ptr + b + 1);
             const int ub = marked(bits, b) ? 2 : 0;        // bit 1: u ~ b
+            stamp_row(ptr, idx, b, bbits, lane, true);
             for (i64 cbase = bl; cbase < bh; cbase += 32) {
                 const i64 jc = cbase + lane;
                 int c = 0, len = 0, cb = 0;
@@ -358,7 +373,8 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                         const i64 cl = __ldg(ptr + c), ch = __ldg(ptr + c + 1);
                         dlo = upper_bound5(idx, cl, ch, a);
                         len = (int)(ch - dlo);
-                        cb = (marked(bits, c) ? 8 : 0) | (binary_contains(idx, al, ah, c) ? 16 : 0);   // u~c, a~c
+                        const bool ac = amark ? marked(abits, c) : binary_contains(idx, al, ah, c);
+                        cb = (marked(bits, c) ? 8 : 0) | (ac ? 16 : 0);   // u~c, a~c
                     }
                 }
                 warp_expand(dlo, len, lane, [&](bool ok, int s, i64 q) {
@@ -371,18 +387,19 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                             hit = true;
                             // vertices (u, a, b, c, d): bit tri(j) + i for pair (i, j)
                             code = 1 | ub | 4 | cbs | 32 | 64 | 512;
-                            if (binary_contains(idx, al, ah, d)) code |= 128;   // a ~ d
-                            if (binary_contains(idx, bl, bh, d)) code |= 256;   // b ~ d
+                            if (amark ? marked(abits, d) : binary_contains(idx, al, ah, d)) code |= 128;   // a ~ d
+                            if (marked(bbits, d)) code |= 256;                                           // b ~ d
                         }
                     }
                     count_class(hit, table, code, sh);
                 });
             }
+            stamp_row(ptr, idx, b, bbits, lane, false);
         }
+        if (amark) stamp_row(ptr, idx, a, abits, lane, false);
     }
     __syncwarp();
-    if (cur >= 0)
-        for (i64 j = __ldg(ptr + cur) + lane; j < __ldg(ptr + cur + 1); j += 32) bits[__ldg(idx + j) >> 5] = 0u;
+    if (cur >= 0) stamp_row(ptr, idx, cur, bits, lane, false);
     flush_shared(sh, nclass, counts);
 }
 
@@ -585,6 +602,7 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
 
 // the edges inside N(x) of every vertex x in [u0, u1): list[toffs[x] - toffs[u0] + k] = (ea, eb), from each
 // triangle x < y < z once (forward arc (x, y), z by binary search); fill[x] counts the entries written
+// (an x with toffs[x + 1] == toffs[x] gets none)
 extern "C" __global__ void c5_tri_lists(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                         const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                         const i64* __restrict__ toffs, int u0, int u1,
@@ -604,7 +622,8 @@ extern "C" __global__ void c5_tri_lists(const i64* __restrict__ ptr, const int* 
             const int own[3] = {x, y, z}, p[3] = {y, x, x}, q[3] = {z, z, y};
 #pragma unroll
             for (int t = 0; t < 3; ++t) {
-                if (own[t] >= u0 && own[t] < u1) {
+                // an owner whose list is given no room (a bowtie-bulk hub, counted by c5_bowtie_bulk) is skipped
+                if (own[t] >= u0 && own[t] < u1 && __ldg(toffs + own[t] + 1) > __ldg(toffs + own[t])) {
                     const i64 at = __ldg(toffs + own[t]) - base0 + (i64)atomicAdd(fill + own[t], 1ULL);
                     ea[at] = p[t];
                     eb[at] = q[t];
@@ -658,4 +677,126 @@ extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __r
         }
     }
     flush_shared(sh, nclass, counts);
+}
+
+// ---------------------------------------------------------------- bowtie copies in bulk (hub by hub)
+//
+// The bowties centred at a hub u are the pairs of disjoint edges of H = G[N(u)]; u + S (S a 4-set of N(u))
+// is the cone over H[S] and holds one bowtie per perfect matching of H[S], so the hub's bowtie hits per
+// class follow from the induced 2K2, P4, C4, paw, diamond and K4 of H (motif_kernels._bowtie_bulk; the
+// inversion is on the host). Here H is a bit matrix over the local ids 0 .. d_u - 1 (positions in N(u)):
+// hub h's row i at bits + boff[h] + i·W, W = ceil(d_u / 32). Rows are numbered over the batch of hubs:
+// row r belongs to hub h with roffs[h] <= r < roffs[h+1], local id i = r - roffs[h].
+
+// row r of every hub's bit matrix (bit j: N(u)[i] ~ N(u)[j]) and ldeg[r] = d_H(N(u)[i]). One warp per row,
+// the shorter of N(x) and N(u) scanned and searched in the other; bits zeroed by the caller.
+extern "C" __global__ void c5_bowtie_rows(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                          const int* __restrict__ hubs, i64 nh, const i64* __restrict__ roffs,
+                                          i64 nrows, const i64* __restrict__ boff, unsigned int* __restrict__ bits,
+                                          int* __restrict__ ldeg) {
+    const int lane = threadIdx.x & 31;
+    const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
+    for (i64 r = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows; r += nwarps) {
+        const i64 h = owner_of(roffs, nh, r);
+        const int u = __ldg(hubs + h);
+        const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1);
+        const i64 W = (uh - ul + 31) >> 5;
+        const int x = __ldg(idx + ul + (r - __ldg(roffs + h)));
+        const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1);
+        unsigned int* row = bits + __ldg(boff + h) + (r - __ldg(roffs + h)) * W;
+        int cnt = 0;
+        if (xh - xl <= uh - ul) {
+            for (i64 j = xl + lane; j < xh; j += 32) {
+                const i64 k = binary_find(idx, ul, uh, __ldg(idx + j));
+                if (k >= 0) {
+                    atomicOr(row + ((k - ul) >> 5), 1u << ((k - ul) & 31));
+                    ++cnt;
+                }
+            }
+        } else {
+            for (i64 k = ul + lane; k < uh; k += 32)
+                if (binary_contains(idx, xl, xh, __ldg(idx + k))) {
+                    atomicOr(row + ((k - ul) >> 5), 1u << ((k - ul) & 31));
+                    ++cnt;
+                }
+        }
+        cnt = (int)warp_sum_u64((u64)cnt);
+        if (lane == 0) ldeg[r] = cnt;
+    }
+}
+
+// the bits of word `w` of a row above local id `after` (all of them for words past it)
+__device__ __forceinline__ unsigned above(unsigned word, i64 w, i64 after) {
+    const i64 first = after + 1;
+    if (w != (first >> 5)) return word;
+    return word & ~((1u << (first & 31)) - 1u);
+}
+
+__device__ __forceinline__ int and_popc(const unsigned int* __restrict__ x, const unsigned int* __restrict__ y, i64 W) {
+    int c = 0;
+    for (i64 w = 0; w < W; ++w) c += __popc(__ldg(x + w) & __ldg(y + w));
+    return c;
+}
+
+// per row x of a hub's H, the non-induced ingredients of _bowtie_bulk, summed into acc (u64):
+//   acc[0] Σ_x C(d_x, 2)           acc[1] Σ_{edges xy} (d_x - 1)(d_y - 1)    acc[2] Σ_{edges} C(t_xy, 2)
+//   acc[3] Σ_{edges} t_xy          acc[4] Σ_{edges} t_xy (d_x + d_y - 4)      acc[5] 4-cliques of H
+//   acc[6] Σ_{x<z} C(codeg(x, z), 2)
+// (t_xy = common neighbours of an edge inside H: every edge xy, x < y, from row x; a 4-clique x < y < w < z
+// from its edge xy). Rows are work items from an atomic counter; lanes split the later rows / edges.
+extern "C" __global__ void c5_bowtie_bulk(const i64* __restrict__ ptr, const int* __restrict__ hubs, i64 nh,
+                                          const i64* __restrict__ roffs, i64 nrows, const i64* __restrict__ boff,
+                                          const unsigned int* __restrict__ bits, const int* __restrict__ ldeg,
+                                          u64* __restrict__ next, u64* __restrict__ acc) {
+    const int lane = threadIdx.x & 31;
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)nrows) break;
+        const i64 r = (i64)item;
+        const i64 h = owner_of(roffs, nh, r);
+        const int u = __ldg(hubs + h);
+        const i64 D = __ldg(ptr + u + 1) - __ldg(ptr + u);
+        const i64 W = (D + 31) >> 5;
+        const i64 i = r - __ldg(roffs + h);
+        const unsigned int* B = bits + __ldg(boff + h);
+        const unsigned int* X = B + i * W;
+        const int* dg = ldeg + __ldg(roffs + h);
+        const i64 dx = __ldg(dg + i);
+        u64 s[7] = {0, 0, 0, 0, 0, 0, 0};
+        if (lane == 0) s[0] = (u64)(dx * (dx - 1) / 2);
+        if (dx >= 2)
+            for (i64 z = i + 1 + lane; z < D; z += 32)
+                if (__ldg(dg + z) >= 2) {
+                    const i64 c = and_popc(X, B + z * W, W);
+                    s[6] += (u64)(c * (c - 1) / 2);
+                }
+        for (i64 wi = (i + 1) >> 5; wi < W; ++wi) {          // edges x < y, one lane per y of a word
+            const unsigned word = above(__ldg(X + wi), wi, i);
+            if (!((word >> lane) & 1u)) continue;
+            const i64 y = wi * 32 + lane;
+            const unsigned int* Y = B + y * W;
+            const i64 dy = __ldg(dg + y);
+            const i64 t = and_popc(X, Y, W);
+            s[1] += (u64)((dx - 1) * (dy - 1));
+            s[2] += (u64)(t * (t - 1) / 2);
+            s[3] += (u64)t;
+            s[4] += (u64)(t * (dx + dy - 4));               // t > 0 makes dx, dy >= 2
+            if (t < 2) continue;
+            for (i64 wj = (y + 1) >> 5; wj < W; ++wj) {     // 4-cliques x < y < w < z
+                unsigned m = above(__ldg(X + wj) & __ldg(Y + wj), wj, y);
+                while (m) {
+                    const i64 w = wj * 32 + __ffs(m) - 1;
+                    m &= m - 1;
+                    const unsigned int* Wr = B + w * W;
+                    for (i64 wk = (w + 1) >> 5; wk < W; ++wk)
+                        s[5] += __popc(above(__ldg(X + wk) & __ldg(Y + wk) & __ldg(Wr + wk), wk, w));
+                }
+            }
+        }
+#pragma unroll
+        for (int k = 0; k < 7; ++k) {
+            const u64 v = warp_sum_u64(s[k]);
+            if (lane == 0 && v) atomicAdd(acc + k, v);
+        }
+    }
 }
