@@ -307,8 +307,11 @@ K23_SPLIT = 48
 # each work item takes K23_BULK_X of the list's vertices (docs/gpu_census.md)
 K23_BULK = 8
 K23_BULK_X = 32
-# c5_c5: N(a) goes into the warp's bitmap when d_a is at most this (a ~ c, a ~ d read, not searched)
-C5_AMAX = 256
+# c5_c5: N(a) goes into the warp's bitmap when d_a is at most this (a ~ c, a ~ d read, not searched);
+# measured on R-MAT 12 / 13 (census5_dense_sweep_gpu.json): never 0.19 / 0.93 s, up to 64 0.18 / 0.92 s,
+# up to 256 0.14 / 0.65 s, always 0.086 / 0.43 s, so always (the stamp costs d_a per item, the searches it
+# saves cost more even under hubs)
+C5_AMAX = 1 << 30
 # c5_bowtie_bulk: a hub with at least BOWTIE_BULK edges inside N(u) has its bowties counted per class from a
 # bit matrix of G[N(u)] (about C(d_u, 2)·ceil(d_u / 32) word operations) instead of listed (C(m_u, 2) pairs,
 # four binary searches each) when BOWTIE_BULK_RATIO·C(m_u, 2) >= C(d_u, 2)·ceil(d_u / 32) (docs/gpu_census.md)
