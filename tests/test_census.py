@@ -233,10 +233,11 @@ def test_bowtie_bulk_random_graphs(n, density, seed):
                                   dense5_hits(*args, 1 << 40, 1 << 40).sum(axis=0))
 
 
-def test_cpu_auto_rule_for_5_census(email):
+def test_cpu_auto_rule_for_5_census(email, citeseer):
     """method="auto" (k = 5) on the CPU runs the hybrid exactly where cpu_prefers_hybrid says, from the
     closed-form inputs (email-Eu-core: 4.2 K2,3 + bowtie copies per connected 4-subset, hybrid; a
-    near-complete G(150, 6000): 26 per subset, enumeration; karate: too small, enumeration)."""
+    near-complete G(150, 6000): 26 per subset, enumeration; citeseer: hybrid; karate: too small,
+    enumeration)."""
     from la_gpm.algorithms import motifs as M
 
     def inputs(G):
@@ -251,6 +252,8 @@ def test_cpu_auto_rule_for_5_census(email):
     assert not M.cpu_prefers_hybrid(*inputs(karate))
     assert M._hybrid5_noninduced(dense, decline=True) is None
     assert census(karate, 5, backend="cpu").attrs["method"] == "enumerate"
+    assert M.cpu_prefers_hybrid(*inputs(citeseer))
+    assert census(citeseer, 5, backend="cpu").attrs["method"] == "hybrid"
 
 
 # ----------------------------------------------------------------------------- invariants

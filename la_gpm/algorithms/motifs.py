@@ -65,8 +65,13 @@ from ..patterns.pattern import Pattern
 __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MAX_CENSUS_K", "ORBITS_4"]
 
 MAX_CENSUS_K = 7
-# k = 5, auto: below this many connected 4-vertex subsets, enumeration beats the hybrid's fixed passes
+# k = 5, auto on the GPU: below this many connected 4-vertex subsets, enumeration beats the hybrid's dozen
+# launches (citeseer, 3.6·10^5: 0.79 against 3.8 ms on the H100)
 _SMALL_ENUMERATION = 4_000_000
+# the same on the CPU, where the hybrid's passes cost less (2 cores, fresh graph each run: karate, 2,363
+# subsets, 0.84 against 0.29 ms; G(100, 300), 11,313, 0.65 / 0.66 ms; G(200, 600), 26,569, 1.25 / 1.81 ms;
+# citeseer 5.8 / 17.8 ms; docs/census.md)
+_CPU_SMALL_ENUMERATION = 10_000
 # k = 5, method="auto" on the CPU: the hybrid while the K2,3 + bowtie copies are at most this many per
 # connected 4-vertex subset (measured on 2 cores with both bulk rules, docs/census.md: the hybrid wins
 # at 0.2-16.7 copies per subset, by 1.1-11x, and loses at 26, 2.45 against 1.75 s)
@@ -668,7 +673,7 @@ def _hybrid5_noninduced(G, decline=False):
     _check_safe(G)
     N4 = _closed_form_noninduced(G, 4)
     connected4 = sum(_to_induced(_classes(4).M, N4))
-    if decline and connected4 < _SMALL_ENUMERATION:
+    if decline and connected4 < _CPU_SMALL_ENUMERATION:
         return None
     sigma, extra = _sigma(G, 4, with_extra=True)
     if decline and not cpu_prefers_hybrid(connected4, *dense_copy_counts(sigma, extra[:, 0])):
@@ -679,15 +684,17 @@ def _hybrid5_noninduced(G, decline=False):
 
 def cpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
     """method="auto", k = 5, cpu backend: the hybrid, unless enumeration is the cheaper way: fewer than
-    ``_SMALL_ENUMERATION`` connected 4-vertex subsets to extend (it then takes well under a second), or
-    more than ``CPU_HYBRID_MAX_COPIES_PER_SUBSET`` K2,3 + bowtie copies per such subset.
+    ``_CPU_SMALL_ENUMERATION`` connected 4-vertex subsets to extend (it then takes under a millisecond),
+    or more than ``CPU_HYBRID_MAX_COPIES_PER_SUBSET`` K2,3 + bowtie copies per such subset.
 
     >>> cpu_prefers_hybrid(76_200_000, 160_000_000, 157_000_000)   # email-Eu-core: 4.2 per subset
     True
-    >>> cpu_prefers_hybrid(362_232, 10_000, 26_000)                  # citeseer: small, enumerate
+    >>> cpu_prefers_hybrid(362_232, 18_576, 16_034)                  # citeseer
+    True
+    >>> cpu_prefers_hybrid(2_363, 1_000, 2_000)                      # karate-sized: enumerate
     False
     """
-    return connected4 >= _SMALL_ENUMERATION and k23 + bowtie <= CPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
+    return connected4 >= _CPU_SMALL_ENUMERATION and k23 + bowtie <= CPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
 
 
 def dense_copy_counts(sigma, k23hub):
