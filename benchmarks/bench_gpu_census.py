@@ -47,7 +47,12 @@ def main(argv=None):
     ap.add_argument("--no-variants", action="store_true", help="skip the kernel-knob comparison")
     ap.add_argument("--full", action="store_true", help="the k = 3..6 table (census_gpu_gpu.json) instead of the "
                                                          "hybrid comparison (census_gpu_hybrid5_gpu.json)")
+    ap.add_argument("--auto-crossover", action="store_true",
+                    help="k = 5 on the GPU, hybrid against enumeration over graphs of rising K2,3 + bowtie copies per "
+                         "connected 4-subset (census5_gpu_auto_crossover_gpu.json): the data of gpu_prefers_hybrid")
     args = ap.parse_args(argv)
+    if args.auto_crossover:
+        return auto_crossover()
     if not args.full:
         return hybrid5_main(args)
     import numba
@@ -179,6 +184,42 @@ def small_input_profile(G, k, method):
     _, stages = _profile(fn)     # host steps and the kernel, the device synchronised around each
     out["gpu_stages_s"] = stages
     return out
+
+
+def auto_crossover():
+    """GPU hybrid against GPU enumeration (k = 5, medians of up to 3 after a warm-up, counts checked equal)
+    on graphs from sparse to near-complete, with the inputs of gpu_prefers_hybrid (connected 4-subsets,
+    K2,3 and bowtie copies from the closed forms) and what it picks."""
+    from la_gpm.algorithms import motifs as M
+    from la_gpm.backends.gpu.census import gpu_prefers_hybrid
+    rows = []
+    payload = {"benchmark": "5-vertex census on the GPU: hybrid vs enumeration (the auto rule's crossover)",
+               "machine": machine(), "versions": versions(), "rows": rows}
+    tiny = la_gpm.generators.gnm(60, 300, seed=0)
+    for m in ("hybrid", "enumerate"):
+        census(tiny, 5, backend="gpu", method=m)
+    graphs = {"email-Eu-core": lambda: la_gpm.read_graph(DATA / "email-Eu-core.txt"),
+              "R-MAT 10": lambda: la_gpm.generators.rmat(10, seed=1),
+              "G(1000, 40000)": lambda: la_gpm.generators.gnm(1000, 40000, seed=1)}
+    for n, m in ((250, 8000), (300, 12000), (200, 7000), (200, 9000), (150, 6000), (120, 5000), (100, 4500)):
+        graphs[f"G({n}, {m})"] = (lambda n=n, m=m: la_gpm.generators.gnm(n, m, seed=1))
+    for label, make in graphs.items():
+        G = make()
+        c4 = sum(M._to_induced(M._classes(4).M, M._closed_form_noninduced(G, 4)))
+        sigma, extra = M._sigma(G, 4, with_extra=True)
+        k23, bowtie = M.dense_copy_counts(sigma, extra[:, 0])
+        h_med, h_runs, hdf = timeit(lambda: census(G, 5, backend="gpu", method="hybrid"), repeat=3, sync=True,
+                                    budget_s=20)
+        e_med, e_runs, edf = timeit(lambda: census(G, 5, backend="gpu", method="enumerate"), repeat=3, sync=True,
+                                    budget_s=20)
+        check(f"{label} k=5 gpu hybrid vs gpu enumerate", _counts(hdf), _counts(edf))
+        rows.append({"graph": label, "n": G.n, "m": G.m, "connected4": c4, "K23_copies": k23, "bowtie_copies": bowtie,
+                     "copies_per_subset": (k23 + bowtie) / max(c4, 1), "gpu_hybrid_seconds": h_med,
+                     "gpu_hybrid_runs": h_runs, "gpu_enumerate_seconds": e_med, "gpu_enumerate_runs": e_runs,
+                     "rule_picks": "hybrid" if gpu_prefers_hybrid(c4, k23, bowtie) else "enumerate"})
+        print({k: (f"{v:.4g}" if isinstance(v, float) else v) for k, v in rows[-1].items() if not k.endswith("runs")},
+              flush=True)
+        write("census5_gpu_auto_crossover", payload)
 
 
 def hybrid5_main(args):

@@ -342,11 +342,14 @@ def test_citeseer_5_published_hybrid(citeseer):
 @gpu
 def test_gpu_auto_rule(citeseer, email):
     """method='auto' on the GPU picks the hybrid exactly where gpu_prefers_hybrid says so, its inputs
-    computed on the CPU (closed forms), and the counts do not depend on the choice."""
+    computed on the CPU (closed forms), and the counts do not depend on the choice: citeseer is too small,
+    G(150, 6000) (26 K2,3 + bowtie copies per connected 4-subset) takes the hybrid since its bowties and
+    K2,3 are counted in bulk, G(110, 5200) (227 per subset) enumerates."""
     from la_gpm.algorithms.motifs import _classes, _closed_form_noninduced, _exact_sum, _sigma, _to_induced
     from la_gpm.backends.gpu.census import gpu_prefers_hybrid
     picks = []
-    for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7)):
+    for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7), la_gpm.generators.gnm(150, 6000, seed=1),
+              la_gpm.generators.gnm(110, 5200, seed=1)):
         connected4 = sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
         sigma, extra = _sigma(G, 4, with_extra=True)
         tv = sigma[:, 3]
@@ -355,7 +358,7 @@ def test_gpu_auto_rule(citeseer, email):
         picks.append(got.attrs["method"])
         assert picks[-1] == ("gpu_hybrid" if gpu_prefers_hybrid(connected4, k23, bowtie) else "gpu_enumerate")
         assert _counts(got) == _counts(_cpu(G, 5, "enumerate"))
-    assert picks == ["gpu_enumerate", "gpu_hybrid", "gpu_hybrid"]
+    assert picks == ["gpu_enumerate", "gpu_hybrid", "gpu_hybrid", "gpu_hybrid", "gpu_enumerate"]
 
 
 # --------------------------------------------------------------------------- host side (no GPU needed)

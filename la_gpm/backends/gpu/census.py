@@ -697,10 +697,11 @@ def _connected4_bound(G) -> int:
 
 
 # method="auto" (k = 5) enumerates on the GPU where the K2,3 + bowtie copies exceed this many times the
-# connected 4-vertex subsets (measured, docs/gpu_census.md: the GPU lists ~3·10^10 copies/s and
-# enumerates ~4·10^10 5-subsets/s, about 2.5·10^-9 s per connected 4-subset; the hybrid was 4x faster
-# on email-Eu-core at 4.2 copies per subset and 8x on R-MAT 12 at 4.9). The CPU's factor is 1/3.
-GPU_HYBRID_MAX_COPIES_PER_SUBSET = 16
+# connected 4-vertex subsets. Since the K2,3 and bowtie copies of hubs are counted in bulk (session 7) the
+# hybrid's cost hardly follows them: measured (census5_gpu_auto_crossover_gpu.json, H100, docs/gpu_census.md)
+# it wins 6.4x at 16.7 copies per subset, 3.7x at 26, 1.6x at 77 and loses 0.55x at 271 (G(100, 4500)).
+# Until session 7: 16 (the hybrid then listed every copy). The CPU's factor is 20.
+GPU_HYBRID_MAX_COPIES_PER_SUBSET = 100
 
 
 def gpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
