@@ -277,25 +277,32 @@ def test_hybrid_hub_blocks_and_splits(monkeypatch):
         assert _counts(census(G2, 5, backend="gpu", method="hybrid")) == want, (hub, s5, k23)
 
 
-@gpu
-def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
-    """c5_k23_bulk (K2,3 copies of pairs with many common neighbours counted per class from G[common list])
-    gives the listing's hits, for every pair in bulk, some, or none, with 1 or 32 list vertices per item."""
+def _dense_hits_agree(monkeypatch, email, settings):
+    """dense5_hits of R-MAT 9, G(60, 900), karate and email-Eu-core (fresh device caches each run) under
+    each setting (a dict) of census.py's constants are all equal."""
     from la_gpm.backends.gpu import census as gc
     graphs = [la_gpm.generators.rmat(9, seed=2), la_gpm.generators.gnm(60, 900, seed=3),
               la_gpm.datasets.load("karate"), email]
     for G in graphs:
         tv = None
         runs = []
-        for bulk, xc in ((1 << 30, 32), (3, 1), (3, 32), (8, 5), (16, 32)):
-            monkeypatch.setattr(gc, "K23_BULK", bulk)
-            monkeypatch.setattr(gc, "K23_BULK_X", xc)
+        for st in settings:
+            for name, value in st.items():
+                monkeypatch.setattr(gc, name, value)
             G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)
             if tv is None:
                 sigma, _ = gc.sigma4(G2)
                 tv = np.asarray(sigma[:, 3])
             runs.append(gc.dense5_hits(G2, tv))
-        assert all(r == runs[0] for r in runs[1:]), G
+        assert all(r == runs[0] for r in runs[1:]), (G, settings)
+
+
+@gpu
+def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
+    """c5_k23_bulk (K2,3 copies of pairs with many common neighbours counted per class from G[common list])
+    gives the listing's hits, for every pair in bulk, some, or none, with 1 or 32 list vertices per item."""
+    _dense_hits_agree(monkeypatch, email, [{"K23_BULK": b, "K23_BULK_X": x}
+                                           for b, x in ((1 << 30, 32), (3, 1), (3, 32), (8, 5), (16, 32))])
     want = _counts(census(email, 5, backend="cpu", method="hybrid"))
     assert _counts(census(la_gpm.Graph.from_edges(*_edges(email), n=email.n), 5, backend="gpu",
                           method="hybrid")) == want
@@ -306,21 +313,9 @@ def test_hybrid_bowtie_bulk_and_c5_bitmaps_equal_listing(monkeypatch, email):
     """c5_bowtie_rows / c5_bowtie_bulk (a hub's bowties counted per class from a bit matrix of G[N(u)]) and
     c5_c5's N(a) bitmap give the listing's hits: every hub, some or none in bulk; N(a) stamped or searched."""
     from la_gpm.backends.gpu import census as gc
-    graphs = [la_gpm.generators.rmat(9, seed=2), la_gpm.generators.gnm(60, 900, seed=3),
-              la_gpm.datasets.load("karate"), email]
-    for G in graphs:
-        tv = None
-        runs = []
-        for amax, bb, ratio in ((0, 1 << 62, 4), (1 << 30, 1, 1e12), (64, 8, 4), (gc.C5_AMAX, gc.BOWTIE_BULK, 4)):
-            monkeypatch.setattr(gc, "C5_AMAX", amax)
-            monkeypatch.setattr(gc, "BOWTIE_BULK", bb)
-            monkeypatch.setattr(gc, "BOWTIE_BULK_RATIO", ratio)
-            G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)
-            if tv is None:
-                sigma, _ = gc.sigma4(G2)
-                tv = np.asarray(sigma[:, 3])
-            runs.append(gc.dense5_hits(G2, tv))
-        assert all(r == runs[0] for r in runs[1:]), G
+    _dense_hits_agree(monkeypatch, email, [{"C5_AMAX": a, "BOWTIE_BULK": b, "BOWTIE_BULK_RATIO": r}
+                                           for a, b, r in ((0, 1 << 62, 4), (1 << 30, 1, 1e12), (64, 8, 4),
+                                                           (gc.C5_AMAX, gc.BOWTIE_BULK, 4))])
 
 
 @gpu
