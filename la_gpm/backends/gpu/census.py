@@ -561,7 +561,8 @@ def _xp(a):
 
 def dense5_hits(G, tv):
     """Per-class hits (Python ints, 5-class rows) of the copies of C5, K2,3 and the bowtie, each listed
-    once and classified by its induced 5-vertex set, and (K2,3 copies, bowtie copies) listed.
+    once and classified by its induced 5-vertex set or counted per class in bulk (K2,3 copies of pairs
+    with many common neighbours, bowties of hubs), and the (K2,3, bowtie) copies so accounted for.
     ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
     from ...algorithms.motifs import _classes, _deg_binomial_sum, _descending
     from ...config import config
