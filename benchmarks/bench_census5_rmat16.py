@@ -20,7 +20,7 @@ hub pairs with at least B common neighbours counted in bulk (``census.K23_BULK``
 a median of up to 3 timed runs (one warm-up per scale: the graph's device copies) and one profiled run
 (seconds per stage) each, counts checked equal across B. Writes ``benchmarks/results/census5_k23_bulk_gpu.json``.
 
-``--dense-sweep S1 S2 ... --set "C5_AMAX=0,BOWTIE_BULK=off" "C5_AMAX=256" ...``: the same for any
+``--dense-sweep S1 S2 ... --set "BOWTIE_BULK=off" "BOWTIE_BULK_RATIO=16" ...``: the same for any
 settings of census.py's constants (unset ones at their defaults). Writes ``census5_dense_sweep_gpu.json``.
 """
 
@@ -64,7 +64,7 @@ def series(scales):
 
 
 def parse_setting(text):
-    """"K23_BULK=8,C5_AMAX=off,BOWTIE_BULK_RATIO=0.5" -> {"K23_BULK": 8, "C5_AMAX": 2**62, ...}: ints,
+    """"K23_BULK=8,BOWTIE_BULK=off,BOWTIE_BULK_RATIO=0.5" -> {"K23_BULK": 8, "BOWTIE_BULK": 2**62, ...}: ints,
     floats, or ``off`` (a threshold nothing reaches)."""
     out = {}
     for part in filter(None, text.split(",")):
@@ -121,7 +121,7 @@ def main(argv=None):
     ap.add_argument("--bulk-sweep", type=int, nargs="*", help="R-MAT scales: K2,3 copies listed vs in bulk")
     ap.add_argument("--bulk", type=int, nargs="*", default=[0, 8, 16, 32], help="K23_BULK settings (0: none)")
     ap.add_argument("--dense-sweep", type=int, nargs="*", help="R-MAT scales: the --set settings of the dense part")
-    ap.add_argument("--set", nargs="*", default=[], help="settings, e.g. C5_AMAX=0,BOWTIE_BULK=off")
+    ap.add_argument("--set", nargs="*", default=[], help="settings, e.g. K23_BULK=16,BOWTIE_BULK=off")
     a = ap.parse_args(argv)
     tiny = la_gpm.generators.gnm(60, 300, seed=0)
     la_gpm.census(tiny, 5, backend="gpu", method="hybrid")

@@ -205,9 +205,7 @@ def auto_crossover():
         graphs[f"G({n}, {m})"] = (lambda n=n, m=m: la_gpm.generators.gnm(n, m, seed=1))
     for label, make in graphs.items():
         G = make()
-        c4 = sum(M._to_induced(M._classes(4).M, M._closed_form_noninduced(G, 4)))
-        sigma, extra = M._sigma(G, 4, with_extra=True)
-        k23, bowtie = M.dense_copy_counts(sigma, extra[:, 0])
+        c4, k23, bowtie = M.hybrid5_auto_inputs(G)
         h_med, h_runs, hdf = timeit(lambda: census(G, 5, backend="gpu", method="hybrid"), repeat=3, sync=True,
                                     budget_s=20)
         e_med, e_runs, edf = timeit(lambda: census(G, 5, backend="gpu", method="enumerate"), repeat=3, sync=True,

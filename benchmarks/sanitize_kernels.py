@@ -70,12 +70,12 @@ def census(G):
             assert gc.esu_counts(G, k) == want[k], (k, hub)
         assert gc.hybrid5_noninduced(G) == want_h, hub
     gc.SMALL_SHARED_BYTES, gc.HUB_DEGREE, gc.C5_HUB_DEGREE = defaults
-    # c5_c5 with N(a) searched / stamped; bowties listed / every hub in bulk (c5_bowtie_rows, c5_bowtie_bulk)
-    bdefaults = gc.C5_AMAX, gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO
-    for setting in ((0, 1 << 62, 4), (1 << 30, 1, 1e12)):
-        gc.C5_AMAX, gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = setting
+    # bowties listed / every hub in bulk (c5_bowtie_rows, c5_bowtie_bulk)
+    bdefaults = gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO
+    for setting in ((1 << 62, 4), (1, 1e12)):
+        gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = setting
         assert gc.hybrid5_noninduced(G) == want_h, setting
-    gc.C5_AMAX, gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = bdefaults
+    gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = bdefaults
 
 
 def batch(G):

@@ -240,11 +240,7 @@ def test_cpu_auto_rule_for_5_census(email, citeseer):
     enumeration)."""
     from la_gpm.algorithms import motifs as M
 
-    def inputs(G):
-        c4 = sum(M._to_induced(M._classes(4).M, M._closed_form_noninduced(G, 4)))
-        sigma, extra = M._sigma(G, 4, with_extra=True)
-        return (c4, *M.dense_copy_counts(sigma, extra[:, 0]))
-
+    inputs = M.hybrid5_auto_inputs
     dense = la_gpm.generators.gnm(150, 6000, seed=1)
     karate = la_gpm.datasets.load("karate")
     assert M.cpu_prefers_hybrid(*inputs(email))

@@ -286,8 +286,8 @@ def _dense_hits_agree(monkeypatch, email, settings):
     for G in graphs:
         tv = None
         runs = []
-        for st in settings:
-            for name, value in st.items():
+        for setting in settings:
+            for name, value in setting.items():
                 monkeypatch.setattr(gc, name, value)
             G2 = la_gpm.Graph.from_edges(*_edges(G), n=G.n)
             if tv is None:
@@ -309,13 +309,12 @@ def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
 
 
 @gpu
-def test_hybrid_bowtie_bulk_and_c5_bitmaps_equal_listing(monkeypatch, email):
-    """c5_bowtie_rows / c5_bowtie_bulk (a hub's bowties counted per class from a bit matrix of G[N(u)]) and
-    c5_c5's N(a) bitmap give the listing's hits: every hub, some or none in bulk; N(a) stamped or searched."""
+def test_hybrid_bowtie_bulk_equals_listing(monkeypatch, email):
+    """c5_bowtie_rows / c5_bowtie_bulk (a hub's bowties counted per class from a bit matrix of G[N(u)]) give
+    the listing's hits: every hub, some or none in bulk."""
     from la_gpm.backends.gpu import census as gc
-    _dense_hits_agree(monkeypatch, email, [{"C5_AMAX": a, "BOWTIE_BULK": b, "BOWTIE_BULK_RATIO": r}
-                                           for a, b, r in ((0, 1 << 62, 4), (1 << 30, 1, 1e12), (64, 8, 4),
-                                                           (gc.C5_AMAX, gc.BOWTIE_BULK, 4))])
+    _dense_hits_agree(monkeypatch, email, [{"BOWTIE_BULK": b, "BOWTIE_BULK_RATIO": r}
+                                           for b, r in ((1 << 62, 4), (1, 1e12), (8, 4), (gc.BOWTIE_BULK, 4))])
 
 
 @gpu
@@ -340,15 +339,12 @@ def test_gpu_auto_rule(citeseer, email):
     computed on the CPU (closed forms), and the counts do not depend on the choice: citeseer is too small,
     G(150, 6000) (26 K2,3 + bowtie copies per connected 4-subset) takes the hybrid since its bowties and
     K2,3 are counted in bulk, G(110, 5200) (227 per subset) enumerates."""
-    from la_gpm.algorithms.motifs import _classes, _closed_form_noninduced, _exact_sum, _sigma, _to_induced
+    from la_gpm.algorithms.motifs import hybrid5_auto_inputs
     from la_gpm.backends.gpu.census import gpu_prefers_hybrid
     picks = []
     for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7), la_gpm.generators.gnm(150, 6000, seed=1),
               la_gpm.generators.gnm(110, 5200, seed=1)):
-        connected4 = sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
-        sigma, extra = _sigma(G, 4, with_extra=True)
-        tv = sigma[:, 3]
-        k23, bowtie = _exact_sum(extra[:, 0]) // 2, _exact_sum(tv * (tv - 1) // 2 - sigma[:, 13])
+        connected4, k23, bowtie = hybrid5_auto_inputs(G)
         got = census(G, 5, backend="gpu")
         picks.append(got.attrs["method"])
         assert picks[-1] == ("gpu_hybrid" if gpu_prefers_hybrid(connected4, k23, bowtie) else "gpu_enumerate")

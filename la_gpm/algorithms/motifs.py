@@ -697,6 +697,14 @@ def cpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
     return connected4 >= _CPU_SMALL_ENUMERATION and k23 + bowtie <= CPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
 
 
+def hybrid5_auto_inputs(G):
+    """(connected 4-vertex subsets, K2,3 copies, bowtie copies) of G from the closed forms on the CPU:
+    the inputs of both backends' k = 5 auto rules (:func:`cpu_prefers_hybrid`, ``gpu_prefers_hybrid``)."""
+    connected4 = sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
+    sigma, extra = _sigma(G, 4, with_extra=True)
+    return (connected4, *dense_copy_counts(sigma, extra[:, 0]))
+
+
 def dense_copy_counts(sigma, k23hub):
     """(K2,3 copies, bowtie copies) in closed form from the 4-vertex orbit counts σ and the K2,3 copies
     with each vertex on the 2-side (both backends: what the hybrid's listing must find)."""

@@ -307,11 +307,6 @@ K23_SPLIT = 48
 # each work item takes K23_BULK_X of the list's vertices (docs/gpu_census.md)
 K23_BULK = 8
 K23_BULK_X = 32
-# c5_c5: N(a) goes into the warp's bitmap when d_a is at most this (a ~ c, a ~ d read, not searched);
-# measured on R-MAT 12 / 13 (census5_dense_sweep_gpu.json): never 0.19 / 0.93 s, up to 64 0.18 / 0.92 s,
-# up to 256 0.14 / 0.65 s, always 0.086 / 0.43 s, so always (the stamp costs d_a per item, the searches it
-# saves cost more even under hubs)
-C5_AMAX = 1 << 30
 # c5_bowtie_bulk: a hub with at least BOWTIE_BULK edges inside N(u) has its bowties counted per class from a
 # bit matrix of G[N(u)] (about C(d_u, 2)·ceil(d_u / 32) word operations) instead of listed (C(m_u, 2) pairs,
 # four binary searches each) when BOWTIE_BULK_RATIO·C(m_u, 2) >= C(d_u, 2)·ceil(d_u / 32) (docs/gpu_census.md)
@@ -494,7 +489,8 @@ def bowtie_bulk_hubs(tv, deg, max_words):
 def bowtie_bulk_batches(deg_hubs, max_words):
     """Ranges [h0, h1) of the bulk hubs whose bit matrices (d·ceil(d / 32) words each) fit ``max_words``
     together (each hub alone fits, :func:`bowtie_bulk_hubs`)."""
-    words = np.asarray(deg_hubs, dtype=np.int64) * ((np.asarray(deg_hubs, dtype=np.int64) + 31) // 32)
+    d = np.asarray(deg_hubs, dtype=np.int64)
+    words = d * ((d + 31) // 32)
     offs = np.concatenate([[0], np.cumsum(words)])
     return bowtie_batches(offs, max_words)
 
@@ -588,8 +584,7 @@ def dense5_hits(G, tv):
         with _stage("c5_c5"):
             _c5("c5_c5")((grid,), (wpb * 32,), (ptr, idx, fsrc, fwd, np.int64(nfwd), offs, np.int64(nitems),
                                                 np.int32(C5_SPLIT), table, np.int32(nclass), bits, np.int64(nwords),
-                                                np.int32(min(C5_AMAX, 1 << 30)), cp.zeros(1, dtype=cp.uint64),
-                                                counts[0:nclass]))
+                                                cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
         del bits
         # ---- K2,3: hub pairs with >= 3 common neighbours, then their triples
         wedges = _deg_binomial_sum(G.degrees, 2)

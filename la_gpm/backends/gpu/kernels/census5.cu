@@ -325,13 +325,13 @@ __device__ __forceinline__ void stamp_row(const i64* __restrict__ ptr, const int
 // C5 copies u - a - b - c - d - u, u the smallest id, a < d. Item i of forward arc e (offs[e] <= i <
 // offs[e+1]) takes b at positions S*(i - offs[e]) .. +S-1 of N(a). Every pair the copy does not fix is
 // read from one of the warp's three bitmaps instead of searched (the CPU hybrid's stamp arrays):
-// U = N(u) of its last item (u ~ b, u ~ c, u ~ d; cleared on a change of u), B = N(b) (b ~ d; stamped
-// per b), A = N(a) (a ~ c, a ~ d; stamped per item when d_a <= amax, else those two are binary
-// searches: a hub's row costs more to stamp than a short item uses). All-zero at the end.
+// U = N(u) of its last item (u ~ b, u ~ c, u ~ d; cleared on a change of u), A = N(a) (a ~ c, a ~ d;
+// stamped per item: measured cheaper than searching even under hubs, docs/gpu_census.md), B = N(b)
+// (b ~ d; stamped per b). All-zero at the end.
 extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                  const int* __restrict__ fsrc, const i64* __restrict__ fwd, i64 nfwd,
                                  const i64* __restrict__ offs, i64 nitems, int S, const short* __restrict__ table,
-                                 int nclass, unsigned int* __restrict__ bits_all, i64 nwords, int amax,
+                                 int nclass, unsigned int* __restrict__ bits_all, i64 nwords,
                                  u64* __restrict__ next, u64* __restrict__ counts) {
     __shared__ unsigned long long sh[C5_MAX_CLASS];
     init_shared(sh, nclass);
@@ -353,8 +353,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
             cur = u;
         }
         const i64 al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
-        const bool amark = ah - al <= (i64)amax;         // warp-uniform
-        if (amark) stamp_row(ptr, idx, a, abits, lane, true);
+        stamp_row(ptr, idx, a, abits, lane, true);
         const i64 b0 = al + (i64)S * ((i64)item - __ldg(offs + e));
         const i64 b1 = b0 + S < ah ? b0 + S : ah;
         for (i64 jb = b0; jb < b1; ++jb) {
@@ -373,8 +372,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                         const i64 cl = __ldg(ptr + c), ch = __ldg(ptr + c + 1);
                         dlo = upper_bound5(idx, cl, ch, a);
                         len = (int)(ch - dlo);
-                        const bool ac = amark ? marked(abits, c) : binary_contains(idx, al, ah, c);
-                        cb = (marked(bits, c) ? 8 : 0) | (ac ? 16 : 0);   // u~c, a~c
+                        cb = (marked(bits, c) ? 8 : 0) | (marked(abits, c) ? 16 : 0);   // u~c, a~c
                     }
                 }
                 warp_expand(dlo, len, lane, [&](bool ok, int s, i64 q) {
@@ -387,8 +385,8 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                             hit = true;
                             // vertices (u, a, b, c, d): bit tri(j) + i for pair (i, j)
                             code = 1 | ub | 4 | cbs | 32 | 64 | 512;
-                            if (amark ? marked(abits, d) : binary_contains(idx, al, ah, d)) code |= 128;   // a ~ d
-                            if (marked(bbits, d)) code |= 256;                                           // b ~ d
+                            if (marked(abits, d)) code |= 128;   // a ~ d
+                            if (marked(bbits, d)) code |= 256;   // b ~ d
                         }
                     }
                     count_class(hit, table, code, sh);
@@ -396,7 +394,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
             }
             stamp_row(ptr, idx, b, bbits, lane, false);
         }
-        if (amark) stamp_row(ptr, idx, a, abits, lane, false);
+        stamp_row(ptr, idx, a, abits, lane, false);
     }
     __syncwarp();
     if (cur >= 0) stamp_row(ptr, idx, cur, bits, lane, false);
@@ -475,14 +473,23 @@ __device__ __forceinline__ int k23_common_list(const i64* __restrict__ ptr, cons
     return c;
 }
 
-// work item `item` of the K2,3 kernels: its pair *p (offsets offs over npairs pairs), the pair's common
-// list in L (its size returned) and *uv = [u ~ v]. Warp-collective.
-__device__ __forceinline__ int k23_item(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                        const int* __restrict__ pu, const int* __restrict__ pv,
-                                        const i64* __restrict__ offs, i64 npairs, i64 item, int* L, int lane,
-                                        i64* p, int* uv) {
-    *p = owner_of(offs, npairs, item);
-    return k23_common_list(ptr, idx, __ldg(pu + *p), __ldg(pv + *p), L, lane, uv);
+// the K2,3 kernels' work loop: items from the atomic counter; item i of pair p (offs over npairs pairs)
+// rebuilds the pair's common list in L and calls f(c = |L|, uv = [u ~ v], i - offs[p], items of p).
+// Warp-collective.
+template <class F>
+__device__ __forceinline__ void k23_items(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                          const int* __restrict__ pu, const int* __restrict__ pv, i64 npairs,
+                                          const i64* __restrict__ offs, i64 nitems, int* L, int lane,
+                                          u64* next, F f) {
+    for (;;) {
+        const u64 item = next_item(next, lane);
+        if (item >= (u64)nitems) break;
+        const i64 p = owner_of(offs, npairs, (i64)item);
+        int uv;
+        const int c = k23_common_list(ptr, idx, __ldg(pu + p), __ldg(pv + p), L, lane, &uv);
+        f(c, uv, (i64)item - __ldg(offs + p), __ldg(offs + p + 1) - __ldg(offs + p));
+        __syncwarp();
+    }
 }
 
 // every K2,3 with hubs (pu[p], pv[p]) and three of their common neighbours. Item i of pair p
@@ -498,14 +505,8 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* L = scratch + warp * cap;
-    for (;;) {
-        const u64 item = next_item(next, lane);
-        if (item >= (u64)nitems) break;
-        i64 p;
-        int uv;
-        const int c = k23_item(ptr, idx, pu, pv, offs, npairs, (i64)item, L, lane, &p, &uv);
-        const i64 nit = __ldg(offs + p + 1) - __ldg(offs + p);
-        const int i0 = nit == 1 ? 0 : (int)((i64)item - __ldg(offs + p));
+    k23_items(ptr, idx, pu, pv, npairs, offs, nitems, L, lane, next, [&](int c, int uv, i64 pos, i64 nit) {
+        const int i0 = nit == 1 ? 0 : (int)pos;
         const int i1 = nit == 1 ? c - 2 : i0 + 1;
         // vertices (u, v, x, y, z): u, v ~ x, y, z
         const int base_code = uv | 2 | 4 | 8 | 16 | 64 | 128;
@@ -528,8 +529,7 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
                 }
             }
         }
-        __syncwarp();
-    }
+    });
     flush_shared(sh, nclass, counts);
 }
 
@@ -553,13 +553,8 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
     int* L = scratch + warp * 2 * cap;
     int* F = L + cap;
     const unsigned lower = (1u << lane) - 1u;
-    for (;;) {
-        const u64 item = next_item(next, lane);
-        if (item >= (u64)nitems) break;
-        i64 p;
-        int uv;
-        const int c = k23_item(ptr, idx, pu, pv, offs, npairs, (i64)item, L, lane, &p, &uv);
-        const i64 j0 = ((i64)item - __ldg(offs + p)) * xc;
+    k23_items(ptr, idx, pu, pv, npairs, offs, nitems, L, lane, next, [&](int c, int uv, i64 pos, i64) {
+        const i64 j0 = pos * xc;
         const i64 j1 = j0 + xc < (i64)c ? j0 + xc : (i64)c;
         u64 e = 0, P = 0, t = 0;                       // warp-uniform (sums of ballots)
         for (i64 j = j0; j < j1; ++j) {
@@ -596,8 +591,7 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
             for (int k = 0; k < 4; ++k)
                 if (share[k]) atomicAdd(counts + __ldg(rows + 4 * uv + k), share[k]);
         }
-        __syncwarp();
-    }
+    });
 }
 
 // the edges inside N(x) of every vertex x in [u0, u1): list[toffs[x] - toffs[u0] + k] = (ea, eb), from each
@@ -688,6 +682,16 @@ extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __r
 // hub h's row i at bits + boff[h] + i·W, W = ceil(d_u / 32). Rows are numbered over the batch of hubs:
 // row r belongs to hub h with roffs[h] <= r < roffs[h+1], local id i = r - roffs[h].
 
+// row r of a batch: its hub's index h (returned), the hub *u, the local id *i and the words per row *W
+__device__ __forceinline__ i64 hub_row(const i64* __restrict__ ptr, const int* __restrict__ hubs, i64 nh,
+                                       const i64* __restrict__ roffs, i64 r, int* u, i64* i, i64* W) {
+    const i64 h = owner_of(roffs, nh, r);
+    *u = __ldg(hubs + h);
+    *i = r - __ldg(roffs + h);
+    *W = (__ldg(ptr + *u + 1) - __ldg(ptr + *u) + 31) >> 5;
+    return h;
+}
+
 // row r of every hub's bit matrix (bit j: N(u)[i] ~ N(u)[j]) and ldeg[r] = d_H(N(u)[i]). One warp per row,
 // the shorter of N(x) and N(u) scanned and searched in the other; bits zeroed by the caller.
 extern "C" __global__ void c5_bowtie_rows(const i64* __restrict__ ptr, const int* __restrict__ idx,
@@ -697,13 +701,13 @@ extern "C" __global__ void c5_bowtie_rows(const i64* __restrict__ ptr, const int
     const int lane = threadIdx.x & 31;
     const i64 nwarps = ((i64)gridDim.x * blockDim.x) >> 5;
     for (i64 r = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5; r < nrows; r += nwarps) {
-        const i64 h = owner_of(roffs, nh, r);
-        const int u = __ldg(hubs + h);
+        int u;
+        i64 i, W;
+        const i64 h = hub_row(ptr, hubs, nh, roffs, r, &u, &i, &W);
         const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1);
-        const i64 W = (uh - ul + 31) >> 5;
-        const int x = __ldg(idx + ul + (r - __ldg(roffs + h)));
+        const int x = __ldg(idx + ul + i);
         const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1);
-        unsigned int* row = bits + __ldg(boff + h) + (r - __ldg(roffs + h)) * W;
+        unsigned int* row = bits + __ldg(boff + h) + i * W;
         int cnt = 0;
         if (xh - xl <= uh - ul) {
             for (i64 j = xl + lane; j < xh; j += 32) {
@@ -752,12 +756,10 @@ extern "C" __global__ void c5_bowtie_bulk(const i64* __restrict__ ptr, const int
     for (;;) {
         const u64 item = next_item(next, lane);
         if (item >= (u64)nrows) break;
-        const i64 r = (i64)item;
-        const i64 h = owner_of(roffs, nh, r);
-        const int u = __ldg(hubs + h);
+        int u;
+        i64 i, W;
+        const i64 h = hub_row(ptr, hubs, nh, roffs, (i64)item, &u, &i, &W);
         const i64 D = __ldg(ptr + u + 1) - __ldg(ptr + u);
-        const i64 W = (D + 31) >> 5;
-        const i64 i = r - __ldg(roffs + h);
         const unsigned int* B = bits + __ldg(boff + h);
         const unsigned int* X = B + i * W;
         const int* dg = ldeg + __ldg(roffs + h);
