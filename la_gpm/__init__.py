@@ -11,7 +11,7 @@ from .api import count, count_many
 from .backends import available_backends
 from .config import config
 from .exceptions import (BackendUnavailable, DeviceOutOfMemory, GraphFormatError, InvalidArgument, InvalidGraph,
-                         InvalidPattern, LabelMismatch, LaGpmError, PatternTooLarge)
+                         InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError, PatternTooLarge)
 from .graph import Graph
 from .io import read_graph
 from .patterns import Pattern
@@ -31,6 +31,9 @@ _LAZY = {
     "free_trees": ("la_gpm.algorithms.tree_census", "free_trees"),
     "estimate_census": ("la_gpm.algorithms.motif_estimate", "estimate_census"),
     "plot_census": ("la_gpm.plot", "plot_census"),
+    "match_delta": ("la_gpm.dynamic", "match_delta"),
+    "DynamicGraph": ("la_gpm.dynamic", "DynamicGraph"),
+    "MatchDelta": ("la_gpm.dynamic", "MatchDelta"),
 }
 
 
@@ -45,5 +48,5 @@ __all__ = [
     "Graph", "Pattern", "as_graph", "read_graph", "count", "count_many", "triangle_count", "triangles_per_vertex",
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
-    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument",
+    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate",
 ] + list(_LAZY)

@@ -13,6 +13,8 @@ variable                   meaning                                      default
 ``LA_GPM_MEMORY_BUDGET``   bytes the engine may use for intermediates   2 GiB
 ``LA_GPM_GPU_BLOCK``       threads per block of the GPU kernels         256
 ``LA_GPM_CHUNK``           vertices/roots per work chunk                65536
+``LA_GPM_DYNAMIC_SPLIT``   match_delta: neighbours per work item (a     256
+                           hub update is split into several items)
 =========================  ==========================================  =========
 """
 
@@ -43,6 +45,7 @@ class Config:
     memory_budget: int = field(default_factory=lambda: _env_int("LA_GPM_MEMORY_BUDGET", 2 << 30))
     gpu_block: int = field(default_factory=lambda: _env_int("LA_GPM_GPU_BLOCK", 256))
     chunk: int = field(default_factory=lambda: _env_int("LA_GPM_CHUNK", 65536))
+    dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
     progress: bool = False
 
     def __post_init__(self) -> None:
@@ -54,7 +57,7 @@ class Config:
                 f"backend must be one of {BACKENDS}; got {self.backend!r} "
                 "(check the LA_GPM_BACKEND environment variable)"
             )
-        for name in ("memory_budget", "gpu_block", "chunk"):
+        for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
 

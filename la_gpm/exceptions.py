@@ -16,6 +16,7 @@ __all__ = [
     "BackendUnavailable",
     "DeviceOutOfMemory",
     "InvalidArgument",
+    "InvalidUpdate",
 ]
 
 
@@ -64,3 +65,9 @@ class BackendUnavailable(LaGpmError, RuntimeError):
 
 class DeviceOutOfMemory(LaGpmError, MemoryError):
     """The GPU ran out of memory; lower ``memory_budget`` or use a smaller batch."""
+
+
+class InvalidUpdate(InvalidArgument):
+    """A batch of edge updates is malformed (shape, unknown vertex, missing labels) or, with
+    ``strict=True``, asks for something the graph cannot do (insert an existing edge, delete a
+    missing one, a self-loop, a pair both inserted and deleted).  The graph is left unchanged."""

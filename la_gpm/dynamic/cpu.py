@@ -1,0 +1,208 @@
+"""numba engine for batch-dynamic matching: a depth-first search per work item.
+
+A work item ``(j, p, base, lo, hi)`` maps start pair p of the plan onto update j
+(``M[0], M[1] = update j``) and searches the rest of the query depth first.  Level 2 reads
+positions ``[lo, hi)`` of the row of its base parent (item splitting: a hub update becomes
+several items), deeper levels read the shortest parent row and check the other parents by
+binary search.  The exactly-once rule of GAMMA (Guo et al.'s total order): working on update i,
+an arc may be used for a query edge only if it is kept or has the searched side's state with
+order id > i, and a query non-edge (induced) may land on a pair only if it is not an arc or is
+an arc of the other side's state with order id > i.  The last level is counted, not stored,
+unless the matches are listed (a second pass writes each item's rows at its prefix-sum offset).
+
+The CUDA kernel ``gamma.cu`` runs the same items with one warp each; both read the same tables.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+__all__ = ["count_items", "list_items"]
+
+
+@nb.njit(cache=True, inline="always")
+def _bs(idx, lo, hi, c):
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < c:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@nb.njit(cache=True)
+def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, nanti, anti, ninj, inj,
+         uptr, uidx, ust, uod, uel, el_on, ct, buf, store):
+    qv = np.uint32(order[p, l])
+    npl = npar[p, l]
+    if base < 0:  # the shortest parent row
+        base = 0
+        best = uptr[M[par[p, l, 0]] + 1] - uptr[M[par[p, l, 0]]]
+        for s in range(1, npl):
+            w = M[par[p, l, s]]
+            d = uptr[w + 1] - uptr[w]
+            if d < best:
+                best = d
+                base = s
+    bv = M[par[p, l, base]]
+    rs = uptr[bv]
+    lo = rs
+    hi = uptr[bv + 1]
+    if hi_off >= 0:
+        lo = rs + lo_off
+        hi = rs + hi_off
+    bel = parel[p, l, base]
+    cnt = 0
+    for q in range(lo, hi):
+        s = ust[q]
+        if not (s == 0 or (s == new and uod[q] > i)):
+            continue
+        if el_on and bel >= 0 and uel[q] != bel:
+            continue
+        c = uidx[q]
+        if not (ct[c] >> qv) & np.uint32(1):
+            continue
+        ok = True
+        for t in range(ninj[p, l]):
+            if M[inj[p, l, t]] == c:
+                ok = False
+                break
+        if not ok:
+            continue
+        for t in range(npl):
+            if t == base:
+                continue
+            w = M[par[p, l, t]]
+            e = uptr[w + 1]
+            pos = _bs(uidx, uptr[w], e, c)
+            if pos >= e or uidx[pos] != c:
+                ok = False
+                break
+            s2 = ust[pos]
+            if not (s2 == 0 or (s2 == new and uod[pos] > i)):
+                ok = False
+                break
+            if el_on and parel[p, l, t] >= 0 and uel[pos] != parel[p, l, t]:
+                ok = False
+                break
+        if not ok:
+            continue
+        for t in range(nanti[p, l]):
+            w = M[anti[p, l, t]]
+            e = uptr[w + 1]
+            pos = _bs(uidx, uptr[w], e, c)
+            if pos < e and uidx[pos] == c and not (ust[pos] == old and uod[pos] > i):
+                ok = False
+                break
+        if not ok:
+            continue
+        if store:
+            buf[l, cnt] = c
+        cnt += 1
+    return cnt
+
+
+@nb.njit(cache=True)
+def _emit(out, row, p, order, M, k):
+    for lv in range(k):
+        out[row, order[p, lv]] = M[lv]
+
+
+@nb.njit(cache=True)
+def _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj,
+              uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing):
+    j = items[it, 0]
+    p = items[it, 1]
+    i = j  # the update's order id
+    M[0] = upd[j, 0]
+    M[1] = upd[j, 1]
+    last = k - 1
+    if k == 2:
+        if listing:
+            _emit(out, at, p, order, M, k)
+        return 1
+    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], order, npar, par, parel, nanti,
+              anti, ninj, inj, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing or last > 2)
+    if last == 2:
+        if listing:
+            for t in range(c2):
+                M[2] = buf[2, t]
+                _emit(out, at + t, p, order, M, k)
+        return c2
+    total = 0
+    cnt[2] = c2
+    pos[2] = 0
+    lv = 2
+    while True:
+        if pos[lv] >= cnt[lv]:
+            if lv == 2:
+                break
+            lv -= 1
+            pos[lv] += 1
+            continue
+        M[lv] = buf[lv, pos[lv]]
+        if lv + 1 == last:
+            c = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj,
+                     uptr, uidx, ust, uod, uel, el_on, ct, buf, listing)
+            if listing:
+                for t in range(c):
+                    M[last] = buf[last, t]
+                    _emit(out, at + total + t, p, order, M, k)
+            total += c
+            pos[lv] += 1
+        else:
+            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj,
+                               inj, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+            pos[lv + 1] = 0
+            lv += 1
+    return total
+
+
+@nb.njit(parallel=True, cache=True)
+def _drive(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
+           el_on, ct, k, maxdeg, nchunks, counts, offsets, out, listing):
+    nit = items.shape[0]
+    for c in nb.prange(nchunks):
+        buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
+        cnt = np.zeros(k, dtype=np.int64)
+        pos = np.zeros(k, dtype=np.int64)
+        M = np.zeros(k, dtype=np.int64)
+        for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
+            at = offsets[it] if listing else 0
+            counts[it] = _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj,
+                                   uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing)
+
+
+def _args(items, upd, new, old, plan, U, ct):
+    el_on = U.elab is not None
+    uel = U.elab if el_on else np.zeros(1, np.int64)
+    maxdeg = int(np.diff(U.ptr).max()) if U.n else 0
+    return (items, upd, new, old, *plan.tables(), U.ptr, U.idx, U.state, U.order, uel, el_on, ct, plan.k, maxdeg)
+
+
+def _chunks(nitems: int) -> int:
+    return max(1, min(nitems, nb.get_num_threads() * 16))
+
+
+def count_items(items, upd, new, old, plan, U, ct) -> np.ndarray:
+    """Matches found by each work item (int64 per item)."""
+    counts = np.zeros(items.shape[0], dtype=np.int64)
+    if items.shape[0]:
+        _drive(*_args(items, upd, new, old, plan, U, ct), _chunks(items.shape[0]), counts,
+               np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
+    return counts
+
+
+def list_items(items, upd, new, old, plan, U, ct, counts) -> np.ndarray:
+    """The matches (rows: data vertex of each query vertex), each item's at its prefix-sum offset."""
+    offsets = np.zeros(items.shape[0], dtype=np.int64)
+    if items.shape[0] > 1:
+        np.cumsum(counts[:-1], out=offsets[1:])
+    total = int(counts.sum())
+    out = np.empty((total, plan.k), dtype=np.int64)
+    if total:
+        again = np.zeros(items.shape[0], dtype=np.int64)
+        _drive(*_args(items, upd, new, old, plan, U, ct), _chunks(items.shape[0]), again, offsets, out, True)
+    return out

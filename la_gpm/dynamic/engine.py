@@ -1,0 +1,378 @@
+"""Batch-dynamic subgraph matching (GAMMA, Qiu et al. 2024): the matches a batch creates and destroys.
+
+For a batch with inserted edges D⁺ and deleted edges D⁻ (net effect), kept edges K and the
+graphs before G = K + D⁻ and after G' = K + D⁺:
+
+* **positive** matches are in G' but not in G: Pos = |M(G')| − |M(K)|,
+* **negative** matches are in G but not in G': Neg = |M(G)| − |M(K)|,
+
+each found exactly once from its lowest-order updated pair (notes/001_gamma.md §3):
+``Pos = Σ_i M(pairs < i: G'; pair i: D⁺; pairs > i: K)`` and the same with D⁻ for Neg.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .._validation import as_graph
+from ..backends import resolve_backend
+from ..config import config
+from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
+from ..patterns import as_pattern
+from . import cpu
+from .filter import NLFState
+from .query import compile_delta_plan, label_frequencies
+from .updates import DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, normalise, union_graph
+
+__all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
+
+COUNT_KINDS = ("embeddings", "unique")
+
+
+@dataclass
+class MatchDelta:
+    """What one batch did to the matches of one query.
+
+    Attributes
+    ----------
+    positive, negative : exact Python ints (matches created / destroyed by the batch)
+    graph : the graph after the batch (a new :class:`la_gpm.Graph`)
+    stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds)
+    positive_matches, negative_matches : with ``listing=True``, int64 arrays (rows, |V(Q)|):
+        column u holds the data vertex (original id, ``graph.ids``) matched to query vertex u
+    count, induced : what was counted
+    """
+    positive: int
+    negative: int
+    graph: object
+    stats: dict = field(default_factory=dict)
+    positive_matches: np.ndarray | None = None
+    negative_matches: np.ndarray | None = None
+    count: str = "embeddings"
+    induced: bool = False
+
+    @property
+    def net(self) -> int:
+        """positive − negative = |M(G')| − |M(G)|."""
+        return self.positive - self.negative
+
+    def __repr__(self):
+        return (f"MatchDelta(positive={self.positive}, negative={self.negative}, count={self.count!r}, "
+                f"induced={self.induced}, graph={self.graph!r})")
+
+
+def _check_query(G, P, induced):
+    P.require_connected("matching")
+    if P.k < 2:
+        raise InvalidPattern("a query needs at least one edge")
+    if P.vertex_labels is not None and G.vertex_labels is None:
+        raise LabelMismatch(f"the query has vertex labels {list(P.vertex_labels)} but the graph has none; load the "
+                            "graph with labels (la_gpm.io.read_sunluo, Graph.from_edges(..., vertex_labels=...)) or "
+                            "drop the query's labels")
+    if P.edge_labels is not None and G.edge_labels is None:
+        raise LabelMismatch("the query has edge labels but the graph has none; build the graph with edge_labels=... "
+                            "or drop the query's edge labels")
+    if not isinstance(induced, (bool, np.bool_)):
+        raise InvalidArgument(f"induced must be True or False; got {induced!r}")
+
+
+def _check_count(count):
+    if count not in COUNT_KINDS:
+        raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
+
+
+def _update_table(batch: Batch, U: UnionGraph):
+    """All updates in order-id order: (a + b, 2) pairs, their state and their edge label."""
+    upd = np.concatenate([batch.insert, batch.delete]).astype(np.int64).reshape(-1, 2)
+    state = np.concatenate([np.full(batch.insert.shape[0], INSERTED, np.int8),
+                            np.full(batch.delete.shape[0], DELETED, np.int8)])
+    if U.elab is None:
+        el = np.zeros(upd.shape[0], np.int64)
+    else:
+        el = U.elab[arc_positions(U.ptr, U.idx, upd[:, 0], upd[:, 1])]
+    return np.ascontiguousarray(upd), state, el
+
+
+def make_items(plan, upd, ustate, uel, ct, uptr, new, old, split):
+    """Work items (j, p, base slot, lo, hi) of one side, heaviest first (see :mod:`.cpu`)."""
+    out = []
+    deg = np.diff(uptr)
+    for p in range(plan.pairs.shape[0]):
+        a, b = int(plan.pairs[p, 0]), int(plan.pairs[p, 1])
+        if plan.pair_edge[p]:
+            J = np.flatnonzero(ustate == new)
+        else:
+            J = np.flatnonzero(ustate == old)
+        if J.size == 0:
+            continue
+        x, y = upd[J, 0], upd[J, 1]
+        ok = ((ct[x] >> np.uint32(a)) & 1).astype(bool) & ((ct[y] >> np.uint32(b)) & 1).astype(bool)
+        if plan.pair_el[p] >= 0:
+            ok &= uel[J] == plan.pair_el[p]
+        J, x, y = J[ok], x[ok], y[ok]
+        if J.size == 0:
+            continue
+        if plan.k == 2:
+            out.append(np.stack([J, np.full(J.size, p), np.zeros(J.size, np.int64), np.zeros(J.size, np.int64),
+                                 np.zeros(J.size, np.int64)], axis=1))
+            continue
+        npar = plan.npar[p, 2]
+        lens = np.stack([deg[x], deg[y]], axis=1)      # row lengths of levels 0 and 1
+        cand = lens[:, plan.par[p, 2, :npar]]          # the parents of level 2
+        slot = np.argmin(cand, axis=1)
+        L = cand[np.arange(J.size), slot]
+        pieces = np.maximum(1, -(-L // split))
+        rep = np.repeat(np.arange(J.size), pieces)
+        first = np.repeat(np.cumsum(pieces) - pieces, pieces)
+        lo = (np.arange(rep.size) - first) * split
+        hi = np.minimum(lo + split, L[rep])
+        out.append(np.stack([J[rep], np.full(rep.size, p), slot[rep], lo, hi], axis=1))
+    if not out:
+        return np.zeros((0, 5), np.int64)
+    items = np.concatenate(out).astype(np.int64)
+    cost = items[:, 4] - items[:, 3]
+    return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
+
+
+def _total(counts: np.ndarray) -> int:
+    if counts.size == 0:
+        return 0
+    if counts.size < 2**20 or int(counts.max()) < (2**62) // counts.size:
+        return int(counts.sum())
+    return sum(int(c) for c in counts)  # an int64 sum could overflow: Python ints
+
+
+class _Engine:
+    """The per-backend search: count (and list) the items of one side."""
+
+    def __init__(self, backend):
+        self.backend = backend
+        if backend == "gpu":
+            from . import gpu
+            self.mod = gpu
+        else:
+            self.mod = cpu
+
+    def run(self, items, upd, new, old, plan, U, ct, listing, progress, label):
+        mod = self.mod
+        if not progress or items.shape[0] < 64:
+            counts = mod.count_items(items, upd, new, old, plan, U, ct)
+        else:
+            from tqdm.auto import tqdm
+            counts = np.zeros(items.shape[0], np.int64)
+            # interleaved slices keep each slice's mix of heavy and light items
+            sl = 32
+            with tqdm(total=items.shape[0], desc=label, unit="item") as bar:
+                for s in range(sl):
+                    sel = np.arange(s, items.shape[0], sl)
+                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, new, old, plan, U, ct)
+                    bar.update(sel.size)
+        rows = mod.list_items(items, upd, new, old, plan, U, ct, counts) if listing else None
+        return _total(counts), rows
+
+
+def _unique_rows(P, rows):
+    """One row per subgraph: keep the embedding that satisfies the symmetry conditions f(a) < f(b)."""
+    keep = np.ones(rows.shape[0], dtype=bool)
+    for a, b in P.symmetry_conditions:
+        keep &= rows[:, a] < rows[:, b]
+    return rows[keep]
+
+
+def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
+    t = time.perf_counter()
+    res = {}
+    n_items = {}
+    for side, new, old in (("positive", INSERTED, DELETED), ("negative", DELETED, INSERTED)):
+        items = make_items(plan, upd, ustate, uel, ct, U.ptr, new, old, config.dynamic_split)
+        n_items[side] = int(items.shape[0])
+        res[side] = engine.run(items, upd, new, old, plan, U, ct, listing, progress, side)
+    aut = P.automorphism_count
+    pos, neg = res["positive"][0], res["negative"][0]
+    if count == "unique":
+        if pos % aut or neg % aut:
+            raise AssertionError(f"embedding counts {pos}, {neg} are not multiples of |Aut(Q)| = {aut}")
+        pos //= aut
+        neg //= aut
+    lists = [None, None]
+    if listing:
+        for t2, side in enumerate(("positive", "negative")):
+            rows = res[side][1]
+            if count == "unique":
+                rows = _unique_rows(P, rows)
+            lists[t2] = ids[rows] if ids is not None else rows
+    return pos, neg, lists, {"items": n_items, "search_s": time.perf_counter() - t}
+
+
+def _prepare(G, batch, nlf):
+    t = time.perf_counter()
+    U = union_graph(G, batch)
+    t_union = time.perf_counter() - t
+    t = time.perf_counter()
+    cts = nlf.union_tables(batch, U.vlab)
+    t_filter = time.perf_counter() - t
+    upd, ustate, uel = _update_table(batch, U)
+    return U, cts, upd, ustate, uel, {"union_s": t_union, "filter_s": t_filter}
+
+
+def _ids_after(G, batch):
+    if G._ids is None and (batch.new_ids.size == 0 or np.array_equal(batch.new_ids, np.arange(G.n, batch.n_after))):
+        return None
+    return np.concatenate([G.ids, batch.new_ids])
+
+
+def _resolve(backend):
+    return resolve_backend(backend, supported=("cpu", "gpu"), what="batch-dynamic matching (match_delta)")
+
+
+def _nlf_key(P):
+    return f"cpu:dynamic:nlf:{P.k}:{P.edges}:{P.vertex_labels}"
+
+
+def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", induced: bool = False,
+                backend: str | None = None, listing: bool = False, labels=None, strict: bool = False,
+                progress: bool = False) -> MatchDelta:
+    """The matches of query Q that a batch of edge updates creates (positive) and destroys (negative).
+
+    Parameters
+    ----------
+    G : anything :func:`la_gpm.as_graph` accepts (undirected; vertex and edge labels optional).
+        Not modified: the graph after the batch is ``result.graph``.
+    Q : a Pattern, a name, an edge list or a Sun & Luo ``.graph`` query file (2 to 32 vertices)
+    insert, delete : (m, 2) arrays or lists of vertex pairs (original ids, ``G.ids``), (m, 3) with an
+        edge label per inserted edge when G is edge-labeled, or the path of a RapidFlow/GAMMA stream
+        file (its ``e`` lines insert, its ``-e`` lines delete, its ``v id label`` lines label new vertices)
+    count : ``"embeddings"`` (injective maps, the GAMMA / RapidFlow convention; default) or
+        ``"unique"`` (each subgraph once = embeddings / |Aut(Q)|)
+    induced : count vertex-induced matches (query non-edges must be non-edges); a deletion can then
+        create a match and an insertion destroy one
+    backend : ``"cpu"`` (numba), ``"gpu"`` (one warp per work item) or ``"auto"``/None
+    listing : also return ``positive_matches`` / ``negative_matches`` (each match once)
+    labels : ``{vertex id: label}`` for vertices an insert adds to a vertex-labeled graph
+    strict : raise :class:`la_gpm.InvalidUpdate` on updates that change nothing (an insert of an
+        existing edge, a delete of a missing one, a self-loop, a repeated pair, a pair both inserted
+        and deleted) instead of dropping them and counting them in ``stats``
+    progress : a progress bar over the work items
+
+    Returns
+    -------
+    MatchDelta
+        ``positive − negative`` equals the static count after minus before.
+
+    Notes
+    -----
+    Only the *net* effect of a batch counts: its order is ignored, so a match made and unmade inside
+    one batch is not reported. See ``docs/dynamic.md``.
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> G = la_gpm.Graph.from_edges([0, 1], [1, 2])            # the path 0-1-2
+    >>> d = la_gpm.match_delta(G, "triangle", insert=[[0, 2]], count="unique")
+    >>> d.positive, d.negative, d.graph.m
+    (1, 0, 3)
+    """
+    _check_count(count)
+    G = as_graph(G)
+    G._require_undirected("batch-dynamic matching")
+    P = as_pattern(Q)
+    _check_query(G, P, induced)
+    b = _resolve(backend)
+    t0 = time.perf_counter()
+    plan = compile_delta_plan(P, induced=bool(induced), label_freq=label_frequencies(G.vertex_labels))
+    nlf = G.device_cache(_nlf_key(P), lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
+    batch = normalise(G, insert, delete, labels=labels, strict=strict)
+    t_norm = time.perf_counter() - t0
+    U, cts, upd, ustate, uel, st = _prepare(G, batch, nlf)
+    ids = _ids_after(G, batch)
+    pos, neg, lists, st2 = _delta(P, plan, _Engine(b), batch, U, upd, ustate, uel, cts[0], count=count,
+                                  induced=bool(induced), listing=listing, progress=progress, ids=ids)
+    t = time.perf_counter()
+    G2 = after_graph(G, batch, U)
+    stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, after_graph_s=time.perf_counter() - t,
+                 seconds=time.perf_counter() - t0)
+    return MatchDelta(pos, neg, G2, stats, lists[0], lists[1], count, bool(induced))
+
+
+class DynamicGraph:
+    """A graph under a stream of update batches, with the matches of standing queries.
+
+    Keeps between batches the current graph, its neighbour-label counts and the candidate table
+    of every query (updated on the touched rows only), and the compiled query plans.
+
+    Parameters
+    ----------
+    G : the starting graph (not modified)
+    queries : one query or a list of them (Patterns, names, edge lists, ``.graph`` files)
+    count, induced, backend : as in :func:`match_delta`, for every query
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> D = la_gpm.DynamicGraph(la_gpm.Graph.from_edges([0, 1], [1, 2]), queries=["triangle"], count="unique")
+    >>> [d.positive for d in D.apply(insert=[[0, 2]])], D.version, D.graph.m
+    ([1], 1, 3)
+    >>> [(d.positive, d.negative) for d in D.apply(delete=[[1, 2]])]
+    [(0, 1)]
+    """
+
+    def __init__(self, G, queries, *, count: str = "embeddings", induced: bool = False, backend: str | None = None):
+        _check_count(count)
+        G = as_graph(G)
+        G._require_undirected("batch-dynamic matching")
+        if isinstance(queries, (str, bytes)) or not isinstance(queries, (list, tuple)):
+            queries = [queries]
+        if not queries:
+            raise InvalidArgument("queries must name at least one query pattern")
+        self._queries = [as_pattern(q) for q in queries]
+        for P in self._queries:
+            _check_query(G, P, induced)
+        self._backend = _resolve(backend)
+        self._count = count
+        self._induced = bool(induced)
+        freq = label_frequencies(G.vertex_labels)
+        self._plans = [compile_delta_plan(P, induced=self._induced, label_freq=freq) for P in self._queries]
+        self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
+        self._engine = _Engine(self._backend)
+        self._G = G
+        self._version = 0
+
+    @property
+    def graph(self):
+        """The current graph (immutable; a new object after each batch)."""
+        return self._G
+
+    @property
+    def version(self) -> int:
+        """Number of batches applied."""
+        return self._version
+
+    @property
+    def queries(self) -> list:
+        return list(self._queries)
+
+    def apply(self, insert=None, delete=None, *, labels=None, strict: bool = False, listing: bool = False,
+              progress: bool = False) -> list[MatchDelta]:
+        """Apply one batch; one :class:`MatchDelta` per query, in the order of ``queries``.
+
+        A batch that raises (bad input) leaves the graph and every table as they were."""
+        G = self._G
+        t0 = time.perf_counter()
+        batch = normalise(G, insert, delete, labels=labels, strict=strict)
+        t_norm = time.perf_counter() - t0
+        U, cts, upd, ustate, uel, st = _prepare(G, batch, self._nlf)
+        ids = _ids_after(G, batch)
+        G2 = after_graph(G, batch, U)
+        out = []
+        for P, plan, ct in zip(self._queries, self._plans, cts):
+            pos, neg, lists, st2 = _delta(P, plan, self._engine, batch, U, upd, ustate, uel, ct, count=self._count,
+                                          induced=self._induced, listing=listing, progress=progress, ids=ids)
+            out.append(MatchDelta(pos, neg, G2, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st,
+                                                     **st2), lists[0], lists[1], self._count, self._induced))
+        self._nlf.advance(batch, U.vlab)
+        self._G = G2
+        self._version += 1
+        return out

@@ -1,0 +1,294 @@
+"""Batch-dynamic matching (GAMMA): match_delta and DynamicGraph against brute force and static recounts.
+
+The oracle of a batch: the embeddings of Q in the graph before and after, each enumerated by
+brute force (tests/oracles.py); positives are those of after not in before, negatives the reverse.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Graph, InvalidUpdate, LabelMismatch, Pattern
+from la_gpm.dynamic import read_stream
+from la_gpm.dynamic.filter import NLFState
+
+from .conftest import data_path
+from .oracles import brute_embeddings
+
+
+@pytest.fixture(autouse=True)
+def _tiny_split():
+    """Split every update into items of 2 neighbours, so tiny graphs exercise item splitting."""
+    with la_gpm.config.set(dynamic_split=2):
+        yield
+
+
+def _graph_from_pairs(n, pairs, vlab=None, elab=None):
+    pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
+    return Graph.from_edges(pairs[:, 0], pairs[:, 1], n=n, vertex_labels=vlab,
+                            edge_labels=None if elab is None else np.asarray(elab, np.int64))
+
+
+def _edge_set(G):
+    src = np.repeat(np.arange(G.n), G.degrees)
+    out = {}
+    for t, (u, v) in enumerate(zip(src.tolist(), G.indices.tolist())):
+        if u < v:
+            out[(u, v)] = None if G.edge_labels is None else int(G.edge_labels[t])
+    return out
+
+
+def _oracle(G, P, insert, delete, induced, ins_labels=None):
+    """(positive embeddings, negative embeddings, graph after) by brute force, on small graphs."""
+    before = _edge_set(G)
+    after = dict(before)
+    ins = {(min(u, v), max(u, v)) for u, v in insert if u != v}
+    dele = {(min(u, v), max(u, v)) for u, v in delete if u != v}
+    both = ins & dele
+    lab = {}
+    if ins_labels is not None:
+        for (u, v), la in zip(insert, ins_labels):
+            lab.setdefault((min(u, v), max(u, v)), la)
+    for e in dele - both:
+        after.pop(e, None)
+    for e in ins - both:
+        if e not in after:
+            after[e] = lab.get(e)
+    n = G.n
+    keys = sorted(after)
+    elab = None if G.edge_labels is None else [after[e] for e in keys]
+    Ga = _graph_from_pairs(n, keys, G.vertex_labels, elab)
+    eb = set(brute_embeddings(G, P, induced))
+    ea = set(brute_embeddings(Ga, P, induced))
+    return ea - eb, eb - ea, Ga
+
+
+def _rows(a):
+    return {tuple(int(x) for x in r) for r in a}
+
+
+def _random_pattern(draw, kmax=5, labels=0, edge_labels=0):
+    k = draw(st.integers(2, kmax))
+    edges = [(draw(st.integers(0, v - 1)), v) for v in range(1, k)]  # a random tree
+    for a in range(k):
+        for b in range(a + 1, k):
+            if (a, b) not in edges and draw(st.booleans()) and draw(st.booleans()):
+                edges.append((a, b))
+    vl = [draw(st.integers(0, labels - 1)) for _ in range(k)] if labels else None
+    el = {e: draw(st.integers(0, edge_labels - 1)) for e in edges} if edge_labels else None
+    return Pattern(edges, k=k, vertex_labels=vl, edge_labels=el)
+
+
+@st.composite
+def cases(draw, edge_labels=False):
+    n = draw(st.integers(3, 8))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    present = [p for p in pairs if draw(st.booleans())]
+    nl = draw(st.sampled_from([0, 2, 3]))
+    vlab = [draw(st.integers(0, nl - 1)) for _ in range(n)] if nl else None
+    nel = 2 if edge_labels else 0
+    elab = [draw(st.integers(0, nel - 1)) for _ in present] if nel else None
+    G = _graph_from_pairs(n, present, vlab, elab)
+    v = st.integers(0, n - 1)
+    insert = draw(st.lists(st.tuples(v, v), max_size=8))
+    delete = draw(st.lists(st.sampled_from(present) if present and draw(st.booleans()) else st.tuples(v, v),
+                           max_size=6))
+    P = _random_pattern(draw, kmax=min(5, n), labels=nl if nl and draw(st.booleans()) else 0, edge_labels=nel)
+    induced = draw(st.booleans())
+    ins_labels = [draw(st.integers(0, nel - 1)) for _ in insert] if nel else None
+    return G, P, insert, delete, induced, ins_labels
+
+
+def _check_case(G, P, insert, delete, induced, ins_labels, backend="cpu"):
+    pos, neg, Ga = _oracle(G, P, insert, delete, induced, ins_labels)
+    ins = insert if ins_labels is None else [(u, v, la) for (u, v), la in zip(insert, ins_labels)]
+    indptr, indices = G.indptr.copy(), G.indices.copy()
+    d = la_gpm.match_delta(G, P, insert=ins, delete=delete, induced=induced, listing=True, backend=backend)
+    assert (d.positive, d.negative) == (len(pos), len(neg)), (P, insert, delete, induced)
+    assert _rows(d.positive_matches) == pos and len(d.positive_matches) == len(pos)
+    assert _rows(d.negative_matches) == neg and len(d.negative_matches) == len(neg)
+    assert _edge_set(d.graph) == _edge_set(Ga)
+    assert np.array_equal(G.indptr, indptr) and np.array_equal(G.indices, indices)  # G is untouched
+    u = la_gpm.match_delta(G, P, insert=ins, delete=delete, induced=induced, count="unique", listing=True,
+                           backend=backend)
+    aut = P.automorphism_count
+    assert (u.positive * aut, u.negative * aut) == (len(pos), len(neg))
+    assert len(u.positive_matches) == u.positive and len(u.negative_matches) == u.negative
+    return d
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_random_batches_equal_brute_force(case):
+    _check_case(*case)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(edge_labels=True))
+def test_random_edge_labeled_batches_equal_brute_force(case):
+    _check_case(*case)
+
+
+def _fig1():
+    # notes/001_gamma.md §5(a): labels v0, v1 = A; v2..v6 = B; v7..v9 = C
+    A, B, C = 0, 1, 2
+    vl = [A, A, B, B, B, B, B, C, C, C]
+    E = [(0, 3), (0, 4), (2, 3), (2, 4), (2, 7), (3, 8), (4, 8), (1, 5), (1, 6), (4, 5), (5, 6), (5, 9)]
+    G = _graph_from_pairs(10, E, vl)
+    Q = Pattern([(0, 1), (0, 2), (1, 2), (1, 3)], vertex_labels=[A, B, B, C])
+    return G, Q
+
+
+def test_gamma_figure_1(backend_cpu_gpu):
+    G, Q = _fig1()
+    assert la_gpm.count(G, Q, count="embeddings") == 1
+    d = la_gpm.match_delta(G, Q, insert=[(0, 2), (1, 4)], delete=[(4, 5)], listing=True, backend=backend_cpu_gpu)
+    assert (d.positive, d.negative) == (4, 0)
+    assert _rows(d.positive_matches) == {(0, 2, 3, 7), (0, 2, 4, 7), (0, 3, 2, 8), (0, 4, 2, 8)}
+    assert la_gpm.count(d.graph, Q, count="embeddings") == 5
+    # the order of the updates inside a batch does not matter
+    d2 = la_gpm.match_delta(G, Q, insert=[(4, 1), (2, 0)], delete=[(5, 4)], backend=backend_cpu_gpu)
+    assert (d2.positive, d2.negative) == (4, 0)
+
+
+def test_stream_file_and_new_vertices(tmp_path):
+    G, Q = _fig1()
+    s = tmp_path / "stream.txt"
+    s.write_text("# fig 1\ne 0 2 0\ne 1 4 0\n-e 4 5 0\nv 10 2\ne 2 10 0\n")
+    parsed = read_stream(s)
+    assert parsed["labels"] == {10: 2} and parsed["insert"].shape == (3, 3)
+    d = la_gpm.match_delta(G, Q, insert=s)
+    # (v0, v2, v3|v4, v7|v8|v10): the new C vertex v10 hangs off v2 and adds (v0, v3, v2, v10), (v0, v4, v2, v10)
+    assert (d.positive, d.negative) == (6, 0)
+    assert d.graph.n == 11 and d.graph.vertex_labels[10] == 2 and d.stats["new_vertices"] == 1
+    with pytest.raises(InvalidUpdate, match="no label"):
+        la_gpm.match_delta(G, Q, insert=[(2, 10)])
+    d = la_gpm.match_delta(G, Q, insert=[(0, 2), (2, 10)], labels={10: 2})
+    assert d.positive == 6
+
+
+def test_ids_of_a_compacted_graph_are_the_users_ids():
+    G = Graph.from_edges([10, 20], [20, 30], compact=True)   # internal 0, 1, 2
+    d = la_gpm.match_delta(G, "triangle", insert=[(10, 30)], listing=True, count="unique")
+    assert d.positive == 1 and _rows(d.positive_matches) <= {tuple(p) for p in [(10, 20, 30)]}
+    assert sorted(d.positive_matches[0].tolist()) == [10, 20, 30]
+    d = la_gpm.match_delta(G, "triangle", insert=[(10, 30), (30, 40), (20, 40)], count="unique", listing=True)
+    assert d.positive == 2 and d.stats["new_vertices"] == 1
+    assert {tuple(sorted(r)) for r in d.positive_matches.tolist()} == {(10, 20, 30), (20, 30, 40)}
+    assert list(d.graph.ids) == [10, 20, 30, 40]
+
+
+def test_ignored_updates_are_counted_and_strict_raises():
+    G = _graph_from_pairs(4, [(0, 1), (1, 2)])
+    d = la_gpm.match_delta(G, "triangle", insert=[(0, 1), (2, 2), (0, 2), (2, 0), (1, 3)],
+                           delete=[(2, 3), (1, 3)], count="unique")
+    s = d.stats
+    assert (s["ignored_existing_inserts"], s["ignored_self_loops"], s["ignored_duplicates"],
+            s["ignored_insert_and_delete"]) == (1, 1, 1, 1)
+    assert s["ignored_missing_deletes"] == 1 and s["inserted"] == 1 and s["deleted"] == 0
+    assert d.positive == 1 and d.graph.m == 3
+    for ins, dele, msg in [([(0, 1)], None, "existing"), ([(2, 2)], None, "self-loops"),
+                           (None, [(2, 3)], "missing"), ([(0, 2), (2, 0)], None, "repeated"),
+                           ([(1, 3)], [(1, 3)], "both inserted and deleted")]:
+        with pytest.raises(InvalidUpdate, match=msg):
+            la_gpm.match_delta(G, "triangle", insert=ins, delete=dele, strict=True)
+
+
+@pytest.mark.parametrize("bad,msg", [
+    ({"delete": [(0, 9)]}, "does not have"),
+    ({"insert": [0, 1]}, "flat array"),
+    ({"insert": [(0, 1, 2, 3)]}, r"\(m, 2\)"),
+    ({"insert": [(0.5, 1)]}, "integer"),
+    ({"insert": [(-1, 1)]}, ">= 0"),
+    ({"insert": "/no/such/stream.txt"}, "not a file"),
+])
+def test_bad_batches_raise_named_errors_and_change_nothing(bad, msg):
+    G = _graph_from_pairs(3, [(0, 1), (1, 2)])
+    D = la_gpm.DynamicGraph(G, ["triangle"])
+    with pytest.raises(InvalidUpdate, match=msg):
+        la_gpm.match_delta(G, "triangle", **bad)
+    with pytest.raises(InvalidUpdate, match=msg):
+        D.apply(**bad)
+    assert D.version == 0 and D.graph is G and G.m == 2
+
+
+def test_bad_queries_and_options():
+    G, Q = _fig1()
+    U = _graph_from_pairs(3, [(0, 1)])
+    with pytest.raises(LabelMismatch):
+        la_gpm.match_delta(U, Q, insert=[(1, 2)])
+    with pytest.raises(la_gpm.InvalidArgument, match="count"):
+        la_gpm.match_delta(G, Q, count="maps")
+    with pytest.raises(la_gpm.InvalidPattern):
+        la_gpm.match_delta(G, Pattern([(0, 1), (2, 3)]))
+    with pytest.raises(la_gpm.BackendUnavailable):
+        la_gpm.match_delta(G, Q, backend="graphblas")
+    with pytest.raises(InvalidUpdate, match="edge labels"):
+        la_gpm.match_delta(_graph_from_pairs(3, [(0, 1)], elab=[1]), "triangle", insert=[(1, 2)])
+
+
+def _random_batch(rng, G, n_ins, n_del):
+    """Inserts of absent pairs and deletes of present edges (2:1 when asked so)."""
+    E = np.array(sorted(_edge_set(G)), dtype=np.int64).reshape(-1, 2)
+    dele = E[rng.choice(len(E), size=min(n_del, len(E)), replace=False)] if len(E) else np.zeros((0, 2), np.int64)
+    ins = rng.integers(0, G.n, size=(n_ins, 2))
+    return ins, dele
+
+
+def test_hundred_batches_total_equals_recount():
+    G = la_gpm.datasets.load("karate")
+    queries = ["triangle", "4-cycle", "diamond", Pattern([(0, 1), (1, 2), (2, 3), (3, 4)])]
+    D = la_gpm.DynamicGraph(G, queries)
+    rng = np.random.default_rng(7)
+    totals = np.zeros(len(queries), dtype=object)
+    for _ in range(100):
+        ins, dele = _random_batch(rng, D.graph, 3, 2)
+        totals += np.array([d.net for d in D.apply(insert=ins, delete=dele)], dtype=object)
+    assert D.version == 100
+    for q, t in zip(queries, totals):
+        assert la_gpm.count(G, q, count="embeddings") + t == la_gpm.count(D.graph, q, count="embeddings")
+    # the incrementally kept candidate tables equal tables built from scratch on the final graph
+    fresh = NLFState(D.graph.indptr, D.graph.indices, None, D.queries)
+    for a, b in zip(fresh.ct, D._nlf.ct):
+        assert np.array_equal(a, b)
+
+
+def _kept_graph(G, dele, G_after):
+    """K: the edges in both G and G_after."""
+    keep = set(_edge_set(G)) & set(_edge_set(G_after))
+    return _graph_from_pairs(G.n, sorted(keep), G.vertex_labels)
+
+
+@pytest.mark.parametrize("dataset,queries", [
+    ("yeast/yeast.graph", ["query_dense_4_1", "query_dense_8_3", "query_sparse_8_2"]),
+    ("hprd/HPRD.graph", None),
+])
+@pytest.mark.parametrize("rate", [0.001, 0.02])
+def test_real_labeled_graphs_equal_static_counts(dataset, queries, rate, backend_cpu_gpu):
+    """positive = |M(G')| − |M(K)| and negative = |M(G)| − |M(K)|, by la_gpm's static engine."""
+    path = data_path(dataset)
+    G = la_gpm.io.read_sunluo(path)
+    qdir = path.parent / "query_graph"
+    if queries is None:
+        files = [qdir / f"query_dense_16_{i}.graph" for i in (1, 2, 8)]
+    else:
+        files = [qdir / f"{q}.graph" for q in queries]
+    rng = np.random.default_rng(3)
+    nb = max(3, int(rate * G.m))
+    E = np.array(sorted(_edge_set(G)), dtype=np.int64)
+    pick = E[rng.choice(len(E), size=nb, replace=False)]
+    n_ins = (2 * nb) // 3
+    # the base graph lacks the edges that will be inserted: real edges come back (as in RapidFlow's streams)
+    rest = set(map(tuple, E.tolist())) - set(map(tuple, pick[:n_ins].tolist()))
+    G0 = _graph_from_pairs(G.n, sorted(rest), G.vertex_labels)
+    ins, dele = pick[:n_ins], pick[n_ins:]
+    for f in files:
+        Q = la_gpm.patterns.read_query(f)
+        d = la_gpm.match_delta(G0, Q, insert=ins, delete=dele, backend=backend_cpu_gpu)
+        K = _kept_graph(G0, dele, d.graph)
+        before, after, kept = (la_gpm.count(g, Q, count="embeddings") for g in (G0, d.graph, K))
+        assert (d.positive, d.negative) == (after - kept, before - kept), f.name
