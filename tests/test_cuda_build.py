@@ -10,11 +10,15 @@ import re
 import shutil
 import subprocess
 from importlib import resources
+from pathlib import Path
 
 import pytest
 
 KERNELS = resources.files("la_gpm.backends.gpu").joinpath("kernels")
-CU_FILES = sorted(p.name for p in KERNELS.iterdir() if p.name.endswith(".cu"))
+# every .cu file of the package: the shared kernels/ folder and each family's own (la_gpm/dynamic/gamma.cu)
+PACKAGE = resources.files("la_gpm")
+CU_PATHS = {p.name: p for p in sorted(Path(str(PACKAGE)).rglob("*.cu"))}
+CU_FILES = sorted(CU_PATHS)
 NVCC = shutil.which("nvcc")
 
 
@@ -28,13 +32,13 @@ def _variants():
 
 
 def test_kernel_files_found():
-    assert "cc_spmm.cu" in CU_FILES and "cc_ema.cu" in CU_FILES
+    assert "cc_spmm.cu" in CU_FILES and "cc_ema.cu" in CU_FILES and "gamma.cu" in CU_FILES
 
 
 @pytest.mark.skipif(NVCC is None, reason="nvcc not found on PATH (install the CUDA toolkit to run this check)")
 @pytest.mark.parametrize("name,extra", _variants())
 def test_compiles_for_sm90_without_spills(name, extra, tmp_path):
-    src = KERNELS.joinpath(name)
+    src = CU_PATHS[name]
     cmd = [NVCC, "-arch=sm_90", "-std=c++17", "-Xptxas", "-v", f"-I{KERNELS}", *extra, "-c", str(src),
            "-o", str(tmp_path / (name + ".o"))]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)

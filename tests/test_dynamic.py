@@ -292,3 +292,63 @@ def test_real_labeled_graphs_equal_static_counts(dataset, queries, rate, backend
         K = _kept_graph(G0, dele, d.graph)
         before, after, kept = (la_gpm.count(g, Q, count="embeddings") for g in (G0, d.graph, K))
         assert (d.positive, d.negative) == (after - kept, before - kept), f.name
+
+
+requires_gpu = pytest.mark.skipif(la_gpm.backends.gpu_status() is not None,
+                                  reason=f"no GPU: {la_gpm.backends.gpu_status()}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases(edge_labels=True), st.sampled_from([32, 64, 256]))
+def test_gpu_equals_brute_force_on_random_batches(case, block):
+    """Small blocks and a tiny memory budget: few warps take many items each."""
+    with la_gpm.config.set(gpu_block=block, memory_budget=4096):
+        _check_case(*case, backend="gpu")
+
+
+@pytest.mark.gpu
+@requires_gpu
+def test_gpu_equals_cpu_on_a_stream():
+    G = la_gpm.datasets.load("email-Eu-core")
+    rng = np.random.default_rng(11)
+    qs = ["triangle", "4-cycle", "diamond", "house"]
+    Dc = la_gpm.DynamicGraph(G, qs, backend="cpu")
+    Dg = la_gpm.DynamicGraph(G, qs, backend="gpu")
+    for _ in range(5):
+        ins, dele = _random_batch(rng, Dc.graph, 200, 100)
+        a = Dc.apply(insert=ins, delete=dele)
+        b = Dg.apply(insert=ins, delete=dele)
+        assert [(d.positive, d.negative) for d in a] == [(d.positive, d.negative) for d in b]
+    a = la_gpm.match_delta(Dc.graph, "diamond", insert=ins[:20], delete=dele[:10], listing=True, induced=True)
+    b = la_gpm.match_delta(Dc.graph, "diamond", insert=ins[:20], delete=dele[:10], listing=True, induced=True,
+                           backend="gpu")
+    assert _rows(a.positive_matches) == _rows(b.positive_matches) and len(b.positive_matches) == b.positive
+    assert _rows(a.negative_matches) == _rows(b.negative_matches)
+
+
+def test_cli_dynamic_batches(tmp_path, capsys):
+    import json
+
+    from la_gpm.cli import main
+    G, Q = _fig1()
+    data = tmp_path / "g.graph"
+    src = np.repeat(np.arange(G.n), G.degrees)
+    E = [(u, v) for u, v in zip(src.tolist(), G.indices.tolist()) if u < v]
+    data.write_text(f"t {G.n} {len(E)}\n" + "".join(f"v {i} {lab} {G.degrees[i]}\n"
+                                                     for i, lab in enumerate(G.vertex_labels.tolist()))
+                    + "".join(f"e {u} {v} 0\n" for u, v in E))
+    q = tmp_path / "q.graph"
+    q.write_text("t 4 4\nv 0 0 2\nv 1 1 3\nv 2 1 2\nv 3 2 1\ne 0 1 0\ne 0 2 0\ne 1 2 0\ne 1 3 0\n")
+    s = tmp_path / "s.txt"
+    s.write_text("e 0 2 0\ne 1 4 0\n-e 4 5 0\n")
+    assert main(["dynamic", str(data), str(q), str(s), "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert (out["positive"], out["negative"]) == (4, 0) and len(out["batches"]) == 1
+    # one update per batch: continuous matching; +v1v4 creates two matches that -v4v5 destroys
+    assert main(["dynamic", str(data), str(q), str(s), "--batch-size", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert [(b["positive"], b["negative"]) for b in out["batches"]] == [(4, 0), (2, 0), (0, 2)]
+    assert main(["dynamic", str(data), str(q), str(tmp_path / "missing.txt")]) == 2
+    assert "InvalidUpdate" in capsys.readouterr().err

@@ -32,7 +32,7 @@ __all__ = ["DeltaPlan", "compile_delta_plan", "MAX_DYNAMIC_VERTICES"]
 MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex (uint32)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DeltaPlan:
     k: int
     pairs: np.ndarray      # (P, 2) query vertices (a, b) of each start pair

@@ -27,7 +27,7 @@ import numpy as np
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph
 
-__all__ = ["Batch", "UnionGraph", "read_stream", "normalise", "union_graph", "after_graph",
+__all__ = ["Batch", "UnionGraph", "read_stream", "read_stream_ops", "split_ops", "normalise", "union_graph", "after_graph",
            "KEPT", "INSERTED", "DELETED", "arc_positions"]
 
 KEPT, INSERTED, DELETED = 0, 1, 2
@@ -49,7 +49,7 @@ class Batch:
     stats: dict = field(default_factory=dict)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class UnionGraph:
     """CSR of U = kept + inserted + deleted arcs with per-arc state and order id (sorted rows)."""
     ptr: np.ndarray     # int64 (n + 1)
@@ -66,14 +66,52 @@ class UnionGraph:
 
 # ---------------------------------------------------------------------------------------------- parsing
 
+def read_stream_ops(path):
+    """The updates of a RapidFlow / GAMMA stream file in file order.
+
+    Returns ``(ops, labels)``: ``ops`` an (m, 4) int64 array of ``(sign, u, v, label)`` rows (sign +1
+    for ``e``, -1 for ``-e``; label -1 where the line has none) and ``labels`` ``{id: label}`` of the
+    ``v`` lines."""
+    path = Path(path)
+    if not path.is_file():
+        raise InvalidUpdate(f"update stream {str(path)!r} is not a file; give an (m, 2) array of vertex pairs "
+                            "or the path of a stream file ('e u v [label]' / '-e u v [label]' lines)")
+    ops, labels = [], {}
+    with open(path) as f:
+        for no, ln in enumerate(f, 1):
+            p = ln.split()
+            if not p or p[0][0] in "#%":
+                continue
+            try:
+                if p[0] in ("e", "-e") and len(p) >= 3:
+                    ops.append((1 if p[0] == "e" else -1, int(p[1]), int(p[2]), int(p[3]) if len(p) > 3 else -1))
+                elif p[0] == "v" and len(p) >= 3:
+                    labels[int(p[1])] = int(p[2])
+                else:
+                    raise GraphFormatError(f"expected 'e u v [label]', '-e u v [label]' or 'v id label'; got "
+                                           f"{ln.strip()!r}", path=str(path), line=no)
+            except ValueError:
+                raise GraphFormatError(f"non-integer field in {ln.strip()!r}", path=str(path), line=no) from None
+    return np.array(ops, dtype=np.int64).reshape(-1, 4), labels
+
+
+def split_ops(ops):
+    """``(insert, delete)`` of a slice of stream ops: (m, 3) where every line has a label, else (m, 2)."""
+    out = []
+    for sign in (1, -1):
+        a = ops[ops[:, 0] == sign]
+        out.append(a[:, 1:4] if a.shape[0] and (a[:, 3] >= 0).all() else a[:, 1:3])
+    return out[0], out[1]
+
+
 def read_stream(path) -> dict:
-    """Read a RapidFlow / GAMMA update stream.
+    """Read a RapidFlow / GAMMA update stream as one batch.
 
     Lines: ``e u v [label]`` inserts an edge, ``-e u v [label]`` deletes one, ``v id label [deg]``
     declares a new vertex and its label; blank lines and ``#``/``%`` comments are skipped.
 
     Returns ``{"insert": (a, 2|3) int64, "delete": (b, 2|3) int64, "labels": {id: label}}``
-    (a third column holds the edge label where every ``e`` line of its kind carries one).
+    (a third column holds the edge label where every line of its kind carries one).
 
     Examples
     --------
@@ -84,33 +122,9 @@ def read_stream(path) -> dict:
     >>> s["insert"].tolist(), s["delete"].tolist(), s["labels"]
     ([[0, 1, 0]], [[1, 2, 0]], {9: 3})
     """
-    path = Path(path)
-    if not path.is_file():
-        raise InvalidUpdate(f"update stream {str(path)!r} is not a file; give an (m, 2) array of vertex pairs "
-                            "or the path of a stream file ('e u v [label]' / '-e u v [label]' lines)")
-    ins, dele, labels = [], [], {}
-    with open(path) as f:
-        for no, ln in enumerate(f, 1):
-            p = ln.split()
-            if not p or p[0][0] in "#%":
-                continue
-            try:
-                if p[0] in ("e", "-e") and len(p) >= 3:
-                    (ins if p[0] == "e" else dele).append([int(x) for x in p[1:4]])
-                elif p[0] == "v" and len(p) >= 3:
-                    labels[int(p[1])] = int(p[2])
-                else:
-                    raise GraphFormatError(f"expected 'e u v [label]', '-e u v [label]' or 'v id label'; got "
-                                           f"{ln.strip()!r}", path=str(path), line=no)
-            except ValueError:
-                raise GraphFormatError(f"non-integer field in {ln.strip()!r}", path=str(path), line=no) from None
-
-    def arr(rows):
-        if not rows:
-            return np.zeros((0, 2), dtype=np.int64)
-        w = min(len(r) for r in rows)
-        return np.array([r[:w] for r in rows], dtype=np.int64)
-    return {"insert": arr(ins), "delete": arr(dele), "labels": labels}
+    ops, labels = read_stream_ops(path)
+    ins, dele = split_ops(ops)
+    return {"insert": ins, "delete": dele, "labels": labels}
 
 
 def _pairs(obj, what: str) -> np.ndarray:

@@ -34,6 +34,26 @@ def _module(name: str, device: int, options: tuple):
 
 
 @functools.lru_cache(maxsize=None)
+def _module_at(package: str, name: str, device: int, options: tuple):
+    import logging
+    cp = cupy()
+    src = resources.files(package).joinpath(name + ".cu").read_text()
+    logging.getLogger("la_gpm").info("compiling %s/%s.cu for device %d (once per process; CuPy caches it on disk)",
+                                     package, name, device)
+    with cp.cuda.Device(device):
+        mod = cp.RawModule(code=src, options=("-std=c++17", f"-I{KERNEL_DIR}") + options)
+        mod.compile()
+        return mod
+
+
+def kernel_at(package: str, file: str, name: str, options: tuple = ()):
+    """The compiled kernel ``name`` of ``<package>/<file>.cu`` (a family's own kernel file, e.g.
+    ``la_gpm.dynamic``), with ``kernels/`` on the include path; memoized per device."""
+    cp = cupy()
+    return _module_at(package, file, cp.cuda.Device().id, tuple(options)).get_function(name)
+
+
+@functools.lru_cache(maxsize=None)
 def device_sm_count(device: int) -> int:
     """Multiprocessors of CUDA device ``device`` (cached: ``cupy.cuda.Device.attributes`` queries every
     attribute on each call)."""

@@ -1,0 +1,188 @@
+// Batch-dynamic subgraph matching (GAMMA, Qiu et al. 2024): one warp per work item.
+//
+// A work item (j, p, base, lo, hi) maps start pair p of the plan onto update j and searches the rest of
+// the query depth first (la_gpm/dynamic/cpu.py is the same search, serial per item; both read the same
+// tables, documented in la_gpm/dynamic/query.py).  Warps are persistent: each takes the next item from a
+// global counter, so a warp that finishes early takes more (heavy items come first: the host sorts them).
+// Candidate generation is warp-cooperative: the 32 lanes read 32 consecutive arcs of the base row
+// (coalesced), each lane checks its candidate (arc state and order id, edge label, candidate-table bit,
+// injectivity, the other parents by binary search, the anti-parents for induced matching), and a ballot
+// compacts the survivors into the level's buffer.  The last level is counted with popc, not stored,
+// unless the matches are listed.
+//
+// Exactly once (notes/001_gamma.md §1): working on update i, an arc may serve a query edge only if it
+// is kept (state 0) or has the searched side's state `nw` with order id > i; a query non-edge (induced)
+// may land on a pair only if it is no arc or an arc of the other side's state `od_s` with order id > i.
+
+#define FULL 0xffffffffu
+#define MAXK 32
+
+struct Tables {
+    const int* order; const int* npar; const int* par; const int* parel;
+    const int* nanti; const int* anti; const int* ninj; const int* inj; int k;
+};
+
+struct Union {
+    const long long* ptr; const int* idx; const signed char* st; const int* od; const long long* el; int el_on;
+    const unsigned* ct;
+};
+
+__device__ __forceinline__ long long lower_bound_ll(const int* idx, long long lo, long long hi, int c) {
+    while (lo < hi) {
+        long long mid = (lo + hi) >> 1;
+        if (idx[mid] < c) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
+__device__ __forceinline__ bool edge_ok(const Union& U, long long q, int nw, long long i) {
+    int s = U.st[q];
+    return s == 0 || (s == nw && U.od[q] > i);
+}
+
+// Candidates of level l (all lanes return the count; with `store` they are written to buf[l]).
+// With `emit`, each lane with a candidate writes a whole match row at out[(at + rank) * k + ...].
+__device__ long long gen(int l, int p, const long long* M, long long i, int nw, int ods, int base, long long lo_off,
+                         long long hi_off, const Tables& T, const Union& U, int* buf, bool store, bool emit,
+                         long long* out, long long at) {
+    const int lane = threadIdx.x & 31;
+    const int k = T.k;
+    const int tb = (p * k + l) * k;
+    const int npl = T.npar[p * k + l];
+    if (base < 0) {  // the shortest parent row
+        base = 0;
+        long long w0 = M[T.par[tb]];
+        long long best = U.ptr[w0 + 1] - U.ptr[w0];
+        for (int s = 1; s < npl; ++s) {
+            long long w = M[T.par[tb + s]];
+            long long d = U.ptr[w + 1] - U.ptr[w];
+            if (d < best) { best = d; base = s; }
+        }
+    }
+    const long long bv = M[T.par[tb + base]];
+    long long lo = U.ptr[bv], hi = U.ptr[bv + 1];
+    if (hi_off >= 0) { hi = lo + hi_off; lo = lo + lo_off; }
+    const int bel = T.parel[tb + base];
+    const unsigned qbit = 1u << T.order[p * k + l];
+    const int ninj = T.ninj[p * k + l], nanti = T.nanti[p * k + l];
+    long long cnt = 0;
+    for (long long q0 = lo; q0 < hi; q0 += 32) {
+        const long long q = q0 + lane;
+        bool ok = q < hi;
+        int c = 0;
+        if (ok) {
+            ok = edge_ok(U, q, nw, i) && !(U.el_on && bel >= 0 && U.el[q] != bel);
+            if (ok) { c = U.idx[q]; ok = (U.ct[c] & qbit) != 0; }
+            for (int t = 0; ok && t < ninj; ++t) ok = M[T.inj[tb + t]] != c;
+            for (int t = 0; ok && t < npl; ++t) {
+                if (t == base) continue;
+                const long long w = M[T.par[tb + t]];
+                const long long e = U.ptr[w + 1];
+                const long long pos = lower_bound_ll(U.idx, U.ptr[w], e, c);
+                ok = pos < e && U.idx[pos] == c && edge_ok(U, pos, nw, i) &&
+                     !(U.el_on && T.parel[tb + t] >= 0 && U.el[pos] != T.parel[tb + t]);
+            }
+            for (int t = 0; ok && t < nanti; ++t) {
+                const long long w = M[T.anti[tb + t]];
+                const long long e = U.ptr[w + 1];
+                const long long pos = lower_bound_ll(U.idx, U.ptr[w], e, c);
+                if (pos < e && U.idx[pos] == c) ok = U.st[pos] == ods && U.od[pos] > i;
+            }
+        }
+        const unsigned bal = __ballot_sync(FULL, ok);
+        const long long rank = cnt + __popc(bal & ((1u << lane) - 1u));
+        if (ok && store) buf[rank] = c;
+        if (ok && emit) {
+            long long* row = out + (at + rank) * k;
+            for (int lv = 0; lv < l; ++lv) row[T.order[p * k + lv]] = M[lv];
+            row[T.order[p * k + l]] = c;
+        }
+        cnt += __popc(bal);
+    }
+    return cnt;
+}
+
+extern "C" __global__ void gamma_items(const long long* __restrict__ items, long long nitems,
+                                       const long long* __restrict__ upd, int nw, int ods,
+                                       const int* order, const int* npar, const int* par, const int* parel,
+                                       const int* nanti, const int* anti, const int* ninj, const int* inj, int k,
+                                       const long long* uptr, const int* uidx, const signed char* ust,
+                                       const int* uod, const long long* uel, int el_on, const unsigned* ct,
+                                       int* bufs, long long maxdeg, unsigned long long* next,
+                                       unsigned long long* counts, const long long* offsets, long long* out,
+                                       int listing) {
+    __shared__ long long sM[(1024 / 32) * MAXK];
+    __shared__ long long sCnt[(1024 / 32) * MAXK];
+    __shared__ long long sPos[(1024 / 32) * MAXK];
+    const int lane = threadIdx.x & 31;
+    const int wib = threadIdx.x >> 5;
+    long long* M = sM + wib * MAXK;
+    long long* cnt = sCnt + wib * MAXK;
+    long long* pos = sPos + wib * MAXK;
+    const long long gw = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
+    int* buf = bufs + gw * (long long)k * maxdeg;
+    const Tables T{order, npar, par, parel, nanti, anti, ninj, inj, k};
+    const Union U{uptr, uidx, ust, uod, uel, el_on, ct};
+    const bool list = listing != 0;
+    const int last = k - 1;
+    while (true) {
+        unsigned long long it = 0;
+        if (lane == 0) it = atomicAdd(next, 1ull);
+        it = __shfl_sync(FULL, it, 0);
+        if (it >= (unsigned long long)nitems) break;
+        const long long* item = items + it * 5;
+        const long long j = item[0];
+        const int p = (int)item[1];
+        const long long at = list ? offsets[it] : 0;
+        if (lane == 0) { M[0] = upd[2 * j]; M[1] = upd[2 * j + 1]; }
+        __syncwarp();
+        long long total = 0;
+        if (k == 2) {
+            if (list && lane == 0) {
+                out[at * k + order[p * k]] = M[0];
+                out[at * k + order[p * k + 1]] = M[1];
+            }
+            total = 1;
+        } else {
+            const bool deeper = last > 2;
+            const long long c2 = gen(2, p, M, j, nw, ods, (int)item[2], item[3], item[4], T, U, buf + 2 * maxdeg,
+                                     deeper, list && !deeper, out, at);
+            if (!deeper) {
+                total = c2;
+            } else {
+                if (lane == 0) { cnt[2] = c2; pos[2] = 0; }
+                __syncwarp();
+                int lv = 2;
+                while (true) {
+                    if (pos[lv] >= cnt[lv]) {
+                        if (lv == 2) break;
+                        __syncwarp();
+                        if (lane == 0) pos[lv - 1] += 1;
+                        lv -= 1;
+                        __syncwarp();
+                        continue;
+                    }
+                    __syncwarp();
+                    if (lane == 0) M[lv] = buf[lv * maxdeg + pos[lv]];
+                    __syncwarp();
+                    if (lv + 1 == last) {
+                        total += gen(last, p, M, j, nw, ods, -1, 0, -1, T, U, buf + last * maxdeg, false, list,
+                                     out, at + total);
+                        __syncwarp();
+                        if (lane == 0) pos[lv] += 1;
+                        __syncwarp();
+                    } else {
+                        const long long c = gen(lv + 1, p, M, j, nw, ods, -1, 0, -1, T, U, buf + (lv + 1) * maxdeg,
+                                                true, false, out, 0);
+                        __syncwarp();
+                        if (lane == 0) { cnt[lv + 1] = c; pos[lv + 1] = 0; }
+                        lv += 1;
+                        __syncwarp();
+                    }
+                }
+            }
+        }
+        if (lane == 0) counts[it] = (unsigned long long)total;
+        __syncwarp();
+    }
+}

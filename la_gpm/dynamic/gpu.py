@@ -1,0 +1,106 @@
+"""CuPy driver of the batch-dynamic search: the items of :mod:`.cpu`, one warp each (``gamma.cu``).
+
+The union graph of a batch is copied to the device once and shared by every query and both
+sides (positive, negative) of that batch; the plan tables once per plan.  Warps are
+persistent and take items from a global counter; their stacks (k levels of at most
+max-degree candidates) live in global memory, and as many warps run as
+``config.memory_budget`` allows for them (at most 32 per multiprocessor).
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+
+from ..backends.gpu import cupy, kernel_at, oom_guard, sm_count
+from ..config import config
+
+__all__ = ["count_items", "list_items"]
+
+_UNION = weakref.WeakKeyDictionary()   # UnionGraph -> its device arrays
+_PLANS = weakref.WeakKeyDictionary()   # DeltaPlan -> its device tables
+_CT_KEEP = {}   # the last candidate table copied (one slot: the next query or batch replaces it)
+
+
+def _union(U):
+    cp = cupy()
+    got = _UNION.get(U)
+    if got is None:
+        with oom_guard("copying the batch's union graph to the GPU"):
+            el = U.elab if U.elab is not None else np.zeros(1, np.int64)
+            got = tuple(cp.asarray(a) for a in (U.ptr, U.idx, U.state, U.order, el))
+        _UNION[U] = got
+    return got
+
+
+def _plan(plan):
+    cp = cupy()
+    got = _PLANS.get(plan)
+    if got is None:
+        got = tuple(cp.asarray(np.ascontiguousarray(a, dtype=np.int32)) for a in plan.tables())
+        _PLANS[plan] = got
+    return got
+
+
+def _ct(ct):
+    cp = cupy()
+    key = (id(ct), ct.__array_interface__["data"][0], ct.shape[0])
+    got = _CT_KEEP.get(key)
+    if got is None or got[0] is not ct:
+        _CT_KEEP.clear()  # one table at a time: the next query or batch replaces it
+        got = (ct, cp.asarray(ct))
+        _CT_KEEP[key] = got
+    return got[1]
+
+
+def _run(items, upd, new, old, plan, U, ct, counts_only, offsets=None, total=0):
+    cp = cupy()
+    nit = items.shape[0]
+    k = plan.k
+    maxdeg = max(int(np.diff(U.ptr).max()) if U.n else 1, 1)
+    block = min(max(32, (config.gpu_block // 32) * 32), 1024)
+    per_warp = k * maxdeg * 4
+    warps = min(nit, max(1, config.memory_budget // per_warp), sm_count() * 32)
+    warps = max(1, warps)
+    grid = (warps + block // 32 - 1) // (block // 32)
+    warps = grid * (block // 32)
+    with oom_guard("batch-dynamic matching"):
+        ptr, idx, st, od, el = _union(U)
+        tabs = _plan(plan)
+        d_ct = _ct(ct)
+        d_items = cp.asarray(items)
+        d_upd = cp.asarray(upd)
+        bufs = cp.empty(warps * k * maxdeg, dtype=cp.int32)
+        nxt = cp.zeros(1, dtype=cp.uint64)
+        counts = cp.zeros(max(nit, 1), dtype=cp.uint64)
+        if counts_only:
+            d_off = cp.zeros(1, dtype=cp.int64)
+            out = cp.zeros(1, dtype=cp.int64)
+        else:
+            d_off = cp.asarray(offsets)
+            out = cp.empty(max(total, 1) * k, dtype=cp.int64)
+        f = kernel_at("la_gpm.dynamic", "gamma", "gamma_items")
+        f((grid,), (block,), (d_items, np.int64(nit), d_upd, np.int32(new), np.int32(old), *tabs, np.int32(k),
+                             ptr, idx, st, od, el, np.int32(U.elab is not None), d_ct, bufs, np.int64(maxdeg), nxt,
+                             counts, d_off, out, np.int32(0 if counts_only else 1)))
+        if counts_only:
+            return counts[:nit].get().astype(np.int64)
+        return out[:total * k].get().reshape(total, k)
+
+
+def count_items(items, upd, new, old, plan, U, ct) -> np.ndarray:
+    """Matches found by each work item (int64 per item), on the current CUDA device."""
+    if items.shape[0] == 0:
+        return np.zeros(0, np.int64)
+    return _run(items, upd, new, old, plan, U, ct, True)
+
+
+def list_items(items, upd, new, old, plan, U, ct, counts) -> np.ndarray:
+    """The matches, each item's rows at its prefix-sum offset (the same rows as the cpu engine)."""
+    total = int(counts.sum())
+    if total == 0:
+        return np.zeros((0, plan.k), np.int64)
+    offsets = np.zeros(items.shape[0], dtype=np.int64)
+    np.cumsum(counts[:-1], out=offsets[1:])
+    return _run(items, upd, new, old, plan, U, ct, False, offsets, total)
