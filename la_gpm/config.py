@@ -15,6 +15,9 @@ variable                   meaning                                      default
 ``LA_GPM_CHUNK``           vertices/roots per work chunk                65536
 ``LA_GPM_DYNAMIC_SPLIT``   match_delta: neighbours per work item (a     256
                            hub update is split into several items)
+``LA_GPM_PARALLEL_MIN``    match_delta: arcs / work below which the     200000
+                           cpu passes run serially (a parallel region
+                           costs more than small work)
 =========================  ==========================================  =========
 """
 
@@ -46,6 +49,7 @@ class Config:
     gpu_block: int = field(default_factory=lambda: _env_int("LA_GPM_GPU_BLOCK", 256))
     chunk: int = field(default_factory=lambda: _env_int("LA_GPM_CHUNK", 65536))
     dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
+    parallel_min: int = field(default_factory=lambda: _env_int("LA_GPM_PARALLEL_MIN", 200_000))
     progress: bool = False
 
     def __post_init__(self) -> None:
@@ -57,7 +61,7 @@ class Config:
                 f"backend must be one of {BACKENDS}; got {self.backend!r} "
                 "(check the LA_GPM_BACKEND environment variable)"
             )
-        for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split"):
+        for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split", "parallel_min"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
 

@@ -22,8 +22,9 @@ from .oracles import brute_embeddings
 
 @pytest.fixture(autouse=True)
 def _tiny_split():
-    """Split every update into items of 2 neighbours, so tiny graphs exercise item splitting."""
-    with la_gpm.config.set(dynamic_split=2):
+    """Split every update into items of 2 neighbours, so tiny graphs exercise item splitting, and run the
+    parallel builds of the cpu passes even on tiny inputs (test_hundred_batches_... runs the serial ones)."""
+    with la_gpm.config.set(dynamic_split=2, parallel_min=1):
         yield
 
 
@@ -232,11 +233,11 @@ def test_bad_queries_and_options():
 
 
 def _random_batch(rng, G, n_ins, n_del):
-    """Inserts of absent pairs and deletes of present edges (2:1 when asked so)."""
+    """Random inserts and deletes of present edges, in the graph's original ids (``G.ids``)."""
     E = np.array(sorted(_edge_set(G)), dtype=np.int64).reshape(-1, 2)
     dele = E[rng.choice(len(E), size=min(n_del, len(E)), replace=False)] if len(E) else np.zeros((0, 2), np.int64)
     ins = rng.integers(0, G.n, size=(n_ins, 2))
-    return ins, dele
+    return G.ids[ins], G.ids[dele]
 
 
 def test_hundred_batches_total_equals_recount():
@@ -245,9 +246,10 @@ def test_hundred_batches_total_equals_recount():
     D = la_gpm.DynamicGraph(G, queries)
     rng = np.random.default_rng(7)
     totals = np.zeros(len(queries), dtype=object)
-    for _ in range(100):
-        ins, dele = _random_batch(rng, D.graph, 3, 2)
-        totals += np.array([d.net for d in D.apply(insert=ins, delete=dele)], dtype=object)
+    with la_gpm.config.set(parallel_min=10**9, dynamic_split=256):  # the serial builds, default splitting
+        for _ in range(100):
+            ins, dele = _random_batch(rng, D.graph, 3, 2)
+            totals += np.array([d.net for d in D.apply(insert=ins, delete=dele)], dtype=object)
     assert D.version == 100
     for q, t in zip(queries, totals):
         assert la_gpm.count(G, q, count="embeddings") + t == la_gpm.count(D.graph, q, count="embeddings")

@@ -18,6 +18,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..config import config
+
 __all__ = ["count_items", "list_items"]
 
 
@@ -160,8 +162,7 @@ def _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ni
     return total
 
 
-@nb.njit(parallel=True, cache=True)
-def _drive(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
+def _drive_impl(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
            el_on, ct, k, maxdeg, nchunks, counts, offsets, out, listing):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
@@ -173,6 +174,16 @@ def _drive(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj,
                                    uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing)
+
+
+_drive_par = nb.njit(parallel=True, cache=True)(_drive_impl)
+_drive_ser = nb.njit(cache=True)(_drive_impl)  # small batches: no parallel region
+
+
+def _drive(items, *args):
+    work = int((items[:, 4] - items[:, 3]).sum()) + items.shape[0] if items.shape[0] else 0
+    f = _drive_par if work >= config.parallel_min else _drive_ser
+    f(items, *args)
 
 
 def _args(items, upd, new, old, plan, U, ct):

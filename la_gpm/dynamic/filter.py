@@ -18,13 +18,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..config import config
 from .query import query_label_table
 
 __all__ = ["NLFState"]
 
 
-@nb.njit(parallel=True, cache=True)
-def _label_counts(ptr, idx, vcol, L):
+def _label_counts_impl(ptr, idx, vcol, L):
     n = ptr.shape[0] - 1
     N = np.zeros((n, L), dtype=np.int32)
     for v in nb.prange(n):
@@ -35,8 +35,7 @@ def _label_counts(ptr, idx, vcol, L):
     return N
 
 
-@nb.njit(parallel=True, cache=True)
-def _ct_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
+def _ct_rows_impl(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
     k = qdeg.shape[0]
     L = qdem.shape[1]
     for t in nb.prange(rows.shape[0]):
@@ -57,6 +56,23 @@ def _ct_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
                     continue
             bits |= np.uint32(1) << np.uint32(u)
         out[v] = bits
+
+
+# each pass in two builds: parallel for large inputs, serial (prange as range) below config.parallel_min
+_label_counts_par = nb.njit(parallel=True, cache=True)(_label_counts_impl)
+_label_counts_ser = nb.njit(cache=True)(_label_counts_impl)
+_ct_rows_par = nb.njit(parallel=True, cache=True)(_ct_rows_impl)
+_ct_rows_ser = nb.njit(cache=True)(_ct_rows_impl)
+
+
+def _label_counts(ptr, idx, vcol, L):
+    f = _label_counts_par if idx.shape[0] >= config.parallel_min else _label_counts_ser
+    return f(ptr, idx, vcol, L)
+
+
+def _ct_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
+    f = _ct_rows_par if rows.shape[0] * qdeg.shape[0] >= config.parallel_min else _ct_rows_ser
+    f(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out)
 
 
 class _Query:

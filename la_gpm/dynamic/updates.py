@@ -24,6 +24,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph
 
@@ -191,8 +192,7 @@ def arc_positions(ptr, idx, x, y):
     return out
 
 
-@nb.njit(parallel=True, cache=True)
-def _merge(gptr, gidx, gel, n, iptr, iidx, iel, iord, labeled):
+def _merge_impl(gptr, gidx, gel, n, iptr, iidx, iel, iord, labeled):
     """Rows of G merged with the (sorted) inserted arcs: the union's CSR, states and order ids."""
     n_old = gptr.shape[0] - 1
     deg = np.zeros(n + 1, dtype=np.int64)
@@ -226,6 +226,10 @@ def _merge(gptr, gidx, gel, n, iptr, iidx, iel, iord, labeled):
                 b += 1
             o += 1
     return uptr, uidx, ust, uod, uel
+
+
+_merge_par = nb.njit(parallel=True, cache=True)(_merge_impl)
+_merge_ser = nb.njit(cache=True)(_merge_impl)   # prange runs as range: no parallel region for small graphs
 
 
 @nb.njit(cache=True)
@@ -403,7 +407,8 @@ def union_graph(G: Graph, b: Batch) -> UnionGraph:
     iptr = np.zeros(b.n_after + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=b.n_after), out=iptr[1:])
     gel = G.edge_labels if labeled else np.zeros(1, np.int64)
-    uptr, uidx, ust, uod, uel = _merge(G.indptr, G.indices, gel, b.n_after, iptr, dst.astype(np.int32), iel,
+    merge = _merge_par if G.nnz + dst.shape[0] >= config.parallel_min else _merge_ser
+    uptr, uidx, ust, uod, uel = merge(G.indptr, G.indices, gel, b.n_after, iptr, dst.astype(np.int32), iel,
                                        iord, labeled)
     if b.delete.shape[0]:
         _mark_deleted(uptr, uidx, ust, uod, b.delete[:, 0], b.delete[:, 1], a)
