@@ -1,10 +1,11 @@
 """numba engine for batch-dynamic matching: a depth-first search per work item.
 
-A work item ``(j, p, base, lo, hi)`` maps start pair p of the plan onto update j
+A work item ``(j, p, base, lo, hi, side)`` maps start pair p of the plan onto update j
 (``M[0], M[1] = update j``) and searches the rest of the query depth first.  Level 2 reads
 positions ``[lo, hi)`` of the row of its base parent (item splitting: a hub update becomes
 several items), deeper levels read the shortest parent row and check the other parents by
-binary search.  The exactly-once rule of GAMMA (Guo et al.'s total order): working on update i,
+binary search.  ``side`` is the state searched: INSERTED (positive matches) or DELETED
+(negative), so one pass (one kernel launch) serves both sides.  The exactly-once rule of GAMMA (Guo et al.'s total order): working on update i,
 an arc may be used for a query edge only if it is kept or has the searched side's state with
 order id > i, and a query non-edge (induced) may land on a pair only if it is not an arc or is
 an arc of the other side's state with order id > i.  The last level is counted, not stored,
@@ -113,10 +114,12 @@ def _emit(out, row, p, order, M, k):
 
 
 @nb.njit(cache=True)
-def _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj,
+def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
               uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing):
     j = items[it, 0]
     p = items[it, 1]
+    new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
+    old = 3 - new
     i = j  # the update's order id
     M[0] = upd[j, 0]
     M[1] = upd[j, 1]
@@ -162,7 +165,7 @@ def _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ni
     return total
 
 
-def _drive_impl(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
+def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
            el_on, ct, k, maxdeg, nchunks, counts, offsets, out, listing):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
@@ -172,7 +175,7 @@ def _drive_impl(items, upd, new, old, order, npar, par, parel, nanti, anti, ninj
         M = np.zeros(k, dtype=np.int64)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
-            counts[it] = _run_item(it, items, upd, new, old, order, npar, par, parel, nanti, anti, ninj, inj,
+            counts[it] = _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
                                    uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing)
 
 
@@ -186,27 +189,27 @@ def _drive(items, *args):
     f(items, *args)
 
 
-def _args(items, upd, new, old, plan, U, ct):
+def _args(items, upd, plan, U, ct):
     el_on = U.elab is not None
     uel = U.elab if el_on else np.zeros(1, np.int64)
     maxdeg = int(np.diff(U.ptr).max()) if U.n else 0
-    return (items, upd, new, old, *plan.tables(), U.ptr, U.idx, U.state, U.order, uel, el_on, ct, plan.k, maxdeg)
+    return (items, upd, *plan.tables(), U.ptr, U.idx, U.state, U.order, uel, el_on, ct, plan.k, maxdeg)
 
 
 def _chunks(nitems: int) -> int:
     return max(1, min(nitems, nb.get_num_threads() * 16))
 
 
-def count_items(items, upd, new, old, plan, U, ct) -> np.ndarray:
+def count_items(items, upd, plan, U, ct) -> np.ndarray:
     """Matches found by each work item (int64 per item)."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(*_args(items, upd, new, old, plan, U, ct), _chunks(items.shape[0]), counts,
+        _drive(*_args(items, upd, plan, U, ct), _chunks(items.shape[0]), counts,
                np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
     return counts
 
 
-def list_items(items, upd, new, old, plan, U, ct, counts) -> np.ndarray:
+def list_items(items, upd, plan, U, ct, counts) -> np.ndarray:
     """The matches (rows: data vertex of each query vertex), each item's at its prefix-sum offset."""
     offsets = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0] > 1:
@@ -215,5 +218,5 @@ def list_items(items, upd, new, old, plan, U, ct, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(*_args(items, upd, new, old, plan, U, ct), _chunks(items.shape[0]), again, offsets, out, True)
+        _drive(*_args(items, upd, plan, U, ct), _chunks(items.shape[0]), again, offsets, out, True)
     return out

@@ -96,42 +96,48 @@ def _update_table(batch: Batch, U: UnionGraph):
     return np.ascontiguousarray(upd), state, el
 
 
-def make_items(plan, upd, ustate, uel, ct, uptr, new, old, split):
-    """Work items (j, p, base slot, lo, hi) of one side, heaviest first (see :mod:`.cpu`)."""
+def make_items(plan, upd, ustate, uel, ct, uptr, split):
+    """Work items ``(j, p, base slot, lo, hi, side)`` of both sides, heaviest first (see :mod:`.cpu`).
+
+    Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
+    positives, a delete negatives) and the other side when p is a query non-edge (induced)."""
+    nu = upd.shape[0]
+    P = plan.pairs.shape[0]
     out = []
     deg = np.diff(uptr)
-    for p in range(plan.pairs.shape[0]):
-        a, b = int(plan.pairs[p, 0]), int(plan.pairs[p, 1])
-        if plan.pair_edge[p]:
-            J = np.flatnonzero(ustate == new)
-        else:
-            J = np.flatnonzero(ustate == old)
-        if J.size == 0:
-            continue
+    block = max(1, (1 << 20) // P)
+    for j0 in range(0, nu, block):
+        j1 = min(nu, j0 + block)
+        J = np.repeat(np.arange(j0, j1, dtype=np.int64), P)
+        p = np.tile(np.arange(P, dtype=np.int64), j1 - j0)
+        st = ustate[J].astype(np.int64)
+        side = np.where(plan.pair_edge[p] == 1, st, 3 - st)
         x, y = upd[J, 0], upd[J, 1]
-        ok = ((ct[x] >> np.uint32(a)) & 1).astype(bool) & ((ct[y] >> np.uint32(b)) & 1).astype(bool)
-        if plan.pair_el[p] >= 0:
-            ok &= uel[J] == plan.pair_el[p]
-        J, x, y = J[ok], x[ok], y[ok]
+        ok = (((ct[x] >> plan.pairs[p, 0].astype(np.uint32)) & (ct[y] >> plan.pairs[p, 1].astype(np.uint32)))
+              & np.uint32(1)).astype(bool)
+        pel = plan.pair_el[p]
+        ok &= (pel < 0) | (uel[J] == pel)
+        J, p, side, x, y = J[ok], p[ok], side[ok], x[ok], y[ok]
         if J.size == 0:
             continue
         if plan.k == 2:
-            out.append(np.stack([J, np.full(J.size, p), np.zeros(J.size, np.int64), np.zeros(J.size, np.int64),
-                                 np.zeros(J.size, np.int64)], axis=1))
+            z = np.zeros(J.size, np.int64)
+            out.append(np.stack([J, p, z, z, z, side], axis=1))
             continue
-        npar = plan.npar[p, 2]
-        lens = np.stack([deg[x], deg[y]], axis=1)      # row lengths of levels 0 and 1
-        cand = lens[:, plan.par[p, 2, :npar]]          # the parents of level 2
-        slot = np.argmin(cand, axis=1)
-        L = cand[np.arange(J.size), slot]
+        dx, dy = deg[x], deg[y]
+        lev0, lev1 = plan.par[p, 2, 0], plan.par[p, 2, 1]
+        len0 = np.where(lev0 == 0, dx, dy)
+        len1 = np.where(lev1 == 0, dx, dy)
+        slot = np.where((plan.npar[p, 2] == 2) & (len1 < len0), 1, 0)
+        L = np.where(slot == 1, len1, len0)
         pieces = np.maximum(1, -(-L // split))
         rep = np.repeat(np.arange(J.size), pieces)
         first = np.repeat(np.cumsum(pieces) - pieces, pieces)
         lo = (np.arange(rep.size) - first) * split
         hi = np.minimum(lo + split, L[rep])
-        out.append(np.stack([J[rep], np.full(rep.size, p), slot[rep], lo, hi], axis=1))
+        out.append(np.stack([J[rep], p[rep], slot[rep], lo, hi, side[rep]], axis=1))
     if not out:
-        return np.zeros((0, 5), np.int64)
+        return np.zeros((0, 6), np.int64)
     items = np.concatenate(out).astype(np.int64)
     cost = items[:, 4] - items[:, 3]
     return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
@@ -156,22 +162,27 @@ class _Engine:
         else:
             self.mod = cpu
 
-    def run(self, items, upd, new, old, plan, U, ct, listing, progress, label):
+    def run(self, items, upd, plan, U, ct, listing, progress):
+        """(positive, negative, positive rows, negative rows) of one query on one batch."""
         mod = self.mod
         if not progress or items.shape[0] < 64:
-            counts = mod.count_items(items, upd, new, old, plan, U, ct)
+            counts = mod.count_items(items, upd, plan, U, ct)
         else:
             from tqdm.auto import tqdm
             counts = np.zeros(items.shape[0], np.int64)
-            # interleaved slices keep each slice's mix of heavy and light items
-            sl = 32
-            with tqdm(total=items.shape[0], desc=label, unit="item") as bar:
+            sl = 32  # interleaved slices keep each slice's mix of heavy and light items
+            with tqdm(total=items.shape[0], desc="match_delta", unit="item") as bar:
                 for s in range(sl):
                     sel = np.arange(s, items.shape[0], sl)
-                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, new, old, plan, U, ct)
+                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, U, ct)
                     bar.update(sel.size)
-        rows = mod.list_items(items, upd, new, old, plan, U, ct, counts) if listing else None
-        return _total(counts), rows
+        side = items[:, 5]
+        pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
+        if not listing:
+            return pos, neg, None, None
+        rows = mod.list_items(items, upd, plan, U, ct, counts)
+        row_side = np.repeat(side, counts)
+        return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
 
 def _unique_rows(P, rows):
@@ -184,14 +195,10 @@ def _unique_rows(P, rows):
 
 def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
     t = time.perf_counter()
-    res = {}
-    n_items = {}
-    for side, new, old in (("positive", INSERTED, DELETED), ("negative", DELETED, INSERTED)):
-        items = make_items(plan, upd, ustate, uel, ct, U.ptr, new, old, config.dynamic_split)
-        n_items[side] = int(items.shape[0])
-        res[side] = engine.run(items, upd, new, old, plan, U, ct, listing, progress, side)
+    items = make_items(plan, upd, ustate, uel, ct, U.ptr, config.dynamic_split)
+    t_items = time.perf_counter() - t
+    pos, neg, prow, nrow = engine.run(items, upd, plan, U, ct, listing, progress)
     aut = P.automorphism_count
-    pos, neg = res["positive"][0], res["negative"][0]
     if count == "unique":
         if pos % aut or neg % aut:
             raise AssertionError(f"embedding counts {pos}, {neg} are not multiples of |Aut(Q)| = {aut}")
@@ -199,12 +206,14 @@ def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, l
         neg //= aut
     lists = [None, None]
     if listing:
-        for t2, side in enumerate(("positive", "negative")):
-            rows = res[side][1]
+        for t2, rows in enumerate((prow, nrow)):
             if count == "unique":
                 rows = _unique_rows(P, rows)
             lists[t2] = ids[rows] if ids is not None else rows
-    return pos, neg, lists, {"items": n_items, "search_s": time.perf_counter() - t}
+    side = items[:, 5]
+    return pos, neg, lists, {"items": {"positive": int((side == INSERTED).sum()),
+                                       "negative": int((side == DELETED).sum())},
+                             "items_s": t_items, "search_s": time.perf_counter() - t - t_items}
 
 
 def _prepare(G, batch, nlf):

@@ -1,6 +1,6 @@
 // Batch-dynamic subgraph matching (GAMMA, Qiu et al. 2024): one warp per work item.
 //
-// A work item (j, p, base, lo, hi) maps start pair p of the plan onto update j and searches the rest of
+// A work item (j, p, base, lo, hi, side) maps start pair p of the plan onto update j and searches the rest of
 // the query depth first (la_gpm/dynamic/cpu.py is the same search, serial per item; both read the same
 // tables, documented in la_gpm/dynamic/query.py).  Warps are persistent: each takes the next item from a
 // global counter, so a warp that finishes early takes more (heavy items come first: the host sorts them).
@@ -103,7 +103,7 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
 }
 
 extern "C" __global__ void gamma_items(const long long* __restrict__ items, long long nitems,
-                                       const long long* __restrict__ upd, int nw, int ods,
+                                       const long long* __restrict__ upd,
                                        const int* order, const int* npar, const int* par, const int* parel,
                                        const int* nanti, const int* anti, const int* ninj, const int* inj, int k,
                                        const long long* uptr, const int* uidx, const signed char* ust,
@@ -130,9 +130,11 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
         if (lane == 0) it = atomicAdd(next, 1ull);
         it = __shfl_sync(FULL, it, 0);
         if (it >= (unsigned long long)nitems) break;
-        const long long* item = items + it * 5;
+        const long long* item = items + it * 6;
         const long long j = item[0];
         const int p = (int)item[1];
+        const int nw = (int)item[5];  // the side searched: 1 inserted (positive), 2 deleted (negative)
+        const int ods = 3 - nw;
         const long long at = list ? offsets[it] : 0;
         if (lane == 0) { M[0] = upd[2 * j]; M[1] = upd[2 * j + 1]; }
         __syncwarp();

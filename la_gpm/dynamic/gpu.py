@@ -54,7 +54,7 @@ def _ct(ct):
     return got[1]
 
 
-def _run(items, upd, new, old, plan, U, ct, counts_only, offsets=None, total=0):
+def _run(items, upd, plan, U, ct, counts_only, offsets=None, total=0):
     cp = cupy()
     nit = items.shape[0]
     k = plan.k
@@ -81,7 +81,7 @@ def _run(items, upd, new, old, plan, U, ct, counts_only, offsets=None, total=0):
             d_off = cp.asarray(offsets)
             out = cp.empty(max(total, 1) * k, dtype=cp.int64)
         f = kernel_at("la_gpm.dynamic", "gamma", "gamma_items")
-        f((grid,), (block,), (d_items, np.int64(nit), d_upd, np.int32(new), np.int32(old), *tabs, np.int32(k),
+        f((grid,), (block,), (d_items, np.int64(nit), d_upd, *tabs, np.int32(k),
                              ptr, idx, st, od, el, np.int32(U.elab is not None), d_ct, bufs, np.int64(maxdeg), nxt,
                              counts, d_off, out, np.int32(0 if counts_only else 1)))
         if counts_only:
@@ -89,18 +89,18 @@ def _run(items, upd, new, old, plan, U, ct, counts_only, offsets=None, total=0):
         return out[:total * k].get().reshape(total, k)
 
 
-def count_items(items, upd, new, old, plan, U, ct) -> np.ndarray:
+def count_items(items, upd, plan, U, ct) -> np.ndarray:
     """Matches found by each work item (int64 per item), on the current CUDA device."""
     if items.shape[0] == 0:
         return np.zeros(0, np.int64)
-    return _run(items, upd, new, old, plan, U, ct, True)
+    return _run(items, upd, plan, U, ct, True)
 
 
-def list_items(items, upd, new, old, plan, U, ct, counts) -> np.ndarray:
+def list_items(items, upd, plan, U, ct, counts) -> np.ndarray:
     """The matches, each item's rows at its prefix-sum offset (the same rows as the cpu engine)."""
     total = int(counts.sum())
     if total == 0:
         return np.zeros((0, plan.k), np.int64)
     offsets = np.zeros(items.shape[0], dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    return _run(items, upd, new, old, plan, U, ct, False, offsets, total)
+    return _run(items, upd, plan, U, ct, False, offsets, total)
