@@ -139,9 +139,11 @@ def read_mtx(path, *, directed=False, **kw):
 
 
 def read_sunluo(path, *, directed=False, **kw):
-    """Sun & Luo labeled ``.graph``: ``t N M``, then ``v id label degree``, then ``e u v [label]``.
+    """Sun & Luo labeled ``.graph``: ``t N M``, then ``v id label [degree]``, then ``e u v [label]``.
 
-    Edge labels in a 4th column are ignored (yeast queries carry a ``0`` there).
+    Edge labels in a 4th column are ignored (yeast queries carry a ``0`` there).  The variant header
+    ``t GRAPH_ID N`` of the continuous-matching collection (no edge count; e.g. the human graph:
+    ``t 0 4674``) is recognised when its last number equals the number of ``v`` lines.
     """
     from .graph import Graph
 
@@ -157,6 +159,9 @@ def read_sunluo(path, *, directed=False, **kw):
         n, m = int(head[1]), int(head[2])
     except ValueError:
         raise GraphFormatError(f"header counts are not integers: {lines[0].strip()!r}", path=str(path), line=1) from None
+    nv = sum(1 for ln in lines[1:] if ln.startswith("v"))
+    if nv != n and nv == m:  # 't GRAPH_ID N': no edge count to check
+        n, m = m, None
     labels = np.full(n, -1, dtype=np.int64)
     src, dst = [], []
     for no, ln in enumerate(lines[1:], 2):
@@ -179,12 +184,14 @@ def read_sunluo(path, *, directed=False, **kw):
             else:
                 raise GraphFormatError(f"expected 'v id label degree' or 'e u v'; got {ln.strip()!r}",
                                        path=str(path), line=no)
+        except GraphFormatError:
+            raise
         except ValueError:
             raise GraphFormatError(f"non-integer field in {ln.strip()!r}", path=str(path), line=no) from None
     if (labels < 0).any():
         missing = int(np.flatnonzero(labels < 0)[0])
         raise GraphFormatError(f"vertex {missing} has no 'v' line (header says {n} vertices)", path=str(path))
-    if len(src) != m:
+    if m is not None and len(src) != m:
         raise GraphFormatError(f"header says {m} edges but the file has {len(src)}", path=str(path))
     return Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=n, directed=directed,
                             vertex_labels=labels, name=path.name.split(".")[0], **kw)

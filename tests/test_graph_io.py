@@ -229,3 +229,17 @@ def test_config_env_and_validation(monkeypatch):
     with pytest.raises(InvalidArgument):
         la_gpm.config.memory_budget = -1
     la_gpm.config.memory_budget = 2 << 30
+
+
+def test_sunluo_variant_header_and_range_errors(tmp_path):
+    """'t GRAPH_ID N' headers (the continuous-matching collection, e.g. human.graph) and a clear message for
+    an out-of-range id (it was reported as 'non-integer field')."""
+    from la_gpm.exceptions import GraphFormatError
+    from la_gpm.io import read_sunluo
+    p = tmp_path / "g.graph"
+    p.write_text("t 0 3\nv 0 5\nv 1 6\nv 2 5\ne 0 1 0\ne 1 2 0\n")
+    G = read_sunluo(p)
+    assert (G.n, G.m, G.vertex_labels.tolist()) == (3, 2, [5, 6, 5])
+    p.write_text("t 2 1\nv 0 5\nv 7 6\ne 0 1\n")
+    with pytest.raises(GraphFormatError, match="out of range"):
+        read_sunluo(p)
