@@ -119,6 +119,9 @@ def _check_case(G, P, insert, delete, induced, ins_labels, backend="cpu"):
     aut = P.automorphism_count
     assert (u.positive * aut, u.negative * aut) == (len(pos), len(neg))
     assert len(u.positive_matches) == u.positive and len(u.negative_matches) == u.negative
+    # count only: symmetry breaking counts one embedding per subgraph, times |Aut|
+    c = la_gpm.match_delta(G, P, insert=ins, delete=delete, induced=induced, backend=backend)
+    assert (c.positive, c.negative) == (len(pos), len(neg))
     return d
 
 

@@ -36,7 +36,7 @@ def _bs(idx, lo, hi, c):
 
 
 @nb.njit(cache=True)
-def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, nanti, anti, ninj, inj,
+def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up,
          uptr, uidx, ust, uod, uel, el_on, ct, buf, store):
     qv = np.uint32(order[p, l])
     npl = npar[p, l]
@@ -56,6 +56,14 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
     if hi_off >= 0:
         lo = rs + lo_off
         hi = rs + hi_off
+    # symmetry bounds: rows are sorted, so c > M[low] and c < M[up] are a window of the base row
+    # (a level left out of the search, M = -1, bounds nothing: the pair count of _run_item)
+    for t in range(nlow[p, l]):
+        if M[low[p, l, t]] >= 0:
+            lo = max(lo, _bs(uidx, lo, hi, M[low[p, l, t]] + 1))
+    for t in range(nup[p, l]):
+        if M[up[p, l, t]] >= 0:
+            hi = min(hi, _bs(uidx, lo, hi, M[up[p, l, t]]))
     bel = parel[p, l, base]
     cnt = 0
     for q in range(lo, hi):
@@ -114,7 +122,37 @@ def _emit(out, row, p, order, M, k):
 
 
 @nb.njit(cache=True)
-def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
+def _pairs(a, na, b, nb_, rel):
+    """Pairs (x in a[:na], y in b[:nb_]), x != y, of two ascending arrays: all of them (rel 1), those with
+    y > x (rel 2) or y < x (rel 3); one merge."""
+    if rel == 1:
+        i = 0
+        j = 0
+        c = 0
+        while i < na and j < nb_:
+            if a[i] < b[j]:
+                i += 1
+            elif a[i] > b[j]:
+                j += 1
+            else:
+                c += 1
+                i += 1
+                j += 1
+        return na * nb_ - c
+    total = 0
+    i = 0
+    for j in range(nb_):         # i = #{x < y}
+        while i < na and a[i] < b[j]:
+            i += 1
+        if rel == 2:
+            total += i
+        else:
+            total += na - i - (1 if i < na and a[i] == b[j] else 0)
+    return total
+
+
+@nb.njit(cache=True)
+def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep,
               uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing):
     j = items[it, 0]
     p = items[it, 1]
@@ -128,14 +166,25 @@ def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
         if listing:
             _emit(out, at, p, order, M, k)
         return 1
+    # counting with an independent last level: the last two levels give |S| |S'| - |S ∩ S'| (S' found with
+    # the level before it left out (M = -1); both are ascending: read from sorted rows), or with a symmetry
+    # bound between them the pairs x < y (or x > y), by one merge
+    pair = (not listing) and indep[p] > 0
     c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], order, npar, par, parel, nanti,
-              anti, ninj, inj, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing or last > 2)
+              anti, ninj, inj, nlow, low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing or last > 2)
     if last == 2:
         if listing:
             for t in range(c2):
                 M[2] = buf[2, t]
                 _emit(out, at + t, p, order, M, k)
         return c2
+    if pair and last == 3:
+        if c2 == 0:
+            return 0
+        M[2] = -1
+        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup,
+                  up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+        return _pairs(buf[2], c2, buf[3], c3, indep[p])
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -149,23 +198,32 @@ def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
             continue
         M[lv] = buf[lv, pos[lv]]
         if lv + 1 == last:
-            c = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj,
-                     uptr, uidx, ust, uod, uel, el_on, ct, buf, listing)
+            c = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup,
+                     up, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing)
             if listing:
                 for t in range(c):
                     M[last] = buf[last, t]
                     _emit(out, at + total + t, p, order, M, k)
             total += c
             pos[lv] += 1
+        elif pair and lv + 2 == last:
+            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low,
+                     nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+            if a:
+                M[lv + 1] = -1
+                b = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow,
+                         low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+                total += _pairs(buf[lv + 1], a, buf[last], b, indep[p])
+            pos[lv] += 1
         else:
-            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj,
-                               inj, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj,
+                               nlow, low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
             pos[lv + 1] = 0
             lv += 1
     return total
 
 
-def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, uptr, uidx, ust, uod, uel,
+def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep, uptr, uidx, ust, uod, uel,
            el_on, ct, k, maxdeg, nchunks, counts, offsets, out, listing):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
@@ -175,7 +233,7 @@ def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, upt
         M = np.zeros(k, dtype=np.int64)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
-            counts[it] = _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj,
+            counts[it] = _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep,
                                    uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing)
 
 

@@ -24,7 +24,7 @@ from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
 from ..patterns import as_pattern
 from . import cpu
 from .filter import NLFState
-from .query import compile_delta_plan, label_frequencies
+from .query import candidate_sizes, compile_delta_plan
 from .updates import DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, normalise, union_graph
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
@@ -117,6 +117,8 @@ def make_items(plan, upd, ustate, uel, ct, uptr, split):
               & np.uint32(1)).astype(bool)
         pel = plan.pair_el[p]
         ok &= (pel < 0) | (uel[J] == pel)
+        pc = plan.pair_cond[p]  # symmetry breaking on the start pair itself
+        ok &= (pc == 0) | ((pc == 1) & (x < y)) | ((pc == 2) & (x > y))
         J, p, side, x, y = J[ok], p[ok], side[ok], x[ok], y[ok]
         if J.size == 0:
             continue
@@ -199,7 +201,11 @@ def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, l
     t_items = time.perf_counter() - t
     pos, neg, prow, nrow = engine.run(items, upd, plan, U, ct, listing, progress)
     aut = P.automorphism_count
-    if count == "unique":
+    if plan.symmetry:      # one embedding per subgraph was counted
+        if count == "embeddings":
+            pos *= aut
+            neg *= aut
+    elif count == "unique":
         if pos % aut or neg % aut:
             raise AssertionError(f"embedding counts {pos}, {neg} are not multiples of |Aut(Q)| = {aut}")
         pos //= aut
@@ -207,7 +213,7 @@ def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, l
     lists = [None, None]
     if listing:
         for t2, rows in enumerate((prow, nrow)):
-            if count == "unique":
+            if count == "unique" and not plan.symmetry:
                 rows = _unique_rows(P, rows)
             lists[t2] = ids[rows] if ids is not None else rows
     side = items[:, 5]
@@ -235,6 +241,11 @@ def _ids_after(G, batch):
 
 def _resolve(backend):
     return resolve_backend(backend, supported=("cpu", "gpu"), what="batch-dynamic matching (match_delta)")
+
+
+def _use_symmetry(count, listing):
+    """Symmetry breaking counts one embedding per subgraph: always, except to list every embedding."""
+    return not (listing and count == "embeddings")
 
 
 def _nlf_key(P):
@@ -291,8 +302,11 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     _check_query(G, P, induced)
     b = _resolve(backend)
     t0 = time.perf_counter()
-    plan = compile_delta_plan(P, induced=bool(induced), label_freq=label_frequencies(G.vertex_labels))
-    nlf = G.device_cache(_nlf_key(P), lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
+    key = _nlf_key(P)
+    nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
+    sym = _use_symmetry(count, listing)
+    plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
+        P, induced=bool(induced), candidates=candidate_sizes(nlf.ct[0], P.k), symmetry=sym))
     batch = normalise(G, insert, delete, labels=labels, strict=strict)
     t_norm = time.perf_counter() - t0
     U, cts, upd, ustate, uel, st = _prepare(G, batch, nlf)
@@ -342,9 +356,8 @@ class DynamicGraph:
         self._backend = _resolve(backend)
         self._count = count
         self._induced = bool(induced)
-        freq = label_frequencies(G.vertex_labels)
-        self._plans = [compile_delta_plan(P, induced=self._induced, label_freq=freq) for P in self._queries]
         self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
+        self._plans = {}  # (query index, symmetry) -> plan, compiled on first use
         self._engine = _Engine(self._backend)
         self._G = G
         self._version = 0
@@ -376,7 +389,12 @@ class DynamicGraph:
         ids = _ids_after(G, batch)
         G2 = after_graph(G, batch, U)
         out = []
-        for P, plan, ct in zip(self._queries, self._plans, cts):
+        sym = _use_symmetry(self._count, listing)
+        for q, (P, ct) in enumerate(zip(self._queries, cts)):
+            plan = self._plans.get((q, sym))
+            if plan is None:
+                plan = self._plans[(q, sym)] = compile_delta_plan(
+                    P, induced=self._induced, candidates=candidate_sizes(ct, P.k), symmetry=sym)
             pos, neg, lists, st2 = _delta(P, plan, self._engine, batch, U, upd, ustate, uel, ct, count=self._count,
                                           induced=self._induced, listing=listing, progress=progress, ids=ids)
             out.append(MatchDelta(pos, neg, G2, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st,

@@ -19,7 +19,8 @@
 
 struct Tables {
     const int* order; const int* npar; const int* par; const int* parel;
-    const int* nanti; const int* anti; const int* ninj; const int* inj; int k;
+    const int* nanti; const int* anti; const int* ninj; const int* inj;
+    const int* nlow; const int* low; const int* nup; const int* up; const int* indep; int k;
 };
 
 struct Union {
@@ -62,6 +63,20 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
     const long long bv = M[T.par[tb + base]];
     long long lo = U.ptr[bv], hi = U.ptr[bv + 1];
     if (hi_off >= 0) { hi = lo + hi_off; lo = lo + lo_off; }
+    // symmetry bounds: rows are sorted, so c > M[low] and c < M[up] are a window of the base row
+    // (a level left out of the search, M = -1, bounds nothing: the pair count of gamma_items)
+    for (int t = 0; t < T.nlow[p * k + l]; ++t) {
+        const long long m = M[T.low[tb + t]];
+        if (m < 0) continue;
+        const long long b = lower_bound_ll(U.idx, lo, hi, (int)m + 1);
+        lo = b > lo ? b : lo;
+    }
+    for (int t = 0; t < T.nup[p * k + l]; ++t) {
+        const long long m = M[T.up[tb + t]];
+        if (m < 0) continue;
+        const long long b = lower_bound_ll(U.idx, lo, hi, (int)m);
+        hi = b < hi ? b : hi;
+    }
     const int bel = T.parel[tb + base];
     const unsigned qbit = 1u << T.order[p * k + l];
     const int ninj = T.ninj[p * k + l], nanti = T.nanti[p * k + l];
@@ -102,10 +117,28 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
     return cnt;
 }
 
+// Pairs (x in a[:na], y in b[:nb]), x != y, of two ascending lists: all (rel 1), y > x (rel 2), y < x (rel 3).
+// Each lane takes every 32nd y and binary-searches it in a; a warp sum gives the total (all lanes).
+__device__ long long warp_pairs(const int* a, long long na, const int* b, long long nb, int rel) {
+    const int lane = threadIdx.x & 31;
+    long long s = 0;
+    for (long long t = lane; t < nb; t += 32) {
+        const int y = b[t];
+        const long long lb = lower_bound_ll(a, 0, na, y);
+        const bool eq = lb < na && a[lb] == y;
+        s += rel == 1 ? (eq ? 1 : 0) : rel == 2 ? lb : na - lb - (eq ? 1 : 0);
+    }
+    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(FULL, s, o);
+    s = __shfl_sync(FULL, s, 0);
+    return rel == 1 ? na * nb - s : s;
+}
+
 extern "C" __global__ void gamma_items(const long long* __restrict__ items, long long nitems,
                                        const long long* __restrict__ upd,
                                        const int* order, const int* npar, const int* par, const int* parel,
-                                       const int* nanti, const int* anti, const int* ninj, const int* inj, int k,
+                                       const int* nanti, const int* anti, const int* ninj, const int* inj,
+                                       const int* nlow, const int* low, const int* nup, const int* up,
+                                       const int* indep, int k,
                                        const long long* uptr, const int* uidx, const signed char* ust,
                                        const int* uod, const long long* uel, int el_on, const unsigned* ct,
                                        int* bufs, long long maxdeg, unsigned long long* next,
@@ -121,7 +154,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     long long* pos = sPos + wib * MAXK;
     const long long gw = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
     int* buf = bufs + gw * (long long)k * maxdeg;
-    const Tables T{order, npar, par, parel, nanti, anti, ninj, inj, k};
+    const Tables T{order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep, k};
     const Union U{uptr, uidx, ust, uod, uel, el_on, ct};
     const bool list = listing != 0;
     const int last = k - 1;
@@ -149,8 +182,20 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
             const bool deeper = last > 2;
             const long long c2 = gen(2, p, M, j, nw, ods, (int)item[2], item[3], item[4], T, U, buf + 2 * maxdeg,
                                      deeper, list && !deeper, out, at);
+            // counting with an independent last level (indep > 0): the last two levels are one pair count
+            const int rel = list ? 0 : indep[p];
             if (!deeper) {
                 total = c2;
+            } else if (rel > 0 && last == 3) {
+                if (c2 > 0) {
+                    __syncwarp();
+                    if (lane == 0) M[2] = -1;
+                    __syncwarp();
+                    const long long c3 = gen(3, p, M, j, nw, ods, -1, 0, -1, T, U, buf + 3 * maxdeg, true, false,
+                                             out, 0);
+                    __syncwarp();
+                    total = warp_pairs(buf + 2 * maxdeg, c2, buf + 3 * maxdeg, c3, rel);
+                }
             } else {
                 if (lane == 0) { cnt[2] = c2; pos[2] = 0; }
                 __syncwarp();
@@ -170,6 +215,21 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                     if (lv + 1 == last) {
                         total += gen(last, p, M, j, nw, ods, -1, 0, -1, T, U, buf + last * maxdeg, false, list,
                                      out, at + total);
+                        __syncwarp();
+                        if (lane == 0) pos[lv] += 1;
+                        __syncwarp();
+                    } else if (rel > 0 && lv + 2 == last) {
+                        const long long a = gen(lv + 1, p, M, j, nw, ods, -1, 0, -1, T, U, buf + (lv + 1) * maxdeg,
+                                                true, false, out, 0);
+                        __syncwarp();
+                        if (a > 0) {
+                            if (lane == 0) M[lv + 1] = -1;
+                            __syncwarp();
+                            const long long b = gen(last, p, M, j, nw, ods, -1, 0, -1, T, U, buf + last * maxdeg,
+                                                    true, false, out, 0);
+                            __syncwarp();
+                            total += warp_pairs(buf + (lv + 1) * maxdeg, a, buf + last * maxdeg, b, rel);
+                        }
                         __syncwarp();
                         if (lane == 0) pos[lv] += 1;
                         __syncwarp();

@@ -14,7 +14,18 @@ Kernel tables, shape (P, k, k) unless said (P plans, level l, slot s), all int32
 come from their rows); ``parel`` the edge label each parent edge needs (-1: any);
 ``nanti/anti`` earlier levels not adjacent to it (induced: must stay non-adjacent);
 ``ninj/inj`` earlier non-parent levels (injectivity: the candidate must differ from them);
-``pair_edge[p]`` 1 where the start pair is a query edge; ``pair_el[p]`` its edge label (-1: any).
+``indep[p]`` 1 where the last level's candidates do not depend on the level before it (only
+injectivity ties them: the last two levels are then counted as |S| × |S'| − |S ∩ S'|), 2 / 3 where a
+symmetry bound also ties them (last > / < the level before: pairs counted by one merge), else 0;
+``nlow/low``, ``nup/up`` (symmetry breaking): earlier levels whose data vertex the candidate must
+exceed / stay below; ``pair_edge[p]`` 1 where the start pair is a query edge; ``pair_el[p]`` its edge
+label (-1: any); ``pair_cond[p]`` 1 / 2 where the start pair itself needs x < y / x > y.
+
+Symmetry breaking (Grochow & Kellis conditions f(a) < f(b), :attr:`Pattern.symmetry_conditions`)
+keeps one embedding per subgraph.  It composes with the exactly-once rule: every changed embedding
+is found once, and exactly one embedding of each changed subgraph passes the conditions (an
+automorphism maps the image's edges onto themselves, so all |Aut| embeddings of a subgraph change
+together).  Counts then come |Aut| times cheaper; embeddings = that × |Aut|.
 """
 
 from __future__ import annotations
@@ -27,7 +38,7 @@ import numpy as np
 from ..exceptions import InvalidPattern, PatternTooLarge
 from ..patterns import Pattern
 
-__all__ = ["DeltaPlan", "compile_delta_plan", "MAX_DYNAMIC_VERTICES"]
+__all__ = ["DeltaPlan", "compile_delta_plan", "candidate_sizes", "MAX_DYNAMIC_VERTICES"]
 
 MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex (uint32)
 
@@ -46,21 +57,37 @@ class DeltaPlan:
     anti: np.ndarray       # (P, k, k)
     ninj: np.ndarray       # (P, k)
     inj: np.ndarray        # (P, k, k)
+    nlow: np.ndarray       # (P, k)
+    low: np.ndarray        # (P, k, k)
+    nup: np.ndarray        # (P, k)
+    up: np.ndarray         # (P, k, k)
+    pair_cond: np.ndarray  # (P,)
+    indep: np.ndarray      # (P,) 1 where the last level does not depend on the one before (see cpu.py)
     induced: bool
+    symmetry: bool
 
     def tables(self):
-        return (self.order, self.npar, self.par, self.parel, self.nanti, self.anti, self.ninj, self.inj)
+        return (self.order, self.npar, self.par, self.parel, self.nanti, self.anti, self.ninj, self.inj,
+                self.nlow, self.low, self.nup, self.up, self.indep)
 
 
-def _order(P: Pattern, a: int, b: int, label_freq) -> list[int]:
+def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
     adj = P.adjacency
     order = [a, b]
     left = set(range(P.k)) - {a, b}
-    while left:
+    # leaves (query degree 1) go last: their parents come before them, and the last two levels are then
+    # independent (counted as a product, see cpu.py); without leaves the rest stays connected
+    leaves = {v for v in left if P.degrees[v] == 1}
+    if len(leaves) >= 2 and len(left) > len(leaves):
+        left -= leaves
+    else:
+        leaves = set()
+    while left or leaves:
+        if not left:
+            left, leaves = leaves, set()
         def key(v):
             back = sum(1 for u in order if adj[u, v])
-            lab = P.vertex_labels[v] if P.vertex_labels is not None else 0
-            return (back, P.degrees[v], -label_freq.get(lab, 0), -v)
+            return (back, -int(cand[v]).bit_length(), P.degrees[v], -v)
         v = max(left, key=key)
         if not any(adj[u, v] for u in order):  # only when Q is disconnected (rejected earlier)
             raise InvalidPattern("matching needs a connected query")
@@ -69,15 +96,20 @@ def _order(P: Pattern, a: int, b: int, label_freq) -> list[int]:
     return order
 
 
-def compile_delta_plan(P: Pattern, *, induced: bool = False, label_freq=None) -> DeltaPlan:
-    """One plan per directed start pair of P (see the module notes)."""
+def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True) -> DeltaPlan:
+    """One plan per directed start pair of P (see the module notes).
+
+    ``candidates[u]``: how many data vertices may play query vertex u (orders take the most
+    constrained vertex first, then the one with fewer candidates, then higher degree);
+    ``symmetry``: add the symmetry-breaking bounds (one embedding per subgraph)."""
     if P.k < 2 or P.num_edges == 0:
         raise InvalidPattern(f"a query needs at least one edge; got {P!r}")
     if P.k > MAX_DYNAMIC_VERTICES:
         raise PatternTooLarge(f"match_delta supports queries of up to {MAX_DYNAMIC_VERTICES} vertices; got k={P.k}")
     P.require_connected("matching")
-    label_freq = label_freq or {}
     k = P.k
+    cand = np.ones(k, np.int64) if candidates is None else np.asarray(candidates, np.int64)
+    conds = set(P.symmetry_conditions) if symmetry else set()
     adj = P.adjacency
     starts = [(u, v) for u, v in P.edges] + [(v, u) for u, v in P.edges]
     if induced:
@@ -92,11 +124,17 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, label_freq=None) ->
     anti = np.zeros((n, k, k), np.int32)
     ninj = np.zeros((n, k), np.int32)
     inj = np.zeros((n, k, k), np.int32)
+    nlow = np.zeros((n, k), np.int32)
+    low = np.zeros((n, k, k), np.int32)
+    nup = np.zeros((n, k), np.int32)
+    up = np.zeros((n, k, k), np.int32)
     pair_edge = np.zeros(n, np.int32)
     pair_el = np.full(n, -1, np.int32)
+    pair_cond = np.zeros(n, np.int32)
     for p, (a, b) in enumerate(starts):
-        o = _order(P, a, b, label_freq)
+        o = _order(P, a, b, cand)
         order[p] = o
+        pair_cond[p] = 1 if (a, b) in conds else 2 if (b, a) in conds else 0
         pair_edge[p] = int(adj[a, b])
         if adj[a, b] and P.edge_labels is not None:
             pair_el[p] = P._elabel(a, b)
@@ -115,16 +153,34 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, label_freq=None) ->
                     if induced:
                         anti[p, lv, nanti[p, lv]] = e
                         nanti[p, lv] += 1
+                if (u, v) in conds:      # f(u) < f(v): the candidate for v exceeds M[e]
+                    low[p, lv, nlow[p, lv]] = e
+                    nlow[p, lv] += 1
+                elif (v, u) in conds:    # f(v) < f(u)
+                    up[p, lv, nup[p, lv]] = e
+                    nup[p, lv] += 1
+    indep = np.zeros(n, np.int32)
+    if k >= 4:
+        lv, e = k - 1, k - 2
+        for p in range(n):
+            lo_e = [x for x in low[p, lv, :nlow[p, lv]] if x == e]
+            up_e = [x for x in up[p, lv, :nup[p, lv]] if x == e]
+            hard = [*par[p, lv, :npar[p, lv]], *anti[p, lv, :nanti[p, lv]]]
+            if e in hard:
+                indep[p] = 0
+            elif lo_e:
+                indep[p] = 2        # last > the level before
+            elif up_e:
+                indep[p] = 3        # last < the level before
+            else:
+                indep[p] = 1
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
-                     nanti, anti, ninj, inj, bool(induced))
+                     nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry))
 
 
-def label_frequencies(vlab) -> dict:
-    """How often each vertex label occurs in the data graph (orders prefer rare labels)."""
-    if vlab is None:
-        return {}
-    vals, cnt = np.unique(vlab, return_counts=True)
-    return dict(zip(vals.tolist(), cnt.tolist()))
+def candidate_sizes(ct: np.ndarray, k: int) -> np.ndarray:
+    """Per query vertex, how many data vertices its candidate-table bit admits."""
+    return np.array([int(np.count_nonzero(ct & np.uint32(1 << u))) for u in range(k)], np.int64)
 
 
 def query_label_table(P: Pattern, columns: dict) -> np.ndarray:
