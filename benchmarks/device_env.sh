@@ -1,4 +1,4 @@
-# Sourced by the device scripts: $OUT, the carried shared data (.shared_data, ignored by git: see
+# Sourced by the device scripts: $OUT, the carried shared data (.shared_data and .shared_holdout, ignored by git: see
 # benchmarks/README.md) and the carried python-graphblas wheels (.whl) installed to /tmp/site.
 OUT=${OUT:-$PWD/device_out}; mkdir -p "$OUT"
 export PYTHONUNBUFFERED=1 LA_GPM_BENCH_OUT="$OUT"
@@ -9,3 +9,4 @@ if ls .whl/*.whl >/dev/null 2>&1; then
 else
   export PYTHONPATH=$PWD
 fi
+[ -d .shared_holdout ] && export LA_GPM_SHARED_HOLDOUT=$PWD/.shared_holdout
