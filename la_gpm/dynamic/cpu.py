@@ -19,20 +19,10 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..backends.cpu.sorted_ops import lower_bound
 from ..config import config
 
 __all__ = ["count_items", "list_items"]
-
-
-@nb.njit(cache=True, inline="always")
-def _bs(idx, lo, hi, c):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
 
 
 @nb.njit(cache=True)
@@ -60,10 +50,10 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
     # (a level left out of the search, M = -1, bounds nothing: the pair count of _run_item)
     for t in range(nlow[p, l]):
         if M[low[p, l, t]] >= 0:
-            lo = max(lo, _bs(uidx, lo, hi, M[low[p, l, t]] + 1))
+            lo = max(lo, lower_bound(uidx, lo, hi, M[low[p, l, t]] + 1))
     for t in range(nup[p, l]):
         if M[up[p, l, t]] >= 0:
-            hi = min(hi, _bs(uidx, lo, hi, M[up[p, l, t]]))
+            hi = min(hi, lower_bound(uidx, lo, hi, M[up[p, l, t]]))
     bel = parel[p, l, base]
     cnt = 0
     for q in range(lo, hi):
@@ -87,7 +77,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
                 continue
             w = M[par[p, l, t]]
             e = uptr[w + 1]
-            pos = _bs(uidx, uptr[w], e, c)
+            pos = lower_bound(uidx, uptr[w], e, c)
             if pos >= e or uidx[pos] != c:
                 ok = False
                 break
@@ -103,7 +93,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
         for t in range(nanti[p, l]):
             w = M[anti[p, l, t]]
             e = uptr[w + 1]
-            pos = _bs(uidx, uptr[w], e, c)
+            pos = lower_bound(uidx, uptr[w], e, c)
             if pos < e and uidx[pos] == c and not (ust[pos] == old and uod[pos] > i):
                 ok = False
                 break

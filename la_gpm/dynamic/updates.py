@@ -24,6 +24,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
+from ..backends.cpu.sorted_ops import lower_bound
 from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph
@@ -160,17 +161,6 @@ def _pairs(obj, what: str) -> np.ndarray:
 # ---------------------------------------------------------------------------------------------- kernels
 
 @nb.njit(cache=True)
-def _find(idx, lo, hi, c):
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < c:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@nb.njit(cache=True)
 def _has_edges(ptr, idx, x, y):
     n = ptr.shape[0] - 1
     out = np.zeros(x.shape[0], dtype=np.bool_)
@@ -178,7 +168,7 @@ def _has_edges(ptr, idx, x, y):
         u, v = x[t], y[t]
         if u < n and v < n:
             lo, hi = ptr[u], ptr[u + 1]
-            p = _find(idx, lo, hi, v)
+            p = lower_bound(idx, lo, hi, v)
             out[t] = p < hi and idx[p] == v
     return out
 
@@ -188,7 +178,7 @@ def arc_positions(ptr, idx, x, y):
     """Position of arc (x[t], y[t]) in the CSR (the arcs must exist)."""
     out = np.empty(x.shape[0], dtype=np.int64)
     for t in range(x.shape[0]):
-        out[t] = _find(idx, ptr[x[t]], ptr[x[t] + 1], y[t])
+        out[t] = lower_bound(idx, ptr[x[t]], ptr[x[t] + 1], y[t])
     return out
 
 
@@ -237,7 +227,7 @@ def _mark_deleted(uptr, uidx, ust, uod, dx, dy, first):
     for t in range(dx.shape[0]):
         for u, v in ((dx[t], dy[t]), (dy[t], dx[t])):
             lo, hi = uptr[u], uptr[u + 1]
-            p = _find(uidx, lo, hi, v)
+            p = lower_bound(uidx, lo, hi, v)
             ust[p] = 2
             uod[p] = first + t
 
