@@ -14,7 +14,8 @@
 // is kept (state 0) or has the searched side's state `nw` with order id > i; a query non-edge (induced)
 // may land on a pair only if it is no arc or an arc of the other side's state `od_s` with order id > i.
 
-#define FULL 0xffffffffu
+#include "common.cuh"
+
 #define MAXK 32
 
 struct Tables {
@@ -27,14 +28,6 @@ struct Union {
     const long long* ptr; const int* idx; const signed char* st; const int* od; const long long* el; int el_on;
     const unsigned* ct;
 };
-
-__device__ __forceinline__ long long lower_bound_ll(const int* idx, long long lo, long long hi, int c) {
-    while (lo < hi) {
-        long long mid = (lo + hi) >> 1;
-        if (idx[mid] < c) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
 
 __device__ __forceinline__ bool edge_ok(const Union& U, long long q, int nw, long long i) {
     int s = U.st[q];
@@ -68,13 +61,13 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
     for (int t = 0; t < T.nlow[p * k + l]; ++t) {
         const long long m = M[T.low[tb + t]];
         if (m < 0) continue;
-        const long long b = lower_bound_ll(U.idx, lo, hi, (int)m + 1);
+        const long long b = binary_lower_bound(U.idx, lo, hi, (int)m + 1);
         lo = b > lo ? b : lo;
     }
     for (int t = 0; t < T.nup[p * k + l]; ++t) {
         const long long m = M[T.up[tb + t]];
         if (m < 0) continue;
-        const long long b = lower_bound_ll(U.idx, lo, hi, (int)m);
+        const long long b = binary_lower_bound(U.idx, lo, hi, (int)m);
         hi = b < hi ? b : hi;
     }
     const int bel = T.parel[tb + base];
@@ -92,19 +85,17 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
             for (int t = 0; ok && t < npl; ++t) {
                 if (t == base) continue;
                 const long long w = M[T.par[tb + t]];
-                const long long e = U.ptr[w + 1];
-                const long long pos = lower_bound_ll(U.idx, U.ptr[w], e, c);
-                ok = pos < e && U.idx[pos] == c && edge_ok(U, pos, nw, i) &&
+                const long long pos = binary_find(U.idx, U.ptr[w], U.ptr[w + 1], c);
+                ok = pos >= 0 && edge_ok(U, pos, nw, i) &&
                      !(U.el_on && T.parel[tb + t] >= 0 && U.el[pos] != T.parel[tb + t]);
             }
             for (int t = 0; ok && t < nanti; ++t) {
                 const long long w = M[T.anti[tb + t]];
-                const long long e = U.ptr[w + 1];
-                const long long pos = lower_bound_ll(U.idx, U.ptr[w], e, c);
-                if (pos < e && U.idx[pos] == c) ok = U.st[pos] == ods && U.od[pos] > i;
+                const long long pos = binary_find(U.idx, U.ptr[w], U.ptr[w + 1], c);
+                if (pos >= 0) ok = U.st[pos] == ods && U.od[pos] > i;
             }
         }
-        const unsigned bal = __ballot_sync(FULL, ok);
+        const unsigned bal = __ballot_sync(LA_FULL_MASK, ok);
         const long long rank = cnt + __popc(bal & ((1u << lane) - 1u));
         if (ok && store) buf[rank] = c;
         if (ok && emit) {
@@ -124,12 +115,15 @@ __device__ long long warp_pairs(const int* a, long long na, const int* b, long l
     long long s = 0;
     for (long long t = lane; t < nb; t += 32) {
         const int y = b[t];
-        const long long lb = lower_bound_ll(a, 0, na, y);
+        long long lb = 0, hi = na;  // a is this warp's own buffer, written in this launch: plain loads, no __ldg
+        while (lb < hi) {
+            const long long mid = (lb + hi) >> 1;
+            if (a[mid] < y) lb = mid + 1; else hi = mid;
+        }
         const bool eq = lb < na && a[lb] == y;
         s += rel == 1 ? (eq ? 1 : 0) : rel == 2 ? lb : na - lb - (eq ? 1 : 0);
     }
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(FULL, s, o);
-    s = __shfl_sync(FULL, s, 0);
+    s = (long long)__shfl_sync(LA_FULL_MASK, warp_sum_u64((unsigned long long)s), 0);
     return rel == 1 ? na * nb - s : s;
 }
 
@@ -161,7 +155,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     while (true) {
         unsigned long long it = 0;
         if (lane == 0) it = atomicAdd(next, 1ull);
-        it = __shfl_sync(FULL, it, 0);
+        it = __shfl_sync(LA_FULL_MASK, it, 0);
         if (it >= (unsigned long long)nitems) break;
         const long long* item = items + it * 6;
         const long long j = item[0];

@@ -34,6 +34,15 @@ __device__ __forceinline__ bool binary_contains(const int* __restrict__ a, i64 l
     return false;
 }
 
+// first position p in the sorted range a[lo, hi) with a[p] >= x (hi when none)
+__device__ __forceinline__ i64 binary_lower_bound(const int* __restrict__ a, i64 lo, i64 hi, int x) {
+    while (lo < hi) {
+        i64 mid = (lo + hi) >> 1;
+        if (__ldg(a + mid) < x) lo = mid + 1; else hi = mid;
+    }
+    return lo;
+}
+
 // index of x in the sorted range a[lo, hi), or -1
 __device__ __forceinline__ i64 binary_find(const int* __restrict__ a, i64 lo, i64 hi, int x) {
     while (lo < hi) {
