@@ -21,53 +21,89 @@ import numpy as np
 
 from ..backends.cpu.sorted_ops import lower_bound
 from ..config import config
+from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
+                    F_UP)
 
-__all__ = ["count_items", "list_items"]
+__all__ = ["count_items", "list_items", "list_cheaper"]
+
+
+@nb.njit(cache=True, inline="always")
+def list_cheaper(nc, npar, row):
+    """Scan the candidate list (a binary search per parent per candidate) rather than the shortest
+    parent row (one look-up per arc)?"""
+    lg = 1
+    while (1 << lg) < row:
+        lg += 1
+    return nc * npar * lg < row
 
 
 @nb.njit(cache=True)
-def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up,
-         uptr, uidx, ust, uod, uel, el_on, ct, buf, store):
-    qv = np.uint32(order[p, l])
-    npl = npar[p, l]
-    if base < 0:  # the shortest parent row
+def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, store):
+    """Candidates of level l.  ``base`` >= 0: scan that parent's row (positions [lo_off, hi_off) of it
+    when hi_off >= 0); -2: scan the query vertex's candidate list (positions [lo_off, hi_off)), every
+    parent checked by binary search; -1: choose here, the shortest parent row or the candidate list when
+    that is cheaper (:func:`list_cheaper`).  One loop for both sources, no array aliasing and no calls inside it (numba
+    kept a version with helper calls 3x slower)."""
+    qv = T[F_ORDER, p, l, 0]
+    npl = T[F_NPAR, p, l, 0]
+    nc = cptr[qv + 1] - cptr[qv]
+    if base == -1:
         base = 0
-        best = uptr[M[par[p, l, 0]] + 1] - uptr[M[par[p, l, 0]]]
+        best = uptr[M[T[F_PAR, p, l, 0]] + 1] - uptr[M[T[F_PAR, p, l, 0]]]
         for s in range(1, npl):
-            w = M[par[p, l, s]]
+            w = M[T[F_PAR, p, l, s]]
             d = uptr[w + 1] - uptr[w]
             if d < best:
                 best = d
                 base = s
-    bv = M[par[p, l, base]]
-    rs = uptr[bv]
-    lo = rs
-    hi = uptr[bv + 1]
+        if list_cheaper(nc, npl, best):
+            base = -2
+    by_list = base == -2
+    if by_list:
+        lo = cptr[qv]
+        hi = cptr[qv + 1]
+    else:
+        lo = uptr[M[T[F_PAR, p, l, base]]]
+        hi = uptr[M[T[F_PAR, p, l, base]] + 1]
     if hi_off >= 0:
-        lo = rs + lo_off
-        hi = rs + hi_off
-    # symmetry bounds: rows are sorted, so c > M[low] and c < M[up] are a window of the base row
+        hi = lo + hi_off
+        lo = lo + lo_off
+    # symmetry bounds: rows and lists are sorted, so c > M[low] and c < M[up] are a window of them
     # (a level left out of the search, M = -1, bounds nothing: the pair count of _run_item)
-    for t in range(nlow[p, l]):
-        if M[low[p, l, t]] >= 0:
-            lo = max(lo, lower_bound(uidx, lo, hi, M[low[p, l, t]] + 1))
-    for t in range(nup[p, l]):
-        if M[up[p, l, t]] >= 0:
-            hi = min(hi, lower_bound(uidx, lo, hi, M[up[p, l, t]]))
-    bel = parel[p, l, base]
+    for t in range(T[F_NLOW, p, l, 0]):
+        m = M[T[F_LOW, p, l, t]]
+        if m >= 0:
+            if by_list:
+                lo = max(lo, lower_bound(cidx, lo, hi, m + 1))
+            else:
+                lo = max(lo, lower_bound(uidx, lo, hi, m + 1))
+    for t in range(T[F_NUP, p, l, 0]):
+        m = M[T[F_UP, p, l, t]]
+        if m >= 0:
+            if by_list:
+                hi = min(hi, lower_bound(cidx, lo, hi, m))
+            else:
+                hi = min(hi, lower_bound(uidx, lo, hi, m))
+    bel = -1 if by_list else T[F_PAREL, p, l, base]
+    bit = np.uint32(1) << np.uint32(qv)
+    ninj = T[F_NINJ, p, l, 0]
+    nanti = T[F_NANTI, p, l, 0]
     cnt = 0
     for q in range(lo, hi):
-        s = ust[q]
-        if not (s == 0 or (s == new and uod[q] > i)):
-            continue
-        if el_on and bel >= 0 and uel[q] != bel:
-            continue
-        c = uidx[q]
-        if not (ct[c] >> qv) & np.uint32(1):
-            continue
+        if by_list:
+            c = cidx[q]
+        else:
+            s = ust[q]
+            if not (s == 0 or (s == new and uod[q] > i)):
+                continue
+            if el_on and bel >= 0 and uel[q] != bel:
+                continue
+            c = uidx[q]
+            if not ct[c] & bit:
+                continue
         ok = True
-        for t in range(ninj[p, l]):
-            if M[inj[p, l, t]] == c:
+        for t in range(ninj):
+            if M[T[F_INJ, p, l, t]] == c:
                 ok = False
                 break
         if not ok:
@@ -75,7 +111,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
         for t in range(npl):
             if t == base:
                 continue
-            w = M[par[p, l, t]]
+            w = M[T[F_PAR, p, l, t]]
             e = uptr[w + 1]
             pos = lower_bound(uidx, uptr[w], e, c)
             if pos >= e or uidx[pos] != c:
@@ -85,13 +121,14 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
             if not (s2 == 0 or (s2 == new and uod[pos] > i)):
                 ok = False
                 break
-            if el_on and parel[p, l, t] >= 0 and uel[pos] != parel[p, l, t]:
+            pel = T[F_PAREL, p, l, t]
+            if el_on and pel >= 0 and uel[pos] != pel:
                 ok = False
                 break
         if not ok:
             continue
-        for t in range(nanti[p, l]):
-            w = M[anti[p, l, t]]
+        for t in range(nanti):
+            w = M[T[F_ANTI, p, l, t]]
             e = uptr[w + 1]
             pos = lower_bound(uidx, uptr[w], e, c)
             if pos < e and uidx[pos] == c and not (ust[pos] == old and uod[pos] > i):
@@ -106,9 +143,9 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, order, npar, par, parel, na
 
 
 @nb.njit(cache=True)
-def _emit(out, row, p, order, M, k):
+def _emit(out, row, p, T, M, k):
     for lv in range(k):
-        out[row, order[p, lv]] = M[lv]
+        out[row, T[F_ORDER, p, lv, 0]] = M[lv]
 
 
 @nb.njit(cache=True)
@@ -142,8 +179,8 @@ def _pairs(a, na, b, nb_, rel):
 
 
 @nb.njit(cache=True)
-def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep,
-              uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing):
+def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out, at,
+              listing):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -154,27 +191,27 @@ def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, n
     last = k - 1
     if k == 2:
         if listing:
-            _emit(out, at, p, order, M, k)
+            _emit(out, at, p, T, M, k)
         return 1
     # counting with an independent last level: the last two levels give |S| |S'| - |S ∩ S'| (S' found with
-    # the level before it left out (M = -1); both are ascending: read from sorted rows), or with a symmetry
-    # bound between them the pairs x < y (or x > y), by one merge
-    pair = (not listing) and indep[p] > 0
-    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], order, npar, par, parel, nanti,
-              anti, ninj, inj, nlow, low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing or last > 2)
+    # the level before it left out (M = -1); both ascending), or with a symmetry bound between them the
+    # pairs x < y (or x > y), by one merge
+    rel = 0 if listing else T[F_INDEP, p, 0, 0]
+    store2 = listing or last > 2
+    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, uptr, uidx, ust, uod, uel, el_on,
+              ct, cptr, cidx, buf, store2)
     if last == 2:
         if listing:
             for t in range(c2):
                 M[2] = buf[2, t]
-                _emit(out, at + t, p, order, M, k)
+                _emit(out, at + t, p, T, M, k)
         return c2
-    if pair and last == 3:
+    if rel > 0 and last == 3:
         if c2 == 0:
             return 0
         M[2] = -1
-        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup,
-                  up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
-        return _pairs(buf[2], c2, buf[3], c3, indep[p])
+        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True)
+        return _pairs(buf[2], c2, buf[3], c3, rel)
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -188,33 +225,33 @@ def _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, n
             continue
         M[lv] = buf[lv, pos[lv]]
         if lv + 1 == last:
-            c = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup,
-                     up, uptr, uidx, ust, uod, uel, el_on, ct, buf, listing)
+            c = _gen(last, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
+                     listing)
             if listing:
                 for t in range(c):
                     M[last] = buf[last, t]
-                    _emit(out, at + total + t, p, order, M, k)
+                    _emit(out, at + total + t, p, T, M, k)
             total += c
             pos[lv] += 1
-        elif pair and lv + 2 == last:
-            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low,
-                     nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+        elif rel > 0 and lv + 2 == last:
+            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
+                     True)
             if a:
                 M[lv + 1] = -1
-                b = _gen(last, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj, nlow,
-                         low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
-                total += _pairs(buf[lv + 1], a, buf[last], b, indep[p])
+                b = _gen(last, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                         buf, True)
+                total += _pairs(buf[lv + 1], a, buf[last], b, rel)
             pos[lv] += 1
         else:
-            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, order, npar, par, parel, nanti, anti, ninj, inj,
-                               nlow, low, nup, up, uptr, uidx, ust, uod, uel, el_on, ct, buf, True)
+            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr,
+                               cidx, buf, True)
             pos[lv + 1] = 0
             lv += 1
     return total
 
 
-def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep, uptr, uidx, ust, uod, uel,
-           el_on, ct, k, maxdeg, nchunks, counts, offsets, out, listing):
+def _drive_impl(items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, nchunks, counts, offsets,
+                out, listing):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
@@ -223,8 +260,8 @@ def _drive_impl(items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlo
         M = np.zeros(k, dtype=np.int64)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
-            counts[it] = _run_item(it, items, upd, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep,
-                                   uptr, uidx, ust, uod, uel, el_on, ct, k, buf, cnt, pos, M, out, at, listing)
+            counts[it] = _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                                   pos, M, out, at, listing)
 
 
 _drive_par = nb.njit(parallel=True, cache=True)(_drive_impl)
@@ -237,27 +274,28 @@ def _drive(items, *args):
     f(items, *args)
 
 
-def _args(items, upd, plan, U, ct):
+def _args(items, upd, plan, U, cand):
     el_on = U.elab is not None
     uel = U.elab if el_on else np.zeros(1, np.int64)
-    maxdeg = int(np.diff(U.ptr).max()) if U.n else 0
-    return (items, upd, *plan.tables(), U.ptr, U.idx, U.state, U.order, uel, el_on, ct, plan.k, maxdeg)
+    maxdeg = int(np.diff(U.ptr).max()) if U.n else 0  # a level scans a list only where it is shorter than a row
+    return (items, upd, plan.packed(), U.ptr, U.idx, U.state, U.order, uel, el_on, cand.ct, cand.ptr, cand.idx,
+            plan.k, maxdeg)
 
 
 def _chunks(nitems: int) -> int:
     return max(1, min(nitems, nb.get_num_threads() * 16))
 
 
-def count_items(items, upd, plan, U, ct) -> np.ndarray:
+def count_items(items, upd, plan, U, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item)."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(*_args(items, upd, plan, U, ct), _chunks(items.shape[0]), counts,
+        _drive(*_args(items, upd, plan, U, cand), _chunks(items.shape[0]), counts,
                np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
     return counts
 
 
-def list_items(items, upd, plan, U, ct, counts) -> np.ndarray:
+def list_items(items, upd, plan, U, cand, counts) -> np.ndarray:
     """The matches (rows: data vertex of each query vertex), each item's at its prefix-sum offset."""
     offsets = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0] > 1:
@@ -266,5 +304,5 @@ def list_items(items, upd, plan, U, ct, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(*_args(items, upd, plan, U, ct), _chunks(items.shape[0]), again, offsets, out, True)
+        _drive(*_args(items, upd, plan, U, cand), _chunks(items.shape[0]), again, offsets, out, True)
     return out

@@ -23,7 +23,7 @@ from ..config import config
 from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
 from ..patterns import as_pattern
 from . import cpu
-from .filter import NLFState
+from .filter import Candidates, NLFState
 from .query import candidate_sizes, compile_delta_plan
 from .updates import DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, normalise, union_graph
 
@@ -96,7 +96,7 @@ def _update_table(batch: Batch, U: UnionGraph):
     return np.ascontiguousarray(upd), state, el
 
 
-def make_items(plan, upd, ustate, uel, ct, uptr, split):
+def make_items(plan, upd, ustate, uel, cand, uptr, split):
     """Work items ``(j, p, base slot, lo, hi, side)`` of both sides, heaviest first (see :mod:`.cpu`).
 
     Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
@@ -113,6 +113,7 @@ def make_items(plan, upd, ustate, uel, ct, uptr, split):
         st = ustate[J].astype(np.int64)
         side = np.where(plan.pair_edge[p] == 1, st, 3 - st)
         x, y = upd[J, 0], upd[J, 1]
+        ct = cand.ct
         ok = (((ct[x] >> plan.pairs[p, 0].astype(np.uint32)) & (ct[y] >> plan.pairs[p, 1].astype(np.uint32)))
               & np.uint32(1)).astype(bool)
         pel = plan.pair_el[p]
@@ -132,6 +133,12 @@ def make_items(plan, upd, ustate, uel, ct, uptr, split):
         len1 = np.where(lev1 == 0, dx, dy)
         slot = np.where((plan.npar[p, 2] == 2) & (len1 < len0), 1, 0)
         L = np.where(slot == 1, len1, len0)
+        nc = cand.sizes[plan.order[p, 2]]   # level 2's candidate list, where cheaper than the base row
+        npar2 = plan.npar[p, 2]
+        lg = np.maximum(1, np.ceil(np.log2(np.maximum(L, 2))).astype(np.int64))
+        by_list = nc * npar2 * lg < L
+        slot = np.where(by_list, -2, slot)
+        L = np.where(by_list, nc, L)
         pieces = np.maximum(1, -(-L // split))
         rep = np.repeat(np.arange(J.size), pieces)
         first = np.repeat(np.cumsum(pieces) - pieces, pieces)
@@ -164,11 +171,11 @@ class _Engine:
         else:
             self.mod = cpu
 
-    def run(self, items, upd, plan, U, ct, listing, progress):
+    def run(self, items, upd, plan, U, cand, listing, progress):
         """(positive, negative, positive rows, negative rows) of one query on one batch."""
         mod = self.mod
         if not progress or items.shape[0] < 64:
-            counts = mod.count_items(items, upd, plan, U, ct)
+            counts = mod.count_items(items, upd, plan, U, cand)
         else:
             from tqdm.auto import tqdm
             counts = np.zeros(items.shape[0], np.int64)
@@ -176,13 +183,13 @@ class _Engine:
             with tqdm(total=items.shape[0], desc="match_delta", unit="item") as bar:
                 for s in range(sl):
                     sel = np.arange(s, items.shape[0], sl)
-                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, U, ct)
+                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, U, cand)
                     bar.update(sel.size)
         side = items[:, 5]
         pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
         if not listing:
             return pos, neg, None, None
-        rows = mod.list_items(items, upd, plan, U, ct, counts)
+        rows = mod.list_items(items, upd, plan, U, cand, counts)
         row_side = np.repeat(side, counts)
         return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
@@ -197,9 +204,10 @@ def _unique_rows(P, rows):
 
 def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
     t = time.perf_counter()
-    items = make_items(plan, upd, ustate, uel, ct, U.ptr, config.dynamic_split)
+    cand = Candidates(ct, P.k)
+    items = make_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
     t_items = time.perf_counter() - t
-    pos, neg, prow, nrow = engine.run(items, upd, plan, U, ct, listing, progress)
+    pos, neg, prow, nrow = engine.run(items, upd, plan, U, cand, listing, progress)
     aut = P.automorphism_count
     if plan.symmetry:      # one embedding per subgraph was counted
         if count == "embeddings":

@@ -21,7 +21,7 @@ import numpy as np
 from ..config import config
 from .query import query_label_table
 
-__all__ = ["NLFState"]
+__all__ = ["NLFState", "Candidates"]
 
 
 def _label_counts_impl(ptr, idx, vcol, L):
@@ -73,6 +73,44 @@ def _label_counts(ptr, idx, vcol, L):
 def _ct_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
     f = _ct_rows_par if rows.shape[0] * qdeg.shape[0] >= config.parallel_min else _ct_rows_ser
     f(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out)
+
+
+@nb.njit(cache=True)
+def _candidate_lists(ct, k):
+    n = ct.shape[0]
+    ptr = np.zeros(k + 1, dtype=np.int64)
+    for v in range(n):
+        b = ct[v]
+        for u in range(k):
+            if (b >> np.uint32(u)) & np.uint32(1):
+                ptr[u + 1] += 1
+    for u in range(k):
+        ptr[u + 1] += ptr[u]
+    idx = np.empty(ptr[k], dtype=np.int32)
+    at = ptr[:k].copy()
+    for v in range(n):
+        b = ct[v]
+        for u in range(k):
+            if (b >> np.uint32(u)) & np.uint32(1):
+                idx[at[u]] = v
+                at[u] += 1
+    return ptr, idx
+
+
+class Candidates:
+    """One query's candidates on one batch's union: the table ``ct`` (bit u of ``ct[v]``: v may play
+    query vertex u) and, per query vertex, the sorted list of its candidates (``ptr``/``idx``, CSR over
+    query vertices): a level whose list is shorter than its parents' rows scans the list instead."""
+
+    __slots__ = ("ct", "ptr", "idx", "__weakref__")
+
+    def __init__(self, ct: np.ndarray, k: int):
+        self.ct = ct
+        self.ptr, self.idx = _candidate_lists(ct, k)
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.ptr)
 
 
 class _Query:

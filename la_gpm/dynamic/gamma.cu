@@ -26,8 +26,16 @@ struct Tables {
 
 struct Union {
     const long long* ptr; const int* idx; const signed char* st; const int* od; const long long* el; int el_on;
-    const unsigned* ct;
+    const unsigned* ct; const long long* cptr; const int* cidx;  // candidate table; candidate lists per query vertex
 };
+
+// scan the candidate list (a binary search per parent per candidate) rather than the shortest parent row
+// (one look-up per arc)?  The same rule as la_gpm/dynamic/cpu.py:list_cheaper.
+__device__ __forceinline__ bool list_cheaper(long long nc, int npar, long long row) {
+    int lg = 1;
+    while ((1ll << lg) < row) ++lg;
+    return nc * npar * lg < row;
+}
 
 __device__ __forceinline__ bool edge_ok(const Union& U, long long q, int nw, long long i) {
     int s = U.st[q];
@@ -35,6 +43,8 @@ __device__ __forceinline__ bool edge_ok(const Union& U, long long q, int nw, lon
 }
 
 // Candidates of level l (all lanes return the count; with `store` they are written to buf[l]).
+// base >= 0: scan that parent's row ([lo_off, hi_off) of it when hi_off >= 0); -2: scan the query vertex's
+// candidate list ([lo_off, hi_off)), every parent checked by binary search; -1: choose here.
 // With `emit`, each lane with a candidate writes a whole match row at out[(at + rank) * k + ...].
 __device__ long long gen(int l, int p, const long long* M, long long i, int nw, int ods, int base, long long lo_off,
                          long long hi_off, const Tables& T, const Union& U, int* buf, bool store, bool emit,
@@ -43,7 +53,9 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
     const int k = T.k;
     const int tb = (p * k + l) * k;
     const int npl = T.npar[p * k + l];
-    if (base < 0) {  // the shortest parent row
+    const int qv = T.order[p * k + l];
+    const long long nc = U.cptr[qv + 1] - U.cptr[qv];
+    if (base == -1) {  // the shortest parent row, or the candidate list where cheaper
         base = 0;
         long long w0 = M[T.par[tb]];
         long long best = U.ptr[w0 + 1] - U.ptr[w0];
@@ -52,38 +64,50 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
             long long d = U.ptr[w + 1] - U.ptr[w];
             if (d < best) { best = d; base = s; }
         }
+        if (list_cheaper(nc, npl, best)) base = -2;
     }
-    const long long bv = M[T.par[tb + base]];
-    long long lo = U.ptr[bv], hi = U.ptr[bv + 1];
+    const bool by_list = base == -2;
+    const int* src = by_list ? U.cidx : U.idx;
+    long long lo, hi;
+    if (by_list) {
+        lo = U.cptr[qv]; hi = U.cptr[qv + 1];
+    } else {
+        const long long bv = M[T.par[tb + base]];
+        lo = U.ptr[bv]; hi = U.ptr[bv + 1];
+    }
     if (hi_off >= 0) { hi = lo + hi_off; lo = lo + lo_off; }
     // symmetry bounds: rows are sorted, so c > M[low] and c < M[up] are a window of the base row
     // (a level left out of the search, M = -1, bounds nothing: the pair count of gamma_items)
     for (int t = 0; t < T.nlow[p * k + l]; ++t) {
         const long long m = M[T.low[tb + t]];
         if (m < 0) continue;
-        const long long b = binary_lower_bound(U.idx, lo, hi, (int)m + 1);
+        const long long b = binary_lower_bound(src, lo, hi, (int)m + 1);
         lo = b > lo ? b : lo;
     }
     for (int t = 0; t < T.nup[p * k + l]; ++t) {
         const long long m = M[T.up[tb + t]];
         if (m < 0) continue;
-        const long long b = binary_lower_bound(U.idx, lo, hi, (int)m);
+        const long long b = binary_lower_bound(src, lo, hi, (int)m);
         hi = b < hi ? b : hi;
     }
-    const int bel = T.parel[tb + base];
-    const unsigned qbit = 1u << T.order[p * k + l];
+    const int bel = by_list ? -1 : T.parel[tb + base];
+    const unsigned qbit = 1u << qv;
     const int ninj = T.ninj[p * k + l], nanti = T.nanti[p * k + l];
     long long cnt = 0;
     for (long long q0 = lo; q0 < hi; q0 += 32) {
         const long long q = q0 + lane;
         bool ok = q < hi;
         int c = 0;
-        if (ok) {
+        if (ok && by_list) {
+            c = U.cidx[q];
+        } else if (ok) {
             ok = edge_ok(U, q, nw, i) && !(U.el_on && bel >= 0 && U.el[q] != bel);
             if (ok) { c = U.idx[q]; ok = (U.ct[c] & qbit) != 0; }
+        }
+        if (ok) {
             for (int t = 0; ok && t < ninj; ++t) ok = M[T.inj[tb + t]] != c;
             for (int t = 0; ok && t < npl; ++t) {
-                if (t == base) continue;
+                if (t == base) continue;  // (never skips in list mode: base is -2)
                 const long long w = M[T.par[tb + t]];
                 const long long pos = binary_find(U.idx, U.ptr[w], U.ptr[w + 1], c);
                 ok = pos >= 0 && edge_ok(U, pos, nw, i) &&
@@ -135,6 +159,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                                        const int* indep, int k,
                                        const long long* uptr, const int* uidx, const signed char* ust,
                                        const int* uod, const long long* uel, int el_on, const unsigned* ct,
+                                       const long long* cptr, const int* cidx,
                                        int* bufs, long long maxdeg, unsigned long long* next,
                                        unsigned long long* counts, const long long* offsets, long long* out,
                                        int listing) {
@@ -149,7 +174,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     const long long gw = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
     int* buf = bufs + gw * (long long)k * maxdeg;
     const Tables T{order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep, k};
-    const Union U{uptr, uidx, ust, uod, uel, el_on, ct};
+    const Union U{uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx};
     const bool list = listing != 0;
     const int last = k - 1;
     while (true) {

@@ -20,7 +20,7 @@ __all__ = ["count_items", "list_items"]
 
 _UNION = weakref.WeakKeyDictionary()   # UnionGraph -> its device arrays
 _PLANS = weakref.WeakKeyDictionary()   # DeltaPlan -> its device tables
-_CT_KEEP = {}   # the last candidate table copied (one slot: the next query or batch replaces it)
+_CAND = weakref.WeakKeyDictionary()    # Candidates -> device (table, list offsets, lists)
 
 
 def _union(U):
@@ -43,18 +43,18 @@ def _plan(plan):
     return got
 
 
-def _ct(ct):
+def _cand(cand):
     cp = cupy()
-    key = (id(ct), ct.__array_interface__["data"][0], ct.shape[0])
-    got = _CT_KEEP.get(key)
-    if got is None or got[0] is not ct:
-        _CT_KEEP.clear()  # one table at a time: the next query or batch replaces it
-        got = (ct, cp.asarray(ct))
-        _CT_KEEP[key] = got
-    return got[1]
+    got = _CAND.get(cand)
+    if got is None:
+        with oom_guard("copying the candidate table to the GPU"):
+            got = (cp.asarray(cand.ct), cp.asarray(cand.ptr), cp.asarray(cand.idx) if cand.idx.size else
+                   cp.zeros(1, cp.int32))
+        _CAND[cand] = got
+    return got
 
 
-def _run(items, upd, plan, U, ct, counts_only, offsets=None, total=0):
+def _run(items, upd, plan, U, cand, counts_only, offsets=None, total=0):
     cp = cupy()
     nit = items.shape[0]
     k = plan.k
@@ -68,7 +68,7 @@ def _run(items, upd, plan, U, ct, counts_only, offsets=None, total=0):
     with oom_guard("batch-dynamic matching"):
         ptr, idx, st, od, el = _union(U)
         tabs = _plan(plan)
-        d_ct = _ct(ct)
+        d_ct, d_cptr, d_cidx = _cand(cand)
         d_items = cp.asarray(items)
         d_upd = cp.asarray(upd)
         bufs = cp.empty(warps * k * maxdeg, dtype=cp.int32)
@@ -81,26 +81,26 @@ def _run(items, upd, plan, U, ct, counts_only, offsets=None, total=0):
             d_off = cp.asarray(offsets)
             out = cp.empty(max(total, 1) * k, dtype=cp.int64)
         f = kernel_at("la_gpm.dynamic", "gamma", "gamma_items")
-        f((grid,), (block,), (d_items, np.int64(nit), d_upd, *tabs, np.int32(k),
-                             ptr, idx, st, od, el, np.int32(U.elab is not None), d_ct, bufs, np.int64(maxdeg), nxt,
+        f((grid,), (block,), (d_items, np.int64(nit), d_upd, *tabs, np.int32(k), ptr, idx, st, od, el,
+                             np.int32(U.elab is not None), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), nxt,
                              counts, d_off, out, np.int32(0 if counts_only else 1)))
         if counts_only:
             return counts[:nit].get().astype(np.int64)
         return out[:total * k].get().reshape(total, k)
 
 
-def count_items(items, upd, plan, U, ct) -> np.ndarray:
+def count_items(items, upd, plan, U, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item), on the current CUDA device."""
     if items.shape[0] == 0:
         return np.zeros(0, np.int64)
-    return _run(items, upd, plan, U, ct, True)
+    return _run(items, upd, plan, U, cand, True)
 
 
-def list_items(items, upd, plan, U, ct, counts) -> np.ndarray:
+def list_items(items, upd, plan, U, cand, counts) -> np.ndarray:
     """The matches, each item's rows at its prefix-sum offset (the same rows as the cpu engine)."""
     total = int(counts.sum())
     if total == 0:
         return np.zeros((0, plan.k), np.int64)
     offsets = np.zeros(items.shape[0], dtype=np.int64)
     np.cumsum(counts[:-1], out=offsets[1:])
-    return _run(items, upd, plan, U, ct, False, offsets, total)
+    return _run(items, upd, plan, U, cand, False, offsets, total)

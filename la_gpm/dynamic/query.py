@@ -41,6 +41,9 @@ from ..patterns import Pattern
 __all__ = ["DeltaPlan", "compile_delta_plan", "candidate_sizes", "MAX_DYNAMIC_VERTICES"]
 
 MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex (uint32)
+# fields of DeltaPlan.packed(), in the order of DeltaPlan.tables()
+(F_ORDER, F_NPAR, F_PAR, F_PAREL, F_NANTI, F_ANTI, F_NINJ, F_INJ, F_NLOW, F_LOW, F_NUP, F_UP, F_INDEP) = range(13)
+N_FIELDS = 13
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,6 +68,20 @@ class DeltaPlan:
     indep: np.ndarray      # (P,) 1 where the last level does not depend on the one before (see cpu.py)
     induced: bool
     symmetry: bool
+
+    def packed(self) -> np.ndarray:
+        """The tables in one int32 array ``T[field, p, l, s]`` (fields F_ORDER ... F_INDEP; 2-D tables in
+        slot 0, ``indep`` at level 0): the numba kernels take one array instead of thirteen (each array
+        argument of a call costs reference counting: 3x on the search loop, measured)."""
+        P, k = self.order.shape
+        T = np.zeros((N_FIELDS, P, k, k), np.int32)
+        for f, a in enumerate(self.tables()[:12]):
+            if a.ndim == 2:
+                T[f, :, :, 0] = a
+            else:
+                T[f] = a
+        T[F_INDEP, :, 0, 0] = self.indep
+        return T
 
     def tables(self):
         return (self.order, self.npar, self.par, self.parel, self.nanti, self.anti, self.ninj, self.inj,
