@@ -24,7 +24,7 @@ from ..config import config
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
                     F_UP)
 
-__all__ = ["count_items", "list_items", "list_cheaper"]
+__all__ = ["count_items", "list_items", "list_cheaper", "build_items"]
 
 
 @nb.njit(cache=True, inline="always")
@@ -250,6 +250,68 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
     return total
 
 
+@nb.njit(cache=True)
+def _items(upd, ustate, uel, ct, csize, uptr, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
+    """Work items (j, p, base, lo, hi, side) of every update and start pair (count pass: ``fill`` False)."""
+    n = 0
+    for j in range(upd.shape[0]):
+        x = upd[j, 0]
+        y = upd[j, 1]
+        cx = ct[x]
+        cy = ct[y]
+        for p in range(pairs.shape[0]):
+            if not ((cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1)):
+                continue
+            if pair_el[p] >= 0 and uel[j] != pair_el[p]:
+                continue
+            pc = pair_cond[p]  # symmetry breaking on the start pair itself
+            if (pc == 1 and x > y) or (pc == 2 and x < y):
+                continue
+            side = ustate[j] if pair_edge[p] == 1 else 3 - ustate[j]
+            slot = 0
+            L = 0
+            if k > 2:  # level 2: the shorter parent row of x and y, or its candidate list where cheaper
+                npar2 = T[F_NPAR, p, 2, 0]
+                lx = uptr[x + 1] - uptr[x]
+                ly = uptr[y + 1] - uptr[y]
+                L = lx if T[F_PAR, p, 2, 0] == 0 else ly
+                if npar2 == 2:
+                    L1 = lx if T[F_PAR, p, 2, 1] == 0 else ly
+                    if L1 < L:
+                        L = L1
+                        slot = 1
+                nc = csize[T[F_ORDER, p, 2, 0]]
+                if list_cheaper(nc, npar2, L):
+                    slot = -2
+                    L = nc
+            pieces = max(1, (L + split - 1) // split)
+            for t in range(pieces):
+                if fill:
+                    out[n, 0] = j
+                    out[n, 1] = p
+                    out[n, 2] = slot
+                    out[n, 3] = t * split
+                    out[n, 4] = min(L, (t + 1) * split)
+                    out[n, 5] = side
+                n += 1
+    return n
+
+
+def build_items(plan, upd, ustate, uel, cand, uptr, split):
+    """Work items ``(j, p, base, lo, hi, side)`` of both sides, heaviest first.
+
+    Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
+    positives, a delete negatives) and the other side when p is a query non-edge (induced); a hub's
+    level-2 scan is split into pieces of ``split`` positions."""
+    args = (upd, ustate.astype(np.int64), uel, cand.ct, np.diff(cand.ptr), uptr, plan.packed,
+            plan.pairs.astype(np.int64), plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, int(split))
+    n = _items(*args, np.zeros((1, 6), np.int64), False)
+    items = np.empty((n, 6), np.int64)
+    _items(*args, items, True)
+    cost = items[:, 4] - items[:, 3]
+    return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
+
+
 def _drive_impl(items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, nchunks, counts, offsets,
                 out, listing):
     nit = items.shape[0]
@@ -278,7 +340,7 @@ def _args(items, upd, plan, U, cand):
     el_on = U.elab is not None
     uel = U.elab if el_on else np.zeros(1, np.int64)
     maxdeg = int(np.diff(U.ptr).max()) if U.n else 0  # a level scans a list only where it is shorter than a row
-    return (items, upd, plan.packed(), U.ptr, U.idx, U.state, U.order, uel, el_on, cand.ct, cand.ptr, cand.idx,
+    return (items, upd, plan.packed, U.ptr, U.idx, U.state, U.order, uel, el_on, cand.ct, cand.ptr, cand.idx,
             plan.k, maxdeg)
 
 

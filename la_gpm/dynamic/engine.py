@@ -96,62 +96,6 @@ def _update_table(batch: Batch, U: UnionGraph):
     return np.ascontiguousarray(upd), state, el
 
 
-def make_items(plan, upd, ustate, uel, cand, uptr, split):
-    """Work items ``(j, p, base slot, lo, hi, side)`` of both sides, heaviest first (see :mod:`.cpu`).
-
-    Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
-    positives, a delete negatives) and the other side when p is a query non-edge (induced)."""
-    nu = upd.shape[0]
-    P = plan.pairs.shape[0]
-    out = []
-    deg = np.diff(uptr)
-    block = max(1, (1 << 20) // P)
-    for j0 in range(0, nu, block):
-        j1 = min(nu, j0 + block)
-        J = np.repeat(np.arange(j0, j1, dtype=np.int64), P)
-        p = np.tile(np.arange(P, dtype=np.int64), j1 - j0)
-        st = ustate[J].astype(np.int64)
-        side = np.where(plan.pair_edge[p] == 1, st, 3 - st)
-        x, y = upd[J, 0], upd[J, 1]
-        ct = cand.ct
-        ok = (((ct[x] >> plan.pairs[p, 0].astype(np.uint32)) & (ct[y] >> plan.pairs[p, 1].astype(np.uint32)))
-              & np.uint32(1)).astype(bool)
-        pel = plan.pair_el[p]
-        ok &= (pel < 0) | (uel[J] == pel)
-        pc = plan.pair_cond[p]  # symmetry breaking on the start pair itself
-        ok &= (pc == 0) | ((pc == 1) & (x < y)) | ((pc == 2) & (x > y))
-        J, p, side, x, y = J[ok], p[ok], side[ok], x[ok], y[ok]
-        if J.size == 0:
-            continue
-        if plan.k == 2:
-            z = np.zeros(J.size, np.int64)
-            out.append(np.stack([J, p, z, z, z, side], axis=1))
-            continue
-        dx, dy = deg[x], deg[y]
-        lev0, lev1 = plan.par[p, 2, 0], plan.par[p, 2, 1]
-        len0 = np.where(lev0 == 0, dx, dy)
-        len1 = np.where(lev1 == 0, dx, dy)
-        slot = np.where((plan.npar[p, 2] == 2) & (len1 < len0), 1, 0)
-        L = np.where(slot == 1, len1, len0)
-        nc = cand.sizes[plan.order[p, 2]]   # level 2's candidate list, where cheaper than the base row
-        npar2 = plan.npar[p, 2]
-        lg = np.maximum(1, np.ceil(np.log2(np.maximum(L, 2))).astype(np.int64))
-        by_list = nc * npar2 * lg < L
-        slot = np.where(by_list, -2, slot)
-        L = np.where(by_list, nc, L)
-        pieces = np.maximum(1, -(-L // split))
-        rep = np.repeat(np.arange(J.size), pieces)
-        first = np.repeat(np.cumsum(pieces) - pieces, pieces)
-        lo = (np.arange(rep.size) - first) * split
-        hi = np.minimum(lo + split, L[rep])
-        out.append(np.stack([J[rep], p[rep], slot[rep], lo, hi, side[rep]], axis=1))
-    if not out:
-        return np.zeros((0, 6), np.int64)
-    items = np.concatenate(out).astype(np.int64)
-    cost = items[:, 4] - items[:, 3]
-    return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
-
-
 def _total(counts: np.ndarray) -> int:
     if counts.size == 0:
         return 0
@@ -205,7 +149,7 @@ def _unique_rows(P, rows):
 def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
     t = time.perf_counter()
     cand = Candidates(ct, P.k)
-    items = make_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
+    items = cpu.build_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
     t_items = time.perf_counter() - t
     pos, neg, prow, nrow = engine.run(items, upd, plan, U, cand, listing, progress)
     aut = P.automorphism_count

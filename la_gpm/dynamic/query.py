@@ -31,6 +31,7 @@ together).  Counts then come |Aut| times cheaper; embeddings = that × |Aut|.
 from __future__ import annotations
 
 from collections import Counter
+from functools import cached_property
 from dataclasses import dataclass
 
 import numpy as np
@@ -69,6 +70,7 @@ class DeltaPlan:
     induced: bool
     symmetry: bool
 
+    @cached_property
     def packed(self) -> np.ndarray:
         """The tables in one int32 array ``T[field, p, l, s]`` (fields F_ORDER ... F_INDEP; 2-D tables in
         slot 0, ``indep`` at level 0): the numba kernels take one array instead of thirteen (each array

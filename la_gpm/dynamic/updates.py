@@ -253,15 +253,15 @@ def _internal(G: Graph, orig: np.ndarray):
     return out
 
 
-def _canonical(a: np.ndarray):
-    """Sorted unique (min, max) pairs of the (m, 2+) array; the row of each pair's first occurrence."""
+def _canonical(a: np.ndarray, n: int):
+    """Sorted unique (min, max) pairs of the (m, 2+) array (ids < n); the row of each pair's first
+    occurrence (one 1-D sort of the keys min * n + max)."""
     if a.shape[0] == 0:
         return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)
     lo = np.minimum(a[:, 0], a[:, 1])
     hi = np.maximum(a[:, 0], a[:, 1])
-    key = np.stack([lo, hi], axis=1)
-    uniq, first = np.unique(key, axis=0, return_index=True)
-    return uniq.astype(np.int64), first
+    keys, first = np.unique(lo * n + hi, return_index=True)
+    return np.stack([keys // n, keys % n], axis=1).astype(np.int64), first
 
 
 def _strict_fail(what: str, n: int, example, fix: str):
@@ -343,8 +343,8 @@ def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool =
     stats["new_vertices"] = int(new_ids.size)
     n_after = G.n + int(new_ids.size)
 
-    ins, ifirst = _canonical(iint)
-    dele, _ = _canonical(dint)
+    ins, ifirst = _canonical(iint, n_after)
+    dele, _ = _canonical(dint, n_after)
     stats["ignored_duplicates"] = int(iint.shape[0] - ins.shape[0] + dint.shape[0] - dele.shape[0])
     if strict and stats["ignored_duplicates"]:
         _strict_fail("repeated pairs", stats["ignored_duplicates"], "a pair given twice", "give each pair once")
