@@ -31,7 +31,7 @@ PY
   done
 fi
 if [ "$what" = bench ] || [ "$what" = all ]; then
-  timeout 420 python3 benchmarks/bench_dynamic.py --gpu "$@" 2>&1 | tail -40
+  timeout 540 python3 benchmarks/bench_dynamic.py --gpu "$@" 2>&1 | tail -60
   cp benchmarks/results/dynamic_*gpu*.json "$OUT"/ 2>/dev/null
 fi
 exit $rc

@@ -10,3 +10,4 @@ else
   export PYTHONPATH=$PWD
 fi
 [ -d .shared_holdout ] && export LA_GPM_SHARED_HOLDOUT=$PWD/.shared_holdout
+[ -d .peers/RapidFlow ] && export RAPIDFLOW_SRC=$PWD/.peers/RapidFlow

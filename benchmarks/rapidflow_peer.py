@@ -2,8 +2,8 @@
 
     python benchmarks/rapidflow_peer.py --selftest      # build if needed, check its counts vs networkx
 
-Built from the read-only source ``/work/shared/peers/RapidFlow`` (env RAPIDFLOW_SRC) into
-``/tmp/rapidflow_build`` (env RAPIDFLOW_BUILD), outside the repository:
+Built from the read-only source ``../shared/peers/RapidFlow`` beside the checkout (env RAPIDFLOW_SRC)
+into ``rapidflow_build`` in the system temporary folder (env RAPIDFLOW_BUILD), outside the repository:
 ``cmake -S SRC -B BUILD -DCMAKE_BUILD_TYPE=Release && make -C BUILD -j2``; binary
 ``BUILD/streaming/RapidFlow.out -d DATA -q QUERY -u STREAM -num MAX -time_limit S``.
 
@@ -47,8 +47,9 @@ import subprocess
 import time
 from pathlib import Path
 
-SRC = Path(os.environ.get("RAPIDFLOW_SRC", "/work/shared/peers/RapidFlow"))
-BUILD = Path(os.environ.get("RAPIDFLOW_BUILD", "/tmp/rapidflow_build"))
+# the shared peers folder beside the checkout (../shared/peers), or a carried copy named by RAPIDFLOW_SRC
+SRC = Path(os.environ.get("RAPIDFLOW_SRC") or Path(__file__).resolve().parents[2] / "shared" / "peers" / "RapidFlow")
+BUILD = Path(os.environ.get("RAPIDFLOW_BUILD") or Path(tempfile.gettempdir()) / "rapidflow_build")
 
 
 def binary(build_dir=None) -> Path:
