@@ -392,3 +392,10 @@ def test_dynamic_graph_stream_equals_brute_force(case, other, seed):
     fresh = NLFState(cur.indptr, cur.indices, cur.vertex_labels, D.queries)
     for a, b in zip(fresh.ct, D._nlf.ct):
         assert np.array_equal(a, b)
+
+
+def test_auto_backend_runs_on_the_cpu():
+    G, Q = _fig1()
+    assert la_gpm.match_delta(G, Q, insert=[(0, 2)], backend="auto").stats["backend"] == "cpu"
+    with la_gpm.config.set(backend="auto"):
+        assert la_gpm.DynamicGraph(G, [Q]).apply(insert=[(0, 2)])[0].stats["backend"] == "cpu"
