@@ -13,7 +13,6 @@ each found exactly once from its lowest-order updated pair (notes/001_gamma.md Â
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -32,27 +31,39 @@ __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
 COUNT_KINDS = ("embeddings", "unique")
 
 
-@dataclass
 class MatchDelta:
     """What one batch did to the matches of one query.
 
     Attributes
     ----------
     positive, negative : exact Python ints (matches created / destroyed by the batch)
-    graph : the graph after the batch (a new :class:`la_gpm.Graph`)
+    graph : the graph after the batch (a new :class:`la_gpm.Graph`; from :func:`match_delta` it is built
+        on first access, one pass over the batch's union graph)
     stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds)
     positive_matches, negative_matches : with ``listing=True``, int64 arrays (rows, |V(Q)|):
         column u holds the data vertex (original id, ``graph.ids``) matched to query vertex u
     count, induced : what was counted
     """
-    positive: int
-    negative: int
-    graph: object
-    stats: dict = field(default_factory=dict)
-    positive_matches: np.ndarray | None = None
-    negative_matches: np.ndarray | None = None
-    count: str = "embeddings"
-    induced: bool = False
+
+    __slots__ = ("positive", "negative", "_graph", "stats", "positive_matches", "negative_matches", "count",
+                 "induced")
+
+    def __init__(self, positive, negative, graph, stats=None, positive_matches=None, negative_matches=None,
+                 count="embeddings", induced=False):
+        self.positive = positive
+        self.negative = negative
+        self._graph = graph            # a Graph, or a function that builds it
+        self.stats = {} if stats is None else stats
+        self.positive_matches = positive_matches
+        self.negative_matches = negative_matches
+        self.count = count
+        self.induced = induced
+
+    @property
+    def graph(self):
+        if callable(self._graph):
+            self._graph = self._graph()
+        return self._graph
 
     @property
     def net(self) -> int:
@@ -61,7 +72,7 @@ class MatchDelta:
 
     def __repr__(self):
         return (f"MatchDelta(positive={self.positive}, negative={self.negative}, count={self.count!r}, "
-                f"induced={self.induced}, graph={self.graph!r})")
+                f"induced={self.induced})")
 
 
 def _check_query(G, P, induced):
@@ -270,11 +281,8 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     ids = _ids_after(G, batch)
     pos, neg, lists, st2 = _delta(P, plan, _Engine(b), batch, U, upd, ustate, uel, cts[0], count=count,
                                   induced=bool(induced), listing=listing, progress=progress, ids=ids)
-    t = time.perf_counter()
-    G2 = after_graph(G, batch, U)
-    stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, after_graph_s=time.perf_counter() - t,
-                 seconds=time.perf_counter() - t0)
-    return MatchDelta(pos, neg, G2, stats, lists[0], lists[1], count, bool(induced))
+    stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, seconds=time.perf_counter() - t0)
+    return MatchDelta(pos, neg, lambda: after_graph(G, batch, U), stats, lists[0], lists[1], count, bool(induced))
 
 
 class DynamicGraph:
