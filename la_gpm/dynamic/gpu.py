@@ -23,35 +23,31 @@ _PLANS = weakref.WeakKeyDictionary()   # DeltaPlan -> its device tables
 _CAND = weakref.WeakKeyDictionary()    # Candidates -> device (table, list offsets, lists)
 
 
-def _union(U):
-    cp = cupy()
-    got = _UNION.get(U)
+def _on_device(store, owner, arrays, what):
+    """The device copies of ``arrays()`` (host arrays of ``owner``), made once per owner object."""
+    got = store.get(owner)
     if got is None:
-        with oom_guard("copying the batch's union graph to the GPU"):
-            el = U.elab if U.elab is not None else np.zeros(1, np.int64)
-            got = tuple(cp.asarray(a) for a in (U.ptr, U.idx, U.state, U.order, el))
-        _UNION[U] = got
+        cp = cupy()
+        with oom_guard(what):
+            got = tuple(cp.asarray(a) for a in arrays())
+        store[owner] = got
     return got
+
+
+def _union(U):
+    el = U.elab if U.elab is not None else np.zeros(1, np.int64)
+    return _on_device(_UNION, U, lambda: (U.ptr, U.idx, U.state, U.order, el),
+                      "copying the batch's union graph to the GPU")
 
 
 def _plan(plan):
-    cp = cupy()
-    got = _PLANS.get(plan)
-    if got is None:
-        got = tuple(cp.asarray(np.ascontiguousarray(a, dtype=np.int32)) for a in plan.tables())
-        _PLANS[plan] = got
-    return got
+    return _on_device(_PLANS, plan, lambda: (np.ascontiguousarray(a, dtype=np.int32) for a in plan.tables()),
+                      "copying the query plan to the GPU")
 
 
 def _cand(cand):
-    cp = cupy()
-    got = _CAND.get(cand)
-    if got is None:
-        with oom_guard("copying the candidate table to the GPU"):
-            got = (cp.asarray(cand.ct), cp.asarray(cand.ptr), cp.asarray(cand.idx) if cand.idx.size else
-                   cp.zeros(1, cp.int32))
-        _CAND[cand] = got
-    return got
+    idx = cand.idx if cand.idx.size else np.zeros(1, np.int32)
+    return _on_device(_CAND, cand, lambda: (cand.ct, cand.ptr, idx), "copying the candidate table to the GPU")
 
 
 def _run(items, upd, plan, U, cand, counts_only, offsets=None, total=0):
