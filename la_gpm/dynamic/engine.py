@@ -149,36 +149,19 @@ class _Engine:
         return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
 
-def _unique_rows(P, rows):
-    """One row per subgraph: keep the embedding that satisfies the symmetry conditions f(a) < f(b)."""
-    keep = np.ones(rows.shape[0], dtype=bool)
-    for a, b in P.symmetry_conditions:
-        keep &= rows[:, a] < rows[:, b]
-    return rows[keep]
-
-
 def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
     t = time.perf_counter()
     cand = Candidates(ct, P.k)
     items = cpu.build_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
     t_items = time.perf_counter() - t
     pos, neg, prow, nrow = engine.run(items, upd, plan, U, cand, listing, progress)
-    aut = P.automorphism_count
-    if plan.symmetry:      # one embedding per subgraph was counted
-        if count == "embeddings":
-            pos *= aut
-            neg *= aut
-    elif count == "unique":
-        if pos % aut or neg % aut:
-            raise AssertionError(f"embedding counts {pos}, {neg} are not multiples of |Aut(Q)| = {aut}")
-        pos //= aut
-        neg //= aut
+    if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
+        pos *= P.automorphism_count
+        neg *= P.automorphism_count
+    # (without symmetry breaking, only to list every embedding: count is "embeddings" then, _use_symmetry)
     lists = [None, None]
     if listing:
-        for t2, rows in enumerate((prow, nrow)):
-            if count == "unique" and not plan.symmetry:
-                rows = _unique_rows(P, rows)
-            lists[t2] = ids[rows] if ids is not None else rows
+        lists = [rows if ids is None else ids[rows] for rows in (prow, nrow)]
     side = items[:, 5]
     return pos, neg, lists, {"items": {"positive": int((side == INSERTED).sum()),
                                        "negative": int((side == DELETED).sum())},
