@@ -2,13 +2,14 @@
 
 A work item ``(j, p, base, lo, hi, side)`` maps start pair p of the plan onto update j
 (``M[0], M[1] = update j``) and searches the rest of the query depth first.  Level 2 reads
-positions ``[lo, hi)`` of the row of its base parent (item splitting: a hub update becomes
-several items), deeper levels read the shortest parent row and check the other parents by
-binary search.  ``side`` is the state searched: INSERTED (positive matches) or DELETED
-(negative), so one pass (one kernel launch) serves both sides.  The exactly-once rule of GAMMA (Guo et al.'s total order): working on update i,
-an arc may be used for a query edge only if it is kept or has the searched side's state with
-order id > i, and a query non-edge (induced) may land on a pair only if it is not an arc or is
-an arc of the other side's state with order id > i.  The last level is counted, not stored,
+positions ``[lo, hi)`` of its base parent's row or of its candidate list (item splitting: a hub
+update becomes several items); deeper levels read the shortest parent row (or the candidate list
+where cheaper) and check the other parents by binary search.  ``side`` is the state searched:
+INSERTED (positive matches) or DELETED (negative), so one pass (one kernel launch) serves both
+sides.  The exactly-once rule of GAMMA (Guo et al.'s total order): working on update i, an arc may
+be used for a query edge only if it is kept or has the searched side's state with order id > i,
+and a query non-edge (induced) may land on a pair only if it is not an arc or is an arc of the
+other side's state with order id > i.  The last level is counted, not stored,
 unless the matches are listed (a second pass writes each item's rows at its prefix-sum offset).
 
 The CUDA kernel ``gamma.cu`` runs the same items with one warp each; both read the same tables.

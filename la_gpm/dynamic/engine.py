@@ -24,7 +24,8 @@ from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
 from .query import candidate_sizes, compile_delta_plan
-from .updates import DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, normalise, union_graph
+from .updates import (DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, ids_after, normalise,
+                      union_graph)
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
 
@@ -149,7 +150,7 @@ class _Engine:
         return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
 
-def _delta(P, plan, engine, batch, U, upd, ustate, uel, ct, *, count, induced, listing, progress, ids):
+def _delta(P, plan, engine, U, upd, ustate, uel, ct, *, count, listing, progress, ids):
     t = time.perf_counter()
     cand = Candidates(ct, P.k)
     items = cpu.build_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
@@ -177,12 +178,6 @@ def _prepare(G, batch, nlf):
     t_filter = time.perf_counter() - t
     upd, ustate, uel = _update_table(batch, U)
     return U, cts, upd, ustate, uel, {"union_s": t_union, "filter_s": t_filter}
-
-
-def _ids_after(G, batch):
-    if G._ids is None and (batch.new_ids.size == 0 or np.array_equal(batch.new_ids, np.arange(G.n, batch.n_after))):
-        return None
-    return np.concatenate([G.ids, batch.new_ids])
 
 
 def _resolve(backend):
@@ -261,9 +256,9 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     batch = normalise(G, insert, delete, labels=labels, strict=strict)
     t_norm = time.perf_counter() - t0
     U, cts, upd, ustate, uel, st = _prepare(G, batch, nlf)
-    ids = _ids_after(G, batch)
-    pos, neg, lists, st2 = _delta(P, plan, _Engine(b), batch, U, upd, ustate, uel, cts[0], count=count,
-                                  induced=bool(induced), listing=listing, progress=progress, ids=ids)
+    ids = ids_after(G, batch)
+    pos, neg, lists, st2 = _delta(P, plan, _Engine(b), U, upd, ustate, uel, cts[0], count=count, listing=listing,
+                                  progress=progress, ids=ids)
     stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, seconds=time.perf_counter() - t0)
     return MatchDelta(pos, neg, lambda: after_graph(G, batch, U), stats, lists[0], lists[1], count, bool(induced))
 
@@ -334,7 +329,7 @@ class DynamicGraph:
         batch = normalise(G, insert, delete, labels=labels, strict=strict)
         t_norm = time.perf_counter() - t0
         U, cts, upd, ustate, uel, st = _prepare(G, batch, self._nlf)
-        ids = _ids_after(G, batch)
+        ids = ids_after(G, batch)
         G2 = after_graph(G, batch, U)
         out = []
         sym = _use_symmetry(self._count, listing)
@@ -343,8 +338,8 @@ class DynamicGraph:
             if plan is None:
                 plan = self._plans[(q, sym)] = compile_delta_plan(
                     P, induced=self._induced, candidates=candidate_sizes(ct, P.k), symmetry=sym)
-            pos, neg, lists, st2 = _delta(P, plan, self._engine, batch, U, upd, ustate, uel, ct, count=self._count,
-                                          induced=self._induced, listing=listing, progress=progress, ids=ids)
+            pos, neg, lists, st2 = _delta(P, plan, self._engine, U, upd, ustate, uel, ct, count=self._count,
+                                          listing=listing, progress=progress, ids=ids)
             out.append(MatchDelta(pos, neg, G2, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st,
                                                      **st2), lists[0], lists[1], self._count, self._induced))
         self._nlf.advance(batch, U.vlab)

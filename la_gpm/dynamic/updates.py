@@ -29,8 +29,8 @@ from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph
 
-__all__ = ["Batch", "UnionGraph", "read_stream", "read_stream_ops", "split_ops", "normalise", "union_graph", "after_graph",
-           "KEPT", "INSERTED", "DELETED", "arc_positions"]
+__all__ = ["Batch", "UnionGraph", "read_stream", "read_stream_ops", "split_ops", "normalise", "union_graph",
+           "after_graph", "KEPT", "INSERTED", "DELETED", "arc_positions", "ids_after"]
 
 KEPT, INSERTED, DELETED = 0, 1, 2
 
@@ -406,6 +406,13 @@ def union_graph(G: Graph, b: Batch) -> UnionGraph:
     if vl is not None and b.new_ids.size:
         vl = np.concatenate([vl, b.new_labels])
     return UnionGraph(uptr, uidx, ust, uod, uel if labeled else None, vl)
+
+
+def ids_after(G: Graph, b: Batch):
+    """Original ids of the graph after the batch (None: the identity, as for most graphs)."""
+    if G._ids is None and (b.new_ids.size == 0 or np.array_equal(b.new_ids, np.arange(G.n, b.n_after))):
+        return None
+    return np.concatenate([G.ids, b.new_ids])
 
 
 def after_graph(G: Graph, b: Batch, U: UnionGraph) -> Graph:
