@@ -53,11 +53,17 @@ def available_backends() -> list[str]:
     return out
 
 
-def resolve_backend(backend: str | None, supported=("cpu", "graphblas", "gpu"), what: str = "this call") -> str:
-    """The concrete backend for a call; raises BackendUnavailable with the reason."""
+def resolve_backend(backend: str | None, supported=("cpu", "graphblas", "gpu"), what: str = "this call",
+                    auto: str | None = None) -> str:
+    """The concrete backend for a call; raises BackendUnavailable with the reason.
+
+    ``auto``: what ``"auto"`` means for this algorithm when its measurements say so (e.g. ``"cpu"``);
+    by default the GPU when one is visible and supported, else the CPU."""
     b = config.backend if backend is None else backend
     if b not in BACKENDS:
         raise InvalidArgument(f"backend must be one of {BACKENDS}; got {b!r}")
+    if b == "auto" and auto is not None:
+        return auto
     if b == "auto":
         if "gpu" in supported and gpu_status() is None:
             return "gpu"

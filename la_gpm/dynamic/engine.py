@@ -23,7 +23,7 @@ from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
 from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
-from .query import candidate_sizes, compile_delta_plan
+from .query import compile_delta_plan
 from .updates import (DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, ids_after, normalise,
                       union_graph)
 
@@ -181,11 +181,10 @@ def _prepare(G, batch, nlf):
 
 
 def _resolve(backend):
-    """``auto`` runs on the CPU: measured (docs/dynamic.md), the GPU path wins on heavy queries (0.63 s
+    """``auto`` means the CPU here: measured (docs/dynamic.md), the GPU path wins on heavy queries (0.63 s
     against 10.6 s on 16 cores) but loses on light ones to its fixed host work; ask for ``"gpu"``."""
-    if (config.backend if backend is None else backend) == "auto":
-        return "cpu"
-    return resolve_backend(backend, supported=("cpu", "gpu"), what="batch-dynamic matching (match_delta)")
+    return resolve_backend(backend, supported=("cpu", "gpu"), what="batch-dynamic matching (match_delta)",
+                           auto="cpu")
 
 
 def _use_symmetry(count, listing):
@@ -252,7 +251,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
     sym = _use_symmetry(count, listing)
     plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
-        P, induced=bool(induced), candidates=candidate_sizes(nlf.ct[0], P.k), symmetry=sym))
+        P, induced=bool(induced), candidates=Candidates(nlf.ct[0], P.k).sizes, symmetry=sym))
     batch = normalise(G, insert, delete, labels=labels, strict=strict)
     t_norm = time.perf_counter() - t0
     U, cts, upd, ustate, uel, st = _prepare(G, batch, nlf)
@@ -337,7 +336,7 @@ class DynamicGraph:
             plan = self._plans.get((q, sym))
             if plan is None:
                 plan = self._plans[(q, sym)] = compile_delta_plan(
-                    P, induced=self._induced, candidates=candidate_sizes(ct, P.k), symmetry=sym)
+                    P, induced=self._induced, candidates=Candidates(ct, P.k).sizes, symmetry=sym)
             pos, neg, lists, st2 = _delta(P, plan, self._engine, U, upd, ustate, uel, ct, count=self._count,
                                           listing=listing, progress=progress, ids=ids)
             out.append(MatchDelta(pos, neg, G2, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st,

@@ -39,7 +39,7 @@ import numpy as np
 from ..exceptions import InvalidPattern, PatternTooLarge
 from ..patterns import Pattern
 
-__all__ = ["DeltaPlan", "compile_delta_plan", "candidate_sizes", "MAX_DYNAMIC_VERTICES"]
+__all__ = ["DeltaPlan", "compile_delta_plan", "MAX_DYNAMIC_VERTICES"]
 
 MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex (uint32)
 # fields of DeltaPlan.packed(), in the order of DeltaPlan.tables()
@@ -195,11 +195,6 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                 indep[p] = 1
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
                      nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry))
-
-
-def candidate_sizes(ct: np.ndarray, k: int) -> np.ndarray:
-    """Per query vertex, how many data vertices its candidate-table bit admits."""
-    return np.array([int(np.count_nonzero(ct & np.uint32(1 << u))) for u in range(k)], np.int64)
 
 
 def query_label_table(P: Pattern, columns: dict) -> np.ndarray:

@@ -24,7 +24,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from ..backends.cpu.sorted_ops import lower_bound
+from ..backends.cpu.sorted_ops import adjacent, lower_bound
 from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph
@@ -162,14 +162,11 @@ def _pairs(obj, what: str) -> np.ndarray:
 
 @nb.njit(cache=True)
 def _has_edges(ptr, idx, x, y):
+    """x[t] ~ y[t] in G (pairs naming a vertex G does not have yet: False)."""
     n = ptr.shape[0] - 1
     out = np.zeros(x.shape[0], dtype=np.bool_)
     for t in range(x.shape[0]):
-        u, v = x[t], y[t]
-        if u < n and v < n:
-            lo, hi = ptr[u], ptr[u + 1]
-            p = lower_bound(idx, lo, hi, v)
-            out[t] = p < hi and idx[p] == v
+        out[t] = x[t] < n and y[t] < n and adjacent(ptr, idx, x[t], y[t])
     return out
 
 
