@@ -79,7 +79,7 @@ def sweep(scales, settings, name, title):
     profiled run (seconds per stage) each, counts checked equal across the settings."""
     from harness import timeit
 
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     rows = []
     payload = {"benchmark": title, "machine": machine(), "versions": versions(), "rows": rows}
     defaults = {k: getattr(gc, k) for st in settings for k in st}

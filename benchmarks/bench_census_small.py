@@ -6,7 +6,7 @@
 For karate, citeseer, email-Eu-core and R-MAT 16 (Graph500 initiator, seed 1), k = 3, 4, 5 (the default
 method; R-MAT 16's 5-census is left out: 265 s on the GPU, census5_rmat16_gpu.json):
 
-* ``la_gpm.census`` on the GPU and on the CPU backend (all cores), counts checked equal (and citeseer
+* ``la_gpm.motifs`` on the GPU and on the CPU backend (all cores), counts checked equal (and citeseer
   against the published counts of tests/known.py) before timing;
 * the same counts without the result frame (``motifs._census_gpu`` / the CPU closed form, hybrid or
   enumeration), and the frame alone (``motifs._frame``);
@@ -14,7 +14,7 @@ method; R-MAT 16's 5-census is left out: 265 s on the GPU, census5_rmat16_gpu.js
   ``SMALL_SHARED_BYTES = 0``: the code path before census_small) and census_small's kernel alone (CUDA
   events); on the CPU the k = 4 totals kernel on the calling thread against the thread pool;
 * floors: an empty CuPy kernel launch + synchronize, the same + an 8-byte device-to-host copy, a bare
-  synchronize, and ``la_gpm.census`` on a 3-vertex graph (the Python path with nothing to count).
+  synchronize, and ``la_gpm.motifs`` on a 3-vertex graph (the Python path with nothing to count).
 
 Medians of many runs after warm-up, the device synchronised around each GPU run (benchmarks/harness.py).
 """
@@ -36,8 +36,8 @@ from harness import check, machine, timeit, versions, write  # noqa: E402
 import numpy as np  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms import motifs as M  # noqa: E402
-from la_gpm.algorithms.motifs import census  # noqa: E402
+from la_gpm.motifs import driver as M  # noqa: E402
+from la_gpm.motifs.driver import census  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or ROOT.parents[1] / "shared" / "data")
 COPY_BW = 2.89e12
@@ -88,14 +88,14 @@ def gpu_floors(cp):
 
 def small_kernel_seconds(G, k, cp):
     """Device time of census_small alone (CUDA events around the launch), median of 51."""
-    from la_gpm.backends.gpu import census as gc
-    from la_gpm.backends.gpu import kernel, sm_count
+    from la_gpm.motifs import gpu as gc
+    from la_gpm.device import kernel, sm_count
     shape = gc.small_shape(G, k)
     if shape is None or not G.m:
         return None
     wpb, shm = shape
     ptr, idx, _, _ = gc._device_desc(G)
-    kern = kernel("census", "census_small")
+    kern = kernel("la_gpm.motifs", "census", "census_small")
     regs = gc._SMALL_REGS.get(cp.cuda.Device().id, 64)
     threads = wpb * 32
     per_sm = max(1, min(2048 // threads, 65536 // (regs * threads), (227 << 10) // (shm + 1024), 32))
@@ -124,7 +124,7 @@ def main(argv=None):
     cp = None
     if args.gpu:
         import cupy as cp
-        from la_gpm.backends.gpu import census as gc
+        from la_gpm.motifs import gpu as gc
     from tests.known import CITESEER_INDUCED_3, CITESEER_INDUCED_4
     rows = []
     payload = {"benchmark": "census fixed costs on small graphs", "machine": machine(), "versions": versions(),
@@ -173,7 +173,7 @@ def main(argv=None):
                    "frame_seconds": timeit(lambda: M._frame(cls, k, want, True, "x"), repeat=201, warmup=20)[0],
                    "csr_read_floor_seconds": ((G.n + 1) * 8 + G.nnz * 4) / COPY_BW}
             if k == 4:
-                from la_gpm.backends.cpu.motif_kernels import census4_totals, census4_totals_serial
+                from la_gpm.motifs.cpu import census4_totals, census4_totals_serial
                 ptr, idx, _ = M._descending(G)
                 row["cpu_census4_totals_serial_s"] = timeit(lambda: census4_totals_serial(ptr, idx), repeat=rep,
                                                             warmup=1, budget_s=10)[0]

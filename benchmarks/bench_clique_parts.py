@@ -44,8 +44,8 @@ from harness import _sync, check, machine, timeit, versions, write  # noqa: E402
 import numpy as np  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.cliques import clique_count  # noqa: E402
-from la_gpm.backends.partition import clique_weights, rank_range  # noqa: E402
+from la_gpm.kcliques import clique_count  # noqa: E402
+from la_gpm.partition import clique_weights, rank_range  # noqa: E402
 
 
 def _timed(fn):
@@ -67,7 +67,7 @@ def _warm(kmin, kmax, gpu):
 
 
 def spread(a):
-    from la_gpm.backends.gpu.cliques import count_ranks, part_rank_range
+    from la_gpm.kcliques.gpu import count_ranks, part_rank_range
 
     rows = []
     payload = {"benchmark": "k-clique part spread, old (out-degree², arcs unsplit) vs new weights (gpu)",

@@ -23,8 +23,8 @@ from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
 from la_gpm import Pattern  # noqa: E402
-from la_gpm.algorithms.cliques import clique_count  # noqa: E402
-from la_gpm.algorithms.subgraph import plan_for, run_plan  # noqa: E402
+from la_gpm.kcliques import clique_count  # noqa: E402
+from la_gpm.exact.driver import plan_for, run_plan  # noqa: E402
 
 PUBLISHED = {"citeseer": {3: 1166, 4: 255, 5: 46, 6: 4, 7: 0}, "wiki-Vote": {3: 608389, 4: 2077903, 5: 4514137}}
 

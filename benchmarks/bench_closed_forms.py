@@ -18,7 +18,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.subgraph import count_pattern  # noqa: E402
+from la_gpm.exact.driver import count_pattern  # noqa: E402
 
 WIKI_HOUSES = 9_488_779_111  # the GPU trie and dfs engines and the 16-core CPU engine agree (H100 run)
 

@@ -32,8 +32,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms import color_coding as cc  # noqa: E402
-from la_gpm.backends.cpu.cc_kernels import coloring_keys  # noqa: E402
+from la_gpm.color_coding import driver as cc  # noqa: E402
+from la_gpm.color_coding.cpu_kernels import coloring_keys  # noqa: E402
 
 
 def versions():
@@ -111,7 +111,7 @@ def spmm_bytes(G, plan, item):
 def effective_arcs(G, k, keys):
     """Arcs (i, j) whose colours differ under the coloring ``keys``: the rooted kernels gather only
     these (an arc with c_j = c_i adds to no output set)."""
-    col = la_gpm.backends.cpu.cc_kernels.colors_from_keys(keys, G.n, k)
+    col = la_gpm.color_coding.cpu_kernels.colors_from_keys(keys, G.n, k)
     src = np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr))
     return int(np.count_nonzero(col[src] != col[G.indices]))
 
@@ -127,7 +127,7 @@ def rooted_sweep(G, k, ps, repeat, dtype, keys):
     """Every rooted SpMM variant (GpuOps.rooted_variants) for products of sizes ``ps``: seconds,
     honest bandwidth, and the largest relative difference from the gather kernel's output."""
     import cupy as cp
-    from la_gpm.backends.gpu.color_coding import GpuOps
+    from la_gpm.color_coding.gpu import GpuOps
     item = np.dtype(dtype).itemsize
     ops = GpuOps(G, k, np.dtype(dtype), "custom", None)
     colors = ops.colors(keys)
@@ -165,7 +165,7 @@ def rooted_sweep(G, k, ps, repeat, dtype, keys):
 
 def census_bench(G, k, backend, dtype, dev, repeat, ginfo):
     """Seconds per coloring of tree_census's merged plan and of every tree's own plan."""
-    from la_gpm.algorithms.tree_census import plan_census
+    from la_gpm.color_coding.tree_census import plan_census
     cen = plan_census(k, max(G.n, 1), max(G.nnz, 1))
     ops = cc._make_ops(G, backend, np.dtype(dtype), "auto", cen.trees[0], cen.plan)
     runner = cc._Runner(G, cen.trees[0], cen.plan, ops)
@@ -219,7 +219,7 @@ def spmm_bench(G, ops, dev, kps, methods, repeat, dtype):
         try:
             Wp, W = math.comb(k - 1, p - 1), math.comb(k - 1, p)
             Xr = rng.random((G.n, Wp), dtype=np.float64).astype(dtype)
-            col = la_gpm.backends.cpu.cc_kernels.colors_from_keys(coloring_keys(7, 0, 1), G.n, k)
+            col = la_gpm.color_coding.cpu_kernels.colors_from_keys(coloring_keys(7, 0, 1), G.n, k)
             Q = cc.rooted_gather_table(k, p)
             if dev == "gpu":
                 import cupy as cp
@@ -244,7 +244,7 @@ class CpuSpmm:
     """SpMM variants on the host for the column sweep."""
 
     def __init__(self, G, dtype):
-        from la_gpm.algorithms.color_coding import _CpuOps
+        from la_gpm.color_coding.driver import _CpuOps
         self.ops = {m: _CpuOps(G, 3, np.dtype(dtype), m, None) for m in ("numba", "scipy")}
         try:
             from la_gpm.backends import graphblas_status
@@ -397,7 +397,7 @@ def main(argv=None):
         if not a.no_dense_sweep and (a.spmm_scales is None or scale in a.spmm_scales):
             cols = sorted(cols_seen)
             if dev == "gpu":
-                from la_gpm.backends.gpu.color_coding import GpuOps
+                from la_gpm.color_coding.gpu import GpuOps
                 ops = GpuOps(G, 3, np.dtype(a.dtype), "custom", None)
             else:
                 ops = CpuSpmm(G, a.dtype)

@@ -24,7 +24,7 @@ import numpy as np  # noqa: E402
 from harness import machine, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.match import match  # noqa: E402
+from la_gpm.exact.match import match  # noqa: E402
 
 
 def copy_sets(G, name):

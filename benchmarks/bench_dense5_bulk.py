@@ -22,8 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import check, machine, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.motifs import _classes, _nchunks  # noqa: E402
-from la_gpm.backends.cpu.motif_kernels import dense5_hits  # noqa: E402
+from la_gpm.motifs.driver import _classes, _nchunks  # noqa: E402
+from la_gpm.motifs.cpu import dense5_hits  # noqa: E402
 
 NONE = 1 << 40
 

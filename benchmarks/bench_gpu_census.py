@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.motifs import census  # noqa: E402
+from la_gpm.motifs.driver import census  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PEERS = {("citeseer", 4): {"G2Miner": 1.3e-3, "DuMato": 0.13}, ("citeseer", 5): {"DuMato": 0.25},
@@ -109,8 +109,8 @@ def main(argv=None):
                       flush=True)
                 write("census_gpu", payload)
         if label == "R-MAT 16":
-            from la_gpm.backends.gpu.census import census4_inputs
-            from la_gpm.backends.gpu.cliques import clique_count
+            from la_gpm.motifs.gpu import census4_inputs
+            from la_gpm.kcliques.gpu import clique_count
             parts = {"census4_closed kernel (diamonds, 4-cycles, triangles, P4, degree sums)":
                      timeit(lambda: census4_inputs(G), repeat=5, sync=True)[0],
                      "4-cliques (cliques.cu)": timeit(lambda: clique_count(G, 4), repeat=5, sync=True)[0]}
@@ -133,7 +133,7 @@ def main(argv=None):
 
 def variants(makers):
     """Kernel knobs against each other (same counts): the k >= 5 work split and the hub blocks."""
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     out = []
     for label, k, knob, values in (("email-Eu-core", 5, "SPLIT", (0, 1, 4)),
                                    ("citeseer", 6, "SPLIT", (0, 1)),
@@ -158,7 +158,7 @@ def variants(makers):
 
 def _profile(fn):
     """(result, stage seconds) of one call of fn with the GPU hybrid's stage profile on."""
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     gc.PROFILE = {}
     try:
         out = fn()
@@ -171,8 +171,8 @@ def small_input_profile(G, k, method):
     """Where a small census call's time goes: the whole call, the GPU counting function alone (launches,
     allocations, one sync), its stages (device synchronised around each) and the DataFrame / Pattern
     construction."""
-    from la_gpm.algorithms import motifs as M
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import driver as M
+    from la_gpm.motifs import gpu as gc
     cls = M._classes(k)
     counts = [0] * len(cls.keys)
     fn = (lambda: gc.esu_counts(G, k)) if method == "enumerate" else (lambda: gc.closed_form_noninduced(G, k))
@@ -190,8 +190,8 @@ def auto_crossover():
     """GPU hybrid against GPU enumeration (k = 5, medians of up to 3 after a warm-up, counts checked equal)
     on graphs from sparse to near-complete, with the inputs of gpu_prefers_hybrid (connected 4-subsets,
     K2,3 and bowtie copies from the closed forms) and what it picks."""
-    from la_gpm.algorithms import motifs as M
-    from la_gpm.backends.gpu.census import gpu_prefers_hybrid
+    from la_gpm.motifs import driver as M
+    from la_gpm.motifs.gpu import gpu_prefers_hybrid
     rows = []
     payload = {"benchmark": "5-vertex census on the GPU: hybrid vs enumeration (the auto rule's crossover)",
                "machine": machine(), "versions": versions(), "rows": rows}
@@ -225,7 +225,7 @@ def hybrid5_main(args):
     picks the hybrid): GPU hybrid against CPU hybrid on the same machine, counts checked equal."""
     import numba
 
-    from la_gpm.algorithms import motifs as M
+    from la_gpm.motifs import driver as M
     rows = []
     payload = {"benchmark": "motif census k = 4, 5: GPU hybrid vs CPU hybrid", "machine": machine(),
                "versions": versions(), "numba_threads": numba.get_num_threads(), "rows": rows,
@@ -299,7 +299,7 @@ def hybrid5_main(args):
             emit(row)
         if label in ("R-MAT 16", "R-MAT 14", "R-MAT 12"):
             # the hybrid's inputs: how many copies the dense part would list (closed forms, GPU)
-            from la_gpm.backends.gpu.census import closed_form_noninduced, sigma4
+            from la_gpm.motifs.gpu import closed_form_noninduced, sigma4
             t = time.perf_counter()
             N4 = closed_form_noninduced(G, 4)
             connected4 = sum(M._to_induced(M._classes(4).M, N4))

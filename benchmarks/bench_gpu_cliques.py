@@ -20,14 +20,14 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import DATA, _sync, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.backends.gpu.cliques import BALANCE_MIN_K  # noqa: E402
-from la_gpm.backends.gpu.cliques import clique_count as gpu_cliques  # noqa: E402
+from la_gpm.kcliques.gpu import BALANCE_MIN_K  # noqa: E402
+from la_gpm.kcliques.gpu import clique_count as gpu_cliques  # noqa: E402
 
 G2MINER = {("wiki-Vote", 4): 0.23e-3, ("wiki-Vote", 5): 0.89e-3, ("R-MAT 20", 4): 0.245, ("R-MAT 20", 5): 7.76}
 
 
 def cpu_cliques(G, k):
-    from la_gpm.algorithms.cliques import clique_count
+    from la_gpm.kcliques import clique_count
     return clique_count(G, k, backend="cpu")
 
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.subgraph import count_pattern, plan_for  # noqa: E402
+from la_gpm.exact.driver import count_pattern, plan_for  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
 PATTERNS = [("4-cycle", "unique"), ("diamond", "unique"), ("tailed-triangle", "unique"), ("house", "unique"),
@@ -33,14 +33,14 @@ SMALL_DEEP = 1024  # a second deep_items threshold timed on HPRD (the default is
 
 
 def gpu_count(G, P, count="unique", induced=False):
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     P = la_gpm.Pattern.named(P) if isinstance(P, str) else P
     n, st = count_plan_gpu(G, plan_for(G, P, induced=induced))
     return n * (P.automorphism_count if count == "embeddings" else 1), st
 
 
 def cpu_count(G, P, count="unique", induced=False):
-    from la_gpm.algorithms.subgraph import run_plan
+    from la_gpm.exact.driver import run_plan
     P = la_gpm.Pattern.named(P) if isinstance(P, str) else P
     n, st = run_plan(G, plan_for(G, P, induced=induced))
     return n * (P.automorphism_count if count == "embeddings" else 1), st
@@ -50,7 +50,7 @@ def sanitize():
     """Small count + listing workloads touching every kernel path (labels, edge labels, induced, reuse)."""
     import numpy as np
 
-    from la_gpm.algorithms.match import match
+    from la_gpm.exact.match import match
     G = la_gpm.datasets.load("karate")
     for name in ("wedge", "4-cycle", "diamond", "house", "tailed-triangle", "5-clique"):
         for induced in (False, True):
@@ -74,8 +74,8 @@ def sanitize():
     rows = np.concatenate(list(match(G, "house", backend="gpu", chunk_size=97)))
     assert rows.shape[0] == count_pattern(G, "house", count="embeddings")
     # deep work items (breadth-first expansion to depth k - 1, rebuild of reused sets), count + listing
-    from la_gpm.algorithms.subgraph import run_plan
-    from la_gpm.backends.gpu.enum import count_plan_gpu, list_plan_gpu
+    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.dumato import count_plan_gpu, list_plan_gpu
     for name in ("diamond", "house", "5-clique"):
         for induced in (False, True):
             plan = plan_for(G, la_gpm.Pattern.named(name), induced=induced)
@@ -94,8 +94,8 @@ def hprd_rows(args, out):
     for name in exp:
         Q = read_query(DATA / "hprd" / "query_graph" / f"{name}.graph")
         qs.append((name, Q))
-    from la_gpm.algorithms.subgraph import run_plan
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.dumato import count_plan_gpu
     per = []
     g_tot = c_tot = 0.0
     eng = {"plan": 0.0, "gpu": 0.0, "gpu_level1": 0.0, "gpu_deep_small": 0.0, "cpu": 0.0}
@@ -188,7 +188,7 @@ def fixed_cost_row():
     import cupy as cp
     import numpy as np
 
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     G = la_gpm.datasets.load("karate")
     row = {"graph": "karate", "pattern": "fixed per-call cost", "n": G.n, "m": G.m}
     for name in ("4-cycle", "house"):

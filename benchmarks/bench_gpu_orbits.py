@@ -4,7 +4,7 @@
 
 ``la_gpm.orbits(G, 4, backend=...)``: both backends solve the same triangular system from the
 non-induced per-vertex orbit sums σ (n × 15); the GPU computes σ with the 5-vertex hybrid's kernels
-(``backends/gpu/census.sigma4``), the CPU with numba kernels. The two results are checked equal
+(``census/gpu.sigma4``), the CPU with numba kernels. The two results are checked equal
 before timing. Per graph: the GPU and CPU medians (device synchronised, after a warm-up), the GPU's
 share spent in σ (kernels and copy back) and the floor of reading the graph once and writing the
 n × 15 int64 result at copy bandwidth. Peers (ORCA / orbit-count, pyfglt) are measured on the CPU
@@ -55,7 +55,7 @@ def main(argv=None):
         cmed, cruns, want = timeit(lambda: la_gpm.orbits(G, 4, backend="cpu"), repeat=5, budget_s=a.budget)
         row.update(cpu_seconds=cmed, cpu_runs=cruns, orbit_sums=[int(x) for x in want.sum(axis=0)])
         if a.gpu:
-            from la_gpm.backends.gpu import census as gc
+            from la_gpm.motifs import gpu as gc
             got = la_gpm.orbits(G, 4, backend="gpu")
             if not np.array_equal(got, want):
                 raise SystemExit(f"{label}: GPU orbits differ from the CPU backend's")

@@ -18,15 +18,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import DATA, check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.subgraph import count_pattern, plan_for  # noqa: E402
+from la_gpm.exact.driver import count_pattern, plan_for  # noqa: E402
 from la_gpm.patterns import as_pattern  # noqa: E402
 
 PATTERNS = ("4-clique", "5-clique", "diamond", "4-cycle", "tailed-triangle", "house")
 
 
 def main(argv=None):
-    from la_gpm.backends.gpu.cliques import clique_count as gpu_cliques
-    from la_gpm.backends.gpu.trie import count_plan_bfs
+    from la_gpm.kcliques.gpu import clique_count as gpu_cliques
+    from la_gpm.exact.cuts import count_plan_bfs
 
     ap = argparse.ArgumentParser()
     ap.add_argument("--gpu", action="store_true")

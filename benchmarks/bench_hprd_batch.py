@@ -30,8 +30,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.batch import count_many, count_plans_batch_cpu  # noqa: E402
-from la_gpm.algorithms.subgraph import count_pattern, plan_for, run_plan  # noqa: E402
+from la_gpm.exact.batch import count_many, count_plans_batch_cpu  # noqa: E402
+from la_gpm.exact.driver import count_pattern, plan_for, run_plan  # noqa: E402
 from la_gpm.patterns import read_query  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")
@@ -42,7 +42,7 @@ def sanitize():
     """Small batches: unlabeled, vertex- and edge-labeled, induced, tiny level capacities, chunks."""
     import numpy as np
 
-    import la_gpm.backends.gpu.enum as genum
+    import la_gpm.exact.dumato as genum
     G = la_gpm.datasets.load("karate")
     names = ["edge", "wedge", "triangle", "4-cycle", "diamond", "house", "tailed-triangle", "5-path", "hourglass"]
     for induced in (False, True):
@@ -128,7 +128,7 @@ def main():
     if args.gpu:
         import cupy as cp
 
-        from la_gpm.backends.gpu.enum import count_plan_gpu, count_plans_batch_gpu
+        from la_gpm.exact.dumato import count_plan_gpu, count_plans_batch_gpu
         # the cold call: plan compilation, packed tables and items to the device, then the batch
         try:
             count_many(G, Qs[:2], count="embeddings", backend="gpu")  # kernel compilation out of the way
@@ -146,7 +146,7 @@ def main():
         case("gpu_batch_count_many", lambda: count_many(G, Qs, count="embeddings", backend="gpu", return_stats=True),
              args.repeat, sync=True)
         case("gpu_batch_engine", lambda: emb(count_plans_batch_gpu(G, plans)[0]), args.repeat, sync=True)
-        import la_gpm.backends.gpu.enum as genum
+        import la_gpm.exact.dumato as genum
         genum.BATCH_GRAPHS = False
         case("gpu_batch_engine_no_cuda_graph", lambda: emb(count_plans_batch_gpu(G, plans)[0]), args.repeat, sync=True,
              note="the same batch with one Python launch per depth instead of one CUDA graph launch")

@@ -17,8 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from harness import check, hprd, machine, timeit, versions, write  # noqa: E402
 
-from la_gpm.algorithms.subgraph import plan_for  # noqa: E402
-from la_gpm.backends.gpu.enum import count_plan_gpu  # noqa: E402
+from la_gpm.exact.driver import plan_for  # noqa: E402
+from la_gpm.exact.dumato import count_plan_gpu  # noqa: E402
 from la_gpm.patterns import read_query  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or Path(__file__).resolve().parents[2] / "shared" / "data")

@@ -22,8 +22,8 @@ from harness import DATA, check, hprd, machine, timeit, versions, write  # noqa:
 
 import la_gpm  # noqa: E402
 from la_gpm import Pattern  # noqa: E402
-from la_gpm.algorithms.match import count_embeddings, match  # noqa: E402
-from la_gpm.algorithms.subgraph import count_pattern  # noqa: E402
+from la_gpm.exact.match import count_embeddings, match  # noqa: E402
+from la_gpm.exact.driver import count_pattern  # noqa: E402
 from la_gpm.io import read_sunluo  # noqa: E402
 from la_gpm.patterns import read_query  # noqa: E402
 
@@ -204,7 +204,7 @@ def bench_unlabeled(label, G, names, repeat, peers, known):
 
 def bench_numbering(repeat):
     """A/B in one process: the engine's degree-rank numbering against plain id numbering."""
-    import la_gpm.algorithms.subgraph as sg
+    import la_gpm.exact.driver as sg
     ranked = sg.engine_arrays
 
     def id_numbered(G, vertex_labeled, edge_labeled):  # unlabeled patterns only: G's own CSR

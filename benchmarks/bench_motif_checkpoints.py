@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import la_gpm  # noqa: E402
 from harness import machine, versions, write  # noqa: E402
-from la_gpm.algorithms.motif_estimate import estimate_census  # noqa: E402
+from la_gpm.motif_estimate.driver import estimate_census  # noqa: E402
 
 
 def main():

@@ -4,7 +4,7 @@ Usage::
 
     python benchmarks/bench_motif_coverage.py --seeds 20 [--gpu] [--cases citeseer:4 wiki-Vote:5]
 
-For each (graph, k): the exact induced census (``la_gpm.census``, on the GPU when there is one),
+For each (graph, k): the exact induced census (``la_gpm.motifs``, on the GPU when there is one),
 then ``estimate_census(G, k, eps=0.1, delta=0.05, seed=s)`` with the defaults for every seed s in
 0..seeds-1, on each backend asked for.  Records per run the time, colorings and convergence, and in
 all: how many class intervals contain the exact count (the stated rate is 1 - delta per interval),
@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import la_gpm  # noqa: E402
 from bench_motif_estimate import graph  # noqa: E402
 from harness import machine, versions, write  # noqa: E402
-from la_gpm.algorithms.motif_estimate import estimate_census  # noqa: E402
+from la_gpm.motif_estimate.driver import estimate_census  # noqa: E402
 
 DEFAULT_CASES = ["citeseer:4", "citeseer:5", "email-Eu-core:4", "email-Eu-core:5", "wiki-Vote:4", "wiki-Vote:5"]
 

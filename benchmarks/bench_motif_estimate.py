@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import la_gpm  # noqa: E402
 from harness import DATA, machine, versions, write  # noqa: E402
-from la_gpm.algorithms.motif_estimate import _Tables, estimate_census  # noqa: E402
+from la_gpm.motif_estimate.driver import _Tables, estimate_census  # noqa: E402
 
 DEFAULT_CASES = ["citeseer:5", "citeseer:6", "citeseer:7", "email-Eu-core:5", "email-Eu-core:6",
                  "email-Eu-core:7", "wiki-Vote:5", "wiki-Vote:6", "wiki-Vote:7", "rmat16:5", "rmat16:6",
@@ -66,7 +66,7 @@ def copy_bandwidth():
 def build_bytes(G, k, windows=None):
     """Bytes a table build must move at least: every arc gathers every passive column (float64), the
     neighbour ids once per SpMM window, and the tables are written once and read once (eMA)."""
-    from la_gpm.algorithms.motif_estimate import _plan
+    from la_gpm.motif_estimate.driver import _plan
     pl = _plan(k)
     gather = 8 * 2 * G.m * pl.WB
     ids = 4 * 2 * G.m * (windows or 1)
@@ -76,15 +76,15 @@ def build_bytes(G, k, windows=None):
 
 def one_coloring(G, k, backend, build="level", repeat=3):
     """(table build s (median), samples/s, table bytes) for one coloring on ``backend``."""
-    from la_gpm.algorithms.motif_estimate import _plan
+    from la_gpm.motif_estimate.driver import _plan
     col = np.random.default_rng(0).integers(0, k, G.n).astype(np.int8)
     pl = _plan(k)
     nbytes = 8 * (2 * G.m * pl.WB + G.n * (pl.WM + pl.WB))     # SpMM gathers + table writes (float64)
     ns = 65536
     if backend == "gpu":
         import cupy as cp
-        import la_gpm.backends.gpu.motif_estimate as GM
-        from la_gpm.backends.gpu.motif_estimate import GpuSampler
+        import la_gpm.motif_estimate.gpu as GM
+        from la_gpm.motif_estimate.gpu import GpuSampler
         GM.BUILD = build
         try:
             S = GpuSampler(G, k)
@@ -124,7 +124,7 @@ def one_coloring(G, k, backend, build="level", repeat=3):
 
 def why_colorings(df, rec, reg, p, min_frequency, top=6):
     """The slowest classes above the threshold: hits per coloring and the sampling share of Var(X_j)."""
-    from la_gpm.algorithms.motif_estimate import variance_split
+    from la_gpm.motif_estimate.driver import variance_split
     d = df[df["frequency"] >= min_frequency].sort_values("rel_halfwidth", ascending=False).head(top)
     rows = [reg.names.index(nm) for nm in d["name"]]
     if not rows or len(rec) < 2:
@@ -172,7 +172,7 @@ def main():
     bw = copy_bandwidth() if "gpu" in backends else None
     if bw:
         print(f"copy bandwidth {bw / 1e12:.2f} TB/s", flush=True)
-    import la_gpm.algorithms.motif_estimate as ME
+    import la_gpm.motif_estimate.driver as ME
     for case in args.cases:
         name, k = case.split(":")
         k = int(k)
@@ -220,8 +220,8 @@ def main():
                        "checkpoints": args.checkpoints, "checks": a["checks"], "seed": seed,
                        "why_colorings": why_colorings(df, *ME._last_record, args.min_frequency)}
                 if be == "gpu":
-                    from la_gpm.algorithms.motif_estimate import _plan
-                    from la_gpm.backends.gpu.motif_estimate import level_windows
+                    from la_gpm.motif_estimate.driver import _plan
+                    from la_gpm.motif_estimate.gpu import level_windows
                     wins = sum(len(level_windows(_plan(k), k, h)) for h in range(1, k + 1))
                     model, gather = build_bytes(G, k, wins)
                     row.update({"build_per_coloring": {b: {"s": v[0], "samples_per_s": v[1]} for b, v in builds.items()},

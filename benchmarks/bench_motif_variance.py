@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import la_gpm  # noqa: E402
 from bench_motif_estimate import graph  # noqa: E402
 from harness import machine, versions, write  # noqa: E402
-from la_gpm.algorithms import motif_estimate as ME  # noqa: E402
+from la_gpm.motif_estimate import driver as ME  # noqa: E402
 
 
 def parse(cfg):

@@ -65,7 +65,7 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
         check(f"{label}/la_gpm-{b}", got, ref)
         rows.append({"impl": f"la_gpm[{b}]", "seconds": med, "runs": times, "edges_per_s": G.m / med})
     if gpu:  # schedule sweep of the GPU kernel: uniform lanes-per-arc (with/without pivots), arc-binned
-        from la_gpm.backends.gpu.triangles import triangle_count as gpu_tc
+        from la_gpm.triangles.gpu import triangle_count as gpu_tc
         variants = [(f"uniform group={g}", dict(schedule="uniform", group=g)) for g in (4, 8, 16, 32)]
         variants += [(f"uniform group={g} pivots", dict(schedule="uniform", group=g, pivots=True)) for g in (16, 32)]
         variants += [("bucketed no pivots", dict(schedule="bucketed", pivots=False)),
@@ -77,8 +77,8 @@ def bench_graph(label, G, peers, repeat, gpu, gpu_only=False):
             rows.append({"impl": f"la_gpm[gpu] {name}", "seconds": med, "runs": times, "edges_per_s": G.m / med})
         # where the binned schedule spends its time: arcs and time per bin (for kernel tuning)
         import cupy as cp
-        from la_gpm.backends.gpu import device_arc_sources, device_csr
-        from la_gpm.backends.gpu.triangles import _arc_bins, _launch, _launch_hubs
+        from la_gpm.device import device_arc_sources, device_csr
+        from la_gpm.triangles.gpu import _arc_bins, _launch, _launch_hubs
         ptr, idx = device_csr(G, "R")
         src = device_arc_sources(G, "R")
         bins, (hubs, smem) = _arc_bins(G)

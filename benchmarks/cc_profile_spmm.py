@@ -24,13 +24,13 @@ import numpy as np
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import la_gpm  # noqa: E402
-from la_gpm.algorithms.color_coding import rooted_gather_table  # noqa: E402
-from la_gpm.backends.cpu.cc_kernels import coloring_keys  # noqa: E402
+from la_gpm.color_coding.driver import rooted_gather_table  # noqa: E402
+from la_gpm.color_coding.cpu_kernels import coloring_keys  # noqa: E402
 
 
 def main(argv=None):
     import cupy as cp
-    from la_gpm.backends.gpu.color_coding import GpuOps
+    from la_gpm.color_coding.gpu import GpuOps
     argv = sys.argv[1:] if argv is None else argv
     scale, k = int(argv[0]), int(argv[1])
     ps = [int(x) for x in argv[2].split(",")]

@@ -19,10 +19,10 @@ from __future__ import annotations
 import argparse
 
 import la_gpm
-from la_gpm.algorithms.subgraph import count_pattern, plan_for
-from la_gpm.backends.gpu.cliques import clique_count
-from la_gpm.backends.gpu.triangles import triangle_count
-from la_gpm.backends.gpu.trie import count_plan_bfs
+from la_gpm.exact.driver import count_pattern, plan_for
+from la_gpm.kcliques.gpu import clique_count
+from la_gpm.triangles.gpu import triangle_count
+from la_gpm.exact.cuts import count_plan_bfs
 from la_gpm.patterns import as_pattern
 
 
@@ -53,8 +53,8 @@ def trie(G):
 
 
 def census(G):
-    from la_gpm.algorithms.motifs import _hybrid5_noninduced
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs.driver import _hybrid5_noninduced
+    from la_gpm.motifs import gpu as gc
     G = la_gpm.generators.rmat(8, seed=1)     # 5-vertex enumeration and hybrid: a small graph (max degree 169)
     assert gc.small_shape(G, 4) is not None   # small enough for census_small
     want = {k: la_gpm.census(G, k, backend="cpu")["count"].tolist() for k in (3, 4, 5)}

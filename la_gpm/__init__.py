@@ -4,9 +4,9 @@ Simple tier: :func:`count`, :func:`estimate`, :func:`census`, :func:`match`.
 Advanced tier: :mod:`la_gpm.algorithms`.
 """
 
-from . import algorithms, datasets, generators, patterns
-from ._validation import as_graph
-from .algorithms.triangles import triangle_count, triangles_per_vertex
+from . import datasets, generators, patterns
+from .validation import as_graph
+from .triangles import triangle_count, triangles_per_vertex
 from .api import count, count_many
 from .backends import available_backends
 from .config import config
@@ -20,16 +20,16 @@ __version__ = "0.1.0"
 
 # Algorithms with heavier imports load on first use.
 _LAZY = {
-    "cliques": ("la_gpm.algorithms.cliques", "clique_count"),
-    "census": ("la_gpm.algorithms.motifs", "census"),
-    "orbits": ("la_gpm.algorithms.motifs", "orbits"),
-    "match": ("la_gpm.algorithms.match", "match"),
-    "estimate": ("la_gpm.algorithms.color_coding", "estimate"),
-    "Estimate": ("la_gpm.algorithms.color_coding", "Estimate"),
-    "colorful_count": ("la_gpm.algorithms.color_coding", "colorful_count"),
-    "tree_census": ("la_gpm.algorithms.tree_census", "tree_census"),
-    "free_trees": ("la_gpm.algorithms.tree_census", "free_trees"),
-    "estimate_census": ("la_gpm.algorithms.motif_estimate", "estimate_census"),
+    "cliques": ("la_gpm.kcliques", "clique_count"),
+    "census": ("la_gpm.motifs", "census"),
+    "orbits": ("la_gpm.motifs", "orbits"),
+    "match": ("la_gpm.exact", "match"),
+    "estimate": ("la_gpm.color_coding", "estimate"),
+    "Estimate": ("la_gpm.color_coding", "Estimate"),
+    "colorful_count": ("la_gpm.color_coding", "colorful_count"),
+    "tree_census": ("la_gpm.color_coding", "tree_census"),
+    "free_trees": ("la_gpm.color_coding", "free_trees"),
+    "estimate_census": ("la_gpm.motif_estimate", "estimate_census"),
     "plot_census": ("la_gpm.plot", "plot_census"),
     "match_delta": ("la_gpm.dynamic", "match_delta"),
     "DynamicGraph": ("la_gpm.dynamic", "DynamicGraph"),
@@ -37,7 +37,14 @@ _LAZY = {
 }
 
 
+# Deprecated module path (one release): la_gpm.algorithms.* forwards to the family folders.
+_LAZY_MODULES = ("algorithms",)
+
+
 def __getattr__(name):
+    if name in _LAZY_MODULES:
+        import importlib
+        return importlib.import_module(f"la_gpm.{name}")
     if name in _LAZY:
         import importlib
         mod, attr = _LAZY[name]

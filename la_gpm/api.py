@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from ._validation import as_graph
+from .validation import as_graph
 from .exceptions import InvalidArgument
 from .patterns import as_pattern
-from .algorithms.batch import count_many  # noqa: F401  (re-exported as la_gpm.count_many)
-from .algorithms.subgraph import COUNT_KINDS
+from .exact.batch import count_many  # noqa: F401  (re-exported as la_gpm.count_many)
+from .exact.driver import COUNT_KINDS
 
 __all__ = ["count", "count_many"]
 
@@ -31,7 +31,7 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     per_vertex : return per-vertex counts (numpy int64) instead of the total (triangles)
     **options : passed to the engine: ``method`` (triangles), ``memory_budget``, ``progress``,
         ``return_stats`` (reuse hits, set operations saved) and ``reuse`` (general patterns;
-        see :func:`la_gpm.algorithms.subgraph.count_pattern`)
+        see :func:`la_gpm.exact.driver.count_pattern`)
 
     Returns
     -------
@@ -50,7 +50,7 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     P = as_pattern(pattern)
     P.require_connected("counting")
     if _is_plain_triangle(P) and not G.labeled or (_is_plain_triangle(P) and per_vertex):
-        from .algorithms.triangles import triangle_count, triangles_per_vertex
+        from .triangles import triangle_count, triangles_per_vertex
         if per_vertex:
             if count != "unique":
                 raise InvalidArgument("per_vertex counts are of unique triangles; use count='unique'")
@@ -60,5 +60,5 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     if per_vertex:
         raise InvalidArgument("per_vertex=True is available for triangles; for other patterns use "
                               "la_gpm.orbits or the color-coding per-vertex estimates")
-    from .algorithms.subgraph import count_pattern
+    from .exact.driver import count_pattern
     return count_pattern(G, P, induced=induced, count=count, backend=backend, **options)

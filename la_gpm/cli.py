@@ -12,7 +12,7 @@ from .exceptions import LaGpmError
 
 
 def _graph(path):
-    from ._validation import as_graph
+    from .validation import as_graph
     from .datasets import load, names
 
     return load(path) if path in names() else as_graph(path)

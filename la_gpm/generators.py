@@ -9,9 +9,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ._validation import check_int
+from .validation import check_int
 from .exceptions import InvalidArgument
-from .backends.cpu.rng import splitmix64 as _splitmix
+from .primitives.rng import splitmix64 as _splitmix
 from .graph import Graph
 
 __all__ = ["rmat", "graph500", "gnm"]

@@ -52,7 +52,7 @@ class Graph:
         indptr = np.asarray(indptr)
         indices = np.asarray(indices)
         if not _trusted:
-            from ._validation import check_csr
+            from .validation import check_csr
             indptr, indices = check_csr(indptr, indices, directed=directed)
         n = indptr.shape[0] - 1
         self._indptr = _readonly(indptr.astype(np.int64, copy=False))
@@ -96,8 +96,8 @@ class Graph:
         vertex_labels : one integer per vertex (per original id before compaction)
         edge_labels : one integer per given edge; of duplicates the first label is kept
         """
-        from ._validation import check_edge_arrays
-        from .backends.cpu.graph_kernels import build_csr
+        from .validation import check_edge_arrays
+        from .primitives.csr import build_csr
 
         el = None
         if edge_labels is not None:
@@ -216,7 +216,7 @@ class Graph:
         self._require_undirected("oriented")
 
         def make():
-            from .backends.cpu.graph_kernels import filter_by_rank
+            from .primitives.csr import filter_by_rank
             p, i = filter_by_rank(self._indptr, self._indices, self.degree_rank, True)
             return _readonly(p), _readonly(i)
         return self._cached("oriented", make)
@@ -228,7 +228,7 @@ class Graph:
         vertices (the most-read lists) sit together in memory: better cache reuse.
         """
         def make():
-            from .backends.cpu.graph_kernels import relabel
+            from .primitives.csr import relabel
             p, i = relabel(*self.oriented(), self.degree_rank)
             return _readonly(p), _readonly(i)
         return self._cached("oriented_ranked", make)
@@ -238,7 +238,7 @@ class Graph:
         self._require_undirected("lower")
 
         def make():
-            from .backends.cpu.graph_kernels import filter_by_rank
+            from .primitives.csr import filter_by_rank
             p, i = filter_by_rank(self._indptr, self._indices, np.arange(self.n), False)
             return _readonly(p), _readonly(i)
         return self._cached("lower", make)

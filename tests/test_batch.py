@@ -1,4 +1,4 @@
-"""Batched multi-query counting (la_gpm.algorithms.batch.count_many) against independent oracles.
+"""Batched multi-query counting (la_gpm.exact.batch.count_many) against independent oracles.
 
 CPU-only: count_many(backend="cpu") against brute force; the validation errors (with the offending
 pattern's index); the batch's depth-1 items against ``prepare_roots``; and a Python emulation of
@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Pattern
-from la_gpm.algorithms.batch import count_many
-from la_gpm.algorithms.subgraph import count_pattern, engine_arrays, plan_for, prepare_roots
+from la_gpm.exact.batch import count_many
+from la_gpm.exact.driver import count_pattern, engine_arrays, plan_for, prepare_roots
 from la_gpm.backends import gpu_status
-from la_gpm.backends.gpu import enum as genum
+from la_gpm.exact import dumato as genum
 from la_gpm.exceptions import InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
 from la_gpm.patterns import plan as pm
 from la_gpm.patterns import read_query
@@ -107,7 +107,7 @@ def test_validation_errors_name_the_pattern_index():
 
 def test_validation_happens_before_any_counting(monkeypatch):
     """A bad pattern at the end stops the batch before the first pattern is counted."""
-    import la_gpm.algorithms.batch as bm
+    import la_gpm.exact.batch as bm
     calls = []
     monkeypatch.setattr(bm, "count_pattern", lambda *a, **k: calls.append(1) or 0)
     with pytest.raises(PatternTooLarge, match=r"patterns\[1\]"):
@@ -420,7 +420,7 @@ def test_gpu_host_path_on_a_fake_device(monkeypatch, graphs):
     import contextlib
     monkeypatch.setattr(genum, "cupy", lambda: _FakeCupy)
     seen = []
-    monkeypatch.setattr(genum, "kernel", lambda f, n, options=(): seen.append((f, n, options)) or _emu_kernel)
+    monkeypatch.setattr(genum, "kernel", lambda pkg, f, n, options=(): seen.append((pkg, f, n, options)) or _emu_kernel)
     monkeypatch.setattr(genum, "oom_guard", lambda what: contextlib.nullcontext())
     monkeypatch.setattr(genum, "_sm_count", lambda dev: 1)
     monkeypatch.setattr(genum, "BATCH_GRAPHS", graphs)
@@ -444,7 +444,7 @@ def test_gpu_host_path_on_a_fake_device(monkeypatch, graphs):
                     assert st_["cuda_graph"] == (graphs and st_["chunks"] == st_["groups"])
             if budget is not None and any(p.k > 1 for p in plans):
                 assert st_["chunks"] > st_["groups"]  # the small budget cut the roots into chunks
-    assert seen and all(x == ("enum", "enum_batch_level", ("-DEN_WARP_SEARCH",)) for x in seen)
+    assert seen and all(x == ("la_gpm.exact", "dumato", "enum_batch_level", ("-DEN_WARP_SEARCH",)) for x in seen)
 
 
 # ------------------------------------------------------------------------------------------- GPU

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Pattern
-from la_gpm.algorithms.motifs import census, inclusion_matrix, orbits
+from la_gpm.motifs.driver import census, inclusion_matrix, orbits
 
 from .conftest import data_path
 from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
@@ -170,7 +170,7 @@ def test_chunk_boundaries_do_not_change_counts():
 
 @pytest.mark.parametrize("serial_arcs", [0, 10**9])
 def test_serial_and_parallel_kernels(monkeypatch, serial_arcs):
-    from la_gpm.algorithms import motifs
+    from la_gpm.motifs import driver as motifs
     G = la_gpm.generators.gnm(300, 2000, seed=12)
     want = {k: [int(c) for c in census(G, k, method="enumerate")["count"]] for k in (3, 4)}
     X = orbits(G, 4)
@@ -194,8 +194,8 @@ def test_k23_bulk_classification_equals_listing(make):
     # hub pairs with many common neighbours: their K2,3 copies classified in bulk (edges, 2-paths and
     # triangles of G[S]) give the same per-class hits as classifying every triple; the dense graph has
     # every edge count among triples, with and without the hub edge u ~ v
-    from la_gpm.algorithms.motifs import _classes
-    from la_gpm.backends.cpu.motif_kernels import dense5_hits
+    from la_gpm.motifs.driver import _classes
+    from la_gpm.motifs.cpu import dense5_hits
     G = make()
     cls = _classes(5)
     args = (G.indptr, G.indices, G.degree_rank, cls.table, len(cls.keys), 3)
@@ -211,8 +211,8 @@ def test_bowtie_bulk_classification_equals_listing(make):
     # bowties centred at u counted per class from the induced 2K2 / P4 / C4 / paw / diamond / K4 of
     # G[N(u)] (weighted by their perfect matchings) give the same per-class hits as listing every pair
     # of disjoint edges inside N(u); the dense graphs have every one of the six inside neighbourhoods
-    from la_gpm.algorithms.motifs import _classes
-    from la_gpm.backends.cpu.motif_kernels import dense5_hits
+    from la_gpm.motifs.driver import _classes
+    from la_gpm.motifs.cpu import dense5_hits
     G = make()
     cls = _classes(5)
     args = (G.indptr, G.indices, G.degree_rank, cls.table, len(cls.keys), 3)
@@ -224,8 +224,8 @@ def test_bowtie_bulk_classification_equals_listing(make):
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(5, 16), density=st.floats(0.1, 0.9), seed=st.integers(0, 2**31 - 1))
 def test_bowtie_bulk_random_graphs(n, density, seed):
-    from la_gpm.algorithms.motifs import _classes
-    from la_gpm.backends.cpu.motif_kernels import dense5_hits
+    from la_gpm.motifs.driver import _classes
+    from la_gpm.motifs.cpu import dense5_hits
     G = la_gpm.generators.gnm(n, int(density * n * (n - 1) / 2), seed=seed)
     cls = _classes(5)
     args = (G.indptr, G.indices, G.degree_rank, cls.table, len(cls.keys), 2)
@@ -238,7 +238,7 @@ def test_cpu_auto_rule_for_5_census(email, citeseer):
     closed-form inputs (email-Eu-core: 4.2 K2,3 + bowtie copies per connected 4-subset, hybrid; a
     near-complete G(150, 6000): 26 per subset, enumeration; citeseer: hybrid; karate: too small,
     enumeration)."""
-    from la_gpm.algorithms import motifs as M
+    from la_gpm.motifs import driver as M
 
     inputs = M.hybrid5_auto_inputs
     dense = la_gpm.generators.gnm(150, 6000, seed=1)

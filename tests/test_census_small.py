@@ -14,8 +14,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import la_gpm
-from la_gpm.algorithms import motifs as M
-from la_gpm.algorithms.motifs import census
+from la_gpm.motifs import driver as M
+from la_gpm.motifs.driver import census
 from la_gpm.backends import gpu_status
 
 from .conftest import data_path
@@ -117,7 +117,7 @@ def test_degree_binomials_cached_with_graph(citeseer):
 
 @pytest.mark.parametrize("name", ["karate.mtx", "citeseer.edgelist", "email-Eu-core.txt", "jagmesh7.mtx"])
 def test_census3_triangles_published(name):
-    from la_gpm.backends.cpu.motif_kernels import census3_triangles_serial
+    from la_gpm.motifs.cpu import census3_triangles_serial
     G = la_gpm.read_graph(data_path(name))
     assert int(census3_triangles_serial(*M._descending(G)[:2])) == TRIANGLES[name][2]
     assert int(census(G, 3, backend="cpu")["count"].iloc[1]) == TRIANGLES[name][2]
@@ -159,7 +159,7 @@ def test_parallel_closed_forms_published(citeseer, monkeypatch):
 
 
 def _gc():
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     return gc
 
 

@@ -1,6 +1,6 @@
 """k-clique counts by part: one partition of the roots on every backend (parts may be mixed).
 
-The definition (``la_gpm.backends.partition``): part (i, nparts) holds the cliques whose lowest
+The definition (``la_gpm.partition``): part (i, nparts) holds the cliques whose lowest
 vertex in the degree order has a degree rank in the i-th range cut by ``part_range`` at equal
 shares of a per-root weight: out-degree² (k <= 4) or, for k >= 5,
 ``d_u² + Σ_{v ∈ N+(u)} Σ_{i=1}^{k-3} C(|N+(u) ∩ N+(v)|, i)``. The oracle below recomputes both from
@@ -19,8 +19,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import la_gpm
-from la_gpm.algorithms.cliques import clique_count
-from la_gpm.backends.partition import clique_arc_sizes, clique_weights, part_range, rank_range
+from la_gpm.kcliques import clique_count
+from la_gpm.partition import clique_arc_sizes, clique_weights, part_range, rank_range
 
 gpu = pytest.mark.skipif("gpu" not in la_gpm.available_backends(), reason="no GPU visible")
 
@@ -90,7 +90,7 @@ def test_heavy_k_parts_spread_less_than_degree_squared():
     """On a skewed graph the k = 7 weights leave less of the true work in the heaviest part than
     out-degree² does; the work of a rank range is measured as the nodes of the depth-first search,
     the j-cliques (j = 3..6) rooted in it, counted by the cpu kernel."""
-    from la_gpm.backends.cpu.enum_kernels import count_cliques_serial
+    from la_gpm.exact.cpu_kernels import count_cliques_serial
     G = la_gpm.generators.rmat(10, seed=1)
     ptr, idx = G.oriented()
     maxo = int(np.diff(ptr).max())
@@ -135,7 +135,7 @@ def test_gpu_parts_equal_cpu_parts(k):
 @gpu
 def test_gpu_weights_input_equals_the_cpu_pass():
     # the gpu fills the arc sizes from its kernel; the cpu's numba pass must give the same integers
-    from la_gpm.backends.gpu.cliques import arc_sizes
+    from la_gpm.kcliques.gpu import arc_sizes
     G = la_gpm.generators.rmat(13, seed=7)
     H = la_gpm.generators.rmat(13, seed=7)
     import cupy as cp

@@ -13,9 +13,9 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, Pattern
-from la_gpm.algorithms import color_coding as cc
+from la_gpm.color_coding import driver as cc
 from la_gpm.backends import gpu_status
-from la_gpm.backends.cpu import cc_kernels as K
+from la_gpm.color_coding import cpu_kernels as K
 from la_gpm.exceptions import (InvalidArgument, InvalidGraph, InvalidPattern, LabelMismatch, PatternTooLarge)
 
 from .conftest import data_path, gpu, requires_gpu
@@ -313,9 +313,9 @@ def test_gpu_rooted_spmm_variants_agree(dtype):
     # every candidate kernel of the per-graph choice gives the product of a numpy oracle, on a graph
     # with hubs (chunked and reduced) and for two colorings at once (stacked graph copies)
     import cupy as cp
-    from la_gpm.algorithms.color_coding import rooted_gather_table
-    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
-    from la_gpm.backends.gpu.color_coding import HUB_CHUNK, GpuOps
+    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
+    from la_gpm.color_coding.gpu import HUB_CHUNK, GpuOps
     G = la_gpm.generators.graph500(13)
     assert G.max_degree > 2 * HUB_CHUNK
     rng = np.random.default_rng(3)
@@ -356,8 +356,8 @@ def test_gpu_colour_sorted_arcs():
     # cc_sort_arcs against numpy: per work item (hub chunks included) and coloring, the arcs whose
     # colours differ, stably sorted by the neighbour's colour
     import cupy as cp
-    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
-    from la_gpm.backends.gpu.color_coding import HUB_CHUNK, GpuOps
+    from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
+    from la_gpm.color_coding.gpu import HUB_CHUNK, GpuOps
     G = la_gpm.generators.graph500(13)
     assert G.max_degree > 2 * HUB_CHUNK
     k = 9
@@ -388,9 +388,9 @@ def test_gpu_sorted_spmm_table_from_global_memory():
     # k = 13, p = 6: the tile (13 x 792 floats) fits 48 KB but not with the staged combine table, so
     # the sorted kernels read it from global memory; against a numpy oracle (arcs in chunks)
     import cupy as cp
-    from la_gpm.algorithms.color_coding import rooted_gather_table
-    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
-    from la_gpm.backends.gpu.color_coding import GpuOps
+    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
+    from la_gpm.color_coding.gpu import GpuOps
     G = la_gpm.generators.graph500(11)
     k, p = 13, 6
     col = colors_from_keys(coloring_keys(2, 0, 1), G.n, k).astype(np.int64)
@@ -417,9 +417,9 @@ def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
     # the timed choice checks every candidate against the gather kernel: a candidate that returns a
     # wrong product is never chosen, however fast
     import cupy as cp
-    from la_gpm.algorithms.color_coding import rooted_gather_table
-    from la_gpm.backends.cpu.cc_kernels import colors_from_keys, coloring_keys
-    from la_gpm.backends.gpu.color_coding import GpuOps
+    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
+    from la_gpm.color_coding.gpu import GpuOps
     G = la_gpm.generators.graph500(10)
     k, p = 8, 3
     ops = GpuOps(G, k, np.dtype("float32"), "auto", None)

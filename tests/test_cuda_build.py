@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-KERNELS = resources.files("la_gpm.backends.gpu").joinpath("kernels")
-# every .cu file of the package: the shared kernels/ folder and each family's own (la_gpm/dynamic/gamma.cu)
+INCLUDE = resources.files("la_gpm.device")  # common.cuh
+# every .cu file of the package: each family keeps its own beside its host code (la_gpm/<family>/*.cu)
 PACKAGE = resources.files("la_gpm")
 CU_PATHS = {p.name: p for p in sorted(Path(str(PACKAGE)).rglob("*.cu"))}
 CU_FILES = sorted(CU_PATHS)
@@ -39,7 +39,7 @@ def test_kernel_files_found():
 @pytest.mark.parametrize("name,extra", _variants())
 def test_compiles_for_sm90_without_spills(name, extra, tmp_path):
     src = CU_PATHS[name]
-    cmd = [NVCC, "-arch=sm_90", "-std=c++17", "-Xptxas", "-v", f"-I{KERNELS}", *extra, "-c", str(src),
+    cmd = [NVCC, "-arch=sm_90", "-std=c++17", "-Xptxas", "-v", f"-I{INCLUDE}", f"-I{src.parent}", *extra, "-c", str(src),
            "-o", str(tmp_path / (name + ".o"))]
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
     report = r.stdout + r.stderr

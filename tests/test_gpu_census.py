@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Pattern
-from la_gpm.algorithms.motifs import census
+from la_gpm.motifs.driver import census
 from la_gpm.backends import gpu_status
 
 from .conftest import data_path
@@ -211,8 +211,8 @@ def test_auto_backend_counts_agree(email):
                                   lambda: la_gpm.generators.gnm(300, 2000, seed=1), lambda: _graph(5, [(0, 1)])],
                          ids=["karate", "rmat10", "gnm", "one-edge"])
 def test_sigma4_matches_cpu(make):
-    from la_gpm.algorithms.motifs import _descending, _sigma
-    from la_gpm.backends.gpu.census import sigma4
+    from la_gpm.motifs.driver import _descending, _sigma
+    from la_gpm.motifs.gpu import sigma4
     G = make()
     want, want_extra = _sigma(G, 4, with_extra=True)
     got, got_k23 = sigma4(G)
@@ -229,7 +229,7 @@ def test_sigma4_matches_cpu(make):
 def test_orbits_gpu_equal_cpu(make):
     # the CPU's orbits equal ORCA's (test_census.test_orbits_equal_orca); the GPU's must equal the CPU's,
     # in the caller's vertex ids (the GPU works on the degree-descending relabelling)
-    from la_gpm.algorithms.motifs import orbits
+    from la_gpm.motifs.driver import orbits
     G = make()
     before = (G.indptr.copy(), G.indices.copy())
     for k in (2, 3, 4):
@@ -266,7 +266,7 @@ def test_hybrid_skewed_graphs_equal_enumeration():
 @gpu
 def test_hybrid_hub_blocks_and_splits(monkeypatch):
     """Tiny thresholds: every vertex a hub block, one b per C5 item, every K2,3 pair split per first element."""
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     G = la_gpm.generators.rmat(9, seed=2)
     want = _counts(census(G, 5, backend="cpu", method="enumerate"))
     for hub, s5, k23 in ((1, 1, 3), (4, 3, 4), (1 << 30, 64, 1 << 30)):
@@ -280,7 +280,7 @@ def test_hybrid_hub_blocks_and_splits(monkeypatch):
 def _dense_hits_agree(monkeypatch, email, settings):
     """dense5_hits of R-MAT 9, G(60, 900), karate and email-Eu-core (fresh device caches each run) under
     each setting (a dict) of census.py's constants are all equal."""
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     graphs = [la_gpm.generators.rmat(9, seed=2), la_gpm.generators.gnm(60, 900, seed=3),
               la_gpm.datasets.load("karate"), email]
     for G in graphs:
@@ -312,7 +312,7 @@ def test_hybrid_k23_bulk_equals_listing(monkeypatch, email):
 def test_hybrid_bowtie_bulk_equals_listing(monkeypatch, email):
     """c5_bowtie_rows / c5_bowtie_bulk (a hub's bowties counted per class from a bit matrix of G[N(u)]) give
     the listing's hits: every hub, some or none in bulk."""
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs import gpu as gc
     _dense_hits_agree(monkeypatch, email, [{"BOWTIE_BULK": b, "BOWTIE_BULK_RATIO": r}
                                            for b, r in ((1 << 62, 4), (1, 1e12), (8, 4), (gc.BOWTIE_BULK, 4))])
 
@@ -339,8 +339,8 @@ def test_gpu_auto_rule(citeseer, email):
     computed on the CPU (closed forms), and the counts do not depend on the choice: citeseer is too small,
     G(150, 6000) (26 K2,3 + bowtie copies per connected 4-subset) takes the hybrid since its bowties and
     K2,3 are counted in bulk, G(110, 5200) (227 per subset) enumerates."""
-    from la_gpm.algorithms.motifs import hybrid5_auto_inputs
-    from la_gpm.backends.gpu.census import gpu_prefers_hybrid
+    from la_gpm.motifs.driver import hybrid5_auto_inputs
+    from la_gpm.motifs.gpu import gpu_prefers_hybrid
     picks = []
     for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7), la_gpm.generators.gnm(150, 6000, seed=1),
               la_gpm.generators.gnm(110, 5200, seed=1)):
@@ -398,9 +398,9 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), the hubs of
     bowtie_bulk_hubs counted as c5_bowtie_rows / c5_bowtie_bulk do (bowtie_class_hits on the host), the
     other bowtie lists in bowtie_batches."""
-    from la_gpm.algorithms.motifs import _classes, _descending
-    from la_gpm.backends.cpu.motif_kernels import _k23_class_rows
-    from la_gpm.backends.gpu.census import (bowtie_batches, bowtie_bulk_hubs, bowtie_class_hits, c5_item_offsets,
+    from la_gpm.motifs.driver import _classes, _descending
+    from la_gpm.motifs.cpu import _k23_class_rows
+    from la_gpm.motifs.gpu import (bowtie_batches, bowtie_bulk_hubs, bowtie_class_hits, c5_item_offsets,
                                             k23_item_offsets)
     table = _classes(5).table
     ptr, idx, _ = _descending(G)
@@ -502,9 +502,9 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     (lambda: la_gpm.generators.rmat(6, seed=2), 3, 4, 50),
     (lambda: la_gpm.datasets.load("karate"), 8, 48, 1 << 30)], ids=["gnm-S1", "rmat6-S3", "karate"])
 def test_dense_decomposition_matches_cpu_dense5_hits(monkeypatch, make, S, split, cap):
-    from la_gpm.algorithms.motifs import _classes, _nchunks
-    from la_gpm.backends.cpu.motif_kernels import dense5_hits
-    from la_gpm.backends.gpu import census as gc
+    from la_gpm.motifs.driver import _classes, _nchunks
+    from la_gpm.motifs.cpu import dense5_hits
+    from la_gpm.motifs import gpu as gc
     G = make()
     want = dense5_hits(G.indptr, G.indices, G.degree_rank, _classes(5).table, len(_classes(5).keys),
                        _nchunks()).sum(axis=0)
@@ -520,9 +520,9 @@ def test_bowtie_bulk_model_counts_the_six_graphs():
     non-induced 2K2 ... K4 they give, inverted, are the induced counts of each 4-set weighted by its
     perfect matchings."""
     import itertools
-    from la_gpm.algorithms.motifs import _classes
-    from la_gpm.backends.cpu.motif_kernels import _bowtie_class_rows
-    from la_gpm.backends.gpu.census import bowtie_class_hits
+    from la_gpm.motifs.driver import _classes
+    from la_gpm.motifs.cpu import _bowtie_class_rows
+    from la_gpm.motifs.gpu import bowtie_class_hits
     rows = _bowtie_class_rows(np.asarray(_classes(5).table)).tolist()
     rng = np.random.default_rng(5)
     for D, p in ((6, 0.5), (9, 0.3), (11, 0.7), (13, 0.9)):
@@ -542,7 +542,7 @@ def test_bowtie_bulk_model_counts_the_six_graphs():
 
 
 def test_host_work_splits():
-    from la_gpm.backends.gpu.census import bowtie_batches, k23_item_offsets
+    from la_gpm.motifs.gpu import bowtie_batches, k23_item_offsets
     rng = np.random.default_rng(0)
     t = rng.integers(0, 20, 200)
     t[17] = 500                     # one list longer than the cap
@@ -558,8 +558,8 @@ def test_host_work_splits():
 def test_auto_declines_small_graphs_on_the_host():
     """The cheap degree bound on connected 4-subsets is an upper bound, and below the CPU's threshold the
     GPU hybrid declines before touching the device."""
-    from la_gpm.algorithms.motifs import _classes, _closed_form_noninduced, _to_induced
-    from la_gpm.backends.gpu.census import _connected4_bound, hybrid5_noninduced
+    from la_gpm.motifs.driver import _classes, _closed_form_noninduced, _to_induced
+    from la_gpm.motifs.gpu import _connected4_bound, hybrid5_noninduced
     for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(7, seed=1),
               la_gpm.generators.gnm(100, 900, seed=2)):
         assert _connected4_bound(G) >= sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))

@@ -18,7 +18,7 @@ METHODS = ["stack", "bitmap"]
 
 
 def _gpu_cliques(G, k, method="auto"):
-    from la_gpm.backends.gpu.cliques import clique_count
+    from la_gpm.kcliques.gpu import clique_count
     return clique_count(G, k, method=method)
 
 
@@ -50,7 +50,7 @@ def dense_graph():
 def test_bitmap_kernel_over_and_under_the_cap(cap, dense_graph, monkeypatch):
     """Candidate sets of one word, of several words, and above the cap (the stack path inside the
     bitmap kernel) give the CPU backend's counts."""
-    import la_gpm.backends.gpu.cliques as gc
+    import la_gpm.kcliques.gpu as gc
     monkeypatch.setattr(gc, "BITMAP_CAP", cap)
     G, want = dense_graph
     for k, w in want.items():
@@ -61,7 +61,7 @@ def test_bitmap_kernel_over_and_under_the_cap(cap, dense_graph, monkeypatch):
 def test_balanced_work_items_give_the_same_counts(split_min, dense_graph, monkeypatch):
     """Arcs split into ranges of their first candidate (every size from one-vertex ranges up) and
     handed out heaviest first count every clique exactly once."""
-    import la_gpm.backends.gpu.cliques as gc
+    import la_gpm.kcliques.gpu as gc
     monkeypatch.setattr(gc, "SPLIT_MIN_C", split_min)
     monkeypatch.setattr(gc, "SPLIT_MAX", 64)
     monkeypatch.setattr(gc, "SPLIT_WIDTH", 1)
@@ -73,7 +73,7 @@ def test_balanced_work_items_give_the_same_counts(split_min, dense_graph, monkey
 
 
 def test_balance_needs_the_bitmap_kernel(dense_graph):
-    from la_gpm.backends.gpu.cliques import clique_count
+    from la_gpm.kcliques.gpu import clique_count
     G, _ = dense_graph
     with pytest.raises(ValueError, match="bitmap"):
         clique_count(G, 5, method="stack", balance=True)
@@ -83,8 +83,8 @@ def test_balance_needs_the_bitmap_kernel(dense_graph):
 def test_balanced_items_of_a_part_give_the_cpu_part(split_min, monkeypatch):
     """A part runs the balanced items of its own arcs: the same count as the cpu backend's part,
     with arcs split down to one-vertex ranges."""
-    import la_gpm.backends.gpu.cliques as gc
-    from la_gpm.algorithms.cliques import clique_count as cc
+    import la_gpm.kcliques.gpu as gc
+    from la_gpm.kcliques import clique_count as cc
     monkeypatch.setattr(gc, "SPLIT_MIN_C", split_min)
     monkeypatch.setattr(gc, "SPLIT_WIDTH", 1)
     G = la_gpm.generators.rmat(11, seed=5)

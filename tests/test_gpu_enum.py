@@ -1,4 +1,4 @@
-"""The GPU exact engine (backends/gpu/enum.py + kernels/enum.cu) against independent oracles.
+"""The GPU exact engine (exact/dumato.py + la_gpm/exact/dumato.cu) against independent oracles.
 
 Oracles: brute force (itertools) and networkx-free exhaustive listing on random graphs, the
 published citeseer and HPRD counts, and the CPU engine (counts, listings and its search
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Pattern
-from la_gpm.algorithms.match import match
-from la_gpm.algorithms.subgraph import count_pattern, plan_for
+from la_gpm.exact.match import match
+from la_gpm.exact.driver import count_pattern, plan_for
 from la_gpm.backends import gpu_status
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument
 from la_gpm.patterns import plan as plan_mod
@@ -33,7 +33,7 @@ from .test_exact import _hprd_expected, _random_graph, _random_pattern
 
 NO_GPU = gpu_status()
 needs_gpu = pytest.mark.skipif(NO_GPU is not None, reason=f"no GPU: {NO_GPU}")
-PLAN_FIELDS_CUH = resources.files("la_gpm.backends.gpu").joinpath("kernels", "plan_fields.cuh")
+PLAN_FIELDS_CUH = resources.files("la_gpm.exact").joinpath("plan_fields.cuh")
 STAT_KEYS = ("reuse_hits", "set_operations", "set_operations_saved", "tree_nodes")
 
 
@@ -129,7 +129,7 @@ def hprd():
 @pytest.mark.parametrize("name,want", sorted(CITESEER_NONINDUCED_4.items()) + sorted(CITESEER_NONINDUCED_5.items()))
 def test_citeseer_published_noninduced(citeseer, name, want):
     plan = plan_for(citeseer, Pattern.named(name))  # the generic plan, also for the 4-clique
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     assert count_plan_gpu(citeseer, plan)[0] == want
 
 
@@ -137,7 +137,7 @@ def test_citeseer_published_noninduced(citeseer, name, want):
 @needs_gpu
 @pytest.mark.parametrize("name,want", sorted(CITESEER_INDUCED_4.items()))
 def test_citeseer_published_induced(citeseer, name, want):
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     assert count_plan_gpu(citeseer, plan_for(citeseer, Pattern.named(name), induced=True))[0] == want
 
 
@@ -152,7 +152,7 @@ SMALL_PATTERNS = ["wedge", "4-path", "4-star", "4-cycle", "tailed-triangle", "di
 def test_small_graphs_gpu_equals_cpu_with_same_search(small_graphs, induced, fast_last, monkeypatch):
     """Counts and the search statistics (reuse hits, set operations, tree nodes) equal the CPU engine's,
     with the last level's final intersection counted in registers or written like the CPU does."""
-    import la_gpm.backends.gpu.enum as gpu_enum
+    import la_gpm.exact.dumato as gpu_enum
     monkeypatch.setattr(gpu_enum, "FAST_LAST", fast_last)
     bad = []
     for gname, G in small_graphs.items():
@@ -175,7 +175,7 @@ def test_property_gpu_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabel
     P = _random_pattern(rng, k, extra, vlabels, elabels)
     want = brute_count(G, P, induced, kind)
     plan = plan_for(G, P, induced=induced)
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     got = count_plan_gpu(G, plan)[0] * (P.automorphism_count if kind == "embeddings" else 1)
     assert got == want
     if not (P.is_clique and P.vertex_labels is None and P.edge_labels is None and P.k >= 3):
@@ -284,7 +284,7 @@ def test_gpu_bad_input(citeseer):
 @needs_gpu
 def test_wiki_vote_5_clique_embeddings_generic_plan():
     """cuTS's K5 embeddings on wiki-Vote (541,696,440 = 120 × 4,514,137) through the generic plan."""
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     G = la_gpm.read_graph(data_path("wiki-Vote.txt"))
     assert count_plan_gpu(G, plan_for(G, Pattern.named("5-clique")))[0] * 120 == 541_696_440
 
@@ -305,8 +305,8 @@ def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
     """Forcing the breadth-first start (items of depth k-1, or as deep as memory allows): counts and
     search statistics equal the CPU engine's, including plans whose deep levels reuse a set built
     above the start depth (rebuilt by each warp, not counted)."""
-    from la_gpm.algorithms.subgraph import run_plan
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.dumato import count_plan_gpu
     bad, depths, rebuilt = [], [], 0
     for gname, G in small_graphs.items():
         for pname in SMALL_PATTERNS + ["5-clique"]:
@@ -332,7 +332,7 @@ def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
        levels=st.sampled_from([None, 1, 2, 32]))
 def test_property_deep_items_vs_brute_force(seed, n, p, k, extra, induced, thr, vlabels, elabels, reuse, levels):
     """Counts (unique and embeddings) and listings from deep items equal brute force."""
-    from la_gpm.backends.gpu.enum import count_plan_gpu, list_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu, list_plan_gpu
     rng = random.Random(seed)
     G = _random_graph(rng, n, p, vlabels, elabels)
     P = _random_pattern(rng, k, extra, vlabels, elabels)
@@ -351,7 +351,7 @@ def test_property_deep_items_vs_brute_force(seed, n, p, k, extra, induced, thr, 
 @needs_gpu
 def test_deep_items_listing_larger_than_a_chunk_and_hprd():
     """Deep items whose rows span chunks (karate) and an HPRD query listed from deep items."""
-    from la_gpm.backends.gpu.enum import list_plan_gpu
+    from la_gpm.exact.dumato import list_plan_gpu
     from la_gpm.io import read_sunluo
     G = la_gpm.datasets.load("karate")
     for name, induced in (("4-star", False), ("4-path", True), ("house", False)):
@@ -371,7 +371,7 @@ def test_deep_items_listing_larger_than_a_chunk_and_hprd():
 @needs_gpu
 def test_deep_items_bounded_by_memory_budget(citeseer):
     """A small budget stops the expansion early (or never starts it); counts stay exact."""
-    from la_gpm.backends.gpu.enum import count_plan_gpu
+    from la_gpm.exact.dumato import count_plan_gpu
     for name in ("house", "diamond", "4-cycle"):
         plan = plan_for(citeseer, Pattern.named(name))
         want = count_pattern(citeseer, name, backend="cpu")

@@ -1,4 +1,4 @@
-"""The breadth-first trie GPU engine (backends/gpu/trie.py) against brute force, the CPU engine and
+"""The breadth-first trie GPU engine (exact/cuts.py) against brute force, the CPU engine and
 published counts; tiny memory budgets force the depth-first chunking."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import la_gpm
-from la_gpm.algorithms.subgraph import count_pattern, plan_for
+from la_gpm.exact.driver import count_pattern, plan_for
 from la_gpm.backends import gpu_status
 from la_gpm.patterns import as_pattern, read_query
 
@@ -20,7 +20,7 @@ pytestmark = [pytest.mark.gpu, pytest.mark.skipif(gpu_status() is not None, reas
 
 
 def bfs_count(G, P, induced=False, kind="unique", memory_budget=None):
-    from la_gpm.backends.gpu.trie import count_plan_bfs
+    from la_gpm.exact.cuts import count_plan_bfs
     plan = plan_for(G, as_pattern(P), induced=induced, symmetry=kind == "unique", reuse=False)
     n, stats = count_plan_bfs(G, plan, memory_budget=memory_budget)
     return n, stats

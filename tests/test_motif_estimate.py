@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 import la_gpm
-from la_gpm.algorithms.motif_estimate import (_class_info, _plan, _Registry, _Tables, estimate_census,
+from la_gpm.motif_estimate.driver import (_class_info, _plan, _Registry, _Tables, estimate_census,
                                               free_shape, free_shapes, rooted_shapes, shape_sigma, spanning_trees)
-from la_gpm.backends.cpu import motif_estimate_kernels as K
+from la_gpm.motif_estimate import cpu as K
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument, LaGpmError, PatternTooLarge
 
 # rooted unlabeled trees with 1..8 vertices (OEIS A000081)
@@ -115,7 +115,7 @@ def test_sampler_uniform_over_colorful_treelets(monkeypatch, hub_chunk):
     """For a fixed coloring the empirical distribution over colorful treelets is uniform (chi-square);
     also with every vertex a hub whose neighbour runs (2 or 3 long) are skipped by their sums."""
     from scipy import stats
-    import la_gpm.algorithms.motif_estimate as ME
+    import la_gpm.motif_estimate.driver as ME
     monkeypatch.setattr(ME, "HUB_CHUNK", hub_chunk)
     G = _random_graph(12, 0.35, 7)
     k = 4
@@ -138,7 +138,7 @@ def test_sampler_uniform_over_colorful_treelets(monkeypatch, hub_chunk):
 
 def test_hub_run_skipping_draws_the_same_samples(monkeypatch):
     # the run sums only skip work: same tables, same draws, same samples as the plain scan
-    import la_gpm.algorithms.motif_estimate as ME
+    import la_gpm.motif_estimate.driver as ME
     G = la_gpm.generators.rmat(11, seed=4)
     for k in (4, 6):
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
@@ -248,7 +248,7 @@ def test_budget_stops_early_and_reports():
 def test_variance_split_sampling_part_matches_repeated_sampling():
     """One fixed coloring sampled many times (Vc = 0): the estimated sampling variance g²·h must match the
     empirical variance of the per-batch estimates (an independent check of the binomial approximation)."""
-    from la_gpm.algorithms.motif_estimate import _Record, variance_split
+    from la_gpm.motif_estimate.driver import _Record, variance_split
     G = la_gpm.datasets.load("email-Eu-core")
     k = 4
     reg = _Registry(k)
@@ -431,7 +431,7 @@ def test_mixture_design_unbiased_for_fixed_coloring():
     assert np.all(np.abs(z[prob > 0]) < 5), z
     assert np.all(h[prob == 0] == 0)
     # the shapes were drawn in proportion to q
-    from la_gpm.algorithms.motif_estimate import _top_free
+    from la_gpm.motif_estimate.driver import _top_free
     fs = np.bincount(_top_free(k)[shp], minlength=3) / N
     assert np.allclose(fs, q, atol=0.01)
 
@@ -611,14 +611,14 @@ def _emulated_kernels():
             B[hv[h], offB:offB + int(C)] = P[hs0[h]:hs0[h] + hns[h], offB:offB + int(C)].sum(axis=0)
 
     table = {"me_leaf": leaf, "me_ema_level": ema, "me_spmm_hub_sum": hub_sum}
-    return lambda f, name: spmm if name.startswith("me_spmm_tasks") else table[name]
+    return lambda pkg, f, name: spmm if name.startswith("me_spmm_tasks") else table[name]
 
 
 def test_level_build_plan_reproduces_cpu_tables(monkeypatch):
     """The level-wise GPU build's plan (levels, SpMM windows, eMA entries, hub chunks and their slots),
     run through numpy stand-ins of its kernels, gives the CPU tables exactly (no GPU needed)."""
     import types
-    import la_gpm.backends.gpu.motif_estimate as GM
+    import la_gpm.motif_estimate.gpu as GM
     fake = types.SimpleNamespace(asarray=np.asarray, empty=np.empty, zeros=np.zeros, full=np.full, int32=np.int32,
                                  asnumpy=np.asarray)
     monkeypatch.setattr(GM, "cupy", lambda: fake)
@@ -653,8 +653,8 @@ def _gpu_reason():
 def test_gpu_tables_and_samples_equal_cpu(monkeypatch, hub_degree, build, chunk):
     """Both builds (level-wise with hub chunks, per-shape) and both samplers (warp or thread per sample,
     with and without hub chunk skipping) against the CPU."""
-    import la_gpm.backends.gpu.motif_estimate as GM
-    from la_gpm.backends.gpu.motif_estimate import GpuSampler
+    import la_gpm.motif_estimate.gpu as GM
+    from la_gpm.motif_estimate.gpu import GpuSampler
     monkeypatch.setattr(GM, "HUB_DEGREE", hub_degree)
     monkeypatch.setattr(GM, "BUILD", build)
     monkeypatch.setattr(GM, "SPMM_CHUNK", chunk)
@@ -710,7 +710,7 @@ def _multiset_permutations(sizes):
 
 @pytest.mark.parametrize("n,k", [(6, 3), (7, 3), (5, 4), (8, 5), (4, 4)])
 def test_balanced_colorful_probability_brute_force(n, k):
-    from la_gpm.algorithms.motif_estimate import balanced_classes, colorful_probability
+    from la_gpm.motif_estimate.driver import balanced_classes, colorful_probability
     sizes = balanced_classes(n, k)
     assert sum(sizes) == n and max(sizes) - min(sizes) <= 1
     cols = _multiset_permutations(sizes)
@@ -721,7 +721,7 @@ def test_balanced_colorful_probability_brute_force(n, k):
 
 
 def test_balanced_colors_sizes_reproducible_and_uniform():
-    from la_gpm.algorithms.motif_estimate import balanced_classes, balanced_colors, colorful_probability
+    from la_gpm.motif_estimate.driver import balanced_classes, balanced_colors, colorful_probability
     n, k = 9, 3
     a = balanced_colors(77, n, k)
     assert a.dtype == np.int8 and np.array_equal(a, balanced_colors(77, n, k))
@@ -737,7 +737,7 @@ def test_balanced_colors_sizes_reproducible_and_uniform():
     assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / R)
     assert not np.array_equal(C[0], C[1])
     # the ranking hash is the library's splitmix64 (the CUDA kernels' function) of key + v
-    from la_gpm.backends.cpu.rng import splitmix64
+    from la_gpm.primitives.rng import splitmix64
     for key in (0, 5, (1 << 64) - 1):
         h = np.array([splitmix64(x) for x in np.arange(50, dtype=np.uint64) + np.uint64(key)], dtype=np.uint64)
         ref = np.empty(50, dtype=np.int8)
@@ -764,7 +764,7 @@ def test_uniform_and_balanced_estimates_agree_with_exact_census():
 @pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
 def test_gpu_balanced_colors_equal_host():
     import cupy as cp
-    from la_gpm.algorithms.motif_estimate import balanced_colors
+    from la_gpm.motif_estimate.driver import balanced_colors
     for n, k in ((1, 1), (10, 3), (100_003, 7), (1 << 20, 5)):
         for key in (0, 12345, (1 << 64) - 1):
             assert np.array_equal(cp.asnumpy(balanced_colors(key, n, k, cp)), balanced_colors(key, n, k))

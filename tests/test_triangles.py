@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import la_gpm
-from la_gpm.algorithms.triangles import METHODS
+from la_gpm.triangles import METHODS
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument, InvalidGraph, InvalidPattern
 
 from .conftest import data_path
@@ -118,7 +118,7 @@ def test_auto_and_config_default():
 def test_gpu_equals_cpu_on_rmat(monkeypatch):
     if "gpu" not in la_gpm.available_backends():
         pytest.skip("no GPU visible")
-    from la_gpm.backends.gpu.triangles import triangle_count as gpu_tc
+    from la_gpm.triangles.gpu import triangle_count as gpu_tc
     G = la_gpm.generators.rmat(14, seed=5)
     want = la_gpm.count(G, "triangle", backend="cpu")
     assert la_gpm.count(G, "triangle", backend="gpu") == want
@@ -128,7 +128,7 @@ def test_gpu_equals_cpu_on_rmat(monkeypatch):
     for pivots in (None, True, False):  # the arc-binned schedule (the default above 65,536 arcs)
         assert gpu_tc(G, schedule="bucketed", pivots=pivots) == want
     # hub rows in the shared-memory hash kernel: from every row (1) to none (0)
-    import la_gpm.backends.gpu.triangles as GT
+    import la_gpm.triangles.gpu as GT
     for hub_min in (0, 1, 4, 16, 64, 10**9):
         assert gpu_tc(G, schedule="bucketed", hub_min=hub_min) == want, hub_min
     monkeypatch.setattr(GT, "HUB_MIN", 2)                  # per-vertex counts through the hub kernel

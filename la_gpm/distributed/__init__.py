@@ -1,7 +1,7 @@
 """Exact counts on a Dask cluster, for graphs and patterns that outgrow one machine's cores or GPU.
 
 :func:`count`: a count is a sum over root vertices, so the work splits into ``parts`` consecutive root ranges
-of about equal estimated work (:mod:`la_gpm.backends.partition`); each Dask task counts one part
+of about equal estimated work (:mod:`la_gpm.partition`); each Dask task counts one part
 with the ordinary single-machine engine (``backend="cpu"``: numba on the worker's threads;
 ``backend="gpu"``: the worker's GPU, e.g. one worker per GPU with ``dask_cuda.LocalCUDACluster``)
 and the exact Python ints are added on the client. The graph is sent to every worker once
@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import math
 
-from .._validation import as_graph
-from ..algorithms.subgraph import COUNT_KINDS
+from ..validation import as_graph
+from ..exact.driver import COUNT_KINDS
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
 
@@ -80,8 +80,8 @@ def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memo
     >>> sum(count_part(G, "4-cycle", (i, 3)) for i in range(3))
     154
     """
-    from ..algorithms.cliques import clique_count
-    from ..algorithms.subgraph import check_labels, check_size, plan_for, run_plan
+    from ..kcliques import clique_count
+    from ..exact.driver import check_labels, check_size, plan_for, run_plan
 
     G = as_graph(G)
     P = as_pattern(P)
@@ -91,7 +91,7 @@ def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memo
     check_size(P)
     check_labels(G, P)
     if backend == "gpu":
-        from ..backends.gpu.trie import count_plan_bfs
+        from ..exact.cuts import count_plan_bfs
         n, _ = count_plan_bfs(G, plan_for(G, P, induced=induced, reuse=False), memory_budget=memory_budget,
                               part=part)
     elif backend == "cpu":
@@ -148,8 +148,8 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
     :func:`estimate`); the tables' plan and buffers are kept on the worker's copy of the graph."""
     import numpy as np
 
-    from ..algorithms.color_coding import _prepare
-    from ..backends.cpu.cc_kernels import coloring_keys
+    from ..color_coding.driver import _prepare
+    from ..color_coding.cpu_kernels import coloring_keys
 
     G = as_graph(G)
     P = as_pattern(template)
@@ -193,8 +193,8 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
     """
     import numpy as np
 
-    from ..algorithms.color_coding import _resolve_seed
-    from ..algorithms.color_coding import estimate as cc_estimate
+    from ..color_coding.driver import _resolve_seed
+    from ..color_coding.driver import estimate as cc_estimate
 
     if backend not in ("cpu", "gpu"):
         raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
@@ -220,7 +220,7 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     """Exact census of every connected k-vertex class (:func:`la_gpm.census`), enumerated on a Dask cluster.
 
     Each task enumerates the connected induced k-subgraphs rooted in one work-balanced range of roots
-    (:func:`la_gpm.algorithms.motifs.census_part`); the client adds the class counts (Python ints) and,
+    (:func:`la_gpm.motifs.driver.census_part`); the client adds the class counts (Python ints) and,
     for ``induced=False``, converts them with the inclusion matrix, as the single-machine census does.
 
     Returns the same DataFrame as :func:`la_gpm.census` (``df.attrs["method"] == "distributed_enumerate"``).
@@ -234,7 +234,7 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     >>> dict(zip(df.name, df["count"]))
     {'wedge': 393, 'triangle': 45}
     """
-    from ..algorithms.motifs import _check_k, _classes, _frame, _prepare, _to_noninduced, census_part
+    from ..motifs.driver import _check_k, _classes, _frame, _prepare, _to_noninduced, census_part
 
     k = _check_k(k)
     G = _prepare(G, "census")

@@ -20,7 +20,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from ..backends.cpu.sorted_ops import lower_bound
+from ..primitives.sorted_ops import lower_bound
 from ..config import config
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
                     F_UP)

@@ -16,7 +16,7 @@ import time
 
 import numpy as np
 
-from .._validation import as_graph
+from ..validation import as_graph
 from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from ..backends.gpu import cupy, kernel_at, oom_guard, sm_count
+from ..device import cupy, kernel, oom_guard, sm_count
 from ..config import config
 
 __all__ = ["count_items", "list_items"]
@@ -76,7 +76,7 @@ def _run(items, upd, plan, U, cand, counts_only, offsets=None, total=0):
         else:
             d_off = cp.asarray(offsets)
             out = cp.empty(max(total, 1) * k, dtype=cp.int64)
-        f = kernel_at("la_gpm.dynamic", "gamma", "gamma_items")
+        f = kernel(__package__, "gamma", "gamma_items")
         f((grid,), (block,), (d_items, np.int64(nit), d_upd, *tabs, np.int32(k), ptr, idx, st, od, el,
                              np.int32(U.elab is not None), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), nxt,
                              counts, d_off, out, np.int32(0 if counts_only else 1)))

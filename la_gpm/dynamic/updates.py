@@ -24,7 +24,7 @@ from pathlib import Path
 import numba as nb
 import numpy as np
 
-from ..backends.cpu.sorted_ops import adjacent, lower_bound
+from ..primitives.sorted_ops import adjacent, lower_bound
 from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
 from ..graph import Graph

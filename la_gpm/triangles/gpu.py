@@ -2,7 +2,7 @@
 renamed by degree rank, so hub lists sit together in memory), one lane group per DAG arc.
 
 cuSPARSE SpGEMM (through cupyx) cannot apply a mask, so C = U·U would materialise every
-wedge; the kernel in ``kernels/triangles.cu`` counts only closed wedges and reads each list a
+wedge; the kernel in ``la_gpm/triangles/triangles.cu`` counts only closed wedges and reads each list a
 bounded number of times.
 
 Two schedules:
@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 SCHEDULES = ("auto", "bucketed", "uniform")
 GROUPS = (1, 2, 4, 8, 16, 32)
@@ -58,7 +58,7 @@ def _hub_kernel():
 @functools.lru_cache(maxsize=None)
 def _hub_kernel_on(device: int):
     """_hub_kernel for ``device`` (the current one), its attribute set once."""
-    k = kernel("triangles", "tri_count_hubs")
+    k = kernel(__package__, "triangles", "tri_count_hubs")
     try:
         k.max_dynamic_shared_size_bytes = _SMEM_OPTIN
         return k, _SMEM_OPTIN
@@ -89,7 +89,7 @@ def _arc_bins(G, hub_min: int = HUB_MIN):
 
     def build(ptr, idx, src, narcs):
         work = cp.empty(narcs, dtype=cp.int32)
-        kernel("triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
+        kernel(__package__, "triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
                                             (ptr, idx, src, np.int64(narcs), work))
         hubs, smem = None, 0
         if hub_min > 0:
@@ -127,7 +127,7 @@ def _launch_hubs(ptr, idx, hubs, smem, total, pv):
 
 def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
     cp = cupy()
-    from ...config import config
+    from ..config import config
 
     if group not in GROUPS:
         raise ValueError(f"group must be a power of two <= 32; got {group}")
@@ -136,7 +136,7 @@ def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
     sm = sm_count()
     grid = int(max(1, min((narcs + groups_per_block - 1) // groups_per_block, sm * 32)))
     name = "tri_count_arcs64" if arcs is not None and arcs.dtype == cp.int64 else "tri_count_arcs"
-    kernel("triangles", name)((grid,), (block,),
+    kernel(__package__, "triangles", name)((grid,), (block,),
                               (ptr, idx, src, arcs if arcs is not None else np.uint64(0), np.int64(narcs),
                                np.int32(group), np.int32(1 if pivots else 0), total,
                                pv if pv is not None else np.uint64(0)),

@@ -1,7 +1,7 @@
 """GPU exact engine: the CPU engine's plans (:mod:`la_gpm.patterns.plan`) run by a warp-centric DFS.
 
-``kernels/enum.cu`` interprets ``Plan.tables()`` on the arrays of
-:func:`la_gpm.algorithms.subgraph.engine_arrays` (degree-rank numbering, label-sorted rows for
+``la_gpm/exact/dumato.cu`` interprets ``Plan.tables()`` on the arrays of
+:func:`la_gpm.exact.driver.engine_arrays` (degree-rank numbering, label-sorted rows for
 vertex-labeled plans, edge labels), with the CPU engine's semantics: symmetry bounds,
 anti-parents, injectivity checks, RPS reuse of cached sets, last level counted.
 
@@ -30,9 +30,9 @@ import time
 
 import numpy as np
 
-from ...exceptions import InvalidArgument
-from ...patterns.plan import C_REUSE as C_REUSE_FIELD
-from . import cupy, device_sm_count, kernel, oom_guard
+from ..exceptions import InvalidArgument
+from ..patterns.plan import C_REUSE as C_REUSE_FIELD
+from ..device import cupy, device_sm_count, kernel, oom_guard
 
 __all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items", "count_plans_batch_gpu", "batch_roots"]
 
@@ -49,7 +49,7 @@ FAST_LAST = True  # count the last level's final intersection without writing it
 
 def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
     """``(ptr i64, idx i32, nlab i64, elab i64, deg i32)`` of ``engine_arrays`` on the current device (cached)."""
-    from ...algorithms.subgraph import engine_arrays
+    from .driver import engine_arrays
 
     cp = cupy()
     dev = cp.cuda.Device().id
@@ -66,7 +66,7 @@ def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
 def _items_for(G, plan, tables, roots, dev_arrays):
     """The level-1 items as one (n, 2) int32 device array, cached on the graph under everything
     they depend on (labels, degrees, bounds)."""
-    from ...patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
+    from ..patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
 
     T, C = tables
     cp = cupy()
@@ -90,7 +90,7 @@ def level1_items(plan, roots, dev_arrays):
     least level 1's pattern degree (level 1 has parent 0 and no anti-parents, reuse or
     injectivity checks).
     """
-    from ...patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
+    from ..patterns.plan import C_MINDEG, C_NLOW, C_NUP, C_VLAB, T_PAREL
 
     cp = cupy()
     ptr, idx, nlab, elab, deg = dev_arrays
@@ -187,7 +187,7 @@ class _Call:
     breadth-first expansion level). Also the per-call constants the kernels take."""
 
     def __init__(self, G, plan, dev_arrays, memory_budget):
-        from ...algorithms.subgraph import resolve_budget
+        from .driver import resolve_budget
 
         cp = cupy()
         T, C, pack, reuse, _ = _host_plan(plan)
@@ -219,7 +219,7 @@ def _deepen(call, items, d, threshold, levels):
     k - 1 and the next level fits half of the memory budget. Returns (items, d)."""
     cp = cupy()
     k, maxd = call.k, call.maxd
-    kern = kernel("enum", "enum_expand_warp")
+    kern = kernel(__package__, "dumato", "enum_expand_warp")
     nrows = int(call.counters.shape[0])
     row = 1
     while 0 < items.shape[0] < threshold and d < k - 1 and row < nrows and len(call.expand_rows) < levels:
@@ -291,7 +291,7 @@ def _count_items(call, items, d, item_counts=None):
         store = item_counts is not None
         if not store:
             item_counts = call.counters[0]  # not written
-        kern = kernel("enum", "enum_count_warp")
+        kern = kernel(__package__, "dumato", "enum_count_warp")
         kern((blocks,), (wpb * 32,),
              call.args + (items, np.int32(d), np.int32(call.rebuild(d)), np.int64(nitems), buf, np.int64(maxd),
                           call.counters[0], item_counts, np.int32(store), np.int32(bool(FAST_LAST))))
@@ -322,12 +322,12 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None, deep_levels=
     Examples
     --------
     >>> import la_gpm  # doctest: +SKIP
-    >>> from la_gpm.algorithms.subgraph import plan_for  # doctest: +SKIP
+    >>> from la_gpm.exact.driver import plan_for  # doctest: +SKIP
     >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
     >>> count_plan_gpu(G, plan_for(G, la_gpm.Pattern.named("4-cycle")))[0]  # doctest: +SKIP
     154
     """
-    from ...algorithms.subgraph import plan_roots
+    from .driver import plan_roots
 
     cupy()  # BackendUnavailable with the reason when no device is usable
     t0 = time.perf_counter()
@@ -372,7 +372,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
     rows are those of the CPU engine, possibly in another order. ``deep_items`` as in
     :func:`count_plan_gpu`, and ``deep_levels``.
     """
-    from ...algorithms.subgraph import plan_roots
+    from .driver import plan_roots
 
     cp = cupy()
     k = plan.k
@@ -425,7 +425,7 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
     with oom_guard("GPU listing (the query order and the vertex map)"):
         order_d = cp.asarray(order, dtype=cp.int32)
         inv_d = cp.asarray(inv, dtype=cp.int64)
-    kern = kernel("enum", "enum_list_warp")
+    kern = kernel(__package__, "dumato", "enum_list_warp")
     r0 = 0
     while r0 < total:
         cap = chunk_size if left is None else min(chunk_size, left)
@@ -467,7 +467,7 @@ def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
     """Engine vertices sorted by (label rank, decreasing degree), their sort keys, the sorted distinct
     labels and ``maxdeg + 1`` (the key stride), cached on the graph: the roots of a plan are one
     contiguous range of this order (its first label, degree at least its first minimum degree)."""
-    from ...algorithms.subgraph import engine_arrays
+    from .driver import engine_arrays
 
     def make():
         _, _, _, _, deg, vlab, _ = engine_arrays(G, vertex_labeled, edge_labeled)
@@ -485,14 +485,14 @@ def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
 
 def batch_roots(G, plans, vertex_labeled: bool, edge_labeled: bool):
     """The depth-1 work items of a batch: an (n, 2) int32 host array of rows ``(query, root)`` with,
-    for every plan q, the engine vertices :func:`la_gpm.algorithms.subgraph.prepare_roots` gives
+    for every plan q, the engine vertices :func:`la_gpm.exact.driver.prepare_roots` gives
     (first label, degree at least the first minimum degree), in one vectorised pass; and the number
     of roots per plan.
 
     Examples
     --------
     >>> import la_gpm
-    >>> from la_gpm.algorithms.subgraph import plan_for
+    >>> from la_gpm.exact.driver import plan_for
     >>> G = la_gpm.datasets.load("karate")
     >>> rows, n = batch_roots(G, [plan_for(G, la_gpm.Pattern.named("4-cycle"))] * 2, False, False)
     >>> rows.shape, n.tolist()
@@ -642,7 +642,7 @@ class _BatchRun:
             self.host[c * (levels + 1) * 2 + 1] = min(chunk, grp.n0 - c * chunk)  # level 0 "wrote" the roots
         self.host.flags.writeable = False
         ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
-        self.kern = kernel("enum", "enum_batch_level", ("-DEN_WARP_SEARCH",) if BATCH_WARP_SEARCH else ())
+        self.kern = kernel(__package__, "dumato", "enum_batch_level", ("-DEN_WARP_SEARCH",) if BATCH_WARP_SEARCH else ())
         self.lock = threading.Lock()
         self.graph = None
         self.graph_error = None
@@ -759,12 +759,12 @@ def count_plans_batch_gpu(G, plans, *, memory_budget=None, deep_items=None):
     Examples
     --------
     >>> import la_gpm  # doctest: +SKIP
-    >>> from la_gpm.algorithms.subgraph import plan_for  # doctest: +SKIP
+    >>> from la_gpm.exact.driver import plan_for  # doctest: +SKIP
     >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
     >>> count_plans_batch_gpu(G, [plan_for(G, la_gpm.Pattern.named(p)) for p in ("4-cycle", "diamond")])[0]  # doctest: +SKIP
     [154, 151]
     """
-    from ...algorithms.subgraph import plan_roots, resolve_budget
+    from .driver import plan_roots, resolve_budget
 
     cupy()
     t0 = time.perf_counter()

@@ -14,7 +14,7 @@ Three groups:
 * **closed forms (FGLT / ESCAPE style)** -- per-arc triangle counts, per-vertex
   4-cycle and 4-clique counts, the diamond-wing sum, and the totals that the
   k = 4 census needs.  All integer arithmetic is int64; the callers bound the
-  inputs (see ``la_gpm.algorithms.motifs``) so that nothing overflows.
+  inputs (see ``la_gpm.motifs.driver``) so that nothing overflows.
 
 Parallel passes take ``nchunks`` (the callers pass 4 per numba thread): chunk c handles
 vertices c, c + nchunks, ... so that hubs spread over the threads.
@@ -25,9 +25,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .sorted_ops import adjacent as _adjacent
-from .sorted_ops import lower_bound as _lower_bound
-from .sorted_ops import upper_bound as _upper_bound
+from ..primitives.sorted_ops import adjacent as _adjacent
+from ..primitives.sorted_ops import lower_bound as _lower_bound
+from ..primitives.sorted_ops import upper_bound as _upper_bound
 
 # --------------------------------------------------------------------------- class tables
 

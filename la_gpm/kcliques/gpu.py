@@ -1,4 +1,4 @@
-"""GPU k-clique counting: warp-centric DFS over the degree-rank-ordered DAG (kernels/cliques.cu).
+"""GPU k-clique counting: warp-centric DFS over the degree-rank-ordered DAG (la_gpm/kcliques/cliques.cu).
 
 Two methods, one warp per DAG arc (u, v) handed out through an atomic counter:
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -45,7 +45,7 @@ def _sizes(ptr, idx, src, narcs):  # |C| of every arc: one per graph, whatever k
     cp = cupy()
     c = cp.empty(narcs, dtype=cp.int32)
     blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
-    kernel("cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+    kernel(__package__, "cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
     return c
 
 
@@ -97,7 +97,7 @@ def _work_items(G, k: int, rcap: int):
 
 def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | None = None) -> int:
     """k-cliques of G; with ``part=(i, nparts)`` only those whose lowest-ranked vertex lies in the
-    i-th work-balanced range of ranks (``la_gpm.backends.partition.rank_range(G, part, k)``).
+    i-th work-balanced range of ranks (``la_gpm.partition.rank_range(G, part, k)``).
     ``method`` and ``balance`` (default: on for the bitmap kernel and k >= BALANCE_MIN_K, whole
     graph or part): see the module docstring."""
     if part is None:
@@ -108,7 +108,7 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
 def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | None = None) -> int:
     """The k-cliques whose lowest vertex has a degree rank in ``ranks = (lo, hi)`` (None: all)."""
     cp = cupy()
-    from ...config import config
+    from ..config import config
 
     if not 3 <= k <= MAX_K:
         raise ValueError(f"gpu clique kernel handles 3 <= k <= {MAX_K}; got {k}")
@@ -162,7 +162,7 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
             size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *(items if items is not None else (null,) * 3))
         else:
             size = (np.int32(k), np.int32(maxdeg))
-        kern = kernel("cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
+        kern = kernel(__package__, "cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
         kern((grid,), (warps_per_block * 32,),
              (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]))
         _, total, over = (int(x) for x in counters.get())

@@ -1,4 +1,4 @@
-"""GPU motif census (kernels/census.cu), called by :func:`la_gpm.census` with ``backend="gpu"``.
+"""GPU motif census (la_gpm/motifs/census.cu), called by :func:`la_gpm.census` with ``backend="gpu"``.
 
 * :func:`esu_counts` -- induced counts of every connected k-vertex class (k = 3..7) by
   warp-centric ESU enumeration with the class dictionary resident on the GPU.
@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from . import cupy, kernel, oom_guard, sm_count
+from ..device import cupy, kernel, oom_guard, sm_count
 
 WARPS_PER_BLOCK = 4
 # resident warps per SM at most (the ESU kernel's registers allow about 50)
@@ -49,7 +49,7 @@ _TABLES: dict = {}
 def _table(k, dev):
     key = (k, dev)
     if key not in _TABLES:
-        from ...algorithms.motifs import _classes
+        from .driver import _classes
         cp = cupy()
         t = _classes(k).table
         with oom_guard(f"copying the {k}-vertex class table to the GPU"):
@@ -64,7 +64,7 @@ def _device_desc(G):
     dev = cp.cuda.Device().id
 
     def make():
-        from ...algorithms.motifs import _descending
+        from .driver import _descending
         ptr, idx, _ = _descending(G)
         with oom_guard("copying the graph to the GPU"):
             dptr = cp.asarray(np.asarray(ptr, dtype=np.int64))
@@ -81,7 +81,7 @@ def _device_desc(G):
 def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
     """(grid, warps per block): as many resident warps as the memory budget allows, at most
     32 per SM and about one per work item, at least one block."""
-    from ...config import config
+    from ..config import config
     cap = sm_count() * WARPS_PER_SM
     nw = int(min(cap, max(1, config.memory_budget // max(per_warp_bytes, 1)), max(1, work)))
     wpb = min(WARPS_PER_BLOCK, nw)
@@ -90,7 +90,7 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
 
 def esu_counts(G, k: int) -> list[int]:
     """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 7."""
-    from ...algorithms.motifs import _classes
+    from .driver import _classes
     cp = cupy()
     nclass = len(_classes(k).keys)
     if G.n == 0 or G.m == 0:
@@ -118,7 +118,7 @@ def esu_counts(G, k: int) -> list[int]:
             next_, counts = buf[:1], buf[1:]
         with _stage("esu: census_esu kernel (launch to completion)"):
             if nitems:
-                kernel("census", "census_esu")(
+                kernel(__package__, "census", "census_esu")(
                     (grid,), (wpb * 32,),
                     (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split), np.int32(k),
                      np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
@@ -139,7 +139,7 @@ def _item_offsets(G, split):
         nwork = int(fwd.shape[0])
         with oom_guard("building the census work items"):
             items = cp.empty(nwork, dtype=cp.int64)
-            kernel("census", "esu_item_counts")((max(1, min(4096, (nwork + 255) // 256)),), (256,),
+            kernel(__package__, "census", "esu_item_counts")((max(1, min(4096, (nwork + 255) // 256)),), (256,),
                                                 (ptr, idx, fsrc, fwd, np.int64(nwork), np.int32(split), items))
             offs = cp.zeros(nwork + 1, dtype=cp.int64)
             cp.cumsum(items, out=offs[1:])
@@ -153,7 +153,7 @@ def census4_inputs(G) -> tuple[int, int, int, int, int]:
     cp = cupy()
     if G.n == 0 or G.m == 0:
         return 0, 0, 0, 0, 0
-    from ...config import config
+    from ..config import config
     ptr, idx, _, _ = _device_desc(G)
     n = int(ptr.shape[0] - 1)
     # degree-descending ids: the hubs are the prefix 0 .. hubs-1
@@ -162,7 +162,7 @@ def census4_inputs(G) -> tuple[int, int, int, int, int]:
     nw = grid * wpb
     hub_grid = int(min(hubs, sm_count() * 2, max(1, config.memory_budget // (n * 4))))
     slices = max(nw, hub_grid)
-    kern = kernel("census", "census4_closed")
+    kern = kernel(__package__, "census", "census4_closed")
     with oom_guard(f"the 4-vertex closed form ({slices} slices × {n * 4} bytes of wedge counters)"):
         if slices * n * 4 <= WEDGE_CACHE_BYTES:
             # the kernel leaves every counter it touched at zero: small graphs keep one zeroed buffer
@@ -237,7 +237,7 @@ def small_inputs(G, k: int) -> tuple[int, int, int, int, int, int]:
     wpb, shm = shape
     n = G.n
     ptr, idx, _, _ = _device_desc(G)
-    kern = kernel("census", "census_small")
+    kern = kernel(__package__, "census", "census_small")
     dev = cp.cuda.Device().id
     regs = _SMALL_REGS.get(dev)
     if regs is None:
@@ -268,7 +268,7 @@ def closed_form_noninduced(G, k: int) -> list[int]:
     Small graphs (:func:`small_shape`): census_small, one launch and one copy back; degree binomial
     sums from the host (cached with the graph). Larger: census4_closed (global wedge counters) and
     the 4-cliques of cliques.cu; k = 3 the triangles of triangles.cu."""
-    from ...algorithms.motifs import _check_safe, _classes, _degree_binomials
+    from .driver import _check_safe, _classes, _degree_binomials
 
     wedges, stars = _degree_binomials(G)
     if k == 3:
@@ -277,14 +277,14 @@ def closed_form_noninduced(G, k: int) -> list[int]:
         if G.nnz <= SMALL_K3_MAX_ARCS and small_shape(G, 3) is not None:
             with _stage("closed form 3: census_small (launch, kernel, copy back)"):
                 return [wedges, small_inputs(G, 3)[2]]
-        from .triangles import triangle_count
+        from ..triangles.gpu import triangle_count
         return [wedges, triangle_count(G)]
     _check_safe(G)
     if G.m and small_shape(G, 4) is not None:
         with _stage("closed form 4: census_small (launch, kernel, copy back)"):
             dia, c4, T, p4base, tdeg, k4 = small_inputs(G, 4)
     else:
-        from .cliques import clique_count
+        from ..kcliques.gpu import clique_count
         with _stage("closed form 4: census4_inputs (launches, kernel, copy back)"):
             dia, c4, T, p4base, tdeg = census4_inputs(G)
         with _stage("closed form 4: 4-cliques (cliques.cu)"):
@@ -315,7 +315,7 @@ BOWTIE_BULK_RATIO = 4
 
 
 def _c5(name):
-    return kernel("census5", name)
+    return kernel(__package__, "census5", name)
 
 
 # benchmarks set this to a dict to get the seconds of each stage of the hybrid (device synchronised
@@ -343,7 +343,7 @@ class _stage:
 def _groups(per_group_bytes: int, n: int, hubs: int, cp):
     """(grid, wpb, hub_grid) for a per-vertex kernel with one scratch slice per warp (non-hubs) or per
     block (hubs), within the memory budget."""
-    from ...config import config
+    from ..config import config
     grid, wpb = _warps(per_group_bytes, n - hubs, cp)
     hub_grid = int(min(hubs, sm_count() * 2, max(1, config.memory_budget // max(per_group_bytes, 1))))
     return grid, wpb, hub_grid
@@ -372,7 +372,7 @@ def sigma4(G):
     2-side. Per-arc triangles, 4-cycles, K2,3 hubs, diamond wings, 4-cliques through each vertex and
     the neighbour sums of ``motifs._sigma`` on the GPU (7 + 4 values per vertex come back), the
     linear combinations on the host."""
-    from ...algorithms.motifs import _descending, sigma4_columns
+    from .driver import _descending, sigma4_columns
     cp = cupy()
     n = G.n
     s = np.zeros((n, 15), dtype=np.int64)
@@ -500,7 +500,7 @@ def _bowtie_bulk(G, hubs_h, deg_h, tv_h, nclass):
     degree-descending relabelling, degrees ``deg_h``, ``tv_h`` edges inside their neighbourhoods):
     c5_bowtie_rows builds each hub's bit matrix of G[N(u)], c5_bowtie_bulk sums the non-induced
     2K2 ... K4 ingredients, the host inverts them."""
-    from ...config import config
+    from ..config import config
     cp = cupy()
     ptr, idx, _, _ = _device_desc(G)
     acc = cp.zeros(7, dtype=cp.uint64)
@@ -527,8 +527,8 @@ def _bowtie_bulk(G, hubs_h, deg_h, tv_h, nclass):
 def bowtie_class_hits(tv_hubs, p2, p4raw, dia, tri3, paw2, k4, c4x2, nclass):
     """Per-class hits (Python ints) from c5_bowtie_bulk's sums over the hubs with ``tv_hubs`` edges inside
     their neighbourhoods: the same inversion as the CPU's bulk rule (motif_kernels.bowtie_bulk_hits)."""
-    from ...algorithms.motifs import _classes
-    from ..cpu.motif_kernels import _bowtie_class_rows, bowtie_bulk_hits
+    from .driver import _classes
+    from .cpu import _bowtie_class_rows, bowtie_bulk_hits
     n2k2 = sum(int(m) * (int(m) - 1) // 2 for m in tv_hubs) - p2
     tri = tri3 // 3
     w = bowtie_bulk_hits.py_func(n2k2, p4raw - 3 * tri, c4x2 // 2, paw2 // 2, dia, k4)
@@ -544,8 +544,8 @@ def _k23_rows():
     cp = cupy()
     key = ("k23-rows", cp.cuda.Device().id)
     if key not in _TABLES:
-        from ...algorithms.motifs import _classes
-        from ..cpu.motif_kernels import _k23_class_rows
+        from .driver import _classes
+        from .cpu import _k23_class_rows
         with oom_guard("copying the K2,3 class rows to the GPU"):
             _TABLES[key] = cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
     return _TABLES[key]
@@ -560,8 +560,8 @@ def dense5_hits(G, tv):
     once and classified by its induced 5-vertex set or counted per class in bulk (K2,3 copies of pairs
     with many common neighbours, bowties of hubs), and the (K2,3, bowtie) copies so accounted for.
     ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
-    from ...algorithms.motifs import _classes, _deg_binomial_sum, _descending
-    from ...config import config
+    from .driver import _classes, _deg_binomial_sum, _descending
+    from ..config import config
     cp = cupy()
     cls = _classes(5)
     nclass = len(cls.keys)
@@ -680,7 +680,7 @@ def dense5_hits(G, tv):
 def _connected4_bound(G) -> int:
     """An upper bound on the connected 4-vertex subsets from the degrees alone (host, no GPU): every one
     has a spanning 4-path or 4-star, so it is at most Σ_uv (d_u - 1)(d_v - 1) + Σ_v C(d_v, 3)."""
-    from ...algorithms.motifs import _deg_binomial_sum, _exact_sum
+    from .driver import _deg_binomial_sum, _exact_sum
 
     def make():
         d = G.degrees.astype(np.int64)
@@ -710,7 +710,7 @@ def gpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
     >>> gpu_prefers_hybrid(362_232, 18_576, 16_034)                  # citeseer: too small
     False
     """
-    from ...algorithms.motifs import _SMALL_ENUMERATION
+    from .driver import _SMALL_ENUMERATION
     return connected4 >= _SMALL_ENUMERATION and k23 + bowtie <= GPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
 
 
@@ -720,7 +720,7 @@ def hybrid5_noninduced(G, decline: bool = False):
     sums from :func:`sigma4`), dense classes from the classified copies of C5, K2,3 and the bowtie
     (:func:`dense5_hits`). With ``decline``, None where :func:`gpu_prefers_hybrid` says the GPU's
     enumeration is cheaper (a bound from the degrees rules out small graphs first, on the host)."""
-    from ...algorithms import motifs as M
+    from . import driver as M
     cls = M._classes(5)
     nrow = len(cls.keys)
     if G.n == 0:

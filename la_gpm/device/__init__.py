@@ -1,6 +1,6 @@
-"""CuPy backend: device copies of graphs and the CUDA kernels in ``kernels/*.cu``.
+"""The GPU layer every family shares: the CuPy handle, kernel loading and device copies of graphs.
 
-Kernels are real ``.cu`` files sharing ``common.cuh``; they are compiled through
+Each family keeps its kernels (real ``.cu`` files) beside its host code; they include ``common.cuh`` from here and are compiled through
 ``cupy.RawModule`` once per device and memoized.  Importing this module needs CuPy.
 """
 
@@ -10,13 +10,13 @@ import contextlib
 import functools
 from importlib import resources
 
-from ...exceptions import BackendUnavailable, DeviceOutOfMemory
+from ..exceptions import BackendUnavailable, DeviceOutOfMemory
 
-KERNEL_DIR = resources.files("la_gpm.backends.gpu").joinpath("kernels")
+INCLUDE_DIR = resources.files("la_gpm.device")  # common.cuh: the searches and warp helpers every kernel shares
 
 
 def cupy():
-    from .. import gpu_status
+    from ..backends import gpu_status
 
     reason = gpu_status()
     if reason is not None:
@@ -26,31 +26,25 @@ def cupy():
 
 
 @functools.lru_cache(maxsize=None)
-def _module(name: str, device: int, options: tuple):
-    cp = cupy()
-    src = KERNEL_DIR.joinpath(name + ".cu").read_text()
-    with cp.cuda.Device(device):
-        return cp.RawModule(code=src, options=("-std=c++17", f"-I{KERNEL_DIR}") + options)
-
-
-@functools.lru_cache(maxsize=None)
-def _module_at(package: str, name: str, device: int, options: tuple):
+def _module(package: str, name: str, device: int, options: tuple):
     import logging
     cp = cupy()
-    src = resources.files(package).joinpath(name + ".cu").read_text()
+    here = resources.files(package)
+    src = here.joinpath(name + ".cu").read_text()
     logging.getLogger("la_gpm").info("compiling %s/%s.cu for device %d (once per process; CuPy caches it on disk)",
                                      package, name, device)
     with cp.cuda.Device(device):
-        mod = cp.RawModule(code=src, options=("-std=c++17", f"-I{KERNEL_DIR}") + options)
+        mod = cp.RawModule(code=src, options=("-std=c++17", f"-I{INCLUDE_DIR}", f"-I{here}") + options)
         mod.compile()
         return mod
 
 
-def kernel_at(package: str, file: str, name: str, options: tuple = ()):
-    """The compiled kernel ``name`` of ``<package>/<file>.cu`` (a family's own kernel file, e.g.
-    ``la_gpm.dynamic``), with ``kernels/`` on the include path; memoized per device."""
+def kernel(package: str, file: str, name: str, options: tuple = ()):
+    """The compiled kernel ``name`` of ``<package>/<file>.cu`` (each family keeps its kernels beside its
+    host code, e.g. ``kernel(__package__, "cliques", "clique_count_warp")``) on the current device,
+    with ``la_gpm/device`` (common.cuh) and the family's folder on the include path; memoized per device."""
     cp = cupy()
-    return _module_at(package, file, cp.cuda.Device().id, tuple(options)).get_function(name)
+    return _module(package, file, cp.cuda.Device().id, tuple(options)).get_function(name)
 
 
 @functools.lru_cache(maxsize=None)
@@ -65,10 +59,6 @@ def sm_count() -> int:
     return device_sm_count(cupy().cuda.runtime.getDevice())
 
 
-def kernel(file: str, name: str, options: tuple = ()):
-    """The compiled kernel ``name`` of ``kernels/<file>.cu`` on the current device (memoized)."""
-    cp = cupy()
-    return _module(file, cp.cuda.Device().id, tuple(options)).get_function(name)
 
 
 def is_device_oom(e: BaseException) -> bool:

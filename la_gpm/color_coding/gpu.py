@@ -25,8 +25,8 @@ import warnings
 
 import numpy as np
 
-from ...algorithms.color_coding import rooted_gather_table
-from . import cupy, device_csr, kernel, oom_guard, sm_count
+from .driver import rooted_gather_table
+from ..device import cupy, device_csr, kernel, oom_guard, sm_count
 
 _SMEM_LIMIT = 48 * 1024
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
@@ -107,7 +107,7 @@ class GpuOps:
             if rows:
                 kd = cp.asarray(np.asarray(keys, dtype=np.uint64))
                 grid = int(min((rows + self.block - 1) // self.block, 65535 * 8))
-                kernel("cc_spmm", "cc_colors", self.opts)((grid,), (self.block,),
+                kernel(__package__, "cc_spmm", "cc_colors", self.opts)((grid,), (self.block,),
                                                          (kd, np.int64(rows), np.int32(self.n), np.int32(self.k), out))
         return out
 
@@ -130,7 +130,7 @@ class GpuOps:
             if rows:
                 mask = self.labels[label] if label is not None else cp.zeros(1, dtype=cp.uint8)
                 grid = int(min((rows + self.block - 1) // self.block, 65535 * 8))
-                kernel("cc_spmm", "cc_leaf", self.opts)((grid,), (self.block,),
+                kernel(__package__, "cc_spmm", "cc_leaf", self.opts)((grid,), (self.block,),
                                                        (colors, np.int64(rows), np.int32(self.n), np.int32(self.k),
                                                         mask, np.int32(label is not None), out))
         return out
@@ -148,7 +148,7 @@ class GpuOps:
                 tpr = _tpr(C)
                 rpb = self.block // tpr
                 grid = (rows + rpb - 1) // rpb
-                kernel("cc_spmm", "cc_spmm_rows", self.opts)(
+                kernel(__package__, "cc_spmm", "cc_spmm_rows", self.opts)(
                     (grid,), (self.block,),
                     (self.ptr, self.idx, self.order, np.int32(self.n), np.int64(rows), X, np.int32(C), out,
                      np.int32(tpr)))
@@ -253,7 +253,7 @@ class GpuOps:
                  "kept": cp.zeros(max(1, nbt * it["n_items"]), dtype=cp.int32)}
             warps = nbt * it["n_items"]
             if warps:
-                kernel("cc_spmm", "cc_sort_arcs", self.opts)(
+                kernel(__package__, "cc_spmm", "cc_sort_arcs", self.opts)(
                     ((warps * 32 + self.block - 1) // self.block,), (self.block,),
                     (self.idx, it["v"], it["lo"], it["hi"], np.int64(it["n_items"]), np.int32(self.n), np.int64(nnz),
                      np.int64(nbt), colors, np.int32(self.k), d["sarc"], d["kept"]))
@@ -322,7 +322,7 @@ class GpuOps:
                 gpb = self.block // (L * S)
                 slots = nbt * split
                 if slots:
-                    kernel("cc_spmm", "cc_spmm_tiled", self.opts)(
+                    kernel(__package__, "cc_spmm", "cc_spmm_tiled", self.opts)(
                         ((slots + gpb - 1) // gpb,), (self.block,),
                         (self.idx, it["v"], it["lo"], it["hi"], it["dst"], np.int64(split),
                          np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, self._R(p),
@@ -339,7 +339,7 @@ class GpuOps:
                 gpb, GB, RP = self._sorted_shape(p, L)
                 slots = nbt * split
                 if slots:
-                    kernel("cc_spmm", f"cc_spmm_sorted_{NX}x{A}" + ("v2" if V == 2 else ""), self.opts)(
+                    kernel(__package__, "cc_spmm", f"cc_spmm_sorted_{NX}x{A}" + ("v2" if V == 2 else ""), self.opts)(
                         ((slots + gpb - 1) // gpb,), (gpb * L,),
                         (arcs["sarc"], arcs["kept"], it["v"], it["lo"], it["dst"], np.int64(split),
                          np.int32(it["n_chunks"]), np.int32(self.n), np.int64(self.idx.shape[0]), np.int64(nbt),
@@ -355,7 +355,7 @@ class GpuOps:
                 tpr = _tpr(W)
                 rpb = self.block // tpr
                 slots = nbt * rest
-                kernel("cc_spmm", "cc_spmm_rooted", self.opts)(
+                kernel(__package__, "cc_spmm", "cc_spmm_rooted", self.opts)(
                     ((slots + rpb - 1) // rpb,), (self.block,),
                     (self.idx, it["v"][split:], it["lo"][split:], it["hi"][split:], it["dst"][split:],
                      np.int64(rest), np.int32(it["n_chunks"]), np.int32(self.n), np.int64(nbt), colors, Qd,
@@ -363,7 +363,7 @@ class GpuOps:
             if it["n_heavy"]:
                 total = nbt * it["n_heavy"] * W
                 grid = int(min((total + self.block - 1) // self.block, 65535 * 8))
-                kernel("cc_spmm", "cc_spmm_reduce", self.opts)(
+                kernel(__package__, "cc_spmm", "cc_spmm_reduce", self.opts)(
                     (grid,), (self.block,),
                     (it["heavy"], it["hstart"], np.int32(it["n_heavy"]), np.int32(it["n_chunks"]), np.int32(self.n),
                      np.int64(nbt), partial, np.int32(W), out))
@@ -459,7 +459,7 @@ class GpuOps:
                     while threads < 256 and threads < Cs:
                         threads *= 2
                     grid = (rows + R - 1) // R
-                    kernel("cc_ema", "cc_ema_smem", self.opts)(
+                    kernel(__package__, "cc_ema", "cc_ema_smem", self.opts)(
                         (grid,), (threads,),
                         (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
                          real(ma), real(mb), np.int32(R), out, mbits),
@@ -468,7 +468,7 @@ class GpuOps:
                     sm = sm_count()
                     total = rows * Cs
                     grid = int(min((total + self.block - 1) // self.block, sm * 32))
-                    kernel("cc_ema", "cc_ema_global", self.opts)(
+                    kernel(__package__, "cc_ema", "cc_ema_global", self.opts)(
                         (grid,), (self.block,),
                         (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
                          real(ma), real(mb), out, mbits))
@@ -482,7 +482,7 @@ class GpuOps:
         if self.n == 0:
             return np.zeros(nbt)
         col = cp.ascontiguousarray(root[:, 0])
-        kernel("cc_spmm", "cc_block_sums", self.opts)((nbt,), (256,), (col, np.int32(self.n), out))
+        kernel(__package__, "cc_spmm", "cc_block_sums", self.opts)((nbt,), (256,), (col, np.int32(self.n), out))
         return out.get()
 
     def rows(self, root):

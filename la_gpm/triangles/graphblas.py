@@ -17,7 +17,7 @@ within noise of it (benchmarks/results).
 
 from __future__ import annotations
 
-from . import convert
+from ..primitives import graphblas as convert
 
 METHODS = ("auto", "oriented_dot", "sandia_dot", "sandia_ll", "burkhardt")
 

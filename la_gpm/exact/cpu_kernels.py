@@ -1,6 +1,6 @@
 """numba kernels that execute a :class:`la_gpm.patterns.plan.Plan` depth first.
 
-Data layout (built by :func:`la_gpm.algorithms.subgraph.engine_arrays`):
+Data layout (built by :func:`la_gpm.exact.driver.engine_arrays`):
 
 * ``ptr`` int64 (n+1), ``idx`` int32 neighbour lists.  For vertex-labeled plans each row
   is sorted by (label of the neighbour, id) and ``nlab`` holds those labels, so the
@@ -25,9 +25,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .sorted_ops import lower_bound as _lower_bound
+from ..primitives.sorted_ops import lower_bound as _lower_bound
 
-from ...patterns.plan import (C_CACHED, C_MINDEG, C_NANTI, C_NINJ, C_NLOW, C_NPAR, C_NUP, C_REUSE, C_SAVED,
+from ..patterns.plan import (C_CACHED, C_MINDEG, C_NANTI, C_NINJ, C_NLOW, C_NPAR, C_NUP, C_REUSE, C_SAVED,
                               C_VLAB, T_ANTI, T_INJ, T_LOW, T_PAR, T_PAREL, T_UP)
 
 ST_REUSE, ST_OPS, ST_SAVED, ST_NODES = 0, 1, 2, 3

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import functools
 
-from ..config import BACKENDS, config
-from ..exceptions import BackendUnavailable, InvalidArgument
+from .config import BACKENDS, config
+from .exceptions import BackendUnavailable, InvalidArgument
 
 __all__ = ["available_backends", "resolve_backend", "gpu_status", "graphblas_status"]
 

@@ -61,7 +61,7 @@ def clique_arc_sizes(G) -> np.ndarray:
     graph): the candidate set of the arc, from which the k-clique weights are made. The gpu backend
     may fill the same cache entry from its own kernel (the same integers)."""
     def make():
-        from .cpu.clique_weights import arc_candidate_sizes
+        from .weights import arc_candidate_sizes
         import numba
         hp, hi = G.oriented_ranked()
         nchunks = max(1, min(int(hi.shape[0]) // 4096 + 1, 64 * numba.get_num_threads()))
@@ -99,7 +99,7 @@ def clique_weights(G, k: int | None = None) -> np.ndarray:
     k = int(k)
 
     def make_k():
-        from .cpu.clique_weights import clique_root_weights
+        from .weights import clique_root_weights
         w = clique_root_weights(hp, clique_arc_sizes(G), k)
         w.setflags(write=False)
         return w

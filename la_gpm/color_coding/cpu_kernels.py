@@ -4,7 +4,7 @@ Every count table is a row-major ``(nb·n, C)`` array: ``nb`` colorings of the s
 stacked as ``nb`` disjoint copies of it (row ``g·n + v`` is vertex ``v`` of copy ``g``), so the
 kernels batch colorings without a batch dimension.  Colors are the counter-based hash
 ``color(v) = hi32(splitmix64(s_g + v)) · k >> 32`` of a per-coloring 64-bit key ``s_g``; the CUDA
-kernels (``kernels/cc_common.cuh``) compute the same function, so a seed gives the same colorings
+kernels (``la_gpm/color_coding/cc_common.cuh``) compute the same function, so a seed gives the same colorings
 on CPU and GPU.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .rng import splitmix64 as _splitmix64
+from ..primitives.rng import splitmix64 as _splitmix64
 
 _M64 = (1 << 64) - 1
 

@@ -5,7 +5,7 @@ candidate sets) is run level by level: level j stores, for every partial match o
 vertices, its last data vertex (int32) and the index of its parent in level j-1 (int64) --
 the parent-pointer trie of cuTS (Xiang et al., SC 2021; ``notes/003_cuts.md``), 12 bytes per
 partial match whatever its length. Each level is computed in two passes of
-``kernels/trie.cu``: a sizing pass (children per entry), a prefix sum, and a writing pass
+``la_gpm/exact/cuts.cu``: a sizing pass (children per entry), a prefix sum, and a writing pass
 at those offsets; the last level is only counted.
 
 Memory: when a level would not fit its share of ``config.memory_budget``, the parent level is
@@ -21,9 +21,9 @@ import time
 
 import numpy as np
 
-from ...exceptions import InvalidArgument
-from . import cupy, kernel, oom_guard, sm_count
-from .enum import device_engine_arrays
+from ..exceptions import InvalidArgument
+from ..device import cupy, kernel, oom_guard, sm_count
+from .dumato import device_engine_arrays
 
 MAX_K = 32
 BYTES_PER_ENTRY = 4 + 8  # vertex (int32) + parent index (int64)
@@ -41,7 +41,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     on the GPU; returns ``(count as Python int, stats dict)``. ``part=(i, nparts)`` counts only the
     matches whose first vertex lies in the i-th work-balanced range of roots."""
     cp = cupy()
-    from ...algorithms.subgraph import plan_roots, resolve_budget
+    from .driver import plan_roots, resolve_budget
 
     t0 = time.perf_counter()
     if any(r >= 0 for r in plan.reuse):
@@ -67,7 +67,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
                               f"{G.max_degree} x {BYTES_PER_ENTRY} bytes); raise memory_budget")
     ptr, idx, nlab, elab, deg = device_engine_arrays(G, vl, el)
     T, C = plan.tables()
-    kern = kernel("trie", "trie_level")
+    kern = kernel(__package__, "cuts", "trie_level")
     sm = sm_count()
     block = 256
     # each stored level may take an equal share of the budget (levels 1..k-2 are stored)

@@ -1,4 +1,4 @@
-"""numba kernels for the k-clique part weights of ``la_gpm.backends.partition`` (host side of every
+"""numba kernels for the k-clique part weights of ``la_gpm.partition`` (host side of every
 backend: the parts of one count must be the same rank ranges on cpu and gpu workers)."""
 
 from __future__ import annotations

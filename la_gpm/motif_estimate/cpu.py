@@ -16,9 +16,9 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .rng import splitmix64 as _mix
-from .sorted_ops import adjacent as _adjacent
-from .sorted_ops import upper_bound as _upper_bound
+from ..primitives.rng import splitmix64 as _mix
+from ..primitives.sorted_ops import adjacent as _adjacent
+from ..primitives.sorted_ops import upper_bound as _upper_bound
 
 
 

@@ -1,7 +1,7 @@
 """GPU backend of motif-frequency estimation: colorful treelet tables and samplers on the device (CuPy).
 
 The tables of one coloring (``M``: every rooted shape's colorful embeddings per vertex and colour
-set; ``B``: ``A·M`` of the passive shapes) are built on the device by ``kernels/me_sample.cu`` in the
+set; ``B``: ``A·M`` of the passive shapes) are built on the device by ``la_gpm/motif_estimate/me_sample.cu`` in the
 layout of the CPU kernels, one *level* (all shapes of one size, contiguous columns) at a time:
 ``me_ema_level`` (one thread per (vertex, output column) of the level) and ``me_spmm_tasks<NC>``
 (the SpMM of the level's columns at once: one warp per task = a vertex, or a chunk of ``SPMM_CHUNK``
@@ -22,7 +22,7 @@ import math
 
 import numpy as np
 
-from . import cupy, device_csr, kernel, oom_guard
+from ..device import cupy, device_csr, kernel, oom_guard
 
 _FILE = "me_sample"
 _HOST_CUMSUM = 1 << 20      # root weights up to this many entries are summed on the host (exactly as the CPU)
@@ -56,7 +56,7 @@ class GpuSampler:
     """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run."""
 
     def __init__(self, G, k):
-        from ...algorithms.motif_estimate import _plan, _top_free, free_shapes
+        from .driver import _plan, _top_free, free_shapes
         cp = cupy()
         self.cp, self.G, self.k = cp, G, k
         self.plan = pl = _plan(k)
@@ -180,23 +180,23 @@ class GpuTables:
         i64, blk = np.int64, 256
         for h, ent, wins in S.levels:
             if h == 1:
-                kernel(_FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
+                kernel(__package__, _FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
                                          (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[0]), np.int32(self.k)))
             else:
                 dst, offA, offB, s0, ns, E = ent
                 tot = n * E
-                kernel(_FILE, "me_ema_level")(((tot + blk - 1) // blk,), (blk,),
+                kernel(__package__, _FILE, "me_ema_level")(((tot + blk - 1) // blk,), (blk,),
                                               (self.M, i64(pl.WM), self.B, i64(pl.WB), dst, offA, offB, s0, ns,
                                                S.sa32, S.sp32, np.int32(E), i64(n)))
             for offM, offB, C in wins:
                 nc = -(-C // 32)
-                kernel(_FILE, f"me_spmm_tasks{nc}")(((S.ntask * 32 + blk - 1) // blk,), (blk,),
+                kernel(__package__, _FILE, f"me_spmm_tasks{nc}")(((S.ntask * 32 + blk - 1) // blk,), (blk,),
                                                     (S.ptr, S.idx, self.M, i64(pl.WM), i64(offM), self.B,
                                                      i64(pl.WB), i64(offB), np.int32(C), S.task_v, S.task_c,
                                                      i64(S.ntask), S.hub_slot, np.int32(S.chunk), self.P))
                 if S.nhub:
                     tot = S.nhub * C
-                    kernel(_FILE, "me_spmm_hub_sum")(((tot + blk - 1) // blk,), (blk,),
+                    kernel(__package__, _FILE, "me_spmm_hub_sum")(((tot + blk - 1) // blk,), (blk,),
                                                      (self.P, self.B, i64(pl.WB), i64(offB), np.int32(C), S.hub_v,
                                                       S.hub_s0, S.hub_ns, i64(S.nhub)))
 
@@ -204,17 +204,17 @@ class GpuTables:
         """The earlier build: one SpMM and one eMA launch per shape (for before/after comparisons)."""
         S, pl, k, n = self.S, self.plan, self.k, self.n
         cp, i64, blk = S.cp, np.int64, 256
-        from ...algorithms.color_coding import split_tables
+        from ..color_coding.driver import split_tables
         done_b = set()
         for i in range(len(pl.shapes)):
             if pl.size[i] == 1:
-                kernel(_FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
+                kernel(__package__, _FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
                                          (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[i]), np.int32(k)))
                 continue
             a, p = int(pl.act[i]), int(pl.pas[i])
             if p not in done_b:
                 C = math.comb(k, int(pl.size[p]))
-                kernel(_FILE, "me_spmm_groups" if C <= GROUPED_SPMM_MAX_C else "me_spmm")(
+                kernel(__package__, _FILE, "me_spmm_groups" if C <= GROUPED_SPMM_MAX_C else "me_spmm")(
                     ((n * 32 + blk - 1) // blk,), (blk,),
                     (S.ptr, S.idx, self.M, i64(pl.WM), i64(pl.offM[p]), self.B, i64(pl.WB), i64(pl.offB[p]),
                      np.int32(C), i64(n)))
@@ -224,7 +224,7 @@ class GpuTables:
             sa_d = cp.asarray(np.ascontiguousarray(sa, dtype=np.int64))
             sp_d = cp.asarray(np.ascontiguousarray(sp, dtype=np.int64))
             tot = n * Cs
-            kernel(_FILE, "me_ema")(((tot + blk - 1) // blk,), (blk,),
+            kernel(__package__, _FILE, "me_ema")(((tot + blk - 1) // blk,), (blk,),
                                     (self.M, i64(pl.WM), i64(pl.offM[a]), self.B, i64(pl.WB), i64(pl.offB[p]),
                                      i64(pl.offM[i]), sa_d, sp_d, np.int32(Cs), np.int32(ns), i64(n)))
 
@@ -256,7 +256,7 @@ class GpuTables:
             d = S.d
             blk = 128
             lanes = 32 if S.hubs else 1        # a warp per sample where hub scans dominate
-            kernel(_FILE, "me_sample_warp" if S.hubs else "me_sample")(
+            kernel(__package__, _FILE, "me_sample_warp" if S.hubs else "me_sample")(
                 ((count * lanes + blk - 1) // blk,), (blk,),
                 (S.ptr, S.idx, self.M, np.int64(pl.WM), self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,

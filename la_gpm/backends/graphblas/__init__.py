@@ -1,1 +1,0 @@
-"""python-graphblas (SuiteSparse:GraphBLAS) backend: masked SpGEMM formulations."""

@@ -1,0 +1,11 @@
+"""SubGraph2Vec: color-coding estimates of tree counts, the DP as SpMM + fused element-wise multiply-add.
+
+:func:`estimate` (with (eps, delta) bounds), :func:`colorful_count`, :func:`tree_census` (every free tree
+of k vertices at once).
+"""
+
+from .driver import Estimate, TreePlan, colorful_count, estimate, plan_tree, tree_automorphisms
+from .tree_census import TreeCensusPlan, free_trees, plan_census, tree_census
+
+__all__ = ["Estimate", "TreePlan", "TreeCensusPlan", "colorful_count", "estimate", "free_trees", "plan_census",
+           "plan_tree", "tree_automorphisms", "tree_census"]

@@ -1,0 +1,936 @@
+"""Color-coding tree counting (SubGraph2Vec: SpMM + fused eMA) with error bounds, on CPU and GPU.
+
+Notes
+-----
+Color the vertices uniformly with k colors.  For a rooted sub-template T_s cut into an *active*
+child T_a (keeps the root) and a *passive* child T_p (rooted at the root's cut neighbour), the
+colorful-map tables satisfy (Chen et al., "SubGraph2Vec", 2019, Eq. 2)
+
+    B   = A · M_p                                   (one SpMM over all C(k, |T_p|) colour sets)
+    M_s[:, C] = Σ_{C_a ⊔ C_p = C} M_a[:, C_a] ⊙ B[:, C_p]     (the fused eMA)
+
+with colour sets ranked by the combinatorial number system (colex order).  The root's one-column
+table sums to α·(colorful copies), α = |Aut(T)|, and X = Σ M_root / (α·k!/k^k) is an unbiased
+estimate of the number of non-induced copies.  Colorings are a counter-based hash of the seed, so
+a seed gives the same colorings, and the same estimate up to float rounding, on every backend.
+
+Tables are row-major ``(n, C)`` arrays (a vertex's colour sets are contiguous: the SpMM gathers
+whole rows), float32 by default.  Every table keeps a power-of-two exponent; the eMA scales its
+inputs to at most 1 first, so no float32 product or sum overflows whatever the counts (the root sum
+is done in float64 and the exponent applied there).
+
+See ``docs/color_coding.md`` for the stopping rules and their guarantees.
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import math
+import time
+import warnings
+from dataclasses import asdict, dataclass, field
+from statistics import NormalDist
+
+import numpy as np
+
+from ..validation import as_graph
+from ..backends import resolve_backend
+from ..config import config
+from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
+from ..patterns.catalog import as_pattern
+
+__all__ = ["Estimate", "estimate", "colorful_count", "TreePlan", "plan_tree", "tree_automorphisms",
+           "split_tables", "rooted_gather_table", "colex_rank", "MAX_TREE_VERTICES", "STOP_RULES"]
+
+MAX_TREE_VERTICES = 20
+STOP_RULES = ("adaptive", "classical", "clt")
+LAYOUTS = ("auto", "rooted", "dense")
+SPMM_METHODS = {"cpu": ("auto", "numba", "scipy"), "graphblas": ("auto", "graphblas"),
+                "gpu": ("auto", "custom", "gather", "tiled", "cusparse")}
+
+
+# ============================================================================ colour sets
+@functools.lru_cache(maxsize=4)
+def _colex(k: int):
+    """(masks_by_size, rank_of_mask): h-subsets of range(k) as bitmasks in colex (= numeric) order."""
+    allm = np.arange(1 << k, dtype=np.int64)
+    pc = np.zeros(1 << k, dtype=np.int64)
+    for c in range(k):
+        pc += (allm >> c) & 1
+    masks = [allm[pc == h] for h in range(k + 1)]
+    rank = np.empty(1 << k, dtype=np.int32)
+    for h in range(k + 1):
+        rank[masks[h]] = np.arange(masks[h].shape[0], dtype=np.int32)
+    return masks, rank
+
+
+def colex_rank(colors) -> int:
+    """Rank of a colour set {c_1 < … < c_h} in the combinatorial number system: Σ_i C(c_i, i).
+
+    >>> colex_rank([0, 1]), colex_rank([0, 2]), colex_rank([1, 2]), colex_rank([0, 3])
+    (0, 1, 2, 3)
+    """
+    cs = sorted(int(c) for c in colors)
+    if len(set(cs)) != len(cs):
+        raise InvalidArgument(f"a colour set has distinct colours; got {colors!r}")
+    return sum(math.comb(c, i + 1) for i, c in enumerate(cs))
+
+
+@functools.lru_cache(maxsize=64)
+def split_tables(k: int, h: int, a: int):
+    """``(sa, sp)`` int32 of shape (C(k,h), C(h,a)): for the h-set of rank r, its j-th a-subset C_a
+    (positions in lex order) has rank ``sa[r, j]`` and the complement C_p rank ``sp[r, j]``."""
+    masks, rank = _colex(k)
+    S = masks[h]
+    Cs = S.shape[0]
+    bits = ((S[:, None] >> np.arange(k)[None, :]) & 1).astype(bool)
+    pos = np.nonzero(bits)[1].reshape(Cs, h) if h else np.zeros((Cs, 0), dtype=np.int64)
+    combos = list(itertools.combinations(range(h), a))
+    sa = np.empty((Cs, len(combos)), dtype=np.int32)
+    sp = np.empty((Cs, len(combos)), dtype=np.int32)
+    for j, P in enumerate(combos):
+        ca = np.zeros(Cs, dtype=np.int64)
+        for q in P:
+            ca |= np.int64(1) << pos[:, q]
+        sa[:, j] = rank[ca]
+        sp[:, j] = rank[S & ~ca]
+    sa.setflags(write=False)
+    sp.setflags(write=False)
+    return sa, sp
+
+
+@functools.lru_cache(maxsize=64)
+def rooted_gather_table(k: int, p: int):
+    """``Q`` int32 of shape (k, k, C(k-1, p)) for the SpMM over rooted tables.
+
+    Rooted tables keep, per vertex i of colour c_i, only the colour sets that contain c_i (a table
+    of size h has C(k-1, h-1) columns: the (h-1)-subsets of the other colours, relabelled to
+    0..k-2 by x -> x - (x > c_i)); their SpMM products keep the p-sets that avoid c_i (C(k-1, p)
+    columns).  For the p-set of column u of a row of colour ci, ``Q[ci, cj, u]`` is the column of a
+    neighbour of colour cj holding that set, or -1 when cj is not in it.
+    """
+    masks1, rank1 = _colex(k - 1)
+    U = masks1[p]
+    W = U.shape[0]
+    Q = np.full((k, k, W), -1, dtype=np.int32)
+    for ci in range(k):
+        low = (np.int64(1) << ci) - 1
+        S = (U & low) | ((U >> ci) << (ci + 1))      # up(U, ci): the p-set in 0..k-1, avoiding ci
+        for cj in range(k):
+            if cj == ci:
+                continue
+            has = ((S >> cj) & 1).astype(bool)
+            Sr = S & ~(np.int64(1) << cj)
+            lowj = (np.int64(1) << cj) - 1
+            down = (Sr & lowj) | ((Sr >> (cj + 1)) << cj)
+            Q[ci, cj, has] = rank1[down[has]]
+    Q.setflags(write=False)
+    return Q
+
+
+@functools.lru_cache(maxsize=64)
+def rooted_gather_pairs(k: int, p: int):
+    """``(Qu, Qx)`` int32 of shape (k, k, C(k-2, p-1)): the (u, x) with ``Q[ci, cj, u] = x >= 0``."""
+    Q = rooted_gather_table(k, p)
+    T = math.comb(k - 2, p - 1) if k >= 2 else 0
+    Qu = np.zeros((k, k, T), dtype=np.int32)
+    Qx = np.zeros((k, k, T), dtype=np.int32)
+    for ci in range(k):
+        for cj in range(k):
+            if ci != cj:
+                u = np.flatnonzero(Q[ci, cj] >= 0)
+                Qu[ci, cj] = u
+                Qx[ci, cj] = Q[ci, cj, u]
+    return Qu, Qx
+
+
+# ============================================================================ template plans
+def _rooted_shapes(P, root: int):
+    """Canonical rooted shape (label, sorted child shapes) of the tree P rooted at ``root``."""
+    labels = P.vertex_labels
+    adj = [P.neighbors(v) for v in range(P.k)]
+
+    def rec(v, parent):
+        ch = tuple(sorted(rec(w, v) for w in adj[v] if w != parent))
+        return (0 if labels is None else labels[v], ch)
+    return rec(root, -1)
+
+
+def _size(shape) -> int:
+    return 1 + sum(_size(c) for c in shape[1])
+
+
+def tree_automorphisms(P) -> int:
+    """|Aut(T)| of a (labeled) tree from canonical forms: Π over vertices of Π m! over groups of m
+    identical child subtrees, rooted at the centre (×2 for two centres with identical halves)."""
+    k = P.k
+    if k == 1:
+        return 1
+    # centre by peeling leaves
+    deg = list(P.degrees)
+    layer = [v for v in range(k) if deg[v] <= 1]
+    left = k
+    removed = set()
+    while left > 2:
+        nxt = []
+        for v in layer:
+            removed.add(v)
+            left -= 1
+            for w in P.neighbors(v):
+                if w not in removed:
+                    deg[w] -= 1
+                    if deg[w] == 1:
+                        nxt.append(w)
+        layer = nxt
+    centres = [v for v in range(k) if v not in removed]
+
+    def aut(shape):
+        out = 1
+        counts = {}
+        for c in shape[1]:
+            counts[c] = counts.get(c, 0) + 1
+        for c, m in counts.items():
+            out *= math.factorial(m) * aut(c) ** m
+        return out
+
+    if len(centres) == 1:
+        return aut(_rooted_shapes(P, centres[0]))
+    u, v = centres  # two centres: the halves on either side of the central edge
+    side_u = _half(P, u, v)
+    side_v = _half(P, v, u)
+    a = aut(side_u) * aut(side_v)
+    return a * 2 if side_u == side_v else a
+
+
+def _half(P, v, parent):
+    labels = P.vertex_labels
+
+    def rec(x, par):
+        ch = tuple(sorted(rec(w, x) for w in P.neighbors(x) if w != par))
+        return (0 if labels is None else labels[x], ch)
+    return rec(v, parent)
+
+
+@dataclass
+class _Op:
+    kind: str          # "leaf" | "spmm" | "ema"
+    key: tuple
+    size: int          # template vertices of the table (|T_s|; B has the passive size)
+    cols: int          # C(k, size)
+    inputs: tuple = ()
+    label: int = 0     # leaf label
+    a: int = 0         # ema: active size
+
+
+@dataclass
+class TreePlan:
+    """An evaluation plan: distinct rooted sub-templates and their SpMM products, children first."""
+    k: int
+    root: int
+    ops: list            # _Op in evaluation order
+    free_after: dict     # op index -> op indices whose tables can be freed after it ran
+    cost: float          # the paper's cost Σ E·C(k,p) + V·C(k,h)·C(h,p) over distinct ops
+    peak_cols: int       # largest number of table columns alive at once (per coloring)
+    spmm_cols: int       # SpMM output columns per coloring
+    ema_terms: int       # Σ C(k,h)·C(h,a) multiply-adds per row per coloring
+    labeled: bool
+    layout: str = "rooted"
+
+    def describe(self) -> str:
+        lines = [f"k={self.k} layout={self.layout} root={self.root} spmm_cols={self.spmm_cols} ema_terms/row={self.ema_terms} "
+                 f"peak_cols={self.peak_cols}"]
+        for i, op in enumerate(self.ops):
+            lines.append(f"  {i:2d} {op.kind:4s} size={op.size:2d} cols={op.cols:6d} inputs={op.inputs}")
+        return "\n".join(lines)
+
+
+def _table_cols(k, h, layout):
+    """Columns of a table of size h: C(k, h) dense, C(k-1, h-1) rooted."""
+    return math.comb(k, h) if layout == "dense" else math.comb(k - 1, h - 1)
+
+
+def _spmm_cols(k, p, layout):
+    """Columns of the SpMM product of a size-p table: C(k, p) dense, C(k-1, p) rooted."""
+    return math.comb(k, p) if layout == "dense" else math.comb(k - 1, p)
+
+
+def _op_cost(k, h, p, E, V, layout):
+    """The paper's cost of one node, E·(gathered columns) + V·(eMA terms per row)."""
+    if layout == "dense":
+        return E * math.comb(k, p) + V * math.comb(k, h) * math.comb(h, p)
+    return E * math.comb(k - 1, p - 1) + V * (math.comb(k - 1, p) + math.comb(k - 1, h - 1) * math.comb(h - 1, p))
+
+
+def _decompose(k, E, V, layout="rooted"):
+    memo = {}
+
+    def best(shape):
+        """(cost ignoring sharing, passive child shape) for a rooted shape."""
+        if shape in memo:
+            return memo[shape]
+        if not shape[1]:
+            memo[shape] = (0.0, None)
+            return memo[shape]
+        h = _size(shape)
+        out = None
+        for c in dict.fromkeys(shape[1]):
+            p = _size(c)
+            rest = list(shape[1])
+            rest.remove(c)
+            act = (shape[0], tuple(rest))
+            cost = _op_cost(k, h, p, E, V, layout) + best(act)[0] + best(c)[0]
+            if out is None or cost < out[0]:
+                out = (cost, c)
+        memo[shape] = out
+        return out
+    return best
+
+
+def _build(k, shape, best, labeled, layout="rooted"):
+    ops: list[_Op] = []
+    index: dict = {}
+
+    def op_for(sh):
+        key = ("M", sh)
+        if key in index:
+            return index[key]
+        if not sh[1]:
+            op = _Op("leaf", key, 1, _table_cols(k, 1, layout), (), label=sh[0] if labeled else 0)
+        else:
+            c = best(sh)[1]
+            rest = list(sh[1])
+            rest.remove(c)
+            act = (sh[0], tuple(rest))
+            ia = op_for(act)
+            ip = op_for(c)
+            bkey = ("B", c)
+            if bkey not in index:
+                pc = ops[ip]
+                ops.append(_Op("spmm", bkey, pc.size, _spmm_cols(k, pc.size, layout), (ip,)))
+                index[bkey] = len(ops) - 1
+            ib = index[bkey]
+            h = _size(sh)
+            op = _Op("ema", key, h, _table_cols(k, h, layout), (ia, ib), a=_size(act))
+        ops.append(op)
+        index[key] = len(ops) - 1
+        return index[key]
+
+    op_for(shape)
+    return ops
+
+
+def _order_and_peak(ops):
+    """Post-order with the heavier input first; returns (order, free_after, peak_cols)."""
+    root = len(ops) - 1
+    need = {}
+
+    def peak(i):  # columns needed to compute op i from scratch (sharing ignored)
+        if i in need:
+            return need[i]
+        op = ops[i]
+        if not op.inputs:
+            need[i] = op.cols
+            return need[i]
+        ins = sorted(op.inputs, key=lambda j: peak(j) - ops[j].cols, reverse=True)
+        held = 0
+        m = 0
+        for j in ins:
+            m = max(m, held + peak(j))
+            held += ops[j].cols
+        need[i] = max(m, held + op.cols)
+        return need[i]
+
+    order = []
+    seen = set()
+
+    def visit(i):
+        if i in seen:
+            return
+        op = ops[i]
+        for j in sorted(op.inputs, key=lambda j: peak(j) - ops[j].cols, reverse=True):
+            visit(j)
+        seen.add(i)
+        order.append(i)
+
+    visit(root)
+    pos = {i: t for t, i in enumerate(order)}
+    last = {}
+    for i in order:
+        for j in ops[i].inputs:
+            last[j] = max(last.get(j, -1), pos[i])
+    free_after = {}
+    for j, t in last.items():
+        free_after.setdefault(order[t], []).append(j)
+    alive = 0
+    pk = 0
+    for t, i in enumerate(order):
+        alive += ops[i].cols
+        pk = max(pk, alive)
+        for j in free_after.get(i, ()):
+            alive -= ops[j].cols
+    return order, free_after, pk
+
+
+def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | None = None,
+              layout: str = "rooted") -> TreePlan:
+    """The cheapest plan (paper's cost, then peak memory) over all roots, or for a given root.
+
+    ``layout``: "rooted" (tables keep only the colour sets containing the row's own colour; default)
+    or "dense" (all C(k, h) colour sets, as in the paper)."""
+    P = as_pattern(P)
+    k = P.k
+    if layout not in LAYOUTS[1:]:
+        raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {layout!r}")
+    labeled = P.vertex_labels is not None
+    best = _decompose(k, float(n_arcs), float(n_vertices), layout)
+    cands = []
+    roots = range(k) if root is None else [root]
+    seen_shapes = set()
+    for r in roots:
+        sh = _rooted_shapes(P, r)
+        if sh in seen_shapes:
+            continue
+        seen_shapes.add(sh)
+        ops = _build(k, sh, best, labeled, layout)
+        cost = 0.0
+        spmm = 0
+        ema = 0
+        for op in ops:
+            if op.kind == "spmm":
+                g = math.comb(k, op.size) if layout == "dense" else math.comb(k - 1, op.size - 1)
+                cost += n_arcs * g + (0 if layout == "dense" else n_vertices * op.cols)
+                spmm += op.cols
+            elif op.kind == "ema":
+                t = op.cols * (math.comb(op.size, op.a) if layout == "dense" else math.comb(op.size - 1, op.a - 1))
+                cost += n_vertices * t
+                ema += t
+        order, free_after, pk = _order_and_peak(ops)
+        cands.append((cost, pk, r, ops, order, free_after, spmm, ema))
+    cost, pk, r, ops, order, free_after, spmm, ema = min(cands, key=lambda c: (c[0], c[1], c[2]))
+    # renumber ops in evaluation order
+    new = {old: t for t, old in enumerate(order)}
+    ordered = []
+    for old in order:
+        op = ops[old]
+        ordered.append(_Op(op.kind, op.key, op.size, op.cols, tuple(new[j] for j in op.inputs), op.label, op.a))
+    fa = {new[i]: [new[j] for j in js] for i, js in free_after.items()}
+    return TreePlan(k, r, ordered, fa, cost, pk, spmm, ema, labeled, layout)
+
+
+# ============================================================================ the DP driver
+class _Val:
+    __slots__ = ("arr", "e", "mx")
+
+    def __init__(self, arr, e, mx):
+        self.arr = arr
+        self.e = e      # true value = stored · 2**e
+        self.mx = mx    # upper bound on the stored values (> 0)
+
+
+def _pow2_at_least(x: float) -> int:
+    """E with x <= 2**E (x > 0)."""
+    if not x > 0 or not math.isfinite(x):
+        return 0
+    return math.frexp(x)[1]
+
+
+class _Runner:
+    """Evaluates a plan for batches of colorings on one backend's ops."""
+
+    def __init__(self, G, P, plan: TreePlan, ops, gpu: bool = False):
+        self.G = G
+        self.P = P
+        self.plan = plan
+        self.ops = ops
+        self.gpu = gpu
+        self.maxdeg = max(1, G.max_degree)
+
+    def run(self, keys, per_vertex=False, colors=None, profile=None, roots=None):
+        """Per-coloring colorful embedding counts (float64, exponent applied) for colorings ``keys``
+        (or for the one explicit coloring ``colors``).  ``profile``: a dict that receives seconds
+        per step kind (the device is synchronised after each step).  ``roots``: op indices of
+        several trees' root tables (a shared plan, see :mod:`la_gpm.color_coding.tree_census`); then
+        the totals are a dict {root op: per-coloring counts}, read as soon as each root is built.
+        On the GPU a failed device allocation anywhere in the pass raises DeviceOutOfMemory."""
+        if not self.gpu:
+            return self._run(keys, per_vertex, colors, profile, roots)
+        from ..device import oom_guard
+        with oom_guard(f"color coding of a {self.P.k}-vertex tree on the GPU"):
+            return self._run(keys, per_vertex, colors, profile, roots)
+
+    def _run(self, keys, per_vertex, colors, profile, roots):
+        plan = self.plan
+        o = self.ops
+        tick = None
+        if profile is not None:
+            o.sync()
+            tick = time.perf_counter()
+        colors = o.colors(keys) if colors is None else o.put_colors(colors)
+        rooted = plan.layout == "rooted"
+        k = plan.k
+        vals: dict[int, _Val] = {}
+        root_totals: dict[int, np.ndarray] = {}
+        leaf_cache = {}
+        for i, op in enumerate(plan.ops):
+            if op.kind == "leaf":
+                if op.label not in leaf_cache:
+                    leaf_cache[op.label] = o.leaf(colors, op.label if plan.labeled else None, rooted)
+                vals[i] = _Val(leaf_cache[op.label], 0, 1.0)
+            elif op.kind == "spmm":
+                x = vals[op.inputs[0]]
+                arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
+                    else o.spmm(x.arr)
+                vals[i] = _Val(arr, x.e, x.mx * self.maxdeg)
+            else:
+                a, b = vals[op.inputs[0]], vals[op.inputs[1]]
+                ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b.mx)
+                key = (k - 1, op.size - 1, op.a - 1) if rooted else (k, op.size, op.a)
+                sa, sp = split_tables(*key)
+                arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
+                vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
+            if roots is not None and i in roots:
+                r = vals[i]
+                root_totals[i] = o.block_sums(r.arr, len(keys)) * 2.0 ** r.e
+            for j in plan.free_after.get(i, ()):
+                if plan.ops[j].kind != "leaf":
+                    del vals[j]
+            if profile is not None:
+                o.sync()
+                now = time.perf_counter()
+                profile[op.kind] = profile.get(op.kind, 0.0) + now - tick
+                tick = now
+        if roots is not None:
+            return root_totals, None
+        root = vals[len(plan.ops) - 1]
+        scale = 2.0 ** root.e
+        totals = o.block_sums(root.arr, len(keys)) * scale
+        pv = o.rows(root.arr) * scale if per_vertex else None
+        return totals, pv
+
+
+# ============================================================================ input checks
+def _check_tree(P, G):
+    if not P.is_tree:
+        raise InvalidPattern(f"color coding counts trees; {P!r} is not a tree "
+                             f"(k={P.k}, {P.num_edges} edges, connected={P.is_connected})")
+    if P.k > MAX_TREE_VERTICES:
+        raise PatternTooLarge(f"color-coding tree counting supports trees of at most {MAX_TREE_VERTICES} "
+                              f"vertices; got k={P.k}")
+    if P.edge_labels is not None:
+        raise InvalidPattern("color coding does not support edge-labeled templates; drop the edge labels")
+    if P.vertex_labels is not None and G.vertex_labels is None:
+        raise LabelMismatch(f"the template is vertex-labeled ({P.vertex_labels}) but the graph has no vertex "
+                            "labels; pass a labeled graph or an unlabeled template")
+    G._require_undirected("color-coding tree counting")
+
+
+def _check_dtype(dtype):
+    dt = np.dtype(dtype)
+    if dt not in (np.dtype(np.float32), np.dtype(np.float64)):
+        raise InvalidArgument(f"dtype must be 'float32' or 'float64'; got {dtype!r}")
+    return dt
+
+
+def _make_ops(G, backend, dtype, spmm, P, plan):
+    if spmm not in SPMM_METHODS[backend]:
+        raise InvalidArgument(f"spmm must be one of {SPMM_METHODS[backend]} on backend {backend!r}; got {spmm!r}")
+    labels = None
+    if plan.labeled:
+        labels = {lab: (G.vertex_labels == lab) for lab in set(P.vertex_labels)}
+    if backend == "gpu":
+        from ..device import oom_guard
+        from .gpu import GpuOps
+        with oom_guard("color coding on the GPU (the graph's device copies)"):
+            return GpuOps(G, plan.k, dtype, spmm, labels)
+    return _CpuOps(G, plan.k, dtype, "graphblas" if backend == "graphblas" else spmm, labels)
+
+
+class _CpuOps:
+    """numba / scipy / python-graphblas implementations of the DP steps (host memory)."""
+
+    def __init__(self, G, k, dtype, spmm, labels):
+        from . import cpu_kernels as K
+        self.K = K
+        self.G = G
+        self.k = k
+        self.dtype = dtype
+        self.labels = labels
+        self.n = G.n
+        self.spmm_method = "numba" if spmm == "auto" else spmm
+        if self.spmm_method == "scipy":
+            import scipy.sparse as sp
+            self._A = sp.csr_array((np.ones(G.nnz, dtype=dtype), G.indices, G.indptr), shape=(G.n, G.n))
+        elif self.spmm_method == "graphblas":
+            from ..primitives import graphblas as _gb  # noqa: F401 -- checks the install
+            import graphblas as gb
+            self._gb = gb
+            self._A = gb.Matrix.from_csr(G.indptr, G.indices, np.ones(G.nnz, dtype=dtype), ncols=G.n, nrows=G.n)
+
+    def colors(self, keys):
+        return self.K.colors_from_keys(np.asarray(keys, dtype=np.uint64), self.n, self.k)
+
+    def put_colors(self, col):
+        return np.ascontiguousarray(col, dtype=np.int8)
+
+    def sync(self):
+        pass
+
+    def leaf(self, colors, label, rooted=False):
+        if rooted:
+            out = np.empty((colors.shape[0], 1), dtype=self.dtype)
+            mask = np.ones(1, dtype=np.bool_) if label is None else self.labels[label]
+            return self.K.leaf_rooted(colors.shape[0], self.n, mask, label is not None, out)
+        out = np.empty((colors.shape[0], self.k), dtype=self.dtype)
+        if label is None:
+            return self.K.leaf_table(colors, self.k, np.ones(self.n, dtype=np.bool_), False, out)
+        return self.K.leaf_table(colors, self.k, self.labels[label], True, out)
+
+    def spmm_rooted(self, X, Q, colors, p):
+        Qu, Qx = rooted_gather_pairs(self.k, p)
+        out = np.empty((X.shape[0], Q.shape[2]), dtype=self.dtype)
+        return self.K.spmm_rooted(self.G.indptr, self.G.indices, self.n, colors, Qu, Qx, X, out)
+
+    def spmm(self, X):
+        n = self.n
+        if self.spmm_method == "numba":
+            out = np.empty_like(X)
+            return self.K.spmm_rows(self.G.indptr, self.G.indices, n, X, out)
+        nb_ = X.shape[0] // n
+        out = np.empty_like(X)
+        for g in range(nb_):
+            blk = X[g * n:(g + 1) * n]
+            if self.spmm_method == "scipy":
+                out[g * n:(g + 1) * n] = self._A @ blk
+            else:
+                gb = self._gb
+                M = gb.Matrix.from_dense(blk, missing_value=None) if hasattr(gb.Matrix, "from_dense") \
+                    else gb.Matrix.from_values(*np.nonzero(np.ones_like(blk)), blk.ravel())
+                R = gb.semiring.plus_times(self._A @ M).new()
+                out[g * n:(g + 1) * n] = R.to_dense(fill_value=0)
+        return out
+
+    def ema(self, Ma, B, sa, sp, ma, mb, _key):
+        out = np.empty((Ma.shape[0], sa.shape[0]), dtype=self.dtype)
+        rowmax = np.empty(Ma.shape[0], dtype=self.dtype)
+        t = self.dtype.type
+        self.K.ema_rows(Ma, B, sa, sp, t(ma), t(mb), out, rowmax)
+        return out, float(rowmax.max()) if rowmax.shape[0] else 0.0
+
+    def block_sums(self, root, nbt):
+        return self.K.block_sums(np.ascontiguousarray(root[:, 0]), self.n, nbt)
+
+    def rows(self, root):
+        return root[:, 0].astype(np.float64)
+
+
+# ============================================================================ public API
+def _resolve_seed(seed):
+    if seed is None:
+        return int(np.random.SeedSequence().entropy % (1 << 63))
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise InvalidArgument(f"seed must be a non-negative integer or None; got {seed!r}")
+    if seed < 0:
+        raise InvalidArgument(f"seed must be a non-negative integer or None; got {seed}")
+    return int(seed) & ((1 << 64) - 1)
+
+
+def _prepare(G, template, backend, dtype, spmm, root=None, layout="auto"):
+    G = as_graph(G)
+    P = as_pattern(template)
+    _check_tree(P, G)
+    if root is not None and not (isinstance(root, (int, np.integer)) and 0 <= root < P.k):
+        raise InvalidArgument(f"root must be a template vertex in 0..{P.k - 1}; got {root!r}")
+    b = resolve_backend(backend, what="color-coding tree counting")
+    dt = _check_dtype(dtype)
+    if layout not in LAYOUTS:
+        raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {layout!r}")
+    if layout == "auto":
+        layout = "dense" if spmm in ("scipy", "graphblas", "cusparse") or b == "graphblas" else "rooted"
+    elif layout == "rooted" and (spmm in ("scipy", "graphblas", "cusparse") or b == "graphblas"):
+        raise InvalidArgument(f"spmm={spmm!r} (a library SpMM) needs layout='dense'; rooted tables use the "
+                              "custom gather")
+    if layout == "dense" and spmm in ("gather", "tiled"):
+        raise InvalidArgument(f"spmm={spmm!r} is a rooted-table SpMM; use layout='rooted' (or 'auto'), or "
+                              "spmm='custom' / 'cusparse' with layout='dense'")
+    plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root, layout)
+    ops = _make_ops(G, b, dt, spmm, P, plan)
+    return G, P, b, dt, plan, _Runner(G, P, plan, ops, gpu=(b == "gpu"))
+
+
+def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, per_vertex: bool = False,
+                   root: int | None = None, backend: str | None = None, dtype="float64", spmm: str = "auto",
+                   layout: str = "auto"):
+    """Colorful non-induced copies of a tree under one coloring (exact up to float rounding).
+
+    Parameters
+    ----------
+    G : graph (anything :func:`la_gpm.as_graph` accepts), undirected
+    template : a tree (Pattern, name such as ``"u7"``, ``.fascia`` file)
+    colors : int array of length n with values in ``0..k-1``; or None to use the seeded hash
+        coloring number ``coloring`` of ``seed`` (the colorings :func:`estimate` draws)
+    per_vertex : also return, per vertex v, the colorful copies in which v plays the template vertex
+        ``root`` (or a vertex of its orbit): ``M_root[v] · |orbit(root)| / |Aut|``
+    dtype : "float64" (default here: exact for counts below 2**53) or "float32"
+    spmm, layout : as in :func:`estimate`
+
+    Returns
+    -------
+    float (copies = colorful embeddings / |Aut(T)|), or ``(float, ndarray)`` with ``per_vertex``.
+
+    Examples
+    --------
+    >>> import la_gpm, numpy as np
+    >>> G = la_gpm.datasets.load("karate")
+    >>> la_gpm.colorful_count(G, "3-path", np.arange(34) % 3, backend="cpu")
+    129.0
+    """
+    if per_vertex and root is None:
+        root = 0
+    G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, root, layout)
+    k = P.k
+    if colors is None:
+        s = _resolve_seed(seed)
+        from .cpu_kernels import coloring_keys
+        keys = coloring_keys(s, int(coloring), 1)
+        totals, pv = runner.run(keys, per_vertex)
+    else:
+        col = np.asarray(colors)
+        if col.shape != (G.n,) or not np.issubdtype(col.dtype, np.integer):
+            raise InvalidArgument(f"colors must be an integer array of shape ({G.n},); got {col.dtype} {col.shape}")
+        if G.n and (col.min() < 0 or col.max() >= k):
+            raise InvalidArgument(f"colors must lie in 0..{k - 1} (k = template size); got range "
+                                  f"{col.min()}..{col.max()}")
+        totals, pv = runner.run(np.zeros(1, dtype=np.uint64), per_vertex, colors=col.astype(np.int8))
+    alpha = tree_automorphisms(P)
+    total = float(totals[0]) / alpha
+    if not per_vertex:
+        return total
+    orbit = sum(1 for v in range(k) if _rooted_shapes(P, v) == _rooted_shapes(P, plan.root))
+    return total, pv * orbit / alpha
+
+
+@dataclass
+class Estimate:
+    """A color-coding estimate of the number of non-induced copies of a tree, with its interval."""
+    value: float
+    stderr: float
+    ci_low: float
+    ci_high: float
+    n_colorings: int
+    seed: int
+    values: np.ndarray = field(repr=False)
+    stop: str = "adaptive"
+    bound: str = ""
+    eps: float = 0.05
+    delta: float = 0.01
+    converged: bool = False
+    template: str = ""
+    k: int = 0
+    automorphisms: int = 1
+    colorful_probability: float = 1.0
+    backend: str = "cpu"
+    dtype: str = "float32"
+    elapsed_s: float = 0.0
+    method: str = "color coding: SpMM + fused eMA (SubGraph2Vec)"
+
+    @property
+    def relative_halfwidth(self) -> float:
+        if self.value == 0:
+            return 0.0 if self.ci_high == 0 else math.inf
+        return max(self.ci_high - self.value, self.value - self.ci_low) / abs(self.value)
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["values"] = [float(x) for x in np.asarray(self.values)]
+        for key in ("value", "stderr", "ci_low", "ci_high"):
+            v = d[key]
+            d[key] = None if not math.isfinite(v) else float(v)
+        d["relative_halfwidth"] = None if not math.isfinite(self.relative_halfwidth) else self.relative_halfwidth
+        return d
+
+    def __str__(self) -> str:
+        hi = "inf" if not math.isfinite(self.ci_high) else f"{self.ci_high:.6g}"
+        conf = 100 * (1 - self.delta)
+        status = "reached" if self.converged else "NOT reached (budget hit)"
+        return (f"{self.template or 'tree'} (k={self.k}): {self.value:.6g} ± {self.stderr:.3g} (s.e.)\n"
+                f"  {conf:g}% interval [{self.ci_low:.6g}, {hi}]  ({self.stop}: {self.bound})\n"
+                f"  relative error target {self.eps:g}: {status}; {self.n_colorings} colorings, seed {self.seed}, "
+                f"{self.backend}/{self.dtype}, {self.elapsed_s:.3g} s")
+
+
+def _eb_interval(x: np.ndarray, delta: float, p: float):
+    """Empirical-Bernstein interval for the mean C of i.i.d. X in [0, C/p] (Audibert et al. 2009,
+    with the range bounded by the unknown mean itself and solved for C)."""
+    t = x.shape[0]
+    if t == 0:
+        return 0.0, math.inf
+    L = math.log(3.0 / delta)
+    mean = float(x.mean())
+    var = float(x.var())
+    w = math.sqrt(2.0 * var * L / t)
+    r = 3.0 * L / (p * t)
+    lo = max(0.0, (mean - w) / (1.0 + r))
+    hi = (mean + w) / (1.0 - r) if r < 1.0 else math.inf
+    return lo, hi
+
+
+def classical_colorings(k: int, eps: float, delta: float) -> tuple[int, int]:
+    """(groups g, colorings per group t) of the classical median-of-means bound:
+    t = ⌈4/(p ε²)⌉ (Chebyshev: a group mean fails w.p. ≤ 1/4), g = ⌈8 ln(1/δ)⌉ (Hoeffding on the median)."""
+    p = math.factorial(k) / k ** k
+    return max(1, math.ceil(8.0 * math.log(1.0 / delta))), math.ceil(4.0 / (p * eps * eps))
+
+
+def check_run_args(eps, delta, max_colorings, time_budget, batch):
+    """Validate the accuracy and budget arguments shared by :func:`estimate` and ``tree_census``."""
+    for nm, v in (("eps", eps), ("delta", delta)):
+        if not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
+            raise InvalidArgument(f"{nm} must be a number in (0, 1); got {v!r}")
+    if max_colorings is not None and (not isinstance(max_colorings, (int, np.integer)) or max_colorings < 1):
+        raise InvalidArgument(f"max_colorings must be a positive integer or None; got {max_colorings!r}")
+    if time_budget is not None and (not isinstance(time_budget, (int, float)) or not time_budget > 0):
+        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    if batch is not None and (not isinstance(batch, (int, np.integer)) or batch < 1):
+        raise InvalidArgument(f"batch must be a positive integer or None; got {batch!r}")
+
+
+def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max_colorings: int | None = None,
+             time_budget: float | None = None, backend: str | None = None, stop: str = "adaptive",
+             progress: bool = False, dtype="float32", spmm: str = "auto", batch: int | None = None,
+             layout: str = "auto", _colorings=None) -> Estimate:
+    """Estimate the number of non-induced copies of a tree template (k <= 20) by color coding.
+
+    Parameters
+    ----------
+    G : undirected graph;  template : a tree (Pattern, name such as ``"u12"``, ``.fascia`` path)
+    eps, delta : target: |estimate − count| <= eps·count with probability >= 1 − delta
+    seed : reproducible colorings (the same on every backend); None draws one (reported back)
+    max_colorings, time_budget : stop earlier (then ``converged`` is False and the interval is the
+        one reached, still valid at level 1 − delta)
+    stop : "adaptive" (default: anytime empirical-Bernstein interval, rigorous, stops when its
+        relative half-width <= eps), "classical" (median of ⌈8 ln 1/δ⌉ means of ⌈4 k^k/(k! ε²)⌉
+        colorings, rigorous), or "clt" (normal-approximation interval, asymptotic only, cheapest)
+    dtype : "float32" (default, rescaled so nothing overflows) or "float64"
+    spmm : the SpMM implementation ("auto"; cpu: "numba" | "scipy"; gpu: "custom" | "cusparse", and for
+        rooted tables "gather" | "tiled" to force one kernel; "auto" times the GPU candidates once per
+        graph and product size, see docs/color_coding.md)
+    batch : colorings evaluated together (default: as many as fit ``config.memory_budget``)
+    layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
+        memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full
+        tables; needed by the library SpMMs "scipy", "graphblas", "cusparse") or "auto"
+    _colorings : internal (:func:`la_gpm.distributed.estimate`): ``f(seed, first, count)`` returning the
+        colorful totals of colorings ``first .. first+count-1``, evaluated elsewhere; the tables are
+        then only planned here (on the cpu backend), never built
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> est = la_gpm.estimate(la_gpm.datasets.load("karate"), "3-path", eps=0.1, seed=1, backend="cpu")
+    >>> bool(est.ci_low <= 528 <= est.ci_high), est.converged  # 528 paths of 3 vertices
+    (True, True)
+    """
+    if stop not in STOP_RULES:
+        raise InvalidArgument(f"stop must be one of {STOP_RULES}; got {stop!r}")
+    check_run_args(eps, delta, max_colorings, time_budget, batch)
+    t0 = time.perf_counter()
+    s = _resolve_seed(seed)
+    if _colorings is None:
+        G, P, b, dt, plan, runner = _prepare(G, template, backend, dtype, spmm, layout=layout)
+    else:  # the workers build the tables; here only the plan (k, |Aut|) and the stop rule run
+        G, P, b, dt, plan, runner = _prepare(G, template, "cpu", dtype, "auto", layout=layout)
+    k = P.k
+    alpha = tree_automorphisms(P)
+    p = math.factorial(k) / k ** k
+    eps, delta = float(eps), float(delta)
+    g_cl, t_cl = classical_colorings(k, eps, delta)
+    hard_cap = g_cl * t_cl if stop == "classical" else None
+    cap = min(x for x in (max_colorings, hard_cap, 1 << 62) if x is not None)
+    if stop == "adaptive" and max_colorings is None and time_budget is None:
+        need = 3.0 * math.log(3.0 / delta) / (p * eps)
+        if need > 1e6:
+            warnings.warn(f"a rigorous (eps={eps}, delta={delta}) interval for k={k} needs more than {need:.3g} "
+                          "colorings; pass time_budget= or max_colorings=, or stop='clt' for an asymptotic "
+                          "interval", stacklevel=2)
+    # batch size: colorings per pass, within the memory budget and growing geometrically
+    per = max(1, plan.peak_cols) * max(1, G.n) * dt.itemsize
+    nb_max = batch if batch is not None else int(max(1, min(config.memory_budget // per, max(1, (1 << 21) // max(1, G.n)))))
+    from .cpu_kernels import coloring_keys
+
+    vals = np.empty(0, dtype=np.float64)
+    scale = 1.0 / (alpha * p)
+    done = 0
+    check_j = 0
+    next_check = 2
+    converged = False
+    lo, hi = 0.0, math.inf
+    bar = None
+    if progress or config.progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=None if cap >= 1 << 62 else cap, unit="coloring", desc=f"color coding k={k}")
+        except ImportError:  # pragma: no cover
+            bar = None
+    z = NormalDist().inv_cdf(1.0 - delta / 2.0)
+    cur = 1 if batch is None else batch
+    try:
+        while done < cap:
+            nb_ = int(min(cur, nb_max, cap - done))
+            if _colorings is None:
+                totals, _ = runner.run(coloring_keys(s, done, nb_))
+            else:
+                totals = np.asarray(_colorings(s, done, nb_), dtype=np.float64)
+            vals = np.concatenate([vals, totals * scale])
+            done += nb_
+            cur = max(1, done // 2)  # the total grows by half per pass: checks stay near the 1.25x checkpoints
+            if bar is not None:
+                bar.update(nb_)
+            if stop == "adaptive" and done >= next_check:
+                check_j += 1
+                dj = delta / (check_j * (check_j + 1))
+                lo, hi = _eb_interval(vals, dj, p)
+                m = float(vals.mean())
+                if hi == 0.0 or (math.isfinite(hi) and max(hi - m, m - lo) <= eps * lo):
+                    converged = True
+                    break
+                next_check = max(done + 1, math.ceil(done * 1.25))
+            elif stop == "clt" and done >= 30:
+                m = float(vals.mean())
+                half = z * float(vals.std(ddof=1)) / math.sqrt(done)
+                if half <= eps * m or (m == 0 and half == 0):
+                    converged = True
+                    break
+            if time_budget is not None and time.perf_counter() - t0 >= time_budget:
+                break
+    finally:
+        if bar is not None:
+            bar.close()
+    n = vals.shape[0]
+    mean = float(vals.mean())
+    se = float(vals.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf
+    if stop == "adaptive":
+        value = mean
+        if not converged:
+            lo, hi = _eb_interval(vals, delta / ((check_j + 1) * (check_j + 2)), p)
+        bound = "anytime empirical Bernstein (range <= count/p), rigorous"
+    elif stop == "clt":
+        value = mean
+        half = z * (float(vals.std(ddof=1)) if n > 1 else math.inf) / math.sqrt(n)
+        lo, hi = max(0.0, mean - half), mean + half
+        bound = "normal approximation (asymptotic only)"
+    else:
+        if n >= g_cl * t_cl:
+            groups = vals[:g_cl * t_cl].reshape(g_cl, t_cl).mean(axis=1)
+            value = float(np.median(groups))
+            lo, hi = value / (1.0 + eps), value / (1.0 - eps)
+            converged = True
+            bound = f"median of {g_cl} means of {t_cl} colorings (Chebyshev + Hoeffding), rigorous"
+        else:
+            value = mean
+            lo, hi = _eb_interval(vals, delta, p)
+            bound = (f"classical needs {g_cl}x{t_cl} colorings; budget hit, fixed-size empirical Bernstein "
+                     "interval reported")
+    return Estimate(value=value, stderr=se, ci_low=lo, ci_high=hi, n_colorings=n, seed=s, values=vals, stop=stop,
+                    bound=bound, eps=eps, delta=delta, converged=converged, template=str(P.name or ""), k=k,
+                    automorphisms=alpha, colorful_probability=p, backend=b, dtype=dt.name,
+                    elapsed_s=time.perf_counter() - t0)

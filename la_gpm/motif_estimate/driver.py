@@ -1,0 +1,911 @@
+"""Error-bounded motif-frequency estimation: colorful treelets and uniform sampling (Motivo).
+
+Notes
+-----
+Bressan, Leucci & Panconesi, "Motivo: fast motif counting via succinct color coding and adaptive
+sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
+
+1. **Build.**  For every rooted tree shape s of at most k vertices (canonical: the sorted tuple of
+   its children's shapes) the table ``M_s[v, C]`` counts the colorful embeddings of s rooted at v
+   with colour set C.  A shape with children is cut into its largest child (the *passive* part) and
+   the rest (the *active* part, same root), and ``M_s = Σ_{C' ⊔ C'' = C} M_act[:, C'] ⊙ (A·M_pas)[:, C'']``,
+   the same SpMM + eMA step as :mod:`la_gpm.color_coding.driver`; every shape is built once and
+   shared.  The k-vertex shapes have one column (C = all colours), whose entries divided by
+   |Aut(s)| count rooted colorful treelet copies; their total over shapes and roots is k times the
+   number N of colorful (unrooted) k-treelets.
+2. **Sample.**  A root (shape, vertex) is drawn in proportion to its rooted copies, then the tables
+   are walked backwards (split of the colour set in proportion to ``M_act · A·M_pas``, then the
+   passive child's vertex in proportion to ``M_pas``): a uniform colorful embedding, hence a uniform
+   colorful k-treelet copy.  Its vertex set induces a connected graphlet of class H, which is hit
+   with probability σ(H)·c_H/N, where c_H is the number of colorful induced copies of H and σ(H) its
+   number of spanning trees (Kirchhoff).  So ``N·hits_H/(samples·σ(H))`` is unbiased for c_H, and
+   dividing by the colorful probability p (k!/k^k for independent uniform colours; k!·Π sizes /
+   n(n-1)···(n-k+1) for the default balanced colorings, classes of n/k vertices) gives an unbiased
+   estimate of the count of H.
+3. **Average** over independent colorings (each with its own samples); intervals as in
+   ``docs/motif_estimate.md``.
+4. **AGS** (adaptive graphlet sampling): a coloring may sample free tree shape F with probability
+   q_F (then a uniform colorful copy of F); a sample lands on a colorful copy of H with probability
+   Σ_F q_F σ_F(H)/N_F, which replaces σ(H)/N above, so the estimate stays unbiased for every class
+   while the shapes chosen (Motivo's greedy) cover the classes still pending.
+5. **k = 8**: classes are discovered as sampled (canonical bitmask on the fly, cached).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from ..validation import as_graph
+from ..backends import resolve_backend
+from ..config import config
+from ..exceptions import InvalidArgument, PatternTooLarge
+from ..color_coding.driver import _resolve_seed, split_tables
+
+__all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]
+
+MAX_ESTIMATE_K = 8
+DEFAULT_MAX_COLORINGS = 10_000
+DEFAULT_SAMPLES_PER_COLORING = {"cpu": 1 << 16, "gpu": 1 << 20}
+_BATCH = 1 << 16
+_last_record = None
+_AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
+_AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
+_PLAN_SAFETY = 1.1      # planned checkpoints: predicted colorings times this
+HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skipped by its sums
+
+
+# ============================================================================ shapes
+@functools.lru_cache(maxsize=None)
+def rooted_shapes(k: int) -> tuple:
+    """All rooted unlabeled trees of 1..k vertices, canonical nested tuples, by size then order."""
+    by = {1: [()]}
+    for h in range(2, k + 1):
+        out = set()
+        for b in range(1, h):
+            for T in by[h - b]:
+                for c in by[b]:
+                    out.add(tuple(sorted(T + (c,))))
+        by[h] = sorted(out)
+    return tuple(s for h in range(1, k + 1) for s in by[h])
+
+
+def _size(s) -> int:
+    return 1 + sum(_size(c) for c in s)
+
+
+def _aut(s) -> int:
+    out = 1
+    for c in set(s):
+        m = s.count(c)
+        out *= math.factorial(m) * _aut(c) ** m
+    return out
+
+
+def _split(s):
+    """(active, passive): the shape without its largest child, and that child."""
+    p = max(s)
+    rest = list(s)
+    rest.remove(p)
+    return tuple(rest), p
+
+
+def spanning_trees(edges, k: int) -> int:
+    """Number of spanning trees of the graph on range(k) with these edges (Kirchhoff, exact)."""
+    from fractions import Fraction
+    L = [[Fraction(0)] * k for _ in range(k)]
+    for a, b in edges:
+        L[a][b] -= 1
+        L[b][a] -= 1
+        L[a][a] += 1
+        L[b][b] += 1
+    m = [row[1:] for row in L[1:]]
+    det = Fraction(1)
+    n = k - 1
+    for c in range(n):
+        piv = next((r for r in range(c, n) if m[r][c] != 0), None)
+        if piv is None:
+            return 0
+        if piv != c:
+            m[c], m[piv] = m[piv], m[c]
+            det = -det
+        det *= m[c][c]
+        for r in range(c + 1, n):
+            f = m[r][c] / m[c][c]
+            if f:
+                for q in range(c, n):
+                    m[r][q] -= f * m[c][q]
+    return int(det)
+
+
+@dataclass
+class _Plan:
+    k: int
+    shapes: list          # shapes in evaluation order
+    size: np.ndarray
+    act: np.ndarray
+    pas: np.ndarray
+    offM: np.ndarray
+    offB: np.ndarray      # -1 where the shape is never a passive child
+    WM: int
+    WB: int
+    split_off: np.ndarray
+    split_n: np.ndarray
+    split_sa: np.ndarray
+    split_sp: np.ndarray
+    top: np.ndarray       # indices of the k-vertex shapes
+    top_aut: np.ndarray
+
+
+@functools.lru_cache(maxsize=None)
+def _plan(k: int) -> _Plan:
+    tops = [s for s in rooted_shapes(k) if _size(s) == k]
+    need = set()
+
+    def visit(s):
+        if s in need:
+            return
+        need.add(s)
+        if s:
+            a, p = _split(s)
+            visit(a)
+            visit(p)
+    for s in tops:
+        visit(s)
+    shapes = sorted(need, key=lambda s: (_size(s), s))
+    idx = {s: i for i, s in enumerate(shapes)}
+    S = len(shapes)
+    size = np.array([_size(s) for s in shapes], dtype=np.int64)
+    act = np.full(S, -1, dtype=np.int64)
+    pas = np.full(S, -1, dtype=np.int64)
+    offM = np.zeros(S, dtype=np.int64)
+    offB = np.full(S, -1, dtype=np.int64)
+    split_off = np.zeros(S, dtype=np.int64)
+    split_n = np.zeros(S, dtype=np.int64)
+    sas, sps = [], []
+    WM = WB = 0
+    so = 0
+    for i, s in enumerate(shapes):
+        offM[i] = WM
+        WM += math.comb(k, size[i])
+        if s:
+            a, p = _split(s)
+            act[i], pas[i] = idx[a], idx[p]
+            sa, sp = split_tables(k, int(size[i]), int(size[idx[a]]))
+            split_off[i] = so
+            split_n[i] = sa.shape[1]
+            sas.append(sa.ravel())
+            sps.append(sp.ravel())
+            so += sa.size
+    for i in sorted(set(pas[pas >= 0].tolist())):
+        offB[i] = WB
+        WB += math.comb(k, int(size[i]))
+    top = np.array([idx[s] for s in tops], dtype=np.int64)
+    return _Plan(k=k, shapes=shapes, size=size, act=act, pas=pas, offM=offM, offB=offB, WM=WM, WB=max(WB, 1),
+                 split_off=split_off, split_n=split_n,
+                 split_sa=np.concatenate(sas).astype(np.int64) if sas else np.zeros(0, np.int64),
+                 split_sp=np.concatenate(sps).astype(np.int64) if sps else np.zeros(0, np.int64),
+                 top=top, top_aut=np.array([_aut(s) for s in tops], dtype=np.float64))
+
+
+class _Tables:
+    """The colorful rooted-treelet tables of one coloring, kept alive for sampling."""
+
+    def __init__(self, G, k: int, colors: np.ndarray):
+        from . import cpu as K
+        self.G, self.k, self.plan = G, k, _plan(k)
+        pl = self.plan
+        n = G.n
+        self.colors = np.ascontiguousarray(colors, dtype=np.int8)
+        self.M = np.zeros((n, pl.WM), dtype=np.float64)
+        self.B = np.zeros((n, pl.WB), dtype=np.float64)
+        ptr, ind = G.indptr, G.indices
+        self._hub_chunks()
+        done_b = set()
+        for i in range(len(pl.shapes)):
+            if pl.size[i] == 1:
+                K.leaf_fill(self.colors, self.M, pl.offM[i])
+                continue
+            a, p = int(pl.act[i]), int(pl.pas[i])
+            if p not in done_b:
+                K.spmm_cols(ptr, ind, self.M, pl.offM[p], self.B, pl.offB[p], math.comb(k, int(pl.size[p])),
+                            self.hub_off, self.chunk, self.CSt)
+                done_b.add(p)
+            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
+            K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
+        # the passive shapes' tables, transposed, for the sampler's neighbour scans
+        self.Pt = np.zeros((pl.WB, n), dtype=np.float64)
+        for i in done_b:
+            c = math.comb(k, int(pl.size[i]))
+            self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
+        self.root_w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]   # (tops, n) rooted copies
+        self.top_free = _top_free(k)
+        per_top = self.root_w.sum(axis=1)
+        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
+        self.root_cum = np.cumsum(self.root_w.ravel())
+        self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
+        self.treelets = self.rooted / k                               # unrooted colorful k-treelets
+
+    def _hub_chunks(self):
+        """Vertices with more than HUB_CHUNK neighbours: the SpMM keeps their lists' sums per run of
+        that many neighbours, and the sampler skips whole runs (a hub's scan was most of a sample's
+        cost: R-MAT 16, k = 5, 2 cores, 65,536 samples 1.1 s -> 0.2 s). The run length grows until
+        these sums take at most a quarter of B's memory."""
+        G, pl = self.G, self.plan
+        deg = np.diff(G.indptr)
+        chunk = HUB_CHUNK
+        while True:
+            hubs = np.flatnonzero(deg > chunk)
+            nch = -(-deg[hubs] // chunk)
+            if hubs.size == 0 or int(nch.sum()) * pl.WB <= max(G.n * pl.WB // 4, 1 << 16):
+                break
+            chunk *= 2
+        self.hub_off = np.full(G.n, -1, dtype=np.int64)
+        if hubs.size:
+            self.hub_off[hubs] = np.concatenate([[0], np.cumsum(nch)[:-1]])
+        self.chunk = chunk
+        self.CSt = np.zeros((pl.WB, max(int(nch.sum()), 1)), dtype=np.float64)
+
+    def natural_mixture(self) -> np.ndarray:
+        """The free shapes' shares of the colorful treelets (uniform sampling over all treelets)."""
+        return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
+
+    def set_mixture(self, q) -> None:
+        """Sample free shape F with probability q[F], then a uniform colorful copy of F."""
+        q = np.asarray(q, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
+        self.root_cum = np.cumsum((self.root_w * f[self.top_free][:, None]).ravel())
+
+    def sample(self, count: int, key: int, first: int = 0):
+        """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
+        from . import cpu as K
+        pl, k = self.plan, self.k
+        verts = np.empty((count, k), dtype=np.int64)
+        edges = np.empty((count, k - 1, 2), dtype=np.int64)
+        shp = np.empty(count, dtype=np.int64)
+        if count and self.rooted > 0:
+            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, self.Pt, pl.offM, pl.offB, pl.size, pl.act,
+                              pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
+                              self.G.n, np.uint64(key), first, count, k, verts, edges, shp, self.hub_off,
+                              self.chunk, self.CSt)
+        return verts, edges, shp
+
+
+def _tree_adj(s):
+    """Adjacency lists of the rooted shape s (vertex 0 is the root)."""
+    adj = [[]]
+
+    def grow(t, v):
+        for c in t:
+            u = len(adj)
+            adj.append([v])
+            adj[v].append(u)
+            grow(c, u)
+    grow(s, 0)
+    return adj
+
+
+def _rooted_at(adj, r, parent=-1):
+    return tuple(sorted(_rooted_at(adj, u, r) for u in adj[r] if u != parent))
+
+
+@functools.lru_cache(maxsize=None)
+def free_shape(s) -> tuple:
+    """Canonical form of the unrooted tree underlying the rooted shape s (smallest rooting at a centre)."""
+    adj = _tree_adj(s)
+    n = len(adj)
+    deg = [len(a) for a in adj]
+    left = set(range(n))
+    layer = [v for v in range(n) if deg[v] <= 1]
+    while len(left) > 2:
+        nxt = []
+        for v in layer:
+            left.discard(v)
+            for u in adj[v]:
+                if u in left:
+                    deg[u] -= 1
+                    if deg[u] == 1:
+                        nxt.append(u)
+        layer = nxt
+    return min(_rooted_at(adj, c) for c in left)
+
+
+@functools.lru_cache(maxsize=None)
+def free_shapes(k: int) -> tuple:
+    """The unlabeled (free) trees of k vertices, as canonical rooted shapes (1, 1, 1, 2, 3, 6, 11, 23)."""
+    return tuple(sorted({free_shape(s) for s in rooted_shapes(k) if _size(s) == k}))
+
+
+@functools.lru_cache(maxsize=None)
+def _top_free(k: int) -> np.ndarray:
+    """Free-shape index of each k-vertex rooted shape of ``_plan(k).top``."""
+    pl = _plan(k)
+    fs = {f: i for i, f in enumerate(free_shapes(k))}
+    return np.array([fs[free_shape(pl.shapes[t])] for t in pl.top], dtype=np.int64)
+
+
+def shape_sigma(edge_lists, k: int) -> np.ndarray:
+    """(classes, free shapes) int64: spanning trees of each k-vertex graph isomorphic to each free tree.
+
+    Computed with the colorful tables themselves: the graphs side by side as one graph, vertex i of
+    each coloured i, so every tree copy inside a graph is colorful; the rooted copies of the shapes of
+    a free tree F over a graph's k roots are k times its copies of F.
+    """
+    from ..graph import Graph
+    pl = _plan(k)
+    tf = _top_free(k)
+    nf = len(free_shapes(k))
+    out = np.zeros((len(edge_lists), nf), dtype=np.int64)
+    chunk = 512
+    for c0 in range(0, len(edge_lists), chunk):
+        part = edge_lists[c0:c0 + chunk]
+        src = [c * k + a for c, e in enumerate(part) for a, b in e]
+        dst = [c * k + b for c, e in enumerate(part) for a, b in e]
+        G = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=len(part) * k)
+        T = _Tables(G, k, np.arange(G.n) % k)
+        w = T.M[:, pl.offM[pl.top]] / pl.top_aut[None, :]          # (n, tops) rooted copies
+        per = np.zeros((len(part), nf))
+        np.add.at(per, (np.repeat(np.arange(len(part)), k)[:, None], tf[None, :]), w)
+        out[c0:c0 + len(part)] = np.rint(per / k).astype(np.int64)
+    return out
+
+
+def _known_codes(k):
+    """{canonical code: name} of the named k-vertex classes (k = 8: path, star, cycle, clique)."""
+    from . import cpu as K
+    from ..motifs.driver import _bit, _known_names
+    out = {}
+    for nm, P in _known_names(k):
+        code = sum(1 << _bit(i, j) for i, j in P.edges)
+        out[int(K.canonical_codes(np.array([code], dtype=np.int64), k)[0])] = nm
+    return out
+
+
+_SIGMA_F_CACHE: dict = {}      # (k, canonical code) -> σ per free shape (k = 8: classes found by sampling)
+
+
+class _Registry:
+    """The motif classes seen so far: key, edges, name, σ and per-free-shape σ; classification of samples.
+
+    k <= 7: every connected class from :mod:`la_gpm.motifs.driver`' bitmask table (fixed rows).
+    k = 8: classes are added as samples discover them (canonical bitmask computed on the fly,
+    cached per labelled bitmask).
+    """
+
+    def __init__(self, k):
+        self.k = k
+        self.nf = len(free_shapes(k))
+        if k <= 7:
+            c, sigma, sigF = _class_info(k)
+            self.table = c.table
+            self.keys, self.edges, self.names = list(c.keys), list(c.edges), list(c.names)
+            self.sigma, self.sigF = sigma, sigF
+        else:
+            self.table = None
+            self.keys, self.edges, self.names = [], [], []
+            self.sigma = np.zeros(0)
+            self.sigF = np.zeros((0, self.nf), dtype=np.int64)
+            self.row_of_canon = {}
+            self._codes = np.zeros(0, dtype=np.int64)      # labelled bitmasks seen, sorted, and their rows
+            self._rows = np.zeros(0, dtype=np.int64)
+            self.named = _known_codes(k)
+
+    def __len__(self):
+        return len(self.keys)
+
+    def classify(self, G, verts) -> np.ndarray:
+        """Class row of each sample (adds the classes seen for the first time, k = 8)."""
+        from . import cpu as K
+        if self.table is not None:
+            return K.classify(G.indptr, G.indices, verts, self.table)
+        return self.rows_of_codes(K.adjacency_codes(G.indptr, G.indices, verts))
+
+    def rows_of_codes(self, codes):
+        from . import cpu as K
+        from ..motifs.driver import _code_edges
+        u, inv = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
+        # labelled bitmasks seen before: one vectorised search in the sorted table (no per-code Python)
+        pos = np.minimum(np.searchsorted(self._codes, u), max(self._codes.size - 1, 0))
+        hit = self._codes[pos] == u if self._codes.size else np.zeros(u.size, dtype=bool)
+        rows = np.where(hit, self._rows[pos] if self._codes.size else -1, -1).astype(np.int64)
+        miss = np.flatnonzero(~hit)
+        if miss.size:
+            canon = K.canonical_codes(u[miss], self.k)
+            new = []
+            for i, c in zip(miss.tolist(), canon.tolist()):
+                r = self.row_of_canon.get(c)
+                if r is None:
+                    r = len(self.keys) + len(new)
+                    self.row_of_canon[c] = r
+                    new.append(c)
+                rows[i] = r
+            if new:
+                edges = [tuple(_code_edges(c, self.k)) for c in new]
+                # σ per free shape of a class: computed once per process (the k = 8 classes' Kirchhoff
+                # counts were most of a short run's classification time)
+                todo = [i for i, c in enumerate(new) if (self.k, c) not in _SIGMA_F_CACHE]
+                if todo:
+                    for i, row in zip(todo, shape_sigma([edges[i] for i in todo], self.k)):
+                        _SIGMA_F_CACHE[self.k, new[i]] = row
+                sF = np.array([_SIGMA_F_CACHE[self.k, c] for c in new], dtype=np.int64).reshape(len(new), self.nf)
+                self.keys += new
+                self.edges += edges
+                self.names += [self.named.get(c, f"{self.k}-class-{c}") for c in new]
+                self.sigF = np.vstack([self.sigF, sF])
+                self.sigma = np.concatenate([self.sigma, sF.sum(axis=1).astype(np.float64)])
+            allc = np.concatenate([self._codes, u[miss]])
+            order = np.argsort(allc, kind="stable")
+            self._codes, self._rows = allc[order], np.concatenate([self._rows, rows[miss]])[order]
+        return rows[inv]
+
+
+@functools.lru_cache(maxsize=None)
+def _class_info(k: int):
+    """(classes of motifs.py, σ by Kirchhoff, σ per free shape) for k <= 7."""
+    from ..motifs.driver import _classes
+    c = _classes(k)
+    sigma = np.array([spanning_trees(e, k) for e in c.edges], dtype=np.float64)
+    return c, sigma, shape_sigma(list(c.edges), k)
+
+
+def _check_prob(name, v):
+    if isinstance(v, bool) or not isinstance(v, (int, float, np.floating)) or not 0.0 < float(v) < 1.0:
+        raise InvalidArgument(f"{name} must be a number in (0, 1); got {v!r}")
+    return float(v)
+
+
+def _check_pos_int(name, v):
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, (int, np.integer)) or v < 1:
+        raise InvalidArgument(f"{name} must be a positive integer or None; got {v!r}")
+    return int(v)
+
+
+def _intervals(X, hits, g, delta):
+    """Per-class (mean, low, high): Student-t over colorings, widened to the Poisson interval of the hits."""
+    from scipy import stats
+    R = X.shape[0]
+    m = X.mean(axis=0)
+    if R >= 2:
+        half = stats.t.ppf(1.0 - delta / 2.0, R - 1) * X.std(axis=0, ddof=1) / math.sqrt(R)
+    else:
+        half = np.full(X.shape[1], np.inf)
+    H = hits.astype(np.float64)
+    plo = np.where(H > 0, stats.chi2.ppf(delta / 2.0, np.maximum(2 * H, 1e-300)) / 2.0, 0.0)
+    phi = stats.chi2.ppf(1.0 - delta / 2.0, 2 * H + 2) / 2.0
+    lo = np.maximum(0.0, np.minimum(m - half, g * plo))
+    hi = np.maximum(m + half, g * phi)
+    return m, lo, hi
+
+
+class _Record:
+    """Per-coloring records: hits per class, samples, and the sampling design q_F / N_F per free shape."""
+
+    def __init__(self):
+        self.hits, self.S, self.Qn, self.N = [], [], [], []
+
+    def add(self, hits, s, qn, N):
+        self.hits.append(hits)
+        self.S.append(s)
+        self.Qn.append(qn)
+        self.N.append(N)
+
+    def __len__(self):
+        return len(self.S)
+
+    def matrices(self, reg, p):
+        """(X (R, classes) per-coloring estimates, g (R, classes) count per hit, hits (R, classes))."""
+        ncls = len(reg)
+        R = len(self.S)
+        H = np.zeros((R, ncls), dtype=np.float64)
+        for j, h in enumerate(self.hits):
+            H[j, :h.shape[0]] = h
+        # probability that one sample lands on a given colorful induced copy of each class:
+        # Σ_F q_F σ_F(H) / N_F  (natural mixture q_F = N_F/N: σ(H)/N, the plain estimator)
+        rate = np.array(self.Qn) @ reg.sigF.T.astype(np.float64) if ncls else np.zeros((R, 0))
+        with np.errstate(divide="ignore", invalid="ignore"):
+            g = np.where(rate > 0, 1.0 / (np.array(self.S, dtype=np.float64)[:, None] * p * rate), np.nan)
+        X = np.where(rate > 0, H * np.nan_to_num(g), 0.0)
+        return X, g, H
+
+
+def _summary(rec, reg, p, level_delta):
+    """(mean, low, high, frequency, relative half-width, hits) per class after the colorings so far."""
+    X, g, H = rec.matrices(reg, p)
+    R = X.shape[0]
+    valid = ~np.isnan(g)
+    hits = H.sum(axis=0)
+    # count per hit for the Poisson widening: the mean's own ratio m/hits where hits > 0 (per-coloring
+    # weights differ under AGS), else the mean weight over colorings (the plain estimator's constant)
+    gm = np.where(valid, g, 0.0).sum(axis=0) / np.maximum(valid.sum(axis=0), 1) / max(R, 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        gm = np.where(hits > 0, X.mean(axis=0) / hits, gm)
+    m, lo, hi = _intervals(X, hits, gm, level_delta)
+    tot = m.sum()
+    freq = m / tot if tot > 0 else np.zeros(m.shape[0])
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rel = np.where(m > 0, np.maximum(hi - m, m - lo) / m, np.inf)
+    return m, lo, hi, freq, rel, hits
+
+
+def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=None):
+    """Motivo's adaptive choice: the free shapes that best cover the pending classes, plus a natural share.
+
+    Greedy: the shape F maximising Σ_{H pending} m_H · σ_F(H)/N_F (the hit rate of the pending
+    classes) is taken; the classes it serves at least half as well as their own best shape are set
+    aside; repeat (at most ``max_shapes`` shapes).  The returned mixture is ``natural_share`` of the
+    uniform treelet distribution (so every class keeps a positive hit probability and the estimator
+    stays unbiased for all classes) plus an equal split of the rest over the chosen shapes.
+    """
+    max_shapes = _AGS_MAX_SHAPES if max_shapes is None else max_shapes
+    nat = T.natural_mixture()
+    NF = T.shape_treelets
+    P = np.asarray(pending, dtype=np.int64)
+    if P.size == 0 or T.treelets <= 0:
+        return nat, []
+    with np.errstate(divide="ignore", invalid="ignore"):
+        rate = np.where(NF[None, :] > 0, reg.sigF[P] / NF[None, :], 0.0)
+    w = np.maximum(m[P], 0.0)
+    if not np.any(w > 0):
+        w = np.ones(P.size)
+    best = rate.max(axis=1)
+    live = best > 0
+    chosen = []
+    while live.any() and len(chosen) < max_shapes:
+        score = (w[live, None] * rate[live]).sum(axis=0)
+        F = int(np.argmax(score))
+        if score[F] <= 0 or F in chosen:
+            break
+        chosen.append(F)
+        live &= rate[:, F] < 0.5 * best
+    if not chosen:
+        return nat, []
+    q = natural_share * nat
+    q[chosen] += (1.0 - natural_share) / len(chosen)
+    return q, chosen
+
+
+_AUTO_MIN = 1 << 16       # samples_per_coloring="auto": bounds of the per-coloring sample count
+_AUTO_MAX = 1 << 22
+
+
+def variance_split(rec, reg, p, rows):
+    """Per class row: (between-coloring variance of X_j, its sampling part, samples-scaled sampling part).
+
+    X_j = g_j·h_j with h_j hits (binomial, small rate: variance about its mean), so the sampling variance
+    of X_j given its coloring is about g_j²·h_j; its mean over colorings estimates the sampling part of
+    Var(X_j), and g_j²·h_j·s_j (s_j samples) is the same in units of one sample (g_j ∝ 1/s_j).  The rest,
+    Var(X_j) minus the sampling part, is the coloring part: what more samples per coloring cannot remove.
+    """
+    X, g, H = rec.matrices(reg, p)
+    rows = np.asarray(rows, dtype=np.int64)
+    S = np.array(rec.S, dtype=np.float64)[:, None]
+    gg = np.nan_to_num(g[:, rows])
+    vtot = X[:, rows].var(axis=0, ddof=1) if X.shape[0] >= 2 else np.full(rows.size, np.nan)
+    vs = (gg * gg * H[:, rows]).mean(axis=0)
+    a = (gg * gg * H[:, rows] * S).mean(axis=0)
+    return vtot, vs, a
+
+
+def _auto_samples(rec, reg, p, m, pending, t_build, t_sample):
+    """Samples per coloring minimising the predicted time to the target for the slowest pending class.
+
+    With per-coloring variance Vc + A/s (coloring part Vc, sampling part A/s, see ``variance_split``)
+    and cost t_build + s·t_sample per coloring, the time to a given variance of the mean is minimal at
+    s = sqrt(A·t_build / (Vc·t_sample)).  The slowest class is the one with the largest Var(X)/m².
+    """
+    if len(rec) < 3 or not pending or t_sample <= 0:
+        return _AUTO_MIN
+    vtot, vs, a = variance_split(rec, reg, p, pending)
+    mm = np.maximum(m[np.asarray(pending)], 1e-300)
+    ok = np.isfinite(vtot)
+    if not ok.any():
+        return _AUTO_MIN
+    worst = int(np.argmax(np.where(ok, vtot / (mm * mm), -1.0)))
+    vc = max(vtot[worst] - vs[worst], 0.05 * vtot[worst], 1e-300)      # floor: an estimate of 0 is noise
+    s = math.sqrt(a[worst] * t_build / (vc * t_sample)) if a[worst] > 0 else _AUTO_MIN
+    s = int(min(max(s, _AUTO_MIN), _AUTO_MAX))
+    return -(-s // _BATCH) * _BATCH
+
+
+def _planned_check(rec, reg, p, m, pending, eps, level):
+    """Colorings at which every pending class's Student-t half-width is predicted to be <= eps·m at ``level``
+    (from the current per-coloring spread, the quantile at the current degrees of freedom, x1.1)."""
+    from scipy import stats
+    X, _, _ = rec.matrices(reg, p)
+    R = X.shape[0]
+    rows = np.asarray(pending, dtype=np.int64)
+    sd = X[:, rows].std(axis=0, ddof=1)
+    mm = np.maximum(m[rows], 1e-300)
+    t = stats.t.ppf(1.0 - level / 2.0, max(R - 1, 1))
+    need = (t * sd / (eps * mm)) ** 2 * _PLAN_SAFETY
+    need = need[np.isfinite(need)]
+    return int(math.ceil(need.max())) if need.size else R + 1
+
+
+COLORINGS = ("balanced", "uniform")
+
+
+def balanced_classes(n: int, k: int) -> list:
+    """Class sizes of a balanced k-coloring of n vertices: vertex of rank r gets colour r·k // n."""
+    return [-(-((c + 1) * n) // k) - -(-(c * n) // k) for c in range(k)]
+
+
+def colorful_probability(n: int, k: int, coloring: str = "balanced") -> float:
+    """Probability that a fixed k-set of vertices is colorful (k distinct colours).
+
+    ``"uniform"`` (every vertex's colour uniform and independent): k!/k^k.  ``"balanced"`` (a uniformly
+    random assignment of the classes of :func:`balanced_classes`): k!·Π sizes / (n(n-1)···(n-k+1)),
+    the same for every k-set, so the colorful estimates stay unbiased; computed on Python ints.
+
+    >>> colorful_probability(7, 7) == math.factorial(7) / math.perm(7, 7)
+    True
+    >>> colorful_probability(10, 5, "uniform"), round(colorful_probability(10, 5), 4)
+    (0.0384, 0.127)
+    """
+    if coloring == "uniform" or n < k:
+        return math.factorial(k) / k ** k
+    return math.factorial(k) * math.prod(balanced_classes(n, k)) / math.perm(n, k)
+
+
+def balanced_colors(key: int, n: int, k: int, xp=np):
+    """The balanced coloring of key ``key``: vertices ranked by splitmix64(key + v), rank r gets r·k // n.
+
+    ``xp`` is numpy (host) or cupy (device): both compute the same 64-bit hashes (a bijection of
+    key + v, so no ties) and the same sort, hence the same colors for a seed on CPU and GPU.
+    """
+    u = xp.uint64
+    x = xp.arange(n, dtype=u) + u(key) + u(0x9E3779B97F4A7C15)      # splitmix64 (wrapping uint64 arithmetic)
+    x = (x ^ (x >> u(30))) * u(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> u(27))) * u(0x94D049BB133111EB)
+    h = x ^ (x >> u(31))
+    order = xp.argsort(h)
+    col = xp.empty(n, dtype=xp.int8)
+    col[order] = (xp.arange(n, dtype=xp.int64) * k // n).astype(xp.int8)
+    return col
+
+
+def _has_connected_kset(G, k) -> bool:
+    """Whether some connected component has at least k vertices (else there is no connected k-set)."""
+    if G.n < k:
+        return False
+    import scipy.sparse as sp
+    from scipy.sparse.csgraph import connected_components
+    A = sp.csr_matrix((np.ones(G.indices.shape[0], dtype=np.int8), G.indices, G.indptr), shape=(G.n, G.n))
+    _, lab = connected_components(A, directed=False)
+    return bool(np.bincount(lab).max() >= k)
+
+
+def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
+                    max_samples: int | None = None, backend: str | None = None, progress: bool = False,
+                    min_frequency: float = 0.01, samples_per_coloring: int | str | None = None, min_colorings: int = 10,
+                    max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
+                    checkpoints: str = "geometric", coloring: str = "balanced"):
+    """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
+
+    Parameters
+    ----------
+    G : undirected graph (anything :func:`la_gpm.as_graph` accepts)
+    k : motif size, 3..8 (k = 8: classes are discovered as sampled)
+    eps, delta : target: every class with estimated relative frequency >= ``min_frequency`` gets an
+        interval of relative half-width <= eps, each at confidence 1 - delta
+    seed : reproducible colorings and samples; None draws one (``df.attrs["seed"]``)
+    time_budget, max_samples, max_colorings : stop earlier (then ``df.attrs["converged"]`` is False);
+        max_colorings defaults to 10000
+    backend : "cpu" (or None / "auto"), or "gpu" (tables and sampling on the CUDA device)
+    progress : tqdm bar over colorings
+    samples_per_coloring : treelets sampled per coloring; None (default): 2^16 on the cpu backend, 2^20 on
+        the gpu, where a sample costs about 1/20 of a microsecond against a table build of 0.26 s (R-MAT
+        22, k = 7), so the sampling part of the per-coloring variance is cut 16x for +25% per coloring
+        (measured: 10 colorings instead of 55-125 there, see the docs); or ``"auto"``: after 3 colorings, the count
+        (2^16..2^22) that minimises the predicted time to the target from the measured build and
+        sampling times and the split of the per-coloring variance into its coloring and sampling parts
+        (machine-dependent, like ``time_budget``; the estimate stays unbiased);
+        min_colorings : colorings before stopping
+    adaptive : Motivo's adaptive graphlet sampling (AGS): after 3 uniform colorings, colorings sample the
+        treelet shapes that best cover the classes still pending; ``natural_share`` (in (0, 1]) of
+        each such coloring's samples stays uniform over all treelets
+    checkpoints : where the stop rule checks (check i at level delta/(i(i+1)), see the docs):
+        ``"geometric"`` (default) after min_colorings, then each time the colorings grew by 25%;
+        ``"planned"`` the same, but a failed check puts the next one where the slowest pending class
+        is predicted to reach eps (at most 4x the colorings so far), so fewer checks spend delta
+        (fewer colorings on email-Eu-core k = 6, more on k = 5 and on R-MAT 22 k = 7: see the docs)
+
+    coloring : ``"balanced"`` (default: every colour class has n/k vertices, up to one; a uniformly random
+        such assignment, colourful probability k!·Π sizes / n(n-1)···(n-k+1); fewer colorings for the same
+        interval, see the docs) or ``"uniform"`` (independent uniform colours, probability k!/k^k)
+
+    Returns
+    -------
+    pandas.DataFrame, one row per class hit by a sample, sorted by edge count then key: ``name``,
+    ``key``, ``edges`` (as in :func:`la_gpm.census`), ``count`` (estimate), ``frequency`` (count over
+    the estimated total), ``ci_low``, ``ci_high``, ``samples`` (hits), ``sigma`` (spanning trees),
+    ``rel_halfwidth`` and ``reached`` (relative half-width <= eps).  ``df.attrs`` holds the totals and
+    the guarantee: k, eps, delta, seed, colorings, samples, total, colorful_treelets, bound,
+    converged, pending (classes above min_frequency that did not reach eps), elapsed_s.
+
+    Examples
+    --------
+    >>> import la_gpm
+    >>> from la_gpm.motif_estimate.driver import estimate_census
+    >>> df = estimate_census(la_gpm.datasets.load("karate"), 3, seed=1)
+    >>> list(df.name)
+    ['wedge', 'triangle']
+    """
+    import pandas as pd
+
+    t0 = time.perf_counter()
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"k must be an integer (3..{MAX_ESTIMATE_K}); got {k!r}")
+    k = int(k)
+    if k > MAX_ESTIMATE_K:
+        raise PatternTooLarge(f"estimate_census supports k = 3..{MAX_ESTIMATE_K}; got k={k}")
+    if k < 3:
+        raise InvalidArgument(f"estimate_census needs k >= 3; got k={k}")
+    eps, delta, min_frequency = _check_prob("eps", eps), _check_prob("delta", delta), _check_prob(
+        "min_frequency", min_frequency)
+    max_samples = _check_pos_int("max_samples", max_samples)
+    max_colorings = _check_pos_int("max_colorings", max_colorings)
+    auto_spc = isinstance(samples_per_coloring, str) and samples_per_coloring == "auto"
+    if not auto_spc and isinstance(samples_per_coloring, str):
+        raise InvalidArgument(f"samples_per_coloring must be a positive integer, 'auto' or None; got "
+                              f"{samples_per_coloring!r}")
+    spc = _AUTO_MIN if auto_spc else _check_pos_int("samples_per_coloring", samples_per_coloring)
+    min_colorings = _check_pos_int("min_colorings", min_colorings)
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                    or not time_budget > 0):
+        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    if not isinstance(adaptive, (bool, np.bool_)):
+        raise InvalidArgument(f"adaptive must be True or False; got {adaptive!r}")
+    if isinstance(natural_share, bool) or not isinstance(natural_share, (int, float)) or not 0 < natural_share <= 1:
+        raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
+    if checkpoints not in ("planned", "geometric"):
+        raise InvalidArgument(f"checkpoints must be 'planned' or 'geometric'; got {checkpoints!r}")
+    if coloring not in COLORINGS:
+        raise InvalidArgument(f"coloring must be one of {COLORINGS}; got {coloring!r}")
+    G = as_graph(G)
+    G._require_undirected("estimate_census")
+    be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
+    if spc is None:
+        spc = DEFAULT_SAMPLES_PER_COLORING[be]
+    s = _resolve_seed(seed)
+    from ..color_coding.cpu_kernels import colors_from_keys, coloring_keys, splitmix64_py
+    if be == "gpu":
+        from ..device import oom_guard
+        from .gpu import GpuSampler
+        with oom_guard("motif estimation on the GPU (the sampler's tables)"):
+            engine = GpuSampler(G, k)
+        xp = engine.cp
+    else:
+        engine = None
+        xp = np
+
+    reg = _Registry(k)
+    p = colorful_probability(G.n, k, coloring)
+    cap = max_colorings if max_colorings is not None else DEFAULT_MAX_COLORINGS
+    rec = _Record()
+    drawn = 0
+    converged = False
+    bar = None
+    if progress or config.progress:
+        try:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=max_colorings, unit="coloring", desc=f"motif estimate k={k}")
+        except ImportError:  # pragma: no cover
+            bar = None
+    check = 0
+    next_check = min_colorings
+    pending_rows: list = []
+    m = np.zeros(len(reg))
+    ags_colorings = 0
+    steered = 0
+    t_build = t_sample = 0.0
+    try:
+        j = 0
+        while j < cap:
+            key = int(coloring_keys(s, j, 1)[0])
+            if coloring == "balanced" and G.n >= k:
+                colors = balanced_colors(key, G.n, k, xp)
+            else:
+                colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+            T = None                       # free the previous coloring's tables before building the next
+            tb0 = time.perf_counter()
+            T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
+            t_build += time.perf_counter() - tb0
+            q = T.natural_mixture()
+            if adaptive and pending_rows and T.treelets > 0:
+                q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending_rows, natural_share)
+                if chosen:
+                    T.set_mixture(q)
+                    ags_colorings += 1
+            # no more samples than twice the colorful treelets: past that the coloring's variance dominates
+            want = min(spc, max(256, int(2 * T.treelets)))
+            if max_samples is not None:
+                want = min(want, max_samples - drawn)
+            skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
+            ts0 = time.perf_counter()
+            rows = []
+            for first in range(0, want, _BATCH):
+                c = min(_BATCH, want - first)
+                if T.rooted > 0:
+                    rows.append(T.classify(reg, c, skey, first) if engine is not None
+                                else reg.classify(G, T.sample(c, skey, first)[0]))
+            h = np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+            t_sample += time.perf_counter() - ts0
+            drawn += want
+            j += 1
+            with np.errstate(divide="ignore", invalid="ignore"):
+                qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
+            rec.add(h, max(want, 1), qn, T.treelets)
+            if bar is not None:
+                bar.update(1)
+            last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
+                time_budget is not None and time.perf_counter() - t0 >= time_budget)
+            at_check = j >= next_check or last
+            steer = (adaptive or auto_spc) and j >= min(_AGS_PILOT, min_colorings) and j - steered >= max(1, j // 8)
+            if at_check or steer:
+                # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
+                # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
+                # Between checks the same summary (at the next check's level) only steers AGS
+                # (recomputed after every j/8 colorings: its cost grows with the colorings).
+                steered = j
+                lvl = check + 1
+                m, lo, hi, freq, rel, hits_tot = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
+                watch = freq >= min_frequency
+                pending_rows = np.flatnonzero(watch & ~(rel <= eps)).tolist()
+                if auto_spc:
+                    spc = _auto_samples(rec, reg, p, m, pending_rows, t_build / j, t_sample / max(drawn, 1))
+            if at_check:
+                check += 1
+                # no colorful treelet in any coloring yet: done only if no connected k-set exists at all
+                if j >= min_colorings and ((not pending_rows and max(rec.N) > 0)
+                                           or (max(rec.N) == 0 and not _has_connected_kset(G, k))):
+                    converged = True
+                    break
+                next_check = max(j + 1, math.ceil(j * 1.25))
+                if checkpoints == "planned" and pending_rows and j >= 2:
+                    # the next check where the slowest pending class is predicted to pass at the next
+                    # check's level (at most 4x the colorings so far): fewer failed checks, so a smaller
+                    # share of delta spent before the stop
+                    next_check = min(max(next_check, _planned_check(rec, reg, p, m, pending_rows, eps,
+                                                                    delta / ((check + 1) * (check + 2)))), 4 * j)
+            if last:
+                break
+    except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
+        if engine is not None:
+            from ..device import raise_if_device_oom
+            raise_if_device_oom(e, f"motif estimation on the GPU (k = {k}, coloring {j})")
+        raise
+    finally:
+        if bar is not None:
+            bar.close()
+    global _last_record
+    _last_record = (rec, reg, p)      # diagnostics (variance decomposition in the benchmark)
+    tot = float(m.sum())
+    seen = np.flatnonzero(hits_tot > 0)
+    order = sorted(seen.tolist(), key=lambda i: (len(reg.edges[i]), reg.keys[i]))
+    seen = np.array(order, dtype=np.int64)
+    df = pd.DataFrame({"name": [reg.names[i] for i in seen], "key": [reg.keys[i] for i in seen],
+                       "edges": [list(reg.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
+                       "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen].astype(np.int64),
+                       "sigma": reg.sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
+                       "reached": rel[seen] <= eps})
+    pending = [reg.names[i] for i in range(len(reg)) if freq[i] >= min_frequency and not rel[i] <= eps]
+    df.attrs.update(k=k, eps=eps, delta=delta, seed=s, min_frequency=min_frequency, colorings=len(rec),
+                    samples=int(drawn), total=tot, colorful_treelets=float(np.mean(rec.N)) if len(rec) else 0.0,
+                    colorful_probability=p, converged=bool(converged and not pending), pending=pending,
+                    adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
+                    samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
+                    checkpoints=checkpoints, checks=check, coloring=coloring,
+                    bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
+                           "1 - delta), widened to the exact Poisson interval of the class's hits"),
+                    method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive
+                                                      else "uniform sampling (Motivo)")),
+                    backend=be, elapsed_s=time.perf_counter() - t0)
+    return df
