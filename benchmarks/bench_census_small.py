@@ -36,7 +36,8 @@ from harness import check, machine, timeit, versions, write  # noqa: E402
 import numpy as np  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.motifs import driver as M  # noqa: E402
+from la_gpm.motifs import driver as M
+from la_gpm.patterns.classes import classes, to_induced  # noqa: E402
 from la_gpm.motifs.driver import census  # noqa: E402
 
 DATA = Path(os.environ.get("LA_GPM_SHARED_DATA") or ROOT.parents[1] / "shared" / "data")
@@ -58,11 +59,11 @@ def _reps(first):
 
 def cpu_counts(G, k):
     """What census(G, k, backend="cpu") computes, without the frame (its default methods)."""
-    cls = M._classes(k)
+    cls = classes(k)
     if k <= 4:
-        return M._to_induced(cls.M, M._closed_form_noninduced(G, k))
+        return to_induced(cls.M, M._closed_form_noninduced(G, k))
     N = M._hybrid5_noninduced(G, decline=True)
-    return M._enumerate(G, k, cls, False) if N is None else M._to_induced(cls.M, N)
+    return M._enumerate(G, k, cls, False) if N is None else to_induced(cls.M, N)
 
 
 def gpu_floors(cp):
@@ -156,7 +157,7 @@ def main(argv=None):
         for k in (3, 4, 5):
             if label == "R-MAT 16" and k == 5:
                 continue
-            cls = M._classes(k)
+            cls = classes(k)
             t = time.perf_counter()
             cpu_df = census(G, k, backend="cpu")
             rep, warm = _reps(time.perf_counter() - t)

@@ -173,7 +173,7 @@ def small_input_profile(G, k, method):
     construction."""
     from la_gpm.motifs import driver as M
     from la_gpm.motifs import gpu as gc
-    cls = M._classes(k)
+    cls = classes(k)
     counts = [0] * len(cls.keys)
     fn = (lambda: gc.esu_counts(G, k)) if method == "enumerate" else (lambda: gc.closed_form_noninduced(G, k))
     out = {"graph_arcs": G.nnz, "k": k, "method": method}
@@ -302,7 +302,7 @@ def hybrid5_main(args):
             from la_gpm.motifs.gpu import closed_form_noninduced, sigma4
             t = time.perf_counter()
             N4 = closed_form_noninduced(G, 4)
-            connected4 = sum(M._to_induced(M._classes(4).M, N4))
+            connected4 = sum(to_induced(classes(4).M, N4))
             sigma, k23hub = sigma4(G)
             import cupy as cp
             cp.cuda.Device().synchronize()

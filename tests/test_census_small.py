@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import la_gpm
+from la_gpm.patterns.classes import classes, to_induced
 from la_gpm.motifs import driver as M
 from la_gpm.motifs.driver import census
 from la_gpm.backends import gpu_status
@@ -46,7 +47,7 @@ def _layout(df):
 
 @pytest.mark.parametrize("k", [3, 4, 5, 6])
 def test_frame_equals_constructor(k):
-    cls = M._classes(k)
+    cls = classes(k)
     counts = [3 ** 41 + i for i in range(len(cls.keys))]      # beyond int64: exact Python ints kept
     got = M._frame(cls, k, counts, False, "closed_form")
     want = pd.DataFrame({"pattern": [la_gpm.Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)],
@@ -64,7 +65,7 @@ def test_frame_equals_constructor(k):
 def test_frame_calls_share_nothing_mutable():
     """Whatever a user does to one census frame, the next census of the same k is unchanged."""
     G = la_gpm.datasets.load("karate")
-    want = induced_census(G, 4, M._classes(4).edges)[0]
+    want = induced_census(G, 4, classes(4).edges)[0]
     a = census(G, 4, backend="cpu")
     a.loc[0, "name"] = "mutated"
     a.loc[1, "key"] = -5
@@ -78,7 +79,7 @@ def test_frame_calls_share_nothing_mutable():
     a.columns.name = "mutated"
     b = census(G, 4, backend="cpu")
     assert b.index.name is None and b.columns.name is None
-    cls = M._classes(4)
+    cls = classes(4)
     assert [int(c) for c in b["count"]] == want
     assert list(b["name"]) == list(cls.names) and list(b["key"]) == list(cls.keys)
     assert list(b["edges"]) == [list(e) for e in cls.edges]
@@ -90,7 +91,7 @@ def test_frame_calls_share_nothing_mutable():
 
 def test_frame_without_block_constructor(monkeypatch):
     """The fallback (pandas without pandas.api.internals) is the constructor itself."""
-    cls = M._classes(4)
+    cls = classes(4)
     parts = M._frame_parts(4)
     monkeypatch.setattr(M, "_frame_parts", lambda k: parts[:-1] + (None,))
     got = M._frame(cls, 4, list(range(6)), True, "x")
@@ -143,7 +144,7 @@ _edges = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=26)
 def test_closed_forms_against_brute_force(edges):
     G = _graph(9, [(a, b) for a, b in edges if a != b])
     for k in (3, 4):
-        cls = M._classes(k)
+        cls = classes(k)
         assert M._closed_form_noninduced(G, k) == noninduced_census(G, k, cls.edges)
         assert [int(c) for c in census(G, k, backend="cpu")["count"]] == induced_census(G, k, cls.edges)[0]
 
@@ -254,7 +255,7 @@ def test_gpu_small_scratch_left_zero_and_per_stream():
 def test_gpu_small_path_against_brute_force(edges):
     G = _graph(9, [(a, b) for a, b in edges if a != b])
     for k in (3, 4):
-        cls = M._classes(k)
+        cls = classes(k)
         assert list(census(G, k, backend="gpu", induced=False)["count"]) == noninduced_census(G, k, cls.edges)
 
 
@@ -264,4 +265,4 @@ def test_census4_pool_rule_published(citeseer, monkeypatch):
     monkeypatch.setattr(M, "_SERIAL_ARCS_CENSUS4", 0)
     assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
     G = la_gpm.datasets.load("karate")
-    assert [int(c) for c in census(G, 4, backend="cpu")["count"]] == induced_census(G, 4, M._classes(4).edges)[0]
+    assert [int(c) for c in census(G, 4, backend="cpu")["count"]] == induced_census(G, 4, classes(4).edges)[0]

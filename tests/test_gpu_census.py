@@ -12,6 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import la_gpm
+from la_gpm.patterns.classes import classes, to_induced
 from la_gpm import Pattern
 from la_gpm.motifs.driver import census
 from la_gpm.backends import gpu_status

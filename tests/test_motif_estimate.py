@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 import la_gpm
+from la_gpm.patterns.classes import classes, to_induced
 from la_gpm.motif_estimate.driver import (_class_info, _plan, _Registry, _Tables, estimate_census,
                                               free_shape, free_shapes, rooted_shapes, shape_sigma, spanning_trees)
 from la_gpm.motif_estimate import cpu as K

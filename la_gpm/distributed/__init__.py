@@ -234,7 +234,8 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     >>> dict(zip(df.name, df["count"]))
     {'wedge': 393, 'triangle': 45}
     """
-    from ..motifs.driver import _check_k, _classes, _frame, _prepare, _to_noninduced, census_part
+    from ..motifs.driver import _check_k, _frame, _prepare, census_part
+    from ..patterns.classes import classes as _classes, to_noninduced as _to_noninduced
 
     k = _check_k(k)
     G = _prepare(G, "census")

@@ -358,10 +358,10 @@ def shape_sigma(edge_lists, k: int) -> np.ndarray:
 def _known_codes(k):
     """{canonical code: name} of the named k-vertex classes (k = 8: path, star, cycle, clique)."""
     from . import cpu as K
-    from ..motifs.driver import _bit, _known_names
+    from ..patterns.classes import bit, known_names
     out = {}
-    for nm, P in _known_names(k):
-        code = sum(1 << _bit(i, j) for i, j in P.edges)
+    for nm, P in known_names(k):
+        code = sum(1 << bit(i, j) for i, j in P.edges)
         out[int(K.canonical_codes(np.array([code], dtype=np.int64), k)[0])] = nm
     return out
 
@@ -407,7 +407,7 @@ class _Registry:
 
     def rows_of_codes(self, codes):
         from . import cpu as K
-        from ..motifs.driver import _code_edges
+        from ..patterns.classes import code_edges
         u, inv = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
         # labelled bitmasks seen before: one vectorised search in the sorted table (no per-code Python)
         pos = np.minimum(np.searchsorted(self._codes, u), max(self._codes.size - 1, 0))
@@ -425,7 +425,7 @@ class _Registry:
                     new.append(c)
                 rows[i] = r
             if new:
-                edges = [tuple(_code_edges(c, self.k)) for c in new]
+                edges = [tuple(code_edges(c, self.k)) for c in new]
                 # σ per free shape of a class: computed once per process (the k = 8 classes' Kirchhoff
                 # counts were most of a short run's classification time)
                 todo = [i for i, c in enumerate(new) if (self.k, c) not in _SIGMA_F_CACHE]
@@ -447,8 +447,8 @@ class _Registry:
 @functools.lru_cache(maxsize=None)
 def _class_info(k: int):
     """(classes of motifs.py, σ by Kirchhoff, σ per free shape) for k <= 7."""
-    from ..motifs.driver import _classes
-    c = _classes(k)
+    from ..patterns.classes import classes
+    c = classes(k)
     sigma = np.array([spanning_trees(e, k) for e in c.edges], dtype=np.float64)
     return c, sigma, shape_sigma(list(c.edges), k)
 

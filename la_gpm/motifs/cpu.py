@@ -29,67 +29,6 @@ from ..primitives.sorted_ops import adjacent as _adjacent
 from ..primitives.sorted_ops import lower_bound as _lower_bound
 from ..primitives.sorted_ops import upper_bound as _upper_bound
 
-# --------------------------------------------------------------------------- class tables
-
-
-@nb.njit(cache=True)
-def _perm_code(code, bitmap, nbits):
-    out = 0
-    for b in range(nbits):
-        if (code >> b) & 1:
-            out |= np.int64(1) << bitmap[b]
-    return out
-
-
-@nb.njit(cache=True)
-def build_class_table(perm_bitmaps, nbits):
-    """Class id (0, 1, ... in order of the smallest code) of every k-vertex adjacency code.
-
-    ``perm_bitmaps[p, b]`` is the bit that bit b moves to under relabelling p.
-    Returns (table int32 of length 2**nbits, smallest code of each class).
-    """
-    size = np.int64(1) << nbits
-    table = np.full(size, -1, dtype=np.int32)
-    reps = []
-    nperm = perm_bitmaps.shape[0]
-    cid = 0
-    for code in range(size):
-        if table[code] >= 0:
-            continue
-        reps.append(code)
-        for p in range(nperm):
-            table[_perm_code(code, perm_bitmaps[p], nbits)] = cid
-        cid += 1
-    out = np.empty(len(reps), dtype=np.int64)
-    for i in range(len(reps)):
-        out[i] = reps[i]
-    return table, out
-
-
-@nb.njit(cache=True)
-def inclusion_counts(rep_codes, table, class_index, nclass):
-    """M[i, j] = number of edge subsets of class j's representative that fall in class i.
-
-    ``class_index`` maps a table class id to a row (-1 for classes not kept, e.g.
-    disconnected ones).  Non-induced count of i = sum_j M[i, j] * induced count of j.
-    """
-    M = np.zeros((nclass, nclass), dtype=np.int64)
-    for j in range(rep_codes.shape[0]):
-        code = rep_codes[j]
-        cj = class_index[table[code]]
-        if cj < 0:
-            continue
-        s = code
-        while True:
-            ci = class_index[table[s]]
-            if ci >= 0:
-                M[ci, cj] += 1
-            if s == 0:
-                break
-            s = (s - 1) & code
-    return M
-
-
 # --------------------------------------------------------------------------- ESU enumeration
 
 

@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import functools
 import itertools
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -60,6 +59,8 @@ from ..backends import resolve_backend
 from ..partition import check_part
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
+from ..patterns.classes import (bit, classes, code_edges, is_connected_code, to_induced,
+                               to_noninduced)
 from ..patterns.pattern import Pattern
 
 __all__ = ["census", "orbits", "class_table", "inclusion_matrix", "METHODS", "MAX_CENSUS_K", "ORBITS_4"]
@@ -96,122 +97,18 @@ _ORCA = {
 }
 
 
-# --------------------------------------------------------------------------- class tables
-
-
-def _pairs(k):
-    return [(i, j) for j in range(1, k) for i in range(j)]
-
-
-def _bit(i, j):
-    if i > j:
-        i, j = j, i
-    return j * (j - 1) // 2 + i
-
-
-def _code_edges(code, k):
-    return [(i, j) for (i, j) in _pairs(k) if (code >> _bit(i, j)) & 1]
-
-
-def _connected(code, k):
-    adj = [0] * k
-    for i, j in _code_edges(code, k):
-        adj[i] |= 1 << j
-        adj[j] |= 1 << i
-    seen = 1
-    frontier = 1
-    while frontier:
-        nxt = 0
-        for v in range(k):
-            if (frontier >> v) & 1:
-                nxt |= adj[v]
-        frontier = nxt & ~seen
-        seen |= nxt
-    return seen == (1 << k) - 1
-
-
-@dataclass(frozen=True)
-class _Classes:
-    k: int
-    table: np.ndarray          # code -> row (connected classes), -1 for disconnected
-    keys: tuple                # smallest code of each row's class
-    edges: tuple               # edge list of each row (the key's edges)
-    names: tuple
-    M: tuple                   # inclusion matrix rows as tuples of Python ints (M[i][j])
-
-
-def _known_names(k):
-    from ..patterns.catalog import named_pattern
-    names = {3: ["wedge", "triangle"],
-             4: ["4-path", "4-star", "4-cycle", "tailed-triangle", "diamond", "4-clique"],
-             5: ["5-path", "5-star", "5-cycle", "5-clique", "house", "hourglass"]}.get(
-        k, [f"{k}-path", f"{k}-star", f"{k}-cycle", f"{k}-clique"])
-    return [(nm, named_pattern(nm)) for nm in names]
-
-
-@functools.lru_cache(maxsize=None)
-def _classes(k: int) -> _Classes:
-    from .cpu import build_class_table, inclusion_counts
-
-    pairs = _pairs(k)
-    nbits = len(pairs)
-    perms = list(itertools.permutations(range(k)))
-    bitmaps = np.empty((len(perms), nbits), dtype=np.int64)
-    for p, perm in enumerate(perms):
-        for b, (i, j) in enumerate(pairs):
-            bitmaps[p, b] = _bit(perm[i], perm[j])
-    raw, reps = build_class_table(bitmaps, nbits)
-    reps = reps.tolist()
-    conn = [c for c in range(len(reps)) if _connected(reps[c], k)]
-    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
-    index = np.full(len(reps), -1, dtype=np.int64)
-    for row, c in enumerate(conn):
-        index[c] = row
-    table = index[raw].astype(np.int32)
-    keys = tuple(reps[c] for c in conn)
-    M = inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn))
-    names = [None] * len(conn)
-    for nm, P in _known_names(k):
-        code = sum(1 << _bit(i, j) for i, j in P.edges)
-        row = int(table[code])
-        if names[row] is None:
-            names[row] = nm
-    names = [nm if nm is not None else f"{k}-class-{row}" for row, nm in enumerate(names)]
-    return _Classes(k=k, table=table, keys=keys, edges=tuple(tuple(_code_edges(c, k)) for c in keys),
-                    names=tuple(names), M=tuple(tuple(int(x) for x in row) for row in M))
-
-
 def class_table(k: int):
     """(table, keys): the class row of every k-vertex adjacency bitmask (-1: disconnected) and each row's key."""
     _check_k(k)
-    c = _classes(k)
+    c = classes(k)
     return c.table, c.keys
 
 
 def inclusion_matrix(k: int) -> np.ndarray:
     """M[i, j]: copies of class i (as edge subsets) in class j; non-induced = M @ induced."""
     _check_k(k)
-    return np.array(_classes(k).M, dtype=object)
+    return np.array(classes(k).M, dtype=object)
 
-
-def _to_induced(M, N):
-    """Solve N = M · I exactly (M unitriangular in edge order): back-substitution over Python ints."""
-    r = len(N)
-    out = [0] * r
-    for i in range(r - 1, -1, -1):
-        s = N[i]
-        row = M[i]
-        for j in range(i + 1, r):
-            if row[j]:
-                s -= row[j] * out[j]
-        if row[i] != 1:
-            raise AssertionError("inclusion matrix must be unitriangular")
-        out[i] = s
-    return out
-
-
-def _to_noninduced(M, I):
-    return [sum(M[i][j] * I[j] for j in range(len(I)) if M[i][j]) for i in range(len(I))]
 
 
 # --------------------------------------------------------------------------- validation
@@ -302,7 +199,7 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
                               "'auto')")
     if method == "hybrid" and k != 5:
         raise InvalidArgument(f"method='hybrid' covers k = 5; got k={k} (use 'closed_form', 'enumerate' or 'auto')")
-    cls = _classes(k)
+    cls = classes(k)
     if b == "gpu" and (config.backend if backend is None else backend) == "auto":
         b = _auto_backend(G, k, method, progress)
     if b == "gpu":
@@ -312,19 +209,19 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         method = "closed_form" if k <= 4 else "enumerate"
     if method == "closed_form":
         N = _closed_form_noninduced(G, k)
-        counts = _to_induced(cls.M, N) if induced else N
+        counts = to_induced(cls.M, N) if induced else N
     elif method == "hybrid" or (method == "auto" and k == 5):
         N = _hybrid5_noninduced(G, decline=method == "auto")
         if N is None:   # auto: dense graph, where enumeration is cheaper
             method = "enumerate"
             I = _enumerate(G, k, cls, progress)
-            counts = I if induced else _to_noninduced(cls.M, I)
+            counts = I if induced else to_noninduced(cls.M, I)
         else:
             method = "hybrid"
-            counts = _to_induced(cls.M, N) if induced else N
+            counts = to_induced(cls.M, N) if induced else N
     else:
         I = _enumerate(G, k, cls, progress)
-        counts = I if induced else _to_noninduced(cls.M, I)
+        counts = I if induced else to_noninduced(cls.M, I)
     return _frame(cls, k, counts, induced, method)
 
 
@@ -334,7 +231,7 @@ def _class_patterns(k: int) -> tuple:
 
     Shared templates: :func:`_frame` hands each census its own shallow copies (``Pattern.name`` is a
     plain attribute a user may set)."""
-    cls = _classes(k)
+    cls = classes(k)
     return tuple(Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names))
 
 
@@ -356,7 +253,7 @@ def _frame_parts(k: int):
     Everything is copied into each frame (see :func:`_frame`)."""
     import pandas as pd
 
-    cls = _classes(k)
+    cls = classes(k)
     ref = _frame_reference(cls, k, [0] * len(cls.keys), True, "")
     try:    # pandas >= 3.0: public low-level constructor (pandas.api.internals)
         from pandas.api.internals import create_dataframe_from_blocks
@@ -431,16 +328,16 @@ def _census_gpu(G, k, cls, induced, method):
         # auto: the hybrid unless the GPU enumerates faster (gpu.gpu_prefers_hybrid, docs/gpu_census.md)
         N = gpu.hybrid5_noninduced(G, decline=method == "auto")
         if N is not None:
-            return (_to_induced(cls.M, N) if induced else N), "gpu_hybrid"
+            return (to_induced(cls.M, N) if induced else N), "gpu_hybrid"
         method = "enumerate"
     if method == "auto":
         method = "closed_form" if k <= 4 else "enumerate"
     if method == "closed_form":
         N = gpu.closed_form_noninduced(G, k)
-        counts = _to_induced(cls.M, N) if induced else N
+        counts = to_induced(cls.M, N) if induced else N
     else:
         I = gpu.esu_counts(G, k)
-        counts = I if induced else _to_noninduced(cls.M, I)
+        counts = I if induced else to_noninduced(cls.M, I)
     return counts, "gpu_" + method
 
 
@@ -521,7 +418,7 @@ def _closed_form_noninduced(G, k):
     dia, c4, k4, T, p4base, tdeg = _column_sums(acc)
     N = {"4-path": p4base - 3 * T, "4-star": stars, "4-cycle": c4, "tailed-triangle": tdeg - 6 * T,
          "diamond": dia, "4-clique": k4}
-    return [N[nm] for nm in _classes(4).names]
+    return [N[nm] for nm in classes(4).names]
 
 
 def bowtie_noninduced(G) -> int:
@@ -576,7 +473,7 @@ def house_noninduced(G) -> int:
     import numba
     _, wsum = cycle4_edge_weights(ptr, idx, np.asarray(G.degree_rank, dtype=np.int64), te,
                                   max(1, numba.get_num_threads()))
-    N4 = dict(zip(_classes(4).names, _closed_form_noninduced(G, 4)))
+    N4 = dict(zip(classes(4).names, _closed_form_noninduced(G, 4)))
     return _exact_sum(wsum) - 4 * N4["diamond"]
 
 
@@ -589,7 +486,7 @@ def _min_degree(edges, k):
 
 
 def _class_row(k, edges):
-    return int(_classes(k).table[sum(1 << _bit(a, b) for a, b in edges)])
+    return int(classes(k).table[sum(1 << bit(a, b) for a, b in edges)])
 
 
 @functools.lru_cache(maxsize=None)
@@ -601,7 +498,7 @@ def _pendant_plans():
     with P = Q - w.  Returns {row: (orbit, stab, [(coef, 4-class row)], |Aut Q|)}: the
     inj terms as multiples of non-induced 4-class counts (inj = |Aut| · count).
     """
-    cls = _classes(5)
+    cls = classes(5)
     plans = {}
     for row, E in enumerate(cls.edges):
         deg = [0] * 5
@@ -633,7 +530,7 @@ def _pendant_plans():
 @functools.lru_cache(maxsize=None)
 def _dense_divisors():
     """Rows of the 5-classes with minimum degree >= 2 and, for each, copies of C5 + K2,3 + bowtie in it."""
-    cls = _classes(5)
+    cls = classes(5)
     spanning = [_class_row(5, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)]),
                 _class_row(5, [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]),
                 _class_row(5, [(0, 1), (0, 2), (1, 2), (0, 3), (0, 4), (3, 4)])]
@@ -666,13 +563,13 @@ def _hybrid5_noninduced(G, decline=False):
     """
     from .cpu import dense5_hits
 
-    cls = _classes(5)
+    cls = classes(5)
     nrow = len(cls.keys)
     if G.n == 0:
         return [0] * nrow
     _check_safe(G)
     N4 = _closed_form_noninduced(G, 4)
-    connected4 = sum(_to_induced(_classes(4).M, N4))
+    connected4 = sum(to_induced(classes(4).M, N4))
     if decline and connected4 < _CPU_SMALL_ENUMERATION:
         return None
     sigma, extra = _sigma(G, 4, with_extra=True)
@@ -700,7 +597,7 @@ def cpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
 def hybrid5_auto_inputs(G):
     """(connected 4-vertex subsets, K2,3 copies, bowtie copies) of G from the closed forms on the CPU:
     the inputs of both backends' k = 5 auto rules (:func:`cpu_prefers_hybrid`, ``gpu_prefers_hybrid``)."""
-    connected4 = sum(_to_induced(_classes(4).M, _closed_form_noninduced(G, 4)))
+    connected4 = sum(to_induced(classes(4).M, _closed_form_noninduced(G, 4)))
     sigma, extra = _sigma(G, 4, with_extra=True)
     return (connected4, *dense_copy_counts(sigma, extra[:, 0]))
 
@@ -788,7 +685,7 @@ def census_part(G, k: int, part) -> list:
     """
     k = _check_k(k)
     G = _prepare(G, "census")
-    return _enumerate(G, k, _classes(k), False, part=check_part(part))
+    return _enumerate(G, k, classes(k), False, part=check_part(part))
 
 
 # --------------------------------------------------------------------------- orbits
@@ -809,9 +706,9 @@ def _orbit_matrix():
     done = set()
     for k in (2, 3, 4):
         for code in range(1 << (k * (k - 1) // 2)):
-            if not _connected(code, k):
+            if not is_connected_code(code, k):
                 continue
-            E = _code_edges(code, k)
+            E = code_edges(code, k)
             for v in range(k):
                 o2 = _orca_orbit(k, E, v)
                 if o2 in done:
@@ -819,8 +716,8 @@ def _orbit_matrix():
                 done.add(o2)
                 for r in range(len(E) + 1):
                     for S in itertools.combinations(E, r):
-                        sc = sum(1 << _bit(a, b) for a, b in S)
-                        if _connected(sc, k):
+                        sc = sum(1 << bit(a, b) for a, b in S)
+                        if is_connected_code(sc, k):
                             C[_orca_orbit(k, list(S), v), o2] += 1
     return C
 

@@ -49,7 +49,7 @@ _TABLES: dict = {}
 def _table(k, dev):
     key = (k, dev)
     if key not in _TABLES:
-        from .driver import _classes
+        from ..patterns.classes import classes as _classes
         cp = cupy()
         t = _classes(k).table
         with oom_guard(f"copying the {k}-vertex class table to the GPU"):
@@ -90,7 +90,7 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
 
 def esu_counts(G, k: int) -> list[int]:
     """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 7."""
-    from .driver import _classes
+    from ..patterns.classes import classes as _classes
     cp = cupy()
     nclass = len(_classes(k).keys)
     if G.n == 0 or G.m == 0:
@@ -268,7 +268,8 @@ def closed_form_noninduced(G, k: int) -> list[int]:
     Small graphs (:func:`small_shape`): census_small, one launch and one copy back; degree binomial
     sums from the host (cached with the graph). Larger: census4_closed (global wedge counters) and
     the 4-cliques of cliques.cu; k = 3 the triangles of triangles.cu."""
-    from .driver import _check_safe, _classes, _degree_binomials
+    from ..patterns.classes import classes as _classes
+    from .driver import _check_safe, _degree_binomials
 
     wedges, stars = _degree_binomials(G)
     if k == 3:
@@ -527,7 +528,7 @@ def _bowtie_bulk(G, hubs_h, deg_h, tv_h, nclass):
 def bowtie_class_hits(tv_hubs, p2, p4raw, dia, tri3, paw2, k4, c4x2, nclass):
     """Per-class hits (Python ints) from c5_bowtie_bulk's sums over the hubs with ``tv_hubs`` edges inside
     their neighbourhoods: the same inversion as the CPU's bulk rule (motif_kernels.bowtie_bulk_hits)."""
-    from .driver import _classes
+    from ..patterns.classes import classes as _classes
     from .cpu import _bowtie_class_rows, bowtie_bulk_hits
     n2k2 = sum(int(m) * (int(m) - 1) // 2 for m in tv_hubs) - p2
     tri = tri3 // 3
@@ -544,7 +545,7 @@ def _k23_rows():
     cp = cupy()
     key = ("k23-rows", cp.cuda.Device().id)
     if key not in _TABLES:
-        from .driver import _classes
+        from ..patterns.classes import classes as _classes
         from .cpu import _k23_class_rows
         with oom_guard("copying the K2,3 class rows to the GPU"):
             _TABLES[key] = cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
@@ -560,7 +561,8 @@ def dense5_hits(G, tv):
     once and classified by its induced 5-vertex set or counted per class in bulk (K2,3 copies of pairs
     with many common neighbours, bowties of hubs), and the (K2,3, bowtie) copies so accounted for.
     ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
-    from .driver import _classes, _deg_binomial_sum, _descending
+    from ..patterns.classes import classes as _classes
+    from .driver import _deg_binomial_sum, _descending
     from ..config import config
     cp = cupy()
     cls = _classes(5)
@@ -721,7 +723,8 @@ def hybrid5_noninduced(G, decline: bool = False):
     (:func:`dense5_hits`). With ``decline``, None where :func:`gpu_prefers_hybrid` says the GPU's
     enumeration is cheaper (a bound from the degrees rules out small graphs first, on the host)."""
     from . import driver as M
-    cls = M._classes(5)
+    from ..patterns.classes import classes, to_induced
+    cls = classes(5)
     nrow = len(cls.keys)
     if G.n == 0:
         return [0] * nrow
@@ -730,7 +733,7 @@ def hybrid5_noninduced(G, decline: bool = False):
         return None
     with _stage("closed_form_4"):
         N4 = closed_form_noninduced(G, 4)
-    connected4 = sum(M._to_induced(M._classes(4).M, N4))
+    connected4 = sum(to_induced(classes(4).M, N4))
     if decline and connected4 < M._SMALL_ENUMERATION:
         return None
     with _stage("sigma4 (arc triangles, per-vertex kernels, host sums)"):

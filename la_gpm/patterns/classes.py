@@ -1,0 +1,180 @@
+"""Isomorphism classes of small graphs as adjacency bitmasks: the class table shared by the census
+(:mod:`la_gpm.motifs`) and the estimated census (:mod:`la_gpm.motif_estimate`).
+
+A k-vertex graph is the bitmask with bit ``j(j-1)/2 + i`` set iff vertices i < j are adjacent.  The *key*
+of a class is the smallest bitmask over all relabellings of its members.  For every k a table maps each of
+the ``2**(k(k-1)/2)`` bitmasks to its connected class row (-1: disconnected), built once per k by orbit
+expansion over the k! relabellings.  ``M[i][j]`` counts the edge subsets of class j's key that form class i
+(non-induced = M · induced; M is unitriangular in edge order).
+"""
+
+from __future__ import annotations
+
+import functools
+import itertools
+from dataclasses import dataclass
+
+import numba as nb
+import numpy as np
+
+__all__ = ["Classes", "classes", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
+           "to_induced", "to_noninduced", "build_class_table", "inclusion_counts"]
+
+
+@nb.njit(cache=True)
+def _perm_code(code, bitmap, nbits):
+    out = 0
+    for b in range(nbits):
+        if (code >> b) & 1:
+            out |= np.int64(1) << bitmap[b]
+    return out
+
+
+@nb.njit(cache=True)
+def build_class_table(perm_bitmaps, nbits):
+    """Class id (0, 1, ... in order of the smallest code) of every k-vertex adjacency code.
+
+    ``perm_bitmaps[p, b]`` is the bit that bit b moves to under relabelling p.
+    Returns (table int32 of length 2**nbits, smallest code of each class).
+    """
+    size = np.int64(1) << nbits
+    table = np.full(size, -1, dtype=np.int32)
+    reps = []
+    nperm = perm_bitmaps.shape[0]
+    cid = 0
+    for code in range(size):
+        if table[code] >= 0:
+            continue
+        reps.append(code)
+        for p in range(nperm):
+            table[_perm_code(code, perm_bitmaps[p], nbits)] = cid
+        cid += 1
+    out = np.empty(len(reps), dtype=np.int64)
+    for i in range(len(reps)):
+        out[i] = reps[i]
+    return table, out
+
+
+@nb.njit(cache=True)
+def inclusion_counts(rep_codes, table, class_index, nclass):
+    """M[i, j] = number of edge subsets of class j's representative that fall in class i.
+
+    ``class_index`` maps a table class id to a row (-1 for classes not kept, e.g.
+    disconnected ones).  Non-induced count of i = sum_j M[i, j] * induced count of j.
+    """
+    M = np.zeros((nclass, nclass), dtype=np.int64)
+    for j in range(rep_codes.shape[0]):
+        code = rep_codes[j]
+        cj = class_index[table[code]]
+        if cj < 0:
+            continue
+        s = code
+        while True:
+            ci = class_index[table[s]]
+            if ci >= 0:
+                M[ci, cj] += 1
+            if s == 0:
+                break
+            s = (s - 1) & code
+    return M
+
+
+
+def vertex_pairs(k):
+    return [(i, j) for j in range(1, k) for i in range(j)]
+
+
+def bit(i, j):
+    if i > j:
+        i, j = j, i
+    return j * (j - 1) // 2 + i
+
+
+def code_edges(code, k):
+    return [(i, j) for (i, j) in vertex_pairs(k) if (code >> bit(i, j)) & 1]
+
+
+def is_connected_code(code, k):
+    adj = [0] * k
+    for i, j in code_edges(code, k):
+        adj[i] |= 1 << j
+        adj[j] |= 1 << i
+    seen = 1
+    frontier = 1
+    while frontier:
+        nxt = 0
+        for v in range(k):
+            if (frontier >> v) & 1:
+                nxt |= adj[v]
+        frontier = nxt & ~seen
+        seen |= nxt
+    return seen == (1 << k) - 1
+
+
+@dataclass(frozen=True)
+class Classes:
+    k: int
+    table: np.ndarray          # code -> row (connected classes), -1 for disconnected
+    keys: tuple                # smallest code of each row's class
+    edges: tuple               # edge list of each row (the key's edges)
+    names: tuple
+    M: tuple                   # inclusion matrix rows as tuples of Python ints (M[i][j])
+
+
+def known_names(k):
+    from .catalog import named_pattern
+    names = {3: ["wedge", "triangle"],
+             4: ["4-path", "4-star", "4-cycle", "tailed-triangle", "diamond", "4-clique"],
+             5: ["5-path", "5-star", "5-cycle", "5-clique", "house", "hourglass"]}.get(
+        k, [f"{k}-path", f"{k}-star", f"{k}-cycle", f"{k}-clique"])
+    return [(nm, named_pattern(nm)) for nm in names]
+
+
+@functools.lru_cache(maxsize=None)
+def classes(k: int) -> Classes:
+    pairs = vertex_pairs(k)
+    nbits = len(pairs)
+    perms = list(itertools.permutations(range(k)))
+    bitmaps = np.empty((len(perms), nbits), dtype=np.int64)
+    for p, perm in enumerate(perms):
+        for b, (i, j) in enumerate(pairs):
+            bitmaps[p, b] = bit(perm[i], perm[j])
+    raw, reps = build_class_table(bitmaps, nbits)
+    reps = reps.tolist()
+    conn = [c for c in range(len(reps)) if is_connected_code(reps[c], k)]
+    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
+    index = np.full(len(reps), -1, dtype=np.int64)
+    for row, c in enumerate(conn):
+        index[c] = row
+    table = index[raw].astype(np.int32)
+    keys = tuple(reps[c] for c in conn)
+    M = inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn))
+    names = [None] * len(conn)
+    for nm, P in known_names(k):
+        code = sum(1 << bit(i, j) for i, j in P.edges)
+        row = int(table[code])
+        if names[row] is None:
+            names[row] = nm
+    names = [nm if nm is not None else f"{k}-class-{row}" for row, nm in enumerate(names)]
+    return Classes(k=k, table=table, keys=keys, edges=tuple(tuple(code_edges(c, k)) for c in keys),
+                    names=tuple(names), M=tuple(tuple(int(x) for x in row) for row in M))
+
+
+def to_induced(M, N):
+    """Solve N = M · I exactly (M unitriangular in edge order): back-substitution over Python ints."""
+    r = len(N)
+    out = [0] * r
+    for i in range(r - 1, -1, -1):
+        s = N[i]
+        row = M[i]
+        for j in range(i + 1, r):
+            if row[j]:
+                s -= row[j] * out[j]
+        if row[i] != 1:
+            raise AssertionError("inclusion matrix must be unitriangular")
+        out[i] = s
+    return out
+
+
+def to_noninduced(M, I):
+    return [sum(M[i][j] * I[j] for j in range(len(I)) if M[i][j]) for i in range(len(I))]
