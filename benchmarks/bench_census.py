@@ -23,7 +23,8 @@ import numpy as np  # noqa: E402
 from harness import check, machine, timeit, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.motifs.driver import _bit, _classes, census, orbits  # noqa: E402
+from la_gpm.motifs.driver import census, orbits  # noqa: E402
+from la_gpm.patterns.classes import bit as _bit, classes as _classes  # noqa: E402
 
 PUBLISHED = {"citeseer": {4: {"4-path": 111153, "4-star": 222630, "4-cycle": 3094, "tailed-triangle": 22900,
                               "diamond": 2200, "4-clique": 255},

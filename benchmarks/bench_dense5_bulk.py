@@ -22,7 +22,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import check, machine, versions, write  # noqa: E402
 
 import la_gpm  # noqa: E402
-from la_gpm.motifs.driver import _classes, _nchunks  # noqa: E402
+from la_gpm.motifs.driver import _nchunks  # noqa: E402
+from la_gpm.patterns.classes import classes as _classes  # noqa: E402
 from la_gpm.motifs.cpu import dense5_hits  # noqa: E402
 
 NONE = 1 << 40

@@ -195,7 +195,7 @@ def test_k23_bulk_classification_equals_listing(make):
     # hub pairs with many common neighbours: their K2,3 copies classified in bulk (edges, 2-paths and
     # triangles of G[S]) give the same per-class hits as classifying every triple; the dense graph has
     # every edge count among triples, with and without the hub edge u ~ v
-    from la_gpm.motifs.driver import _classes
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import dense5_hits
     G = make()
     cls = _classes(5)
@@ -212,7 +212,7 @@ def test_bowtie_bulk_classification_equals_listing(make):
     # bowties centred at u counted per class from the induced 2K2 / P4 / C4 / paw / diamond / K4 of
     # G[N(u)] (weighted by their perfect matchings) give the same per-class hits as listing every pair
     # of disjoint edges inside N(u); the dense graphs have every one of the six inside neighbourhoods
-    from la_gpm.motifs.driver import _classes
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import dense5_hits
     G = make()
     cls = _classes(5)
@@ -225,7 +225,7 @@ def test_bowtie_bulk_classification_equals_listing(make):
 @settings(max_examples=40, deadline=None)
 @given(n=st.integers(5, 16), density=st.floats(0.1, 0.9), seed=st.integers(0, 2**31 - 1))
 def test_bowtie_bulk_random_graphs(n, density, seed):
-    from la_gpm.motifs.driver import _classes
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import dense5_hits
     G = la_gpm.generators.gnm(n, int(density * n * (n - 1) / 2), seed=seed)
     cls = _classes(5)

@@ -399,7 +399,8 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), the hubs of
     bowtie_bulk_hubs counted as c5_bowtie_rows / c5_bowtie_bulk do (bowtie_class_hits on the host), the
     other bowtie lists in bowtie_batches."""
-    from la_gpm.motifs.driver import _classes, _descending
+    from la_gpm.motifs.driver import _descending
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import _k23_class_rows
     from la_gpm.motifs.gpu import (bowtie_batches, bowtie_bulk_hubs, bowtie_class_hits, c5_item_offsets,
                                             k23_item_offsets)
@@ -503,7 +504,8 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     (lambda: la_gpm.generators.rmat(6, seed=2), 3, 4, 50),
     (lambda: la_gpm.datasets.load("karate"), 8, 48, 1 << 30)], ids=["gnm-S1", "rmat6-S3", "karate"])
 def test_dense_decomposition_matches_cpu_dense5_hits(monkeypatch, make, S, split, cap):
-    from la_gpm.motifs.driver import _classes, _nchunks
+    from la_gpm.motifs.driver import _nchunks
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import dense5_hits
     from la_gpm.motifs import gpu as gc
     G = make()
@@ -521,7 +523,7 @@ def test_bowtie_bulk_model_counts_the_six_graphs():
     non-induced 2K2 ... K4 they give, inverted, are the induced counts of each 4-set weighted by its
     perfect matchings."""
     import itertools
-    from la_gpm.motifs.driver import _classes
+    from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import _bowtie_class_rows
     from la_gpm.motifs.gpu import bowtie_class_hits
     rows = _bowtie_class_rows(np.asarray(_classes(5).table)).tolist()
@@ -559,7 +561,8 @@ def test_host_work_splits():
 def test_auto_declines_small_graphs_on_the_host():
     """The cheap degree bound on connected 4-subsets is an upper bound, and below the CPU's threshold the
     GPU hybrid declines before touching the device."""
-    from la_gpm.motifs.driver import _classes, _closed_form_noninduced, _to_induced
+    from la_gpm.motifs.driver import _closed_form_noninduced
+    from la_gpm.patterns.classes import classes as _classes, to_induced as _to_induced
     from la_gpm.motifs.gpu import _connected4_bound, hybrid5_noninduced
     for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(7, seed=1),
               la_gpm.generators.gnm(100, 900, seed=2)):
