@@ -5,6 +5,9 @@ against RapidFlow (VLDB'22 continuous subgraph matching, CPU), measured in the s
     python benchmarks/bench_dynamic.py                        # yeast, hprd, human, wordnet; k = 4 6 8; 3 rates
     python benchmarks/bench_dynamic.py --datasets cit-HepTh-L5 --rates 0.001 0.1 --suffix large
     python benchmarks/bench_dynamic.py --datasets yeast hprd --sizes 4 6 --rates 0.001 0.02 --gpu
+    python benchmarks/bench_dynamic.py rapidflow_selftest     # RapidFlow's counts against networkx
+
+Suites: ``dynamic`` (the default, below) and ``rapidflow_selftest`` (see ``rapidflow_peer.selftest``).
 
 Datasets: the labelled graphs yeast, hprd (``$LA_GPM_SHARED_DATA``, default ../shared/data), human
 and wordnet (``$LA_GPM_SHARED_HOLDOUT``, default the ``holdout`` folder beside the data) -- the
@@ -34,7 +37,7 @@ For each (query, batch) -- one row:
 * la_gpm: ``la_gpm.match_delta(G0, Q, insert=, delete=, count="embeddings", backend=B)`` (B = cpu,
   and gpu with ``--gpu``): positive = embeddings of G' = G0 + ins - del using an inserted edge,
   negative = embeddings of G0 using a deleted edge.  The first call (warm-up) is recorded as
-  ``first_call_s``; then up to ``--repeat`` timed runs (median), none for a call slower than
+  ``first_call_s``; then up to ``--repeats`` timed runs (median), none for a call slower than
   ``--call-limit`` s.
 * recount: ``la_gpm.count(G, Q, count="embeddings", backend=B)`` on G0 and on G' (times summed).
 
@@ -57,14 +60,13 @@ recount(G') - recount(G0); cpu == gpu; positive and negative each equal RapidFlo
 finished); RapidFlow's positive - negative == the recount difference; the graph after
 (``.graph``) is G0 + insert - delete.
 
-Writes benchmarks/results/dynamic_<cpu|gpu>[_<suffix>].json (dynamic_quick_... with --quick) after
-every query, and the same file under ``$LA_GPM_BENCH_OUT`` when that is set.  ``--resummarize
-FILE...`` recomputes the speedups and the summary of result files from their rows.
+Writes dynamic_<cpu|gpu>[_<suffix>].json (dynamic_quick_... with --quick; tagged by the backends run) after
+every query, in --out / ``$LA_GPM_BENCH_OUT`` / benchmarks/results.  ``--resummarize FILE...`` recomputes
+the speedups and the summary of result files from their rows.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
 import os
@@ -74,6 +76,7 @@ import sys
 import tempfile
 import threading
 import time
+from argparse import SUPPRESS
 from pathlib import Path
 
 # Idle OpenMP threads sleep instead of spinning (set before numba starts its pool; children inherit it).
@@ -82,10 +85,8 @@ from pathlib import Path
 # spinning, 2.2 ms passive). A user's environment may set otherwise: the JSON records the value.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
-sys.path.insert(0, str(Path(__file__).resolve().parent))
-
 import numpy as np  # noqa: E402
-from harness import DATA, RESULTS, check, machine, timeit, versions  # noqa: E402
+from harness import DATA, HOLDOUT, Family, Record, arg, check, device_sync, timeit  # noqa: E402
 
 import dynamic_workload as dw  # noqa: E402
 import rapidflow_peer  # noqa: E402
@@ -93,7 +94,7 @@ import rapidflow_peer  # noqa: E402
 import la_gpm  # noqa: E402
 from la_gpm.io import read_sunluo  # noqa: E402
 
-HOLDOUT = Path(os.environ.get("LA_GPM_SHARED_HOLDOUT") or DATA.parent / "holdout")
+FAMILY = Family(__doc__, default="dynamic")
 DATASETS = {"yeast": DATA / "yeast" / "yeast.graph", "hprd": DATA / "hprd" / "HPRD.graph",
             "human": HOLDOUT / "human" / "human.graph", "wordnet": HOLDOUT / "wordnet" / "wordnet.graph"}
 _SYNTH = re.compile(r"^(?P<graph>.+)-L(?P<labels>\d+)$")
@@ -155,20 +156,15 @@ def tag_of(row):
 
 
 # ------------------------------------------------------------------ measuring (in the child)
-def rapid_sync():
-    from harness import _sync
-    _sync()
-
-
 def timed_first(fn, *, repeat, budget, limit, sync):
     """First call (warm-up, JIT included) timed on its own, then ``repeat`` timed runs unless the
     first took longer than ``limit`` s.  Returns (median_s, runs, first_s, result)."""
     if sync:
-        rapid_sync()
+        device_sync()
     t = time.perf_counter()
     res = fn()
     if sync:
-        rapid_sync()
+        device_sync()
     first = time.perf_counter() - t
     if first > limit or repeat < 1:
         return first, [first], first, res
@@ -185,7 +181,7 @@ def repeat_limits(args, stage_limit):
     """(call limit, repeat budget) so that repeats never push a stage past its kill limit."""
     if not stage_limit:
         return args.call_limit, args.budget
-    return min(args.call_limit, stage_limit / (4 * (args.repeat + 1))), min(args.budget, stage_limit / 4)
+    return min(args.call_limit, stage_limit / (4 * (args.repeats + 1))), min(args.budget, stage_limit / 4)
 
 
 def peer_runs(work, P, args, exe):
@@ -231,7 +227,7 @@ def run_case(row, P, G0, ins, dele, Gafter, work, args, backends, exe, skip=()):
             lim, bud = repeat_limits(args, args.delta_timeout)
             med, runs, first, res = timed_first(
                 lambda B=B: la_gpm.match_delta(G0, P, insert=ins, delete=dele, count="embeddings", backend=B),
-                repeat=args.repeat, budget=bud, limit=lim, sync=sync)
+                repeat=args.repeats, budget=bud, limit=lim, sync=sync)
             p, q = int(res.positive), int(res.negative)
             if getattr(res, "graph", None) is not None:
                 check(f"{tag}: graph after match_delta ({B}) has G0 + insert - delete", same_edges(res.graph, Gafter),
@@ -633,21 +629,6 @@ def rf_files(work: Path, G0, ins, dele):
         dw.write_stream(ins, [], work / "insert.stream")
 
 
-def la_gpm_source() -> dict:
-    """Which la_gpm ran: its folder, and the commit of the checkout holding it (dirty: la_gpm/ differs)."""
-    path = Path(la_gpm.__file__).resolve().parent
-    out = {"path": str(path)}
-    try:
-        git = ["git", "-C", str(path.parent)]
-        out["commit"] = subprocess.run([*git, "rev-parse", "HEAD"], capture_output=True, text=True,
-                                       check=True).stdout.strip()
-        out["uncommitted_changes"] = bool(subprocess.run([*git, "status", "--porcelain", "--", "la_gpm"],
-                                                         capture_output=True, text=True).stdout.strip())
-    except (OSError, subprocess.CalledProcessError):
-        out["commit"] = None  # not a git checkout (e.g. an exported snapshot): see --note
-    return out
-
-
 def resummarize(files):
     for f in files:
         payload = json.loads(Path(f).read_text())
@@ -660,76 +641,57 @@ def resummarize(files):
         print_summary(payload["summary"], payload["backends"])
 
 
-def output_paths(args, tag):
-    name = ("dynamic_quick" if args.quick else "dynamic") + f"_{tag}" + (f"_{args.suffix}" if args.suffix else "")
-    dirs = [RESULTS]
-    if os.environ.get("LA_GPM_BENCH_OUT"):
-        dirs.append(Path(os.environ["LA_GPM_BENCH_OUT"]))
-    out = []
-    for d in dirs:
-        p = (d / f"{name}.json").resolve()
-        if p not in out:
-            out.append(p)
-    return out
-
-
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--datasets", nargs="+", default=list(DATASETS),
-                    help=f"{' '.join(DATASETS)} (default) or <graph>-L<k>: holdout/el/<graph>.txt with k random "
-                         f"labels, e.g. cit-HepTh-L5 email-Enron-L6")
-    ap.add_argument("--label-seed", type=int, default=1, help="seed of the random labels of <graph>-L<k>")
-    ap.add_argument("--kinds", nargs="+", default=list(dw.KINDS), choices=list(dw.KINDS))
-    ap.add_argument("--sizes", nargs="+", type=int, default=[4, 6, 8])
-    ap.add_argument("--queries-per-class", type=int, default=3)
-    ap.add_argument("--rates", nargs="+", type=float, default=[0.001, 0.02, 0.1])
-    ap.add_argument("--insert-share", type=float, default=2 / 3,
-                    help="share of the sampled edges that are inserts (1: insert-only, 0: delete-only)")
-    ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--gpu", action="store_true", help="also run the gpu backend (checked against cpu)")
-    ap.add_argument("--repeat", type=int, default=3, help="timed match_delta runs after the warm-up call")
-    ap.add_argument("--recount-repeat", type=int, default=1, help="timed count runs per snapshot after warm-up")
-    ap.add_argument("--budget", type=float, default=20.0, help="seconds of timed repeats per call")
-    ap.add_argument("--call-limit", type=float, default=10.0,
-                    help="no repeats for a call whose first run took longer than this (s)")
-    ap.add_argument("--peer-time-limit", type=int, default=60, help="RapidFlow -time_limit per run (s)")
-    ap.add_argument("--delta-timeout", type=float, default=300.0,
-                    help="kill a match_delta stage (warm-up + repeats, all its calls) after this many seconds")
-    ap.add_argument("--recount-timeout", type=float, default=300.0,
-                    help="kill a recount stage (both snapshots) after this many seconds")
-    ap.add_argument("--startup-timeout", type=float, default=300.0,
-                    help="kill a child that starts no stage within this many seconds (loading, batches)")
-    ap.add_argument("--no-peer", action="store_true", help="skip RapidFlow")
-    ap.add_argument("--no-isolate", action="store_true", help="run every case in this process (no timeouts)")
-    ap.add_argument("--work-dir", default=None, help="where RapidFlow's input files go (default: system tmp)")
-    ap.add_argument("--suffix", default="", help="output file dynamic_<cpu|gpu>_<suffix>.json")
-    ap.add_argument("--quick", action="store_true", help="yeast, k = 4 6, rate 0.02, 1 query per class")
-    ap.add_argument("--resummarize", nargs="+", metavar="JSON",
-                    help="recompute the speedups and the summary of these result files from their rows, and "
-                         "rewrite them (no measurement)")
-    ap.add_argument("--note", default="", help="free text recorded in the JSON (e.g. which la_gpm snapshot ran)")
-    ap.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
-    ap.add_argument("--work", help=argparse.SUPPRESS)
-    ap.add_argument("--from-rate", type=int, default=0, help=argparse.SUPPRESS)
-    ap.add_argument("--skip", default="", help=argparse.SUPPRESS)
-    ap.add_argument("--peer-exe", default=None, help=argparse.SUPPRESS)
-    argv = list(sys.argv[1:])
-    args = ap.parse_args()
+@FAMILY.suite("dynamic", gpu="optional", repeats=3,
+              quick={"datasets": ["yeast"], "sizes": [4, 6], "rates": [0.02], "queries_per_class": 1, "repeats": 2},
+              args=[arg("--datasets", nargs="+", default=list(DATASETS),
+                        help=f"{' '.join(DATASETS)} (default) or <graph>-L<k>: holdout/el/<graph>.txt with k random "
+                             f"labels, e.g. cit-HepTh-L5 email-Enron-L6"),
+                    arg("--label-seed", type=int, default=1, help="seed of the random labels of <graph>-L<k>"),
+                    arg("--kinds", nargs="+", default=list(dw.KINDS), choices=list(dw.KINDS)),
+                    arg("--sizes", nargs="+", type=int, default=[4, 6, 8]),
+                    arg("--queries-per-class", type=int, default=3),
+                    arg("--rates", nargs="+", type=float, default=[0.001, 0.02, 0.1]),
+                    arg("--insert-share", type=float, default=2 / 3,
+                        help="share of the sampled edges that are inserts (1: insert-only, 0: delete-only)"),
+                    arg("--seed", type=int, default=0),
+                    arg("--recount-repeat", type=int, default=1, help="timed count runs per snapshot after warm-up"),
+                    arg("--budget", type=float, default=20.0, help="seconds of timed repeats per call"),
+                    arg("--call-limit", type=float, default=10.0,
+                        help="no repeats for a call whose first run took longer than this (s)"),
+                    arg("--peer-time-limit", type=int, default=60, help="RapidFlow -time_limit per run (s)"),
+                    arg("--delta-timeout", type=float, default=300.0,
+                        help="kill a match_delta stage (warm-up + repeats, all its calls) after this many seconds"),
+                    arg("--recount-timeout", type=float, default=300.0,
+                        help="kill a recount stage (both snapshots) after this many seconds"),
+                    arg("--startup-timeout", type=float, default=300.0,
+                        help="kill a child that starts no stage within this many seconds (loading, batches)"),
+                    arg("--no-peer", action="store_true", help="skip RapidFlow"),
+                    arg("--no-isolate", action="store_true", help="run every case in this process (no timeouts)"),
+                    arg("--work-dir", default=None, help="where RapidFlow's input files go (default: system tmp)"),
+                    arg("--suffix", default="", help="output file dynamic_<cpu|gpu>_<suffix>.json"),
+                    arg("--resummarize", nargs="+", metavar="JSON",
+                        help="recompute the speedups and the summary of these result files from their rows, and "
+                             "rewrite them (no measurement)"),
+                    arg("--note", default="", help="free text recorded in the JSON (e.g. which la_gpm snapshot ran)"),
+                    arg("--child", nargs=4, help=SUPPRESS), arg("--work", help=SUPPRESS),
+                    arg("--from-rate", type=int, default=0, help=SUPPRESS), arg("--skip", default="", help=SUPPRESS),
+                    arg("--peer-exe", default=None, help=SUPPRESS)])
+def dynamic(args):
+    """Batch-dynamic subgraph matching: match_delta against recounting both snapshots and against RapidFlow
+    (see the module docstring: python benchmarks/bench_dynamic.py --help)."""
     if args.resummarize:
         return resummarize(args.resummarize)
     for name in args.datasets:
         try:
             src = dataset_source(name)
         except ValueError as e:
-            ap.error(str(e))
+            raise SystemExit(str(e)) from None
         if not src["path"].exists():
-            ap.error(f"dataset {name}: {src['path']} does not exist")
-    if args.quick:
-        args.datasets, args.sizes, args.rates, args.queries_per_class = ["yeast"], [4, 6], [0.02], 1
-        args.repeat = min(args.repeat, 2)
+            raise SystemExit(f"dataset {name}: {src['path']} does not exist")
     backends = ["cpu"] + (["gpu"] if args.gpu else [])
     if args.child:  # the parent built (or failed to build) RapidFlow and says which binary to use
         return child(args, backends, None if args.no_peer or not args.peer_exe else Path(args.peer_exe))
+    argv = list(args.argv)
     exe, rf_info = None, {"source": str(rapidflow_peer.SRC)}
     if args.no_peer:
         rf_info["skipped"] = "--no-peer"
@@ -751,25 +713,22 @@ def main():
         argv = [*argv, "--peer-exe", str(exe)]
     else:
         argv = [*argv, "--no-peer"]
-    tag = "gpu" if args.gpu else "cpu"
-    payload = {"benchmark": "batch-dynamic subgraph matching (embeddings, non-induced)",
-               "machine": machine(), "versions": versions(), "backends": backends,
-               "settings": {k: v for k, v in vars(args).items() if k not in ("child", "work", "from_rate", "skip",
-                                                                              "peer_exe")},
-               "command": "python benchmarks/bench_dynamic.py " + " ".join(sys.argv[1:]),
-               "la_gpm": la_gpm_source(), "note": args.note,
-               "omp_wait_policy": os.environ.get("OMP_WAIT_POLICY"),
-               "rapidflow": rf_info, "datasets": {},
-               "speedup_definitions": {
-                   "la_gpm_B_vs_recount_B": "recount seconds (count on G0 + count on G') / match_delta seconds",
-                   "la_gpm_B_vs_rapidflow_query": "RapidFlow query_time_s / match_delta seconds",
-                   "la_gpm_B_vs_rapidflow_query_plus_preprocessing":
-                       "(RapidFlow query_time_s + preprocessing_time_s) / match_delta seconds",
-                   "bound": "'>=': the other side timed out after other_s; '<=': la_gpm timed out after la_gpm_s",
-                   "summary": "geomean over rows where both sides finished; faster/slower count every row "
-                              "a measurement or a timeout bound decides; undecided: bounds that do not"},
-               "rows": [], "summary": []}
-    paths = output_paths(args, tag)
+    tag = ("gpu" if args.gpu else "cpu") + (f"_{args.suffix}" if args.suffix else "")
+    rec = Record(args, "dynamic", "batch-dynamic subgraph matching (embeddings, non-induced)", tag=tag,
+                 backends=backends,
+                 settings={k: v for k, v in vars(args).items() if k not in ("child", "work", "from_rate", "skip",
+                                                                             "peer_exe", "argv")},
+                 note=args.note, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), rapidflow=rf_info, datasets={},
+                 speedup_definitions={
+                     "la_gpm_B_vs_recount_B": "recount seconds (count on G0 + count on G') / match_delta seconds",
+                     "la_gpm_B_vs_rapidflow_query": "RapidFlow query_time_s / match_delta seconds",
+                     "la_gpm_B_vs_rapidflow_query_plus_preprocessing":
+                         "(RapidFlow query_time_s + preprocessing_time_s) / match_delta seconds",
+                     "bound": "'>=': the other side timed out after other_s; '<=': la_gpm timed out after la_gpm_s",
+                     "summary": "geomean over rows where both sides finished; faster/slower count every row "
+                                "a measurement or a timeout bound decides; undecided: bounds that do not"},
+                 summary=[])
+    payload = rec.payload
     t0 = time.perf_counter()
 
     def save(aborted=None):
@@ -777,20 +736,26 @@ def main():
         payload["summary"] = summarize(payload["rows"])
         if aborted:
             payload["aborted"] = aborted
-        for p in paths:
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(json.dumps(payload, indent=1, default=str))
+        rec.save()
     try:
         for name in args.datasets:
             bench_dataset(name, args, backends, exe, payload, argv, save)
     except (SystemExit, CaseFailed) as e:
         save(aborted=str(e))
-        print(f"ABORTED: {e}\n(partial results in {', '.join(map(str, paths))})", file=sys.stderr, flush=True)
+        print(f"ABORTED: {e}\n(partial results in {rec.path})", file=sys.stderr, flush=True)
         raise SystemExit(1) from None
     save()
     print_summary(payload["summary"], backends)
-    print(f"wrote {', '.join(map(str, paths))} ({time.perf_counter() - t0:.1f} s)")
+    print(f"wrote {rec.path} ({time.perf_counter() - t0:.1f} s)")
+
+
+@FAMILY.suite(args=[arg("--cases", type=int, default=20)], quick={"cases": 3})
+def rapidflow_selftest(a):
+    """Build RapidFlow if needed and check its counts against networkx on small random labelled graphs
+    (rapidflow_peer.selftest: insert stream = gained, delete stream = lost, mixed = gained + lost; embeddings)."""
+    print("binary:", rapidflow_peer.build())
+    rapidflow_peer.selftest(a.cases)
 
 
 if __name__ == "__main__":
-    main()
+    FAMILY.main()

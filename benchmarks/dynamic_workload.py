@@ -28,16 +28,9 @@
 from __future__ import annotations
 
 import numpy as np
+from harness import edge_array
 
 KINDS = ("dense", "sparse", "tree")
-
-
-def edge_array(G) -> np.ndarray:
-    """The undirected edges of G as an (m, 2) int64 array with u < v, in CSR order."""
-    src = np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr))
-    dst = np.asarray(G.indices, dtype=np.int64)
-    keep = src < dst
-    return np.column_stack([src[keep], dst[keep]])
 
 
 def _labels(G) -> np.ndarray:

@@ -1,6 +1,6 @@
 """RapidFlow (Sun et al., VLDB'22, continuous subgraph matching, CPU, one thread) as a peer.
 
-    python benchmarks/rapidflow_peer.py --selftest      # build if needed, check its counts vs networkx
+    python benchmarks/bench_dynamic.py rapidflow_selftest   # build if needed, check its counts vs networkx
 
 Built from the read-only source ``../shared/peers/RapidFlow`` beside the checkout (env RAPIDFLOW_SRC)
 into ``rapidflow_build`` in the system temporary folder (env RAPIDFLOW_BUILD), outside the repository:
@@ -32,7 +32,7 @@ What was established from its source (``streaming/streaming_engine.cpp``, ``grap
   stopped it (the counts are then partial).
 * ``-num MAX`` finds every incremental result (a number caps the results per update).
 
-The self-test (``--selftest``) checks all of this on small random labelled graphs against networkx
+The self-test (:func:`selftest`) checks all of this on small random labelled graphs against networkx
 ``GraphMatcher(...).subgraph_monomorphisms_iter()`` with a label node_match: for each case the insert
 stream's count equals |M(G0 + ins)| - |M(G0)|, the delete stream's count equals
 |M(G1)| - |M(G1 - del)|, and the mixed stream's count equals their sum; a triangle with two equal
@@ -45,8 +45,9 @@ import os
 import re
 import subprocess
 import tempfile
-import time
 from pathlib import Path
+
+from harness import command, edge_array
 
 # the shared peers folder beside the checkout (../shared/peers), or a carried copy named by RAPIDFLOW_SRC
 SRC = Path(os.environ.get("RAPIDFLOW_SRC") or Path(__file__).resolve().parents[2] / "shared" / "peers" / "RapidFlow")
@@ -104,21 +105,14 @@ def run(data_path, query_path, stream_path, time_limit: int = 60, num: str = "MA
     deletes alike); the process is killed after ``time_limit`` + 30 s if it does not stop itself.
     """
     exe = Path(exe or build())
-    cmd = [str(exe), "-d", str(data_path), "-q", str(query_path), "-u", str(stream_path), "-num", str(num),
-           "-time_limit", str(int(max(1, time_limit)))]
-    t = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=time_limit + 30)
-        text, rc, killed = p.stdout + p.stderr, p.returncode, False
-    except subprocess.TimeoutExpired as e:
-        text = (e.stdout or b"").decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
-        rc, killed = None, True
-    wall = time.perf_counter() - t
-    out = parse_log(text)
-    out.update(wall_s=wall, returncode=rc, killed=killed,
-               finished=(rc == 0 and not killed and out["done"] and not out["timed_out"] and "result_count" in out))
+    r = command([exe, "-d", data_path, "-q", query_path, "-u", stream_path, "-num", num,
+                 "-time_limit", int(max(1, time_limit))], timeout=time_limit + 30)
+    out = parse_log(r["text"])
+    out.update(wall_s=r["wall_s"], returncode=r["returncode"], killed=r["killed"],
+               finished=(r["returncode"] == 0 and not r["killed"] and out["done"] and not out["timed_out"]
+                         and "result_count" in out))
     if not out["finished"]:
-        out["log_tail"] = text[-1500:]
+        out["log_tail"] = r["text"][-1500:]
     return out
 
 
@@ -129,9 +123,7 @@ def _nx_embeddings(G, P) -> int:
     gx = nx.Graph()
     lab = G.vertex_labels
     gx.add_nodes_from((v, {"label": int(lab[v])}) for v in range(G.n))
-    import numpy as np
-    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
-    gx.add_edges_from((int(a), int(b)) for a, b in zip(src, G.indices) if a < b)
+    gx.add_edges_from(edge_array(G).tolist())
     h = nx.Graph()
     plab = P.vertex_labels if P.vertex_labels is not None else [0] * P.k
     h.add_nodes_from((i, {"label": int(plab[i])}) for i in range(P.k))
@@ -197,15 +189,3 @@ def selftest(cases: int = 20, verbose: bool = True) -> list:
               f"delete = lost, mixed = gained + lost)")
     return rows
 
-
-if __name__ == "__main__":
-    import argparse
-    import sys
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--selftest", action="store_true")
-    ap.add_argument("--cases", type=int, default=20)
-    a = ap.parse_args()
-    print("binary:", build())
-    if a.selftest:
-        selftest(a.cases)

@@ -1,32 +1,34 @@
-"""Small workloads for compute-sanitizer over every kernel file: triangles (hub kernel included),
-cliques, trie, census (closed forms, ESU, the 5-vertex hybrid), the batch interpreter
-(``count_many``), color coding and the motif sampler (the single-query enumeration kernels
-have theirs: ``bench_gpu_enum.py --sanitize``).
+"""Small workloads for compute-sanitizer over every kernel file: triangles (hub kernel included), cliques,
+trie, the dfs engine (enum: counts, listings, deep work items), census (closed forms, ESU, the 5-vertex
+hybrid), the batch interpreter (batch: R-MAT; batch_hprd: labeled, induced, tiny capacities, HPRD
+queries), color coding, the motif sampler and the batch-dynamic engine (gamma.cu).
 
     compute-sanitizer --tool memcheck  python benchmarks/sanitize_kernels.py
     compute-sanitizer --tool racecheck --kernel-name-exclude kns=cupy \
         python benchmarks/sanitize_kernels.py --part triangles   # or any part (trie: --scale 7)
+    bash benchmarks/device.sh sanitize triangles census -- triangles census     # on the GPU machine
 
-(racecheck is slow: one part per call keeps each under its own time limit; CuPy's own kernels
-are excluded because ``cupy_nonzero`` reports benign races inside CuPy.)
+(racecheck is slow: one part per call keeps each under its own time limit; CuPy's own kernels are excluded
+because ``cupy_nonzero`` reports benign races inside CuPy.)
 
-Every GPU result is checked against the CPU backend, so a run that finishes also proves the
-kernels computed the right thing under the sanitizer.
+Every GPU result is checked against the CPU backend (batch_hprd: against the published counts), so a run
+that finishes also proves the kernels computed the right thing under the sanitizer.
 """
 
 from __future__ import annotations
 
 import argparse
 
+import numpy as np
+from harness import hprd_queries
+
 import la_gpm
-from la_gpm.exact.driver import count_pattern, plan_for
-from la_gpm.kcliques.gpu import clique_count
-from la_gpm.triangles.gpu import triangle_count
-from la_gpm.exact.cuts import count_plan_bfs
-from la_gpm.patterns import as_pattern
+from la_gpm.api import count_pattern
+from la_gpm.exact import plan_for, run_plan
 
 
 def triangles(G):
+    from la_gpm.triangles.gpu import triangle_count
     want = la_gpm.count(G, "triangle", backend="cpu")
     for kw in (dict(schedule="uniform", group=4), dict(schedule="uniform", group=32, pivots=True),
                dict(schedule="bucketed", pivots=True), dict(schedule="bucketed", pivots=False),
@@ -37,6 +39,7 @@ def triangles(G):
 
 
 def cliques(G):
+    from la_gpm.kcliques.gpu import clique_count
     for k in (4, 5):
         w = la_gpm.count(G, f"{k}-clique", backend="cpu")
         for method in ("stack", "bitmap"):
@@ -45,6 +48,8 @@ def cliques(G):
 
 
 def trie(G):
+    from la_gpm.exact.cuts import count_plan_bfs
+    from la_gpm.patterns import as_pattern
     for name, induced in (("diamond", False), ("4-cycle", True), ("house", False)):
         P = as_pattern(name)
         w = count_pattern(G, P, induced=induced, backend="cpu")
@@ -52,14 +57,58 @@ def trie(G):
         assert count_plan_bfs(G, plan_for(G, P, induced=induced, reuse=False), memory_budget=1 << 15)[0] == w
 
 
+def labeled_graph():
+    """A random 60-vertex graph with 3 vertex labels and 2 edge labels, and a labeled tailed triangle."""
+    rng = np.random.default_rng(0)
+    n = 60
+    src, dst = np.nonzero(np.triu(rng.random((n, n)) < 0.15, 1))
+    GL = la_gpm.Graph.from_edges(src, dst, n=n, vertex_labels=rng.integers(0, 3, n),
+                                 edge_labels=rng.integers(0, 2, src.shape[0]))
+    P = la_gpm.Pattern([(0, 1), (1, 2), (2, 0), (2, 3)], vertex_labels=[0, 1, 2, 0],
+                       edge_labels={(0, 1): 0, (1, 2): 1, (0, 2): 0, (2, 3): 1})
+    return GL, P
+
+
+def rows_of(chunks, k):
+    return np.concatenate(list(chunks) or [np.zeros((0, k), np.int64)])
+
+
+def enum(G):
+    """The dfs engine on karate and a labeled graph: counts and listings (labels, edge labels, induced, reuse),
+    and deep work items (breadth-first expansion to depth k - 1, rebuild of reused sets)."""
+    from la_gpm.exact.dumato import count_plan_gpu, list_plan_gpu
+    from la_gpm.exact.match import match
+    G = la_gpm.datasets.load("karate")
+    for name in ("wedge", "4-cycle", "diamond", "house", "tailed-triangle", "5-clique"):
+        for induced in (False, True):
+            a = (count_pattern(G, name, induced=induced, backend="gpu", gpu_engine="dfs") if name != "5-clique"
+                 else count_plan_gpu(G, plan_for(G, la_gpm.Pattern.named(name)))[0])
+            b = count_pattern(G, name, induced=induced, backend="cpu")
+            assert a == b, (name, induced, a, b)
+    GL, P = labeled_graph()
+    for induced in (False, True):
+        assert count_pattern(GL, P, induced=induced, backend="gpu", gpu_engine="dfs") == count_pattern(GL, P, induced=induced)
+        rows = rows_of(match(GL, P, induced=induced, backend="gpu", chunk_size=5), 4)
+        cpu = rows_of(match(GL, P, induced=induced), 4)
+        assert set(map(tuple, rows.tolist())) == set(map(tuple, cpu.tolist()))
+    rows = np.concatenate(list(match(G, "house", backend="gpu", chunk_size=97)))
+    assert rows.shape[0] == count_pattern(G, "house", count="embeddings")
+    for name in ("diamond", "house", "5-clique"):
+        for induced in (False, True):
+            plan = plan_for(G, la_gpm.Pattern.named(name), induced=induced)
+            assert count_plan_gpu(G, plan, deep_items=10**9)[0] == run_plan(G, plan)[0], (name, induced)
+    rows = rows_of(list_plan_gpu(GL, plan_for(GL, P, symmetry=False), chunk_size=5, deep_items=10**9), 4)
+    assert rows.shape[0] == count_pattern(GL, P, count="embeddings")
+
+
 def census(G):
-    from la_gpm.motifs.driver import _hybrid5_noninduced
     from la_gpm.motifs import gpu as gc
+    from la_gpm.motifs.hybrid import hybrid5_noninduced
     G = la_gpm.generators.rmat(8, seed=1)     # 5-vertex enumeration and hybrid: a small graph (max degree 169)
     assert gc.small_shape(G, 4) is not None   # small enough for census_small
     want = {k: la_gpm.census(G, k, backend="cpu")["count"].tolist() for k in (3, 4, 5)}
     want_n = {k: la_gpm.census(G, k, induced=False, backend="cpu")["count"].tolist() for k in (3, 4)}
-    want_h = _hybrid5_noninduced(G)
+    want_h = hybrid5_noninduced(G)
     defaults = gc.SMALL_SHARED_BYTES, gc.HUB_DEGREE, gc.C5_HUB_DEGREE
     # census_small (k = 3 / 4); the global-counter kernels without hub blocks; with hub blocks (degree >= 32)
     for small, hub in ((defaults[0], defaults[1]), (0, defaults[1]), (0, 32)):
@@ -87,8 +136,36 @@ def batch(G):
         assert la_gpm.count_many(G, pats, induced=induced, backend="gpu", deep_items=0) == want, induced
 
 
+def batch_hprd(G):
+    """Small batches: unlabeled, vertex- and edge-labeled, induced, tiny level capacities, chunks; the first 12
+    HPRD queries against their published counts."""
+    import la_gpm.exact.dumato as genum
+    from la_gpm.api import count_many
+    G = la_gpm.datasets.load("karate")
+    names = ["edge", "wedge", "triangle", "4-cycle", "diamond", "house", "tailed-triangle", "5-path", "hourglass"]
+    for induced in (False, True):
+        want = [count_pattern(G, n, induced=induced, closed_forms=False) for n in names]
+        for deep in (None, 0, 10**9):
+            assert count_many(G, names, induced=induced, backend="gpu", deep_items=deep) == want
+        old = genum.BATCH_MAX_ITEMS
+        genum.BATCH_MAX_ITEMS = 3
+        try:
+            assert count_many(G, names, induced=induced, backend="gpu", deep_items=10**9) == want
+        finally:
+            genum.BATCH_MAX_ITEMS = old
+        assert count_many(G, names, induced=induced, backend="gpu", memory_budget=3 * 20 * 4 * 4 + 600) == want
+    GL, P = labeled_graph()
+    pats = [P, la_gpm.Pattern([(0, 1), (1, 2), (2, 3), (3, 0)], vertex_labels=[0, 1, 0, 1]),
+            la_gpm.Pattern([(0, 1)], vertex_labels=[2, 2], edge_labels={(0, 1): 1}), "4-cycle", "diamond"]
+    for induced in (False, True):
+        want = [count_pattern(GL, Q, induced=induced, closed_forms=False) for Q in pats]
+        assert count_many(GL, pats, induced=induced, backend="gpu") == want
+        assert count_many(GL, pats, induced=induced, backend="gpu", deep_items=0) == want
+    H, _, Qs, want = hprd_queries(12)
+    assert count_many(H, Qs, count="embeddings", backend="gpu") == want
+
+
 def color_coding(G):
-    import numpy as np
     for name in ("u5", "u7"):
         c = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="cpu", dtype="float64")
         g = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="gpu", dtype="float64")
@@ -103,8 +180,25 @@ def motif_sampler(G):
     assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
 
 
-PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "census": census, "batch": batch,
-         "color_coding": color_coding, "motif_sampler": motif_sampler}
+def dynamic(G):
+    """match_delta (gamma.cu) on email-Eu-core with 8 neighbours per work item (split items), counts and
+    listings, induced and not, cpu == gpu."""
+    G = la_gpm.datasets.load("email-Eu-core")
+    rng = np.random.default_rng(5)
+    ins = G.ids[rng.integers(0, G.n, size=(300, 2))]
+    E = G.ids[np.argwhere(np.triu(G.to_scipy().toarray()))]
+    dele = E[rng.choice(len(E), 150, replace=False)]
+    with la_gpm.config.set(dynamic_split=8):
+        for q, ind in (("triangle", False), ("diamond", True), ("house", False), ("4-path", True)):
+            for listing in (False, True):
+                a = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, listing=listing, backend="cpu")
+                b = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, listing=listing, backend="gpu")
+                assert (a.positive, a.negative) == (b.positive, b.negative), (q, a, b)
+                print(q, ind, listing, a.positive, a.negative, "cpu == gpu")
+
+
+PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "enum": enum, "census": census, "batch": batch,
+         "batch_hprd": batch_hprd, "color_coding": color_coding, "motif_sampler": motif_sampler, "dynamic": dynamic}
 
 
 def main():

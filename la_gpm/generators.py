@@ -9,7 +9,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .validation import check_int
+from .checks import check_int
 from .exceptions import InvalidArgument
 from .primitives.rng import splitmix64 as _splitmix
 from .graph import Graph

@@ -52,7 +52,7 @@ class Graph:
         indptr = np.asarray(indptr)
         indices = np.asarray(indices)
         if not _trusted:
-            from .validation import check_csr
+            from .checks import check_csr
             indptr, indices = check_csr(indptr, indices, directed=directed)
         n = indptr.shape[0] - 1
         self._indptr = _readonly(indptr.astype(np.int64, copy=False))
@@ -96,7 +96,7 @@ class Graph:
         vertex_labels : one integer per vertex (per original id before compaction)
         edge_labels : one integer per given edge; of duplicates the first label is kept
         """
-        from .validation import check_edge_arrays
+        from .checks import check_edge_arrays
         from .primitives.csr import build_csr
 
         el = None

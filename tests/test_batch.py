@@ -1,4 +1,4 @@
-"""Batched multi-query counting (la_gpm.exact.batch.count_many) against independent oracles.
+"""Batched multi-query counting (la_gpm.api.count_many) against independent oracles.
 
 CPU-only: count_many(backend="cpu") against brute force; the validation errors (with the offending
 pattern's index); the batch's depth-1 items against ``prepare_roots``; and a Python emulation of
@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Pattern
-from la_gpm.exact.batch import count_many
-from la_gpm.exact.driver import count_pattern, engine_arrays, plan_for, prepare_roots
+from la_gpm.api import count_many
+from la_gpm.api import count_pattern
+from la_gpm.exact.plans import engine_arrays, plan_for, prepare_roots
 from la_gpm.backends import gpu_status
 from la_gpm.exact import dumato as genum
 from la_gpm.exceptions import InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
@@ -107,7 +108,7 @@ def test_validation_errors_name_the_pattern_index():
 
 def test_validation_happens_before_any_counting(monkeypatch):
     """A bad pattern at the end stops the batch before the first pattern is counted."""
-    import la_gpm.exact.batch as bm
+    import la_gpm.api as bm
     calls = []
     monkeypatch.setattr(bm, "count_pattern", lambda *a, **k: calls.append(1) or 0)
     with pytest.raises(PatternTooLarge, match=r"patterns\[1\]"):

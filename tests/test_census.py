@@ -171,7 +171,7 @@ def test_chunk_boundaries_do_not_change_counts():
 
 @pytest.mark.parametrize("serial_arcs", [0, 10**9])
 def test_serial_and_parallel_kernels(monkeypatch, serial_arcs):
-    from la_gpm.motifs import driver as motifs
+    from la_gpm.motifs import common as motifs
     G = la_gpm.generators.gnm(300, 2000, seed=12)
     want = {k: [int(c) for c in census(G, k, method="enumerate")["count"]] for k in (3, 4)}
     X = orbits(G, 4)
@@ -239,7 +239,7 @@ def test_cpu_auto_rule_for_5_census(email, citeseer):
     closed-form inputs (email-Eu-core: 4.2 K2,3 + bowtie copies per connected 4-subset, hybrid; a
     near-complete G(150, 6000): 26 per subset, enumeration; citeseer: hybrid; karate: too small,
     enumeration)."""
-    from la_gpm.motifs import driver as M
+    from la_gpm.motifs import hybrid as M
 
     inputs = M.hybrid5_auto_inputs
     dense = la_gpm.generators.gnm(150, 6000, seed=1)
@@ -247,7 +247,7 @@ def test_cpu_auto_rule_for_5_census(email, citeseer):
     assert M.cpu_prefers_hybrid(*inputs(email))
     assert not M.cpu_prefers_hybrid(*inputs(dense))
     assert not M.cpu_prefers_hybrid(*inputs(karate))
-    assert M._hybrid5_noninduced(dense, decline=True) is None
+    assert M.hybrid5_noninduced(dense, decline=True) is None
     assert census(karate, 5, backend="cpu").attrs["method"] == "enumerate"
     assert M.cpu_prefers_hybrid(*inputs(citeseer))
     assert census(citeseer, 5, backend="cpu").attrs["method"] == "hybrid"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm.patterns.classes import classes, to_induced
-from la_gpm.motifs import driver as M
+from la_gpm.motifs import closed_forms, common, frames
 from la_gpm.motifs.driver import census
 from la_gpm.backends import gpu_status
 
@@ -49,7 +49,7 @@ def _layout(df):
 def test_frame_equals_constructor(k):
     cls = classes(k)
     counts = [3 ** 41 + i for i in range(len(cls.keys))]      # beyond int64: exact Python ints kept
-    got = M._frame(cls, k, counts, False, "closed_form")
+    got = frames.frame(cls, k, counts, False, "closed_form")
     want = pd.DataFrame({"pattern": [la_gpm.Pattern(e, k=k, name=nm) for e, nm in zip(cls.edges, cls.names)],
                          "name": list(cls.names), "key": list(cls.keys), "edges": [list(e) for e in cls.edges],
                          "count": pd.Series(counts, dtype=object)})
@@ -92,11 +92,11 @@ def test_frame_calls_share_nothing_mutable():
 def test_frame_without_block_constructor(monkeypatch):
     """The fallback (pandas without pandas.api.internals) is the constructor itself."""
     cls = classes(4)
-    parts = M._frame_parts(4)
-    monkeypatch.setattr(M, "_frame_parts", lambda k: parts[:-1] + (None,))
-    got = M._frame(cls, 4, list(range(6)), True, "x")
+    parts = frames.frame_parts(4)
+    monkeypatch.setattr(frames, "frame_parts", lambda k: parts[:-1] + (None,))
+    got = frames.frame(cls, 4, list(range(6)), True, "x")
     monkeypatch.undo()
-    pd.testing.assert_frame_equal(got, M._frame(cls, 4, list(range(6)), True, "x"), check_exact=True)
+    pd.testing.assert_frame_equal(got, frames.frame(cls, 4, list(range(6)), True, "x"), check_exact=True)
 
 
 # --------------------------------------------------------------------------- CPU closed forms, k = 3 and 4
@@ -107,20 +107,20 @@ def test_deg_binomial_sum_exact(r):
     rng = np.random.default_rng(r)
     for d in (np.array([], dtype=np.int64), rng.integers(0, 50, 1000), np.array([0, 1, 2, 3], dtype=np.int32),
               np.array([2**21 + 5, 3], dtype=np.int64), np.full(2**12, 2**19, dtype=np.int64)):
-        assert M._deg_binomial_sum(d, r) == sum(comb(int(x), r) for x in d.tolist())
+        assert common.deg_binomial_sum(d, r) == sum(comb(int(x), r) for x in d.tolist())
 
 
 def test_degree_binomials_cached_with_graph(citeseer):
     d = citeseer.degrees.tolist()
-    assert M._degree_binomials(citeseer) == (sum(comb(x, 2) for x in d), sum(comb(x, 3) for x in d))
-    assert M._degree_binomials(citeseer) is M._degree_binomials(citeseer)
+    assert common.degree_binomials(citeseer) == (sum(comb(x, 2) for x in d), sum(comb(x, 3) for x in d))
+    assert common.degree_binomials(citeseer) is common.degree_binomials(citeseer)
 
 
 @pytest.mark.parametrize("name", ["karate.mtx", "citeseer.edgelist", "email-Eu-core.txt", "jagmesh7.mtx"])
 def test_census3_triangles_published(name):
     from la_gpm.motifs.cpu import census3_triangles_serial
     G = la_gpm.read_graph(data_path(name))
-    assert int(census3_triangles_serial(*M._descending(G)[:2])) == TRIANGLES[name][2]
+    assert int(census3_triangles_serial(*common.descending(G)[:2])) == TRIANGLES[name][2]
     assert int(census(G, 3, backend="cpu")["count"].iloc[1]) == TRIANGLES[name][2]
 
 
@@ -132,8 +132,8 @@ def test_citeseer_cpu_published(citeseer):
 
 def test_column_sums_exact():
     acc = np.array([[2**62, 1], [2**62, -3], [2**62, 5]], dtype=np.int64)
-    assert M._column_sums(acc) == [3 * 2**62, 3]
-    assert M._column_sums(acc[:1]) == [2**62, 1] and all(type(x) is int for x in M._column_sums(acc[:1]))
+    assert common.column_sums(acc) == [3 * 2**62, 3]
+    assert common.column_sums(acc[:1]) == [2**62, 1] and all(type(x) is int for x in common.column_sums(acc[:1]))
 
 
 _edges = st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8)), max_size=26)
@@ -145,13 +145,13 @@ def test_closed_forms_against_brute_force(edges):
     G = _graph(9, [(a, b) for a, b in edges if a != b])
     for k in (3, 4):
         cls = classes(k)
-        assert M._closed_form_noninduced(G, k) == noninduced_census(G, k, cls.edges)
+        assert closed_forms.closed_form_noninduced(G, k) == noninduced_census(G, k, cls.edges)
         assert [int(c) for c in census(G, k, backend="cpu")["count"]] == induced_census(G, k, cls.edges)[0]
 
 
 def test_parallel_closed_forms_published(citeseer, monkeypatch):
     """The thread-pool kernels (graphs of _SERIAL_ARCS arcs or more) agree with the published counts."""
-    monkeypatch.setattr(M, "_SERIAL_ARCS", 0)
+    monkeypatch.setattr(common, "_SERIAL_ARCS", 0)
     assert _by_name(census(citeseer, 3, backend="cpu")) == CITESEER_INDUCED_3
     assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
 
@@ -261,8 +261,8 @@ def test_gpu_small_path_against_brute_force(edges):
 
 def test_census4_pool_rule_published(citeseer, monkeypatch):
     """The k = 4 totals on the pool from _SERIAL_ARCS_CENSUS4 arcs (as with 16 threads) agree with the published counts."""
-    monkeypatch.setattr(M, "_POOL_MIN_THREADS", 1)
-    monkeypatch.setattr(M, "_SERIAL_ARCS_CENSUS4", 0)
+    monkeypatch.setattr(closed_forms, "_POOL_MIN_THREADS", 1)
+    monkeypatch.setattr(closed_forms, "_SERIAL_ARCS_CENSUS4", 0)
     assert _by_name(census(citeseer, 4, backend="cpu", induced=False)) == CITESEER_NONINDUCED_4
     G = la_gpm.datasets.load("karate")
     assert [int(c) for c in census(G, 4, backend="cpu")["count"]] == induced_census(G, 4, classes(4).edges)[0]

@@ -90,7 +90,7 @@ def test_heavy_k_parts_spread_less_than_degree_squared():
     """On a skewed graph the k = 7 weights leave less of the true work in the heaviest part than
     out-degree² does; the work of a rank range is measured as the nodes of the depth-first search,
     the j-cliques (j = 3..6) rooted in it, counted by the cpu kernel."""
-    from la_gpm.exact.cpu_kernels import count_cliques_serial
+    from la_gpm.kcliques.cpu import count_cliques_serial
     G = la_gpm.generators.rmat(10, seed=1)
     ptr, idx = G.oriented()
     maxo = int(np.diff(ptr).max())

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, Pattern
-from la_gpm.color_coding import driver as cc
+from la_gpm.color_coding import trees as cc
 from la_gpm.backends import gpu_status
 from la_gpm.color_coding import cpu_kernels as K
 from la_gpm.exceptions import (InvalidArgument, InvalidGraph, InvalidPattern, LabelMismatch, PatternTooLarge)
@@ -313,7 +313,7 @@ def test_gpu_rooted_spmm_variants_agree(dtype):
     # every candidate kernel of the per-graph choice gives the product of a numpy oracle, on a graph
     # with hubs (chunked and reduced) and for two colorings at once (stacked graph copies)
     import cupy as cp
-    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.trees import rooted_gather_table
     from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
     from la_gpm.color_coding.gpu import HUB_CHUNK, GpuOps
     G = la_gpm.generators.graph500(13)
@@ -388,7 +388,7 @@ def test_gpu_sorted_spmm_table_from_global_memory():
     # k = 13, p = 6: the tile (13 x 792 floats) fits 48 KB but not with the staged combine table, so
     # the sorted kernels read it from global memory; against a numpy oracle (arcs in chunks)
     import cupy as cp
-    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.trees import rooted_gather_table
     from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
     from la_gpm.color_coding.gpu import GpuOps
     G = la_gpm.generators.graph500(11)
@@ -417,7 +417,7 @@ def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
     # the timed choice checks every candidate against the gather kernel: a candidate that returns a
     # wrong product is never chosen, however fast
     import cupy as cp
-    from la_gpm.color_coding.driver import rooted_gather_table
+    from la_gpm.color_coding.trees import rooted_gather_table
     from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
     from la_gpm.color_coding.gpu import GpuOps
     G = la_gpm.generators.graph500(10)
@@ -494,6 +494,7 @@ def test_interval_coverage_mesh():
 
 
 def test_classical_stop():
+    from la_gpm.color_coding import driver as cc
     G = la_gpm.datasets.load("karate")
     g, t = cc.classical_colorings(3, 0.5, 0.1)
     assert (g, t) == (19, 72)

@@ -14,8 +14,10 @@ from hypothesis import strategies as st
 import la_gpm
 from la_gpm import Pattern
 from la_gpm.kcliques import clique_count
-from la_gpm.exact.match import count_embeddings, match
-from la_gpm.exact.driver import count_pattern, plan_for
+from la_gpm.api import count_embeddings
+from la_gpm.exact.match import match
+from la_gpm.api import count_pattern
+from la_gpm.exact.plans import plan_for
 from la_gpm.exceptions import (BackendUnavailable, InvalidArgument, InvalidGraph, InvalidPattern, LabelMismatch,
                                PatternTooLarge)
 from la_gpm.graph import Graph
@@ -62,7 +64,7 @@ def test_citeseer_cliques_through_count(citeseer):
 
 def test_citeseer_cliques_by_generic_plan(citeseer):
     """The generic engine (no DAG) agrees with the clique kernel: the plan path is checked on cliques too."""
-    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.cpu import run_plan
     for k in (4, 5, 6):
         n, stats = run_plan(citeseer, plan_for(citeseer, _clique(k)))
         assert n == CITESEER_CLIQUES[k]
@@ -184,7 +186,7 @@ def test_plan_bounds_are_not_baked_into_reused_sets(citeseer):
     every connected order must give the same count as with reuse off."""
     P = Pattern.named("diamond")
     want = CITESEER_NONINDUCED_4["diamond"]
-    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.cpu import run_plan
     seen_reuse = False
     for order in all_connected_orders(P):
         for induced in (False, True):
@@ -198,7 +200,7 @@ def test_plan_bounds_are_not_baked_into_reused_sets(citeseer):
 def test_reuse_of_a_bounded_level_in_every_order():
     """u3 ~ u2 (f(u2) < f(u3)) and u4 share the parents {u0, u1}; in orders where u4 reuses the set of the
     bounded level, a bound baked into the cached set would lose the matches with f(u4) below it."""
-    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.cpu import run_plan
     P = Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (0, 4), (1, 4), (4, 5)])
     G = _random_graph(random.Random(11), 14, 0.55)
     for induced in (False, True):
@@ -380,7 +382,7 @@ def test_c4_identity(citeseer):
 
 
 def test_memory_budget_and_progress(citeseer):
-    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.cpu import run_plan
     plan = plan_for(citeseer, Pattern.named("house"))
     _, st_full = run_plan(citeseer, plan)
     n, st_one = run_plan(citeseer, plan, memory_budget=st_full["bytes_per_worker"], progress=True)

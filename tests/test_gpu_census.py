@@ -212,7 +212,8 @@ def test_auto_backend_counts_agree(email):
                                   lambda: la_gpm.generators.gnm(300, 2000, seed=1), lambda: _graph(5, [(0, 1)])],
                          ids=["karate", "rmat10", "gnm", "one-edge"])
 def test_sigma4_matches_cpu(make):
-    from la_gpm.motifs.driver import _descending, _sigma
+    from la_gpm.motifs.closed_forms import noninduced_orbits as _sigma
+    from la_gpm.motifs.common import descending as _descending
     from la_gpm.motifs.gpu import sigma4
     G = make()
     want, want_extra = _sigma(G, 4, with_extra=True)
@@ -340,7 +341,7 @@ def test_gpu_auto_rule(citeseer, email):
     computed on the CPU (closed forms), and the counts do not depend on the choice: citeseer is too small,
     G(150, 6000) (26 K2,3 + bowtie copies per connected 4-subset) takes the hybrid since its bowties and
     K2,3 are counted in bulk, G(110, 5200) (227 per subset) enumerates."""
-    from la_gpm.motifs.driver import hybrid5_auto_inputs
+    from la_gpm.motifs.hybrid import hybrid5_auto_inputs
     from la_gpm.motifs.gpu import gpu_prefers_hybrid
     picks = []
     for G in (citeseer, email, la_gpm.generators.gnm(3000, 30000, seed=7), la_gpm.generators.gnm(150, 6000, seed=1),
@@ -399,9 +400,9 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     counted as c5_k23_bulk does (items of ``xc`` list vertices, per-item shares modulo 2^64), the hubs of
     bowtie_bulk_hubs counted as c5_bowtie_rows / c5_bowtie_bulk do (bowtie_class_hits on the host), the
     other bowtie lists in bowtie_batches."""
-    from la_gpm.motifs.driver import _descending
+    from la_gpm.motifs.common import descending as _descending
     from la_gpm.patterns.classes import classes as _classes
-    from la_gpm.motifs.cpu import _k23_class_rows
+    from la_gpm.motifs.cpu import k23_class_rows as _k23_class_rows
     from la_gpm.motifs.gpu import (bowtie_batches, bowtie_bulk_hubs, bowtie_class_hits, c5_item_offsets,
                                             k23_item_offsets)
     table = _classes(5).table
@@ -504,7 +505,7 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
     (lambda: la_gpm.generators.rmat(6, seed=2), 3, 4, 50),
     (lambda: la_gpm.datasets.load("karate"), 8, 48, 1 << 30)], ids=["gnm-S1", "rmat6-S3", "karate"])
 def test_dense_decomposition_matches_cpu_dense5_hits(monkeypatch, make, S, split, cap):
-    from la_gpm.motifs.driver import _nchunks
+    from la_gpm.motifs.common import nchunks as _nchunks
     from la_gpm.patterns.classes import classes as _classes
     from la_gpm.motifs.cpu import dense5_hits
     from la_gpm.motifs import gpu as gc
@@ -524,7 +525,7 @@ def test_bowtie_bulk_model_counts_the_six_graphs():
     perfect matchings."""
     import itertools
     from la_gpm.patterns.classes import classes as _classes
-    from la_gpm.motifs.cpu import _bowtie_class_rows
+    from la_gpm.motifs.cpu import bowtie_class_rows as _bowtie_class_rows
     from la_gpm.motifs.gpu import bowtie_class_hits
     rows = _bowtie_class_rows(np.asarray(_classes(5).table)).tolist()
     rng = np.random.default_rng(5)
@@ -561,7 +562,7 @@ def test_host_work_splits():
 def test_auto_declines_small_graphs_on_the_host():
     """The cheap degree bound on connected 4-subsets is an upper bound, and below the CPU's threshold the
     GPU hybrid declines before touching the device."""
-    from la_gpm.motifs.driver import _closed_form_noninduced
+    from la_gpm.motifs.closed_forms import closed_form_noninduced as _closed_form_noninduced
     from la_gpm.patterns.classes import classes as _classes, to_induced as _to_induced
     from la_gpm.motifs.gpu import _connected4_bound, hybrid5_noninduced
     for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(7, seed=1),

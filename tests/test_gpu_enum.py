@@ -19,7 +19,8 @@ from hypothesis import strategies as st
 import la_gpm
 from la_gpm import Pattern
 from la_gpm.exact.match import match
-from la_gpm.exact.driver import count_pattern, plan_for
+from la_gpm.api import count_pattern
+from la_gpm.exact.plans import plan_for
 from la_gpm.backends import gpu_status
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument
 from la_gpm.patterns import plan as plan_mod
@@ -305,7 +306,7 @@ def test_deep_items_equal_cpu_with_same_search(small_graphs, induced):
     """Forcing the breadth-first start (items of depth k-1, or as deep as memory allows): counts and
     search statistics equal the CPU engine's, including plans whose deep levels reuse a set built
     above the start depth (rebuilt by each warp, not counted)."""
-    from la_gpm.exact.driver import run_plan
+    from la_gpm.exact.cpu import run_plan
     from la_gpm.exact.dumato import count_plan_gpu
     bad, depths, rebuilt = [], [], 0
     for gname, G in small_graphs.items():

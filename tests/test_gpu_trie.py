@@ -7,7 +7,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 
 import la_gpm
-from la_gpm.exact.driver import count_pattern, plan_for
+from la_gpm.api import count_pattern
+from la_gpm.exact.plans import plan_for
 from la_gpm.backends import gpu_status
 from la_gpm.patterns import as_pattern, read_query
 

@@ -11,8 +11,10 @@ import pytest
 
 import la_gpm
 from la_gpm.patterns.classes import classes, to_induced
-from la_gpm.motif_estimate.driver import (_class_info, _plan, _Registry, _Tables, estimate_census,
-                                              free_shape, free_shapes, rooted_shapes, shape_sigma, spanning_trees)
+from la_gpm.motif_estimate.driver import _class_info, _Registry, estimate_census
+from la_gpm.motif_estimate.shapes import free_shape, free_shapes, rooted_shapes, spanning_trees
+from la_gpm.motif_estimate.shapes import shape_plan as _plan
+from la_gpm.motif_estimate.tables import CpuTables as _Tables, shape_sigma
 from la_gpm.motif_estimate import cpu as K
 from la_gpm.exceptions import BackendUnavailable, InvalidArgument, LaGpmError, PatternTooLarge
 
@@ -116,7 +118,7 @@ def test_sampler_uniform_over_colorful_treelets(monkeypatch, hub_chunk):
     """For a fixed coloring the empirical distribution over colorful treelets is uniform (chi-square);
     also with every vertex a hub whose neighbour runs (2 or 3 long) are skipped by their sums."""
     from scipy import stats
-    import la_gpm.motif_estimate.driver as ME
+    import la_gpm.motif_estimate.tables as ME
     monkeypatch.setattr(ME, "HUB_CHUNK", hub_chunk)
     G = _random_graph(12, 0.35, 7)
     k = 4
@@ -139,7 +141,7 @@ def test_sampler_uniform_over_colorful_treelets(monkeypatch, hub_chunk):
 
 def test_hub_run_skipping_draws_the_same_samples(monkeypatch):
     # the run sums only skip work: same tables, same draws, same samples as the plain scan
-    import la_gpm.motif_estimate.driver as ME
+    import la_gpm.motif_estimate.tables as ME
     G = la_gpm.generators.rmat(11, seed=4)
     for k in (4, 6):
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
@@ -432,7 +434,7 @@ def test_mixture_design_unbiased_for_fixed_coloring():
     assert np.all(np.abs(z[prob > 0]) < 5), z
     assert np.all(h[prob == 0] == 0)
     # the shapes were drawn in proportion to q
-    from la_gpm.motif_estimate.driver import _top_free
+    from la_gpm.motif_estimate.shapes import top_free as _top_free
     fs = np.bincount(_top_free(k)[shp], minlength=3) / N
     assert np.allclose(fs, q, atol=0.01)
 

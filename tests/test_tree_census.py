@@ -9,7 +9,7 @@ import pytest
 
 import la_gpm
 from la_gpm import Graph
-from la_gpm.color_coding.tree_census import free_trees, plan_census, tree_census
+from la_gpm.color_coding.all_trees import free_trees, plan_census, tree_census
 from la_gpm.exceptions import InvalidArgument
 
 from .conftest import gpu, requires_gpu

@@ -4,8 +4,9 @@
 of k vertices at once).
 """
 
-from .driver import Estimate, TreePlan, colorful_count, estimate, plan_tree, tree_automorphisms
-from .tree_census import TreeCensusPlan, free_trees, plan_census, tree_census
+from .all_trees import TreeCensusPlan, free_trees, plan_census, tree_census
+from .driver import Estimate, colorful_count, estimate
+from .trees import TreePlan, plan_tree, tree_automorphisms
 
 __all__ = ["Estimate", "TreePlan", "TreeCensusPlan", "colorful_count", "estimate", "free_trees", "plan_census",
            "plan_tree", "tree_automorphisms", "tree_census"]

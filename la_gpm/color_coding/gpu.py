@@ -25,7 +25,7 @@ import warnings
 
 import numpy as np
 
-from .driver import rooted_gather_table
+from .trees import rooted_gather_table
 from ..device import cupy, device_csr, kernel, oom_guard, sm_count
 
 _SMEM_LIMIT = 48 * 1024

@@ -18,14 +18,13 @@ Install with the ``dist`` extra (``pip install la-gpm[dist]``; add ``dask-cuda``
 
 from __future__ import annotations
 
-import math
-
-from ..validation import as_graph
-from ..exact.driver import COUNT_KINDS
+from .. import engines
+from ..exact.plans import check_count_options, check_labels, check_size
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
+from ..validation import as_graph
 
-__all__ = ["census", "count", "count_part", "estimate"]
+__all__ = ["census", "count", "count_part", "count_whole", "estimate"]
 
 
 def _client(client):
@@ -73,32 +72,40 @@ def _scattered(c, G):
 def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memory_budget=None) -> int:
     """Exact count of the matches of ``P`` whose root lies in ``part=(i, nparts)`` (one Dask task).
 
-    The parts of one backend add up to :func:`la_gpm.count` of the same arguments.
+    The engine is the one :mod:`la_gpm.engines` chooses for a part (cliques: the DAG clique kernels;
+    other patterns: the cpu plan engine or the gpu trie engine). The parts of one backend add up to
+    :func:`la_gpm.count` of the same arguments.
 
     >>> import la_gpm
     >>> G = la_gpm.datasets.load("karate")
     >>> sum(count_part(G, "4-cycle", (i, 3)) for i in range(3))
     154
     """
-    from ..kcliques import clique_count
-    from ..exact.driver import check_labels, check_size, plan_for, run_plan
-
     G = as_graph(G)
+    P = _checked(G, P, count, backend, memory_budget, induced)
+    choice = engines.choose(G, P, induced=induced, backend=backend, memory_budget=memory_budget, part=part)
+    n, _ = engines.run(choice, G, P, induced=bool(induced), memory_budget=memory_budget, part=part)
+    return engines.embeddings(n, P, count)
+
+
+def count_whole(G, P, *, induced=False, count="unique", backend="cpu", memory_budget=None) -> int:
+    """The whole count in one task, for a pattern whose best engine is linear in the graph (a closed form):
+    :func:`la_gpm.api.count_pattern` on the worker."""
+    from ..api import count_pattern
+    return count_pattern(G, P, induced=induced, count=count, backend=backend, memory_budget=memory_budget)
+
+
+def _checked(G, P, count, backend, memory_budget, induced):
+    """The pattern, checked as :func:`la_gpm.api.count_pattern` checks it (options, size, labels)."""
+    check_count_options(count, memory_budget, induced)
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
     P = as_pattern(P)
-    if P.is_clique and not P.labeled:
-        n = clique_count(G, P.k, backend=backend, part=part)
-        return n * math.factorial(P.k) if count == "embeddings" else n
-    check_size(P)
+    P.require_connected("counting")
+    if not (P.is_clique and not P.labeled and P.k >= 3):
+        check_size(P)
     check_labels(G, P)
-    if backend == "gpu":
-        from ..exact.cuts import count_plan_bfs
-        n, _ = count_plan_bfs(G, plan_for(G, P, induced=induced, reuse=False), memory_budget=memory_budget,
-                              part=part)
-    elif backend == "cpu":
-        n, _ = run_plan(G, plan_for(G, P, induced=induced), memory_budget=memory_budget, part=part)
-    else:
-        raise BackendUnavailable(f"la_gpm.distributed runs the cpu and gpu engines; got backend={backend!r}")
-    return n * P.automorphism_count if count == "embeddings" else n
+    return P
 
 
 def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = False, count: str = "unique",
@@ -126,19 +133,17 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
     ...     la_gpm.distributed.count(la_gpm.datasets.load("karate"), "diamond", client=c)
     151
     """
-    if count not in COUNT_KINDS:
-        raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
-    if backend not in ("cpu", "gpu"):
-        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
     G = as_graph(G)
     G._require_undirected("distributed counting")
-    P = as_pattern(pattern)
-    P.require_connected("counting")
+    P = _checked(G, pattern, count, backend, memory_budget, induced)
     c = _client(client)
+    kw = dict(induced=induced, count=count, backend=backend, memory_budget=memory_budget)
     parts = _parts(c, parts, "thread" if backend == "cpu" else "worker4")
+    whole = engines.choose(G, P, induced=induced, backend=backend, memory_budget=memory_budget)
     Gf = _scattered(c, G)
-    futs = [c.submit(count_part, Gf, P, (i, parts), induced=induced, count=count, backend=backend,
-                     memory_budget=memory_budget, pure=False) for i in range(parts)]
+    if whole.engine.linear:  # O(n + m) (a closed form): one task, splitting would not pay
+        return int(c.submit(count_whole, Gf, P, pure=False, **kw).result())
+    futs = [c.submit(count_part, Gf, P, (i, parts), pure=False, **kw) for i in range(parts)]
     return sum(int(x) for x in c.gather(futs))
 
 
@@ -148,7 +153,7 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
     :func:`estimate`); the tables' plan and buffers are kept on the worker's copy of the graph."""
     import numpy as np
 
-    from ..color_coding.driver import _prepare
+    from ..color_coding.driver import prepare
     from ..color_coding.cpu_kernels import coloring_keys
 
     G = as_graph(G)
@@ -156,7 +161,7 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
     labels = None if P.vertex_labels is None else tuple(int(x) for x in P.vertex_labels)
     shape = (P.k, tuple((int(a), int(b)) for a, b in P.edges), labels)
     key = f"dist:cc:{shape}:{backend}:{dtype}:{spmm}:{layout}"
-    runner = G.device_cache(key, lambda: _prepare(G, P, backend, dtype, spmm, layout=layout)[5])
+    runner = G.device_cache(key, lambda: prepare(G, P, backend, dtype, spmm, layout=layout)[5])
     totals, _ = runner.run(coloring_keys(int(seed), int(first), int(count)))
     return np.asarray(totals, dtype=np.float64)
 
@@ -193,7 +198,7 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
     """
     import numpy as np
 
-    from ..color_coding.driver import _resolve_seed
+    from ..color_coding.driver import resolve_seed
     from ..color_coding.driver import estimate as cc_estimate
 
     if backend not in ("cpu", "gpu"):
@@ -203,7 +208,7 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
     c = _client(client)
     per_part = _parts(c, per_part, "worker", "per_part")
     parts = _parts(c, parts, "worker")
-    s = _resolve_seed(seed)
+    s = resolve_seed(seed)
     Gf = _scattered(c, G)
 
     def colorings(seed_, first, count):
@@ -234,7 +239,9 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     >>> dict(zip(df.name, df["count"]))
     {'wedge': 393, 'triangle': 45}
     """
-    from ..motifs.driver import _check_k, _frame, _prepare, census_part
+    from ..motifs.common import prepare as _prepare
+    from ..motifs.driver import census_part, check_k as _check_k
+    from ..motifs.frames import frame as _frame
     from ..patterns.classes import classes as _classes, to_noninduced as _to_noninduced
 
     k = _check_k(k)

@@ -1,6 +1,6 @@
 """numba kernels that execute a :class:`la_gpm.patterns.plan.Plan` depth first.
 
-Data layout (built by :func:`la_gpm.exact.driver.engine_arrays`):
+Data layout (built by :func:`la_gpm.exact.plans.engine_arrays`):
 
 * ``ptr`` int64 (n+1), ``idx`` int32 neighbour lists.  For vertex-labeled plans each row
   is sorted by (label of the neighbour, id) and ``nlab`` holds those labels, so the
@@ -25,6 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from ..primitives.sorted_ops import difference, intersect
 from ..primitives.sorted_ops import lower_bound as _lower_bound
 
 from ..patterns.plan import (C_CACHED, C_MINDEG, C_NANTI, C_NINJ, C_NLOW, C_NPAR, C_NUP, C_REUSE, C_SAVED,
@@ -41,83 +42,6 @@ def _label_range(nlab, lo, hi, lab):
     a = _lower_bound(nlab, lo, hi, lab)
     b = _lower_bound(nlab, a, hi, lab + 1)
     return a, b
-
-
-@nb.njit(inline="always")
-def _gallop(s, slo, shi, t, tlo, thi, out):
-    """out[0:w] = s[slo:shi] ∩ t[tlo:thi], binary-searching each element of the short ``s`` in ``t``.
-
-    Writes never overtake reads when ``out`` is either input starting at 0.
-    """
-    w = 0
-    j = tlo
-    for i in range(slo, shi):
-        x = s[i]
-        j = _lower_bound(t, j, thi, x)
-        if j == thi:
-            break
-        if t[j] == x:
-            out[w] = x
-            w += 1
-            j += 1
-    return w
-
-
-@nb.njit(cache=True)
-def _intersect(a, alo, ahi, b, blo, bhi, out):
-    """out[0:w] = a[alo:ahi] ∩ b[blo:bhi] (sorted inputs); ``a`` may be ``out`` itself."""
-    na = ahi - alo
-    nbb = bhi - blo
-    w = 0
-    if na == 0 or nbb == 0:
-        return 0
-    if na * 24 < nbb:  # gallop the short list through the long one
-        return _gallop(a, alo, ahi, b, blo, bhi, out)
-    if nbb * 24 < na:
-        return _gallop(b, blo, bhi, a, alo, ahi, out)
-    else:
-        i = alo
-        j = blo
-        while i < ahi and j < bhi:
-            x = a[i]
-            y = b[j]
-            if x == y:
-                out[w] = x
-                w += 1
-                i += 1
-                j += 1
-            elif x < y:
-                i += 1
-            else:
-                j += 1
-    return w
-
-
-@nb.njit(cache=True)
-def _difference(a, alo, ahi, b, blo, bhi, out):
-    """out[0:w] = a[alo:ahi] minus b[blo:bhi]; ``a`` may be ``out``."""
-    w = 0
-    j = blo
-    if (ahi - alo) * 24 < (bhi - blo):
-        for i in range(alo, ahi):
-            x = a[i]
-            j = _lower_bound(b, j, bhi, x)
-            if j < bhi and b[j] == x:
-                j += 1
-                continue
-            out[w] = x
-            w += 1
-        return w
-    for i in range(alo, ahi):
-        x = a[i]
-        while j < bhi and b[j] < x:
-            j += 1
-        if j < bhi and b[j] == x:
-            j += 1
-            continue
-        out[w] = x
-        w += 1
-    return w
 
 
 @nb.njit(inline="always")
@@ -192,9 +116,9 @@ def _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo
             rlo = _lower_bound(idx, rlo, rhi, vlo + 1)
             rhi = _lower_bound(idx, rlo, rhi, vhi)
         if kind < 0:
-            w = _intersect(idx, lo, hi, idx, rlo, rhi, out)
+            w = intersect(idx, lo, hi, idx, rlo, rhi, out)
         else:
-            w = _intersect(buf[kind], lo, hi, idx, rlo, rhi, out)
+            w = intersect(buf[kind], lo, hi, idx, rlo, rhi, out)
         kind = i
         lo = 0
         hi = w
@@ -206,9 +130,9 @@ def _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo
             break
         rlo, rhi = _row(ptr, nlab, f[T[T_ANTI, i, t]], lab, vlabeled)
         if kind < 0:
-            w = _difference(idx, lo, hi, idx, rlo, rhi, out)
+            w = difference(idx, lo, hi, idx, rlo, rhi, out)
         else:
-            w = _difference(buf[kind], lo, hi, idx, rlo, rhi, out)
+            w = difference(buf[kind], lo, hi, idx, rlo, rhi, out)
         kind = i
         lo = 0
         hi = w
@@ -304,7 +228,7 @@ def _accept(i, c, f, T, C, deg):
 
 
 @nb.njit(cache=True)
-def _count_roots(roots, rlo, rhi, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st):
+def count_roots(roots, rlo, rhi, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st):
     """Count the matches rooted at roots[rlo:rhi] (unique or embeddings, as the plan says)."""
     buf = np.empty((k, max(maxd, 1)), dtype=idx.dtype)
     f = np.zeros(k, dtype=np.int64)
@@ -363,7 +287,7 @@ def count_plan(roots, bounds, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elab
     stats = np.zeros((nchunks, N_STATS), dtype=np.int64)
     for c in nb.prange(nchunks):
         st = np.zeros(N_STATS, dtype=np.int64)
-        t, o = _count_roots(roots, bounds[c], bounds[c + 1], k, T, C, ptr, idx, nlab, elab, deg, vlabeled,
+        t, o = count_roots(roots, bounds[c], bounds[c + 1], k, T, C, ptr, idx, nlab, elab, deg, vlabeled,
                             elabeled, maxd, st)
         counts[c] = t
         over[c] = o
@@ -379,7 +303,7 @@ def count_plan_serial(roots, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabe
     over = np.zeros(1, dtype=np.bool_)
     stats = np.zeros((1, N_STATS), dtype=np.int64)
     st = np.zeros(N_STATS, dtype=np.int64)
-    t, o = _count_roots(roots, 0, roots.shape[0], k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st)
+    t, o = count_roots(roots, 0, roots.shape[0], k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st)
     counts[0] = t
     over[0] = o
     for s in range(N_STATS):
@@ -463,111 +387,3 @@ def label_sorted_csr(ptr, idx, vlab, elab, has_elab):
 
 
 # ------------------------------------------------------------------------------------------ k-cliques
-@nb.njit(inline="always")
-def _intersect_count(a, alo, ahi, b, blo, bhi):
-    c = 0
-    if (ahi - alo) * 24 < (bhi - blo):
-        j = blo
-        for i in range(alo, ahi):
-            j = _lower_bound(b, j, bhi, a[i])
-            if j == bhi:
-                break
-            if b[j] == a[i]:
-                c += 1
-                j += 1
-        return c
-    i = alo
-    j = blo
-    while i < ahi and j < bhi:
-        x = a[i]
-        y = b[j]
-        if x == y:
-            c += 1
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
-    return c
-
-
-@nb.njit(cache=True)
-def _cliques_roots(ptr, idx, roots, rlo, rhi, k, maxo, st):
-    """k-cliques (k >= 3) whose lowest-ranked vertex is in roots[rlo:rhi], on the DAG (ptr, idx).
-
-    buf[l] holds the common out-neighbours of the l chosen vertices; the last level is
-    counted by the size of an intersection.
-    """
-    buf = np.empty((k, max(maxo, 1)), dtype=idx.dtype)
-    lens = np.zeros(k, dtype=np.int64)
-    pos = np.zeros(k, dtype=np.int64)
-    total = 0
-    over = False
-    for r in range(rlo, rhi):
-        u = roots[r]
-        d = ptr[u + 1] - ptr[u]
-        if d < k - 1:
-            continue
-        if k == 3:
-            for p in range(ptr[u], ptr[u + 1]):
-                v = idx[p]
-                x = _intersect_count(idx, ptr[u], ptr[u + 1], idx, ptr[v], ptr[v + 1])
-                if total > INT64_MAX - x:
-                    over = True
-                total += x
-            st[1] += d
-            continue
-        for p in range(d):
-            buf[1, p] = idx[ptr[u] + p]
-        lens[1] = d
-        pos[1] = 0
-        lvl = 1
-        while lvl >= 1:
-            # vertex lvl is picked from buf[lvl] (sorted by id, not by rank: no suffix pruning)
-            if pos[lvl] >= lens[lvl]:
-                lvl -= 1
-                continue
-            v = buf[lvl, pos[lvl]]
-            pos[lvl] += 1
-            vlo = ptr[v]
-            vhi = ptr[v + 1]
-            if vhi - vlo < k - lvl - 1:
-                continue
-            st[1] += 1
-            if lvl + 1 == k - 1:
-                x = _intersect_count(buf[lvl], 0, lens[lvl], idx, vlo, vhi)
-                if total > INT64_MAX - x:
-                    over = True
-                total += x
-            else:
-                w = _intersect(buf[lvl], 0, lens[lvl], idx, vlo, vhi, buf[lvl + 1])
-                if w >= k - lvl - 1:
-                    lens[lvl + 1] = w
-                    pos[lvl + 1] = 0
-                    lvl += 1
-    return total, over
-
-
-@nb.njit(parallel=True, cache=True)
-def count_cliques(ptr, idx, roots, bounds, k, maxo):
-    """Parallel over cost-balanced root chunks; returns (counts, overflow flags, set operations) per chunk."""
-    nchunks = bounds.shape[0] - 1
-    counts = np.zeros(nchunks, dtype=np.int64)
-    ops = np.zeros(nchunks, dtype=np.int64)
-    over = np.zeros(nchunks, dtype=np.bool_)
-    for c in nb.prange(nchunks):
-        st = np.zeros(N_STATS, dtype=np.int64)
-        t, o = _cliques_roots(ptr, idx, roots, bounds[c], bounds[c + 1], k, maxo, st)
-        counts[c] = t
-        over[c] = o
-        ops[c] = st[1]
-    return counts, over, ops
-
-
-@nb.njit(cache=True)
-def count_cliques_serial(ptr, idx, roots, k, maxo):
-    """One worker (small inputs); returns (count, overflow flag, set operations)."""
-    st = np.zeros(N_STATS, dtype=np.int64)
-    t, o = _cliques_roots(ptr, idx, roots, 0, roots.shape[0], k, maxo, st)
-    return t, o, st[1]

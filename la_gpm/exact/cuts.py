@@ -24,6 +24,7 @@ import numpy as np
 from ..exceptions import InvalidArgument
 from ..device import cupy, kernel, oom_guard, sm_count
 from .dumato import device_engine_arrays
+from .plans import plan_roots, resolve_budget
 
 MAX_K = 32
 BYTES_PER_ENTRY = 4 + 8  # vertex (int32) + parent index (int64)
@@ -41,7 +42,6 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     on the GPU; returns ``(count as Python int, stats dict)``. ``part=(i, nparts)`` counts only the
     matches whose first vertex lies in the i-th work-balanced range of roots."""
     cp = cupy()
-    from .driver import plan_roots, resolve_budget
 
     t0 = time.perf_counter()
     if any(r >= 0 for r in plan.reuse):

@@ -1,7 +1,7 @@
 """GPU exact engine: the CPU engine's plans (:mod:`la_gpm.patterns.plan`) run by a warp-centric DFS.
 
 ``la_gpm/exact/dumato.cu`` interprets ``Plan.tables()`` on the arrays of
-:func:`la_gpm.exact.driver.engine_arrays` (degree-rank numbering, label-sorted rows for
+:func:`la_gpm.exact.plans.engine_arrays` (degree-rank numbering, label-sorted rows for
 vertex-labeled plans, edge labels), with the CPU engine's semantics: symmetry bounds,
 anti-parents, injectivity checks, RPS reuse of cached sets, last level counted.
 
@@ -33,6 +33,8 @@ import numpy as np
 from ..exceptions import InvalidArgument
 from ..patterns.plan import C_REUSE as C_REUSE_FIELD
 from ..device import cupy, device_sm_count, kernel, oom_guard
+from .batch import batch_roots, pack_batch_tables
+from .plans import engine_arrays, plan_roots, resolve_budget
 
 __all__ = ["count_plan_gpu", "list_plan_gpu", "device_engine_arrays", "level1_items", "count_plans_batch_gpu", "batch_roots"]
 
@@ -49,7 +51,6 @@ FAST_LAST = True  # count the last level's final intersection without writing it
 
 def device_engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
     """``(ptr i64, idx i32, nlab i64, elab i64, deg i32)`` of ``engine_arrays`` on the current device (cached)."""
-    from .driver import engine_arrays
 
     cp = cupy()
     dev = cp.cuda.Device().id
@@ -187,7 +188,6 @@ class _Call:
     breadth-first expansion level). Also the per-call constants the kernels take."""
 
     def __init__(self, G, plan, dev_arrays, memory_budget):
-        from .driver import resolve_budget
 
         cp = cupy()
         T, C, pack, reuse, _ = _host_plan(plan)
@@ -322,12 +322,11 @@ def count_plan_gpu(G, plan, *, memory_budget=None, deep_items=None, deep_levels=
     Examples
     --------
     >>> import la_gpm  # doctest: +SKIP
-    >>> from la_gpm.exact.driver import plan_for  # doctest: +SKIP
+    >>> from la_gpm.exact.plans import plan_for  # doctest: +SKIP
     >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
     >>> count_plan_gpu(G, plan_for(G, la_gpm.Pattern.named("4-cycle")))[0]  # doctest: +SKIP
     154
     """
-    from .driver import plan_roots
 
     cupy()  # BackendUnavailable with the reason when no device is usable
     t0 = time.perf_counter()
@@ -372,7 +371,6 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
     rows are those of the CPU engine, possibly in another order. ``deep_items`` as in
     :func:`count_plan_gpu`, and ``deep_levels``.
     """
-    from .driver import plan_roots
 
     cp = cupy()
     k = plan.k
@@ -461,94 +459,6 @@ def list_plan_gpu(G, plan, *, chunk_size: int = 65536, limit: int | None = None,
 BATCH_MAX_ITEMS = 1 << 20  # rows of one breadth-first level of a batch (at most; also <= threshold × max degree)
 BATCH_GRAPHS = True  # replay a batch's launches as one CUDA graph (False: plain launches, for A/B)
 BATCH_WARP_SEARCH = True  # the batch kernel's uniform searches warp-cooperative (-DEN_WARP_SEARCH; False for A/B)
-
-
-def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
-    """Engine vertices sorted by (label rank, decreasing degree), their sort keys, the sorted distinct
-    labels and ``maxdeg + 1`` (the key stride), cached on the graph: the roots of a plan are one
-    contiguous range of this order (its first label, degree at least its first minimum degree)."""
-    from .driver import engine_arrays
-
-    def make():
-        _, _, _, _, deg, vlab, _ = engine_arrays(G, vertex_labeled, edge_labeled)
-        deg = np.asarray(deg, dtype=np.int64)
-        stride = int(deg.max(initial=0)) + 1
-        if vertex_labeled and vlab is not None:
-            labels, rank = np.unique(np.asarray(vlab, dtype=np.int64), return_inverse=True)
-        else:
-            labels, rank = np.zeros(1, dtype=np.int64), np.zeros(deg.shape[0], dtype=np.int64)
-        key = rank.astype(np.int64) * stride + (stride - 1 - deg)
-        order = np.argsort(key, kind="stable")
-        return order.astype(np.int32), key[order], labels, stride
-    return G._cached(f"batch:rootkeys:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
-
-
-def batch_roots(G, plans, vertex_labeled: bool, edge_labeled: bool):
-    """The depth-1 work items of a batch: an (n, 2) int32 host array of rows ``(query, root)`` with,
-    for every plan q, the engine vertices :func:`la_gpm.exact.driver.prepare_roots` gives
-    (first label, degree at least the first minimum degree), in one vectorised pass; and the number
-    of roots per plan.
-
-    Examples
-    --------
-    >>> import la_gpm
-    >>> from la_gpm.exact.driver import plan_for
-    >>> G = la_gpm.datasets.load("karate")
-    >>> rows, n = batch_roots(G, [plan_for(G, la_gpm.Pattern.named("4-cycle"))] * 2, False, False)
-    >>> rows.shape, n.tolist()
-    ((66, 2), [33, 33])
-    """
-    order, key, labels, stride = _root_keys(G, vertex_labeled, edge_labeled)
-    nq = len(plans)
-    lo_key = np.empty(nq, dtype=np.int64)
-    hi_key = np.empty(nq, dtype=np.int64)
-    for q, plan in enumerate(plans):
-        md = int(plan.min_degree[0])
-        if vertex_labeled and plan.vertex_labels is not None:
-            lab = int(plan.vertex_labels[0])
-            r = int(np.searchsorted(labels, lab))
-            if r >= labels.shape[0] or labels[r] != lab:
-                lo_key[q] = hi_key[q] = -1  # the label does not occur: no roots
-                continue
-        else:
-            r = 0
-        lo_key[q] = r * stride
-        hi_key[q] = r * stride + max(stride - md, 0)  # deg >= md  <=>  stride - 1 - deg < stride - md
-    lo = np.searchsorted(key, lo_key, side="left")
-    hi = np.searchsorted(key, hi_key, side="left")
-    hi = np.maximum(hi, lo)
-    n = (hi - lo).astype(np.int64)
-    total = int(n.sum())
-    rows = np.empty((total, 2), dtype=np.int32)
-    if total:
-        starts = np.repeat(lo - (np.cumsum(n) - n), n)
-        rows[:, 0] = np.repeat(np.arange(nq, dtype=np.int32), n)
-        rows[:, 1] = order[starts + np.arange(total, dtype=np.int64)]
-    return rows, n
-
-
-def pack_batch_tables(plans):
-    """``(pack, t_all, c_all)``: one int64 host array holding every plan's ``T`` (raveled, one after
-    the other), then every ``C``, then ``qtab`` (per plan: offset of its T in the T part, offset of
-    its C in the C part, k), as ``enum_batch_level`` reads them.
-
-    Examples
-    --------
-    >>> from la_gpm import Pattern
-    >>> from la_gpm.patterns.plan import compile_plan
-    >>> pack, t_all, c_all = pack_batch_tables([compile_plan(Pattern.named(p)) for p in ("triangle", "diamond")])
-    >>> t_all, c_all, pack[t_all + c_all:].tolist()
-    (150, 70, [0, 0, 3, 54, 30, 4])
-    """
-    tabs = [_host_plan(p)[:2] for p in plans]
-    tsz = np.array([T.size for T, _ in tabs], dtype=np.int64)
-    csz = np.array([C.size for _, C in tabs], dtype=np.int64)
-    qtab = np.empty((len(tabs), 3), dtype=np.int64)
-    qtab[:, 0] = np.cumsum(tsz) - tsz
-    qtab[:, 1] = np.cumsum(csz) - csz
-    qtab[:, 2] = [p.k for p in plans]
-    pack = np.concatenate([T.ravel() for T, _ in tabs] + [C.ravel() for _, C in tabs] + [qtab.ravel()])
-    return pack, int(tsz.sum()), int(csz.sum())
 
 
 def batch_layout(n0, kmax, maxd, budget, sm, deep_items):
@@ -759,12 +669,11 @@ def count_plans_batch_gpu(G, plans, *, memory_budget=None, deep_items=None):
     Examples
     --------
     >>> import la_gpm  # doctest: +SKIP
-    >>> from la_gpm.exact.driver import plan_for  # doctest: +SKIP
+    >>> from la_gpm.exact.plans import plan_for  # doctest: +SKIP
     >>> G = la_gpm.datasets.load("karate")  # doctest: +SKIP
     >>> count_plans_batch_gpu(G, [plan_for(G, la_gpm.Pattern.named(p)) for p in ("4-cycle", "diamond")])[0]  # doctest: +SKIP
     [154, 151]
     """
-    from .driver import plan_roots, resolve_budget
 
     cupy()
     t0 = time.perf_counter()

@@ -7,7 +7,7 @@ Notes
 (k candidate buffers of at most max-degree entries) persists between chunks, so
 memory is O(k · max degree + chunk_size · k) whatever the number of embeddings.
 Counting embeddings does not need the listing: ``count_embeddings`` = unique ×
-|Aut(Q)| through :func:`la_gpm.exact.driver.count_pattern`.
+|Aut(Q)| through :func:`la_gpm.api.count_pattern`.
 
 Semantics (Sun & Luo 2020): vertex labels must be equal, pattern edges must be
 edges of G (non-induced) and, with ``induced=True``, non-edges must be non-edges.
@@ -22,10 +22,10 @@ import numpy as np
 from ..validation import as_graph
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern, read_query
-from .driver import (MAX_LABELED_VERTICES, check_labels, check_size, count_pattern, engine_arrays,
-                       plan_for, prepare_roots)
+from .cpu import list_matches
+from .plans import MAX_LABELED_VERTICES, check_labels, check_size, plan_for
 
-__all__ = ["match", "count_embeddings", "read_query"]
+__all__ = ["match", "read_query"]
 
 
 def _as_query(Q):
@@ -74,7 +74,7 @@ def match(G, Q, *, induced: bool = False, limit: int | None = None, chunk_size: 
     check_labels(G, P, what="match")
     if backend == "gpu":
         return _match_iter_gpu(G, P, bool(induced), limit, int(chunk_size))
-    return _match_iter(G, P, bool(induced), limit, int(chunk_size))
+    return list_matches(G, P, bool(induced), limit, int(chunk_size))
 
 
 def _match_iter_gpu(G, P, induced, limit, chunk_size):
@@ -82,49 +82,3 @@ def _match_iter_gpu(G, P, induced, limit, chunk_size):
 
     plan = plan_for(G, P, induced=induced, symmetry=False)
     yield from list_plan_gpu(G, plan, chunk_size=chunk_size, limit=limit)
-
-
-def _match_iter(G, P, induced, limit, chunk_size):
-    from .cpu_kernels import N_STATS, list_plan
-
-    plan = plan_for(G, P, induced=induced, symmetry=False)
-    vl = plan.vertex_labels is not None
-    el = plan.edge_labels is not None
-    ptr, idx, nlab, elab, deg, vlab, inv = engine_arrays(G, vl, el)
-    roots = prepare_roots(deg, vlab, plan)
-    k = plan.k
-    T, C = plan.tables()
-    order = np.asarray(plan.order, dtype=np.int64)
-    buf = np.empty((k, max(G.max_degree, 1)), dtype=idx.dtype)
-    f = np.zeros(k, dtype=np.int64)
-    skind = np.full(k, -1, dtype=np.int64)
-    slo = np.zeros(k, dtype=np.int64)
-    shi = np.zeros(k, dtype=np.int64)
-    pos = np.zeros(k, dtype=np.int64)
-    end = np.zeros(k, dtype=np.int64)
-    st = np.zeros(N_STATS, dtype=np.int64)
-    state = np.zeros(3, dtype=np.int64)
-    left = limit
-    while state[2] == 0:
-        cap = chunk_size if left is None else min(chunk_size, left)
-        if cap == 0:
-            return
-        out = np.empty((cap, k), dtype=np.int64)
-        w = list_plan(roots, state, out, order, k, T, C, ptr, idx, nlab, elab, deg, vl, el, buf, f, skind, slo,
-                      shi, pos, end, st)
-        if w:
-            yield inv[out[:w]]  # back from the engine's degree-rank numbering
-        if left is not None:
-            left -= w
-
-
-def count_embeddings(G, Q, *, induced: bool = False, backend: str | None = None, **options) -> int:
-    """Number of embeddings of Q in G (the Sun & Luo / HPRD convention) = unique × |Aut(Q)|.
-
-    Examples
-    --------
-    >>> import la_gpm
-    >>> count_embeddings(la_gpm.datasets.load("karate"), "triangle")
-    270
-    """
-    return count_pattern(G, Q, induced=induced, count="embeddings", backend=backend, **options)

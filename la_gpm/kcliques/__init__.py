@@ -98,7 +98,7 @@ def clique_count(G, k: int, *, backend: str | None = None, part=None) -> int:
 
 
 def _cliques_cpu(G, k, part=None):
-    from ..exact.cpu_kernels import count_cliques, count_cliques_serial
+    from .cpu import count_cliques, count_cliques_serial
 
     ptr, idx = G.oriented()
     outdeg = np.diff(ptr)

@@ -3,6 +3,7 @@
 :func:`estimate_census` estimates every connected k-vertex class (k <= 8) with per-class intervals.
 """
 
-from .driver import MAX_ESTIMATE_K, estimate_census, rooted_shapes, spanning_trees
+from .driver import MAX_ESTIMATE_K, estimate_census
+from .shapes import rooted_shapes, spanning_trees
 
 __all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]

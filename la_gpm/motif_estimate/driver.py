@@ -29,6 +29,11 @@ sampling" (VLDB 2019).  For one random coloring of the vertices with k colours:
    Σ_F q_F σ_F(H)/N_F, which replaces σ(H)/N above, so the estimate stays unbiased for every class
    while the shapes chosen (Motivo's greedy) cover the classes still pending.
 5. **k = 8**: classes are discovered as sampled (canonical bitmask on the fly, cached).
+
+The shapes and their table layout are in :mod:`la_gpm.motif_estimate.shapes`, the tables of one
+coloring in :mod:`~la_gpm.motif_estimate.tables` (CPU) and :mod:`~la_gpm.motif_estimate.gpu`; this
+module keeps the classes seen (:class:`_Registry`), the per-coloring records, the intervals, AGS and
+the stop rule of :func:`estimate_census`.
 """
 
 from __future__ import annotations
@@ -36,7 +41,6 @@ from __future__ import annotations
 import functools
 import math
 import time
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -44,9 +48,12 @@ from ..validation import as_graph
 from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
-from ..color_coding.driver import _resolve_seed, split_tables
+from ..color_coding.driver import resolve_seed
+from .shapes import free_shapes, spanning_trees
+from .tables import CpuTables, shape_sigma
 
-__all__ = ["estimate_census", "rooted_shapes", "spanning_trees", "MAX_ESTIMATE_K"]
+__all__ = ["estimate_census", "MAX_ESTIMATE_K", "COLORINGS", "balanced_classes", "balanced_colors",
+           "colorful_probability", "variance_split"]
 
 MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
@@ -56,303 +63,6 @@ _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
 _AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
 _PLAN_SAFETY = 1.1      # planned checkpoints: predicted colorings times this
-HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skipped by its sums
-
-
-# ============================================================================ shapes
-@functools.lru_cache(maxsize=None)
-def rooted_shapes(k: int) -> tuple:
-    """All rooted unlabeled trees of 1..k vertices, canonical nested tuples, by size then order."""
-    by = {1: [()]}
-    for h in range(2, k + 1):
-        out = set()
-        for b in range(1, h):
-            for T in by[h - b]:
-                for c in by[b]:
-                    out.add(tuple(sorted(T + (c,))))
-        by[h] = sorted(out)
-    return tuple(s for h in range(1, k + 1) for s in by[h])
-
-
-def _size(s) -> int:
-    return 1 + sum(_size(c) for c in s)
-
-
-def _aut(s) -> int:
-    out = 1
-    for c in set(s):
-        m = s.count(c)
-        out *= math.factorial(m) * _aut(c) ** m
-    return out
-
-
-def _split(s):
-    """(active, passive): the shape without its largest child, and that child."""
-    p = max(s)
-    rest = list(s)
-    rest.remove(p)
-    return tuple(rest), p
-
-
-def spanning_trees(edges, k: int) -> int:
-    """Number of spanning trees of the graph on range(k) with these edges (Kirchhoff, exact)."""
-    from fractions import Fraction
-    L = [[Fraction(0)] * k for _ in range(k)]
-    for a, b in edges:
-        L[a][b] -= 1
-        L[b][a] -= 1
-        L[a][a] += 1
-        L[b][b] += 1
-    m = [row[1:] for row in L[1:]]
-    det = Fraction(1)
-    n = k - 1
-    for c in range(n):
-        piv = next((r for r in range(c, n) if m[r][c] != 0), None)
-        if piv is None:
-            return 0
-        if piv != c:
-            m[c], m[piv] = m[piv], m[c]
-            det = -det
-        det *= m[c][c]
-        for r in range(c + 1, n):
-            f = m[r][c] / m[c][c]
-            if f:
-                for q in range(c, n):
-                    m[r][q] -= f * m[c][q]
-    return int(det)
-
-
-@dataclass
-class _Plan:
-    k: int
-    shapes: list          # shapes in evaluation order
-    size: np.ndarray
-    act: np.ndarray
-    pas: np.ndarray
-    offM: np.ndarray
-    offB: np.ndarray      # -1 where the shape is never a passive child
-    WM: int
-    WB: int
-    split_off: np.ndarray
-    split_n: np.ndarray
-    split_sa: np.ndarray
-    split_sp: np.ndarray
-    top: np.ndarray       # indices of the k-vertex shapes
-    top_aut: np.ndarray
-
-
-@functools.lru_cache(maxsize=None)
-def _plan(k: int) -> _Plan:
-    tops = [s for s in rooted_shapes(k) if _size(s) == k]
-    need = set()
-
-    def visit(s):
-        if s in need:
-            return
-        need.add(s)
-        if s:
-            a, p = _split(s)
-            visit(a)
-            visit(p)
-    for s in tops:
-        visit(s)
-    shapes = sorted(need, key=lambda s: (_size(s), s))
-    idx = {s: i for i, s in enumerate(shapes)}
-    S = len(shapes)
-    size = np.array([_size(s) for s in shapes], dtype=np.int64)
-    act = np.full(S, -1, dtype=np.int64)
-    pas = np.full(S, -1, dtype=np.int64)
-    offM = np.zeros(S, dtype=np.int64)
-    offB = np.full(S, -1, dtype=np.int64)
-    split_off = np.zeros(S, dtype=np.int64)
-    split_n = np.zeros(S, dtype=np.int64)
-    sas, sps = [], []
-    WM = WB = 0
-    so = 0
-    for i, s in enumerate(shapes):
-        offM[i] = WM
-        WM += math.comb(k, size[i])
-        if s:
-            a, p = _split(s)
-            act[i], pas[i] = idx[a], idx[p]
-            sa, sp = split_tables(k, int(size[i]), int(size[idx[a]]))
-            split_off[i] = so
-            split_n[i] = sa.shape[1]
-            sas.append(sa.ravel())
-            sps.append(sp.ravel())
-            so += sa.size
-    for i in sorted(set(pas[pas >= 0].tolist())):
-        offB[i] = WB
-        WB += math.comb(k, int(size[i]))
-    top = np.array([idx[s] for s in tops], dtype=np.int64)
-    return _Plan(k=k, shapes=shapes, size=size, act=act, pas=pas, offM=offM, offB=offB, WM=WM, WB=max(WB, 1),
-                 split_off=split_off, split_n=split_n,
-                 split_sa=np.concatenate(sas).astype(np.int64) if sas else np.zeros(0, np.int64),
-                 split_sp=np.concatenate(sps).astype(np.int64) if sps else np.zeros(0, np.int64),
-                 top=top, top_aut=np.array([_aut(s) for s in tops], dtype=np.float64))
-
-
-class _Tables:
-    """The colorful rooted-treelet tables of one coloring, kept alive for sampling."""
-
-    def __init__(self, G, k: int, colors: np.ndarray):
-        from . import cpu as K
-        self.G, self.k, self.plan = G, k, _plan(k)
-        pl = self.plan
-        n = G.n
-        self.colors = np.ascontiguousarray(colors, dtype=np.int8)
-        self.M = np.zeros((n, pl.WM), dtype=np.float64)
-        self.B = np.zeros((n, pl.WB), dtype=np.float64)
-        ptr, ind = G.indptr, G.indices
-        self._hub_chunks()
-        done_b = set()
-        for i in range(len(pl.shapes)):
-            if pl.size[i] == 1:
-                K.leaf_fill(self.colors, self.M, pl.offM[i])
-                continue
-            a, p = int(pl.act[i]), int(pl.pas[i])
-            if p not in done_b:
-                K.spmm_cols(ptr, ind, self.M, pl.offM[p], self.B, pl.offB[p], math.comb(k, int(pl.size[p])),
-                            self.hub_off, self.chunk, self.CSt)
-                done_b.add(p)
-            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
-            K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
-        # the passive shapes' tables, transposed, for the sampler's neighbour scans
-        self.Pt = np.zeros((pl.WB, n), dtype=np.float64)
-        for i in done_b:
-            c = math.comb(k, int(pl.size[i]))
-            self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
-        self.root_w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]   # (tops, n) rooted copies
-        self.top_free = _top_free(k)
-        per_top = self.root_w.sum(axis=1)
-        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
-        self.root_cum = np.cumsum(self.root_w.ravel())
-        self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
-        self.treelets = self.rooted / k                               # unrooted colorful k-treelets
-
-    def _hub_chunks(self):
-        """Vertices with more than HUB_CHUNK neighbours: the SpMM keeps their lists' sums per run of
-        that many neighbours, and the sampler skips whole runs (a hub's scan was most of a sample's
-        cost: R-MAT 16, k = 5, 2 cores, 65,536 samples 1.1 s -> 0.2 s). The run length grows until
-        these sums take at most a quarter of B's memory."""
-        G, pl = self.G, self.plan
-        deg = np.diff(G.indptr)
-        chunk = HUB_CHUNK
-        while True:
-            hubs = np.flatnonzero(deg > chunk)
-            nch = -(-deg[hubs] // chunk)
-            if hubs.size == 0 or int(nch.sum()) * pl.WB <= max(G.n * pl.WB // 4, 1 << 16):
-                break
-            chunk *= 2
-        self.hub_off = np.full(G.n, -1, dtype=np.int64)
-        if hubs.size:
-            self.hub_off[hubs] = np.concatenate([[0], np.cumsum(nch)[:-1]])
-        self.chunk = chunk
-        self.CSt = np.zeros((pl.WB, max(int(nch.sum()), 1)), dtype=np.float64)
-
-    def natural_mixture(self) -> np.ndarray:
-        """The free shapes' shares of the colorful treelets (uniform sampling over all treelets)."""
-        return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
-
-    def set_mixture(self, q) -> None:
-        """Sample free shape F with probability q[F], then a uniform colorful copy of F."""
-        q = np.asarray(q, dtype=np.float64)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
-        self.root_cum = np.cumsum((self.root_w * f[self.top_free][:, None]).ravel())
-
-    def sample(self, count: int, key: int, first: int = 0):
-        """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
-        from . import cpu as K
-        pl, k = self.plan, self.k
-        verts = np.empty((count, k), dtype=np.int64)
-        edges = np.empty((count, k - 1, 2), dtype=np.int64)
-        shp = np.empty(count, dtype=np.int64)
-        if count and self.rooted > 0:
-            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, self.Pt, pl.offM, pl.offB, pl.size, pl.act,
-                              pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
-                              self.G.n, np.uint64(key), first, count, k, verts, edges, shp, self.hub_off,
-                              self.chunk, self.CSt)
-        return verts, edges, shp
-
-
-def _tree_adj(s):
-    """Adjacency lists of the rooted shape s (vertex 0 is the root)."""
-    adj = [[]]
-
-    def grow(t, v):
-        for c in t:
-            u = len(adj)
-            adj.append([v])
-            adj[v].append(u)
-            grow(c, u)
-    grow(s, 0)
-    return adj
-
-
-def _rooted_at(adj, r, parent=-1):
-    return tuple(sorted(_rooted_at(adj, u, r) for u in adj[r] if u != parent))
-
-
-@functools.lru_cache(maxsize=None)
-def free_shape(s) -> tuple:
-    """Canonical form of the unrooted tree underlying the rooted shape s (smallest rooting at a centre)."""
-    adj = _tree_adj(s)
-    n = len(adj)
-    deg = [len(a) for a in adj]
-    left = set(range(n))
-    layer = [v for v in range(n) if deg[v] <= 1]
-    while len(left) > 2:
-        nxt = []
-        for v in layer:
-            left.discard(v)
-            for u in adj[v]:
-                if u in left:
-                    deg[u] -= 1
-                    if deg[u] == 1:
-                        nxt.append(u)
-        layer = nxt
-    return min(_rooted_at(adj, c) for c in left)
-
-
-@functools.lru_cache(maxsize=None)
-def free_shapes(k: int) -> tuple:
-    """The unlabeled (free) trees of k vertices, as canonical rooted shapes (1, 1, 1, 2, 3, 6, 11, 23)."""
-    return tuple(sorted({free_shape(s) for s in rooted_shapes(k) if _size(s) == k}))
-
-
-@functools.lru_cache(maxsize=None)
-def _top_free(k: int) -> np.ndarray:
-    """Free-shape index of each k-vertex rooted shape of ``_plan(k).top``."""
-    pl = _plan(k)
-    fs = {f: i for i, f in enumerate(free_shapes(k))}
-    return np.array([fs[free_shape(pl.shapes[t])] for t in pl.top], dtype=np.int64)
-
-
-def shape_sigma(edge_lists, k: int) -> np.ndarray:
-    """(classes, free shapes) int64: spanning trees of each k-vertex graph isomorphic to each free tree.
-
-    Computed with the colorful tables themselves: the graphs side by side as one graph, vertex i of
-    each coloured i, so every tree copy inside a graph is colorful; the rooted copies of the shapes of
-    a free tree F over a graph's k roots are k times its copies of F.
-    """
-    from ..graph import Graph
-    pl = _plan(k)
-    tf = _top_free(k)
-    nf = len(free_shapes(k))
-    out = np.zeros((len(edge_lists), nf), dtype=np.int64)
-    chunk = 512
-    for c0 in range(0, len(edge_lists), chunk):
-        part = edge_lists[c0:c0 + chunk]
-        src = [c * k + a for c, e in enumerate(part) for a, b in e]
-        dst = [c * k + b for c, e in enumerate(part) for a, b in e]
-        G = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=len(part) * k)
-        T = _Tables(G, k, np.arange(G.n) % k)
-        w = T.M[:, pl.offM[pl.top]] / pl.top_aut[None, :]          # (n, tops) rooted copies
-        per = np.zeros((len(part), nf))
-        np.add.at(per, (np.repeat(np.arange(len(part)), k)[:, None], tf[None, :]), w)
-        out[c0:c0 + len(part)] = np.rint(per / k).astype(np.int64)
-    return out
 
 
 def _known_codes(k):
@@ -682,6 +392,126 @@ def _has_connected_kset(G, k) -> bool:
     return bool(np.bincount(lab).max() >= k)
 
 
+# ============================================================================ the steps of estimate_census
+def _check_census_args(k, eps, delta, min_frequency, max_samples, max_colorings, samples_per_coloring, min_colorings,
+                       time_budget, adaptive, natural_share, checkpoints, coloring):
+    """The checked arguments of :func:`estimate_census`: ``(k, eps, delta, min_frequency, max_samples,
+    max_colorings, samples_per_coloring, auto, min_colorings)``.  samples_per_coloring is None for the
+    backend's default; with ``auto`` ("auto" was asked) it is the first colorings' count."""
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
+        raise InvalidArgument(f"k must be an integer (3..{MAX_ESTIMATE_K}); got {k!r}")
+    k = int(k)
+    if k > MAX_ESTIMATE_K:
+        raise PatternTooLarge(f"estimate_census supports k = 3..{MAX_ESTIMATE_K}; got k={k}")
+    if k < 3:
+        raise InvalidArgument(f"estimate_census needs k >= 3; got k={k}")
+    eps, delta, min_frequency = _check_prob("eps", eps), _check_prob("delta", delta), _check_prob(
+        "min_frequency", min_frequency)
+    max_samples = _check_pos_int("max_samples", max_samples)
+    max_colorings = _check_pos_int("max_colorings", max_colorings)
+    auto_spc = isinstance(samples_per_coloring, str) and samples_per_coloring == "auto"
+    if not auto_spc and isinstance(samples_per_coloring, str):
+        raise InvalidArgument(f"samples_per_coloring must be a positive integer, 'auto' or None; got "
+                              f"{samples_per_coloring!r}")
+    spc = _AUTO_MIN if auto_spc else _check_pos_int("samples_per_coloring", samples_per_coloring)
+    min_colorings = _check_pos_int("min_colorings", min_colorings)
+    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
+                                    or not time_budget > 0):
+        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
+    if not isinstance(adaptive, (bool, np.bool_)):
+        raise InvalidArgument(f"adaptive must be True or False; got {adaptive!r}")
+    if isinstance(natural_share, bool) or not isinstance(natural_share, (int, float)) or not 0 < natural_share <= 1:
+        raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
+    if checkpoints not in ("planned", "geometric"):
+        raise InvalidArgument(f"checkpoints must be 'planned' or 'geometric'; got {checkpoints!r}")
+    if coloring not in COLORINGS:
+        raise InvalidArgument(f"coloring must be one of {COLORINGS}; got {coloring!r}")
+    return k, eps, delta, min_frequency, max_samples, max_colorings, spc, auto_spc, min_colorings
+
+
+def _gpu_sampler(G, k):
+    """The per-graph device state of the gpu backend (a failed allocation raises DeviceOutOfMemory)."""
+    from ..device import oom_guard
+    from .gpu import GpuSampler
+    with oom_guard("motif estimation on the GPU (the sampler's tables)"):
+        return GpuSampler(G, k)
+
+
+def _progress_bar(progress, total, k):
+    """A tqdm bar over colorings where asked (``progress`` or ``config.progress``) and installed, else None."""
+    if not (progress or config.progress):
+        return None
+    try:
+        from tqdm.auto import tqdm
+        return tqdm(total=total, unit="coloring", desc=f"motif estimate k={k}")
+    except ImportError:  # pragma: no cover
+        return None
+
+
+def _coloring(G, k, coloring, key, xp):
+    """The colours of coloring ``key``: balanced (numpy, or cupy on the device) or uniform (the hash of
+    color coding); uniform also where the graph has fewer than k vertices."""
+    from ..color_coding.cpu_kernels import colors_from_keys
+    if coloring == "balanced" and G.n >= k:
+        return balanced_colors(key, G.n, k, xp)
+    return colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+
+
+def _mixture(T, reg, m, pending, adaptive, natural_share):
+    """(q, steered): the coloring's sampling mixture over free shapes, AGS's where it chose shapes for the
+    pending classes (then set on the tables T), else the natural one."""
+    q = T.natural_mixture()
+    if adaptive and pending and T.treelets > 0:
+        q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending, natural_share)
+        if chosen:
+            T.set_mixture(q)
+            return q, True
+    return q, False
+
+
+def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
+    """Hits per class row of ``count`` samples of the tables T, drawn in batches of ``_BATCH`` (classes
+    seen for the first time are added to the registry, k = 8)."""
+    rows = []
+    for first in range(0, count, _BATCH):
+        c = min(_BATCH, count - first)
+        if T.rooted > 0:
+            rows.append(T.classify(reg, c, skey, first) if engine is not None
+                        else reg.classify(G, T.sample(c, skey, first)[0]))
+    return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+
+
+def _stop(G, k, rec, j, min_colorings, pending) -> bool:
+    """The stop rule at a check: after min_colorings, no watched class is pending (and some coloring had a
+    colorful treelet), or no coloring had one and the graph has no connected k-set at all."""
+    return j >= min_colorings and ((not pending and max(rec.N) > 0)
+                                   or (max(rec.N) == 0 and not _has_connected_kset(G, k)))
+
+
+def _next_check(rec, reg, p, m, pending, eps, delta, check, j, checkpoints) -> int:
+    """Colorings at the check after check number ``check`` (made at j colorings): 25% more; ``"planned"``
+    moves it to where the slowest pending class is predicted to pass at that check's level (at most 4x
+    the colorings so far): fewer failed checks, so a smaller share of delta spent before the stop."""
+    nxt = max(j + 1, math.ceil(j * 1.25))
+    if checkpoints == "planned" and pending and j >= 2:
+        nxt = min(max(nxt, _planned_check(rec, reg, p, m, pending, eps, delta / ((check + 1) * (check + 2)))), 4 * j)
+    return nxt
+
+
+def _class_frame(reg, summary, eps):
+    """The DataFrame of the classes hit by a sample, sorted by edge count then key (attrs not set)."""
+    import pandas as pd
+    m, lo, hi, freq, rel, hits_tot = summary
+    seen = np.flatnonzero(hits_tot > 0)
+    order = sorted(seen.tolist(), key=lambda i: (len(reg.edges[i]), reg.keys[i]))
+    seen = np.array(order, dtype=np.int64)
+    return pd.DataFrame({"name": [reg.names[i] for i in seen], "key": [reg.keys[i] for i in seen],
+                         "edges": [list(reg.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
+                         "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen].astype(np.int64),
+                         "sigma": reg.sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
+                         "reached": rel[seen] <= eps})
+
+
 def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None, time_budget: float | None = None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int | str | None = None, min_colorings: int = 10,
@@ -738,53 +568,19 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     >>> list(df.name)
     ['wedge', 'triangle']
     """
-    import pandas as pd
-
     t0 = time.perf_counter()
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InvalidArgument(f"k must be an integer (3..{MAX_ESTIMATE_K}); got {k!r}")
-    k = int(k)
-    if k > MAX_ESTIMATE_K:
-        raise PatternTooLarge(f"estimate_census supports k = 3..{MAX_ESTIMATE_K}; got k={k}")
-    if k < 3:
-        raise InvalidArgument(f"estimate_census needs k >= 3; got k={k}")
-    eps, delta, min_frequency = _check_prob("eps", eps), _check_prob("delta", delta), _check_prob(
-        "min_frequency", min_frequency)
-    max_samples = _check_pos_int("max_samples", max_samples)
-    max_colorings = _check_pos_int("max_colorings", max_colorings)
-    auto_spc = isinstance(samples_per_coloring, str) and samples_per_coloring == "auto"
-    if not auto_spc and isinstance(samples_per_coloring, str):
-        raise InvalidArgument(f"samples_per_coloring must be a positive integer, 'auto' or None; got "
-                              f"{samples_per_coloring!r}")
-    spc = _AUTO_MIN if auto_spc else _check_pos_int("samples_per_coloring", samples_per_coloring)
-    min_colorings = _check_pos_int("min_colorings", min_colorings)
-    if time_budget is not None and (isinstance(time_budget, bool) or not isinstance(time_budget, (int, float))
-                                    or not time_budget > 0):
-        raise InvalidArgument(f"time_budget must be a positive number of seconds or None; got {time_budget!r}")
-    if not isinstance(adaptive, (bool, np.bool_)):
-        raise InvalidArgument(f"adaptive must be True or False; got {adaptive!r}")
-    if isinstance(natural_share, bool) or not isinstance(natural_share, (int, float)) or not 0 < natural_share <= 1:
-        raise InvalidArgument(f"natural_share must be a number in (0, 1]; got {natural_share!r}")
-    if checkpoints not in ("planned", "geometric"):
-        raise InvalidArgument(f"checkpoints must be 'planned' or 'geometric'; got {checkpoints!r}")
-    if coloring not in COLORINGS:
-        raise InvalidArgument(f"coloring must be one of {COLORINGS}; got {coloring!r}")
+    k, eps, delta, min_frequency, max_samples, max_colorings, spc, auto_spc, min_colorings = _check_census_args(
+        k, eps, delta, min_frequency, max_samples, max_colorings, samples_per_coloring, min_colorings, time_budget,
+        adaptive, natural_share, checkpoints, coloring)
     G = as_graph(G)
     G._require_undirected("estimate_census")
     be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
     if spc is None:
         spc = DEFAULT_SAMPLES_PER_COLORING[be]
-    s = _resolve_seed(seed)
-    from ..color_coding.cpu_kernels import colors_from_keys, coloring_keys, splitmix64_py
-    if be == "gpu":
-        from ..device import oom_guard
-        from .gpu import GpuSampler
-        with oom_guard("motif estimation on the GPU (the sampler's tables)"):
-            engine = GpuSampler(G, k)
-        xp = engine.cp
-    else:
-        engine = None
-        xp = np
+    s = resolve_seed(seed)
+    from ..color_coding.cpu_kernels import coloring_keys, splitmix64_py
+    engine = _gpu_sampler(G, k) if be == "gpu" else None
+    xp = np if engine is None else engine.cp
 
     reg = _Registry(k)
     p = colorful_probability(G.n, k, coloring)
@@ -792,13 +588,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     rec = _Record()
     drawn = 0
     converged = False
-    bar = None
-    if progress or config.progress:
-        try:
-            from tqdm.auto import tqdm
-            bar = tqdm(total=max_colorings, unit="coloring", desc=f"motif estimate k={k}")
-        except ImportError:  # pragma: no cover
-            bar = None
+    bar = _progress_bar(progress, max_colorings, k)
     check = 0
     next_check = min_colorings
     pending_rows: list = []
@@ -809,34 +599,21 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     try:
         j = 0
         while j < cap:
+            # one coloring: its tables, its mixture (AGS), its samples
             key = int(coloring_keys(s, j, 1)[0])
-            if coloring == "balanced" and G.n >= k:
-                colors = balanced_colors(key, G.n, k, xp)
-            else:
-                colors = colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
+            colors = _coloring(G, k, coloring, key, xp)
             T = None                       # free the previous coloring's tables before building the next
             tb0 = time.perf_counter()
-            T = _Tables(G, k, colors) if engine is None else engine.tables(colors)
+            T = CpuTables(G, k, colors) if engine is None else engine.tables(colors)
             t_build += time.perf_counter() - tb0
-            q = T.natural_mixture()
-            if adaptive and pending_rows and T.treelets > 0:
-                q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending_rows, natural_share)
-                if chosen:
-                    T.set_mixture(q)
-                    ags_colorings += 1
+            q, chosen = _mixture(T, reg, m, pending_rows, adaptive, natural_share)
+            ags_colorings += chosen
             # no more samples than twice the colorful treelets: past that the coloring's variance dominates
             want = min(spc, max(256, int(2 * T.treelets)))
             if max_samples is not None:
                 want = min(want, max_samples - drawn)
-            skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
             ts0 = time.perf_counter()
-            rows = []
-            for first in range(0, want, _BATCH):
-                c = min(_BATCH, want - first)
-                if T.rooted > 0:
-                    rows.append(T.classify(reg, c, skey, first) if engine is not None
-                                else reg.classify(G, T.sample(c, skey, first)[0]))
-            h = np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+            h = _sample_hits(G, T, reg, engine, want, splitmix64_py(key ^ 0x5851F42D4C957F2D))
             t_sample += time.perf_counter() - ts0
             drawn += want
             j += 1
@@ -845,6 +622,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             rec.add(h, max(want, 1), qn, T.treelets)
             if bar is not None:
                 bar.update(1)
+            # checks and steering
             last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
                 time_budget is not None and time.perf_counter() - t0 >= time_budget)
             at_check = j >= next_check or last
@@ -856,25 +634,17 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                 # (recomputed after every j/8 colorings: its cost grows with the colorings).
                 steered = j
                 lvl = check + 1
-                m, lo, hi, freq, rel, hits_tot = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
-                watch = freq >= min_frequency
-                pending_rows = np.flatnonzero(watch & ~(rel <= eps)).tolist()
+                summary = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
+                m, freq, rel = summary[0], summary[3], summary[4]
+                pending_rows = np.flatnonzero((freq >= min_frequency) & ~(rel <= eps)).tolist()
                 if auto_spc:
                     spc = _auto_samples(rec, reg, p, m, pending_rows, t_build / j, t_sample / max(drawn, 1))
             if at_check:
                 check += 1
-                # no colorful treelet in any coloring yet: done only if no connected k-set exists at all
-                if j >= min_colorings and ((not pending_rows and max(rec.N) > 0)
-                                           or (max(rec.N) == 0 and not _has_connected_kset(G, k))):
+                if _stop(G, k, rec, j, min_colorings, pending_rows):
                     converged = True
                     break
-                next_check = max(j + 1, math.ceil(j * 1.25))
-                if checkpoints == "planned" and pending_rows and j >= 2:
-                    # the next check where the slowest pending class is predicted to pass at the next
-                    # check's level (at most 4x the colorings so far): fewer failed checks, so a smaller
-                    # share of delta spent before the stop
-                    next_check = min(max(next_check, _planned_check(rec, reg, p, m, pending_rows, eps,
-                                                                    delta / ((check + 1) * (check + 2)))), 4 * j)
+                next_check = _next_check(rec, reg, p, m, pending_rows, eps, delta, check, j, checkpoints)
             if last:
                 break
     except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
@@ -887,18 +657,12 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
             bar.close()
     global _last_record
     _last_record = (rec, reg, p)      # diagnostics (variance decomposition in the benchmark)
-    tot = float(m.sum())
-    seen = np.flatnonzero(hits_tot > 0)
-    order = sorted(seen.tolist(), key=lambda i: (len(reg.edges[i]), reg.keys[i]))
-    seen = np.array(order, dtype=np.int64)
-    df = pd.DataFrame({"name": [reg.names[i] for i in seen], "key": [reg.keys[i] for i in seen],
-                       "edges": [list(reg.edges[i]) for i in seen], "count": m[seen], "frequency": freq[seen],
-                       "ci_low": lo[seen], "ci_high": hi[seen], "samples": hits_tot[seen].astype(np.int64),
-                       "sigma": reg.sigma[seen].astype(np.int64), "rel_halfwidth": rel[seen],
-                       "reached": rel[seen] <= eps})
+    df = _class_frame(reg, summary, eps)
+    freq, rel = summary[3], summary[4]
     pending = [reg.names[i] for i in range(len(reg)) if freq[i] >= min_frequency and not rel[i] <= eps]
     df.attrs.update(k=k, eps=eps, delta=delta, seed=s, min_frequency=min_frequency, colorings=len(rec),
-                    samples=int(drawn), total=tot, colorful_treelets=float(np.mean(rec.N)) if len(rec) else 0.0,
+                    samples=int(drawn), total=float(m.sum()),
+                    colorful_treelets=float(np.mean(rec.N)) if len(rec) else 0.0,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,

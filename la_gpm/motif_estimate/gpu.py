@@ -22,7 +22,9 @@ import math
 
 import numpy as np
 
+from ..color_coding.trees import split_tables
 from ..device import cupy, device_csr, kernel, oom_guard
+from .shapes import free_shapes, shape_plan, top_free
 
 _FILE = "me_sample"
 _HOST_CUMSUM = 1 << 20      # root weights up to this many entries are summed on the host (exactly as the CPU)
@@ -56,10 +58,9 @@ class GpuSampler:
     """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run."""
 
     def __init__(self, G, k):
-        from .driver import _plan, _top_free, free_shapes
         cp = cupy()
         self.cp, self.G, self.k = cp, G, k
-        self.plan = pl = _plan(k)
+        self.plan = pl = shape_plan(k)
         self.ptr, self.idx = device_csr(G, "A")
         d = {name: cp.asarray(getattr(pl, name).astype(np.int64))
              for name in ("offM", "offB", "size", "act", "pas", "split_off", "split_n", "split_sa", "split_sp",
@@ -69,7 +70,7 @@ class GpuSampler:
             d["split_sp"] = cp.zeros(1, dtype=cp.int64)
         self.d = d
         self.top_aut = cp.asarray(pl.top_aut)
-        self.top_free = _top_free(k)
+        self.top_free = top_free(k)
         self.nf = len(free_shapes(k))
         self._table = None
         self.hubs = G.n > 0 and int(G.degrees.max()) >= HUB_DEGREE
@@ -135,7 +136,7 @@ class GpuSampler:
 
 
 class GpuTables:
-    """The colorful tables of one coloring on the device; the interface of the CPU ``_Tables``."""
+    """The colorful tables of one coloring on the device; the interface of the CPU ``CpuTables``."""
 
     def __init__(self, S: GpuSampler, colors):
         cp, pl, k, G = S.cp, S.plan, S.k, S.G
@@ -204,7 +205,6 @@ class GpuTables:
         """The earlier build: one SpMM and one eMA launch per shape (for before/after comparisons)."""
         S, pl, k, n = self.S, self.plan, self.k, self.n
         cp, i64, blk = S.cp, np.int64, 256
-        from ..color_coding.driver import split_tables
         done_b = set()
         for i in range(len(pl.shapes)):
             if pl.size[i] == 1:
@@ -266,7 +266,7 @@ class GpuTables:
         return verts, codes
 
     def sample(self, count: int, key: int, first: int = 0):
-        """Host copies as the CPU ``_Tables.sample`` (verts (count, k) int64; no edges, no shapes)."""
+        """Host copies as the CPU ``CpuTables.sample`` (verts (count, k) int64; no edges, no shapes)."""
         verts, _ = self.sample_device(count, key, first)
         return self.S.cp.asnumpy(verts).astype(np.int64), None, None
 

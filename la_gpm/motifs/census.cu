@@ -31,15 +31,6 @@
 
 __device__ __forceinline__ int tri_off(int j) { return j * (j - 1) / 2; }
 
-// first index in the sorted range a[lo, hi) with a[i] > x
-__device__ __forceinline__ i64 upper_bound_i(const int* __restrict__ a, i64 lo, i64 hi, int x) {
-    while (lo < hi) {
-        i64 mid = (lo + hi) >> 1;
-        if (__ldg(a + mid) <= x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
 // true when u is adjacent to none of the vertices whose rows are [slo[i], shi[i]), i < npos
 __device__ __forceinline__ bool exclusive_of(const int* __restrict__ idx, const i64* slo, const i64* shi, int npos,
                                              int u) {
@@ -53,7 +44,7 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int
                                           i64 xlo, i64 xhi, int r, int pos, const i64* slo, const i64* shi,
                                           int* outv, unsigned char* outm, int lane) {
     const unsigned char bit = (unsigned char)(1u << pos);
-    const unsigned lower = (1u << lane) - 1u;
+    const unsigned lower = lanes_below(lane);
     int cnt = 0;
     for (int base = 0; base < nR; base += 32) {
         const int i = base + lane;
@@ -73,7 +64,7 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int
         }
         cnt += __popc(b);
     }
-    const i64 start = upper_bound_i(idx, xlo, xhi, r);
+    const i64 start = binary_upper_bound(idx, xlo, xhi, r);
     for (i64 base = start; base < xhi; base += 32) {
         const i64 j = base + lane;
         bool ok = false;
@@ -104,17 +95,15 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const sh
     for (int base = 0; base < nR; base += 32) {
         const int i = base + lane;
         const bool ok = i < nR;
-        const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
+        int m = 0;
         if (ok) {
             const int u = Rv[i];
-            int m = Rm ? Rm[i] : 1;
+            m = Rm ? Rm[i] : 1;
             if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
-            const int cls = __ldg(table + (code | (m << off)));
-            const unsigned same = __match_any_sync(act, cls);
-            if ((same & ((1u << lane) - 1u)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
         }
+        count_class(ok, table, code | (m << off), sh);
     }
-    const i64 start = upper_bound_i(idx, xlo, xhi, r);
+    const i64 start = binary_upper_bound(idx, xlo, xhi, r);
     unsigned long long ex = 0;
     for (i64 base = start; base < xhi; base += 32) {
         const i64 j = base + lane;
@@ -135,7 +124,7 @@ extern "C" __global__ void esu_item_counts(const i64* __restrict__ ptr, const in
         const i64 a = __ldg(warc + e);
         const int v1 = __ldg(idx + a);
         const i64 vhi = __ldg(ptr + v1 + 1);
-        const i64 b = (__ldg(ptr + r + 1) - a - 1) + (vhi - upper_bound_i(idx, __ldg(ptr + v1), vhi, r));
+        const i64 b = (__ldg(ptr + r + 1) - a - 1) + (vhi - binary_upper_bound(idx, __ldg(ptr + v1), vhi, r));
         items[e] = (b + S - 1) / S;
     }
 }
@@ -151,8 +140,7 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
                                       int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
                                       u64* __restrict__ next, u64* __restrict__ counts) {
     extern __shared__ unsigned long long sh[];
-    for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh[c] = 0;
-    __syncthreads();
+    zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     // level p (1..k-3) holds at most min((p+1) maxd, n) candidates
@@ -168,20 +156,12 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
     i64 slo[CENSUS_MAX_K], shi[CENSUS_MAX_K];
     int sz[CENSUS_MAX_K], it[CENSUS_MAX_K], code[CENSUS_MAX_K];
     for (;;) {
-        u64 item = 0;
-        if (lane == 0) item = atomicAdd(next, 1ULL);
-        item = __shfl_sync(LA_FULL_MASK, item, 0);
+        const u64 item = warp_next_item(next, lane);
         if (item >= (u64)nitems) break;
         i64 e = (i64)item;
         int first = 0, stop = 0x7fffffff;
         if (split) {
-            // the arc of this item: the largest e with offs[e] <= item
-            i64 lo = 0, hi = nwork - 1;
-            while (lo < hi) {
-                const i64 mid = (lo + hi + 1) >> 1;
-                if (__ldg(offs + mid) <= (i64)item) lo = mid; else hi = mid - 1;
-            }
-            e = lo;
+            e = segment_of(offs, (i64)0, nwork, (i64)item);  // the arc of this item
             first = (int)((i64)item - __ldg(offs + e)) * split;
             stop = first + split;
         }
@@ -226,9 +206,55 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
             }
         }
     }
-    __syncthreads();
-    for (int c = threadIdx.x; c < nclass; c += blockDim.x)
-        if (sh[c]) atomicAdd(counts + c, (u64)sh[c]);
+    flush_class_counters(sh, nclass, counts);
+}
+
+// One forward edge (u, v) of the k = 4 closed forms, the lanes over N(v) (warp-collective): every w ~ u
+// (in_nu(w)) closes the triangle u - v - w, counted in tri when w > v, and with `four` also its degree
+// sum (tdeg) and on_tri(w); with `four` every w > u is one more wedge u - v - w in cnt[w].
+// Returns t_uv = |N(u) ∩ N(v)|.
+template <class InNu, class OnTri>
+__device__ __forceinline__ u64 closed4_edge(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v,
+                                            i64 vlo, i64 vhi, i64 du, bool four, unsigned int* cnt, u64& tri,
+                                            u64& tdeg, int lane, InNu in_nu, OnTri on_tri) {
+    const i64 dv = vhi - vlo;
+    u64 s = 0;
+    for (i64 base = vlo; base < vhi; base += 32) {
+        const i64 j = base + lane;
+        bool hit = false;
+        if (j < vhi) {
+            const int w = __ldg(idx + j);
+            hit = in_nu(w);
+            if (hit && w > v) {
+                ++tri;
+                if (four) {
+                    tdeg += (u64)(du + dv + (__ldg(ptr + w + 1) - __ldg(ptr + w)));
+                    on_tri(w);
+                }
+            }
+            if (four && w > u) atomicAdd(cnt + w, 1u);
+        }
+        s += __popc(__ballot_sync(LA_FULL_MASK, hit));
+    }
+    return s;
+}
+
+// The second pass of the k = 4 closed forms (warp-collective): u's forward neighbours idx[from], idx[from +
+// step], ... below uhi, the lanes over their rows; every wedge counter cnt[w], w > u, is read and cleared and
+// C(cnt[w], 2) added to c4 (the 4-cycles with u the smallest id).
+__device__ __forceinline__ void closed4_cycles(const i64* __restrict__ ptr, const int* __restrict__ idx, int u,
+                                               i64 from, i64 uhi, int step, unsigned int* cnt, u64& c4, int lane) {
+    for (i64 jj = from; jj < uhi; jj += step) {
+        const int v = __ldg(idx + jj);
+        const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
+        for (i64 j = vlo + lane; j < vhi; j += 32) {
+            const int w = __ldg(idx + j);
+            if (w > u) {
+                const u64 x = atomicExch(cnt + w, 0u);
+                c4 += x * (x - 1) / 2;
+            }
+        }
+    }
 }
 
 // acc: [diamonds Σ C(t_e,2), 4-cycles, triangles, P4 base, Σ over triangles of vertex degrees]
@@ -260,48 +286,24 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
         const int u = ubeg + (int)e;
         const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
         const i64 du = uhi - ulo;
-        const i64 first = upper_bound_i(idx, ulo, uhi, u);
+        const i64 first = binary_upper_bound(idx, ulo, uhi, u);
         for (i64 jj = first + gw; jj < uhi; jj += gsize) {
             const int v = __ldg(idx + jj);
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
-            const i64 dv = vhi - vlo;
-            if (lane == 0) p4 += (u64)((du - 1) * (dv - 1));
-            u64 s = 0;
-            for (i64 base = vlo; base < vhi; base += 32) {
-                const i64 j = base + lane;
-                bool hit = false;
-                if (j < vhi) {
-                    const int w = __ldg(idx + j);
-                    hit = binary_contains(idx, ulo, uhi, w);
-                    if (hit && w > v) {
-                        ++tri;
-                        tdeg += (u64)(du + dv + (__ldg(ptr + w + 1) - __ldg(ptr + w)));
-                    }
-                    if (w > u) atomicAdd(cnt + w, 1u);
-                }
-                s += __popc(__ballot_sync(LA_FULL_MASK, hit));
-            }
+            if (lane == 0) p4 += (u64)((du - 1) * (vhi - vlo - 1));
+            const u64 s = closed4_edge(ptr, idx, u, v, vlo, vhi, du, true, cnt, tri, tdeg, lane,
+                                       [&](int w) { return binary_contains(idx, ulo, uhi, w); }, [](int) {});
             if (lane == 0) dia += s * (s - 1) / 2;
         }
-        if (coop) __syncthreads(); else __syncwarp();
-        for (i64 jj = first + gw; jj < uhi; jj += gsize) {
-            const int v = __ldg(idx + jj);
-            const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
-            for (i64 j = vlo + lane; j < vhi; j += 32) {
-                const int w = __ldg(idx + j);
-                if (w > u) {
-                    const u64 x = atomicExch(cnt + w, 0u);
-                    c4 += x * (x - 1) / 2;
-                }
-            }
-        }
-        if (coop) __syncthreads(); else __syncwarp();
+        group_sync(coop);
+        closed4_cycles(ptr, idx, u, first + gw, uhi, gsize, cnt, c4, lane);
+        group_sync(coop);
     }
-    dia = warp_sum_u64(dia);
-    c4 = warp_sum_u64(c4);
-    tri = warp_sum_u64(tri);
-    p4 = warp_sum_u64(p4);
-    tdeg = warp_sum_u64(tdeg);
+    dia = warp_sum(dia);
+    c4 = warp_sum(c4);
+    tri = warp_sum(tri);
+    p4 = warp_sum(p4);
+    tdeg = warp_sum(tdeg);
     if (lane == 0) {
         if (dia) atomicAdd(acc + 0, dia);
         if (c4) atomicAdd(acc + 1, c4);
@@ -328,8 +330,6 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
 //   costs one launch and one 48-byte copy back.
 //   Shared memory (dynamic): nwords words of N(u) bitmap, then (mode 4) warps × nwords of S bitmaps
 //   and n wedge counters.
-__device__ __forceinline__ bool bit_of(const unsigned int* b, int x) { return (b[x >> 5] >> (x & 31)) & 1u; }
-
 extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* __restrict__ idx, int n, int nwords,
                                         int mode, u64* __restrict__ scratch, u64* __restrict__ out) {
     extern __shared__ unsigned int smem[];
@@ -353,37 +353,20 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
         const int u = s_u;
         if (u >= n) break;
         const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
-        const i64 first = upper_bound_i(idx, ulo, uhi, u);
+        const i64 first = binary_upper_bound(idx, ulo, uhi, u);
         if (first == uhi) continue;       // no forward edge (block-uniform)
         const i64 du = uhi - ulo;
         for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) {
             const int w = __ldg(idx + j);
-            atomicOr(nu + (w >> 5), 1u << (w & 31));
+            set_bit_atomic(nu, w);
         }
         __syncthreads();
         for (i64 jj = first + warp; jj < uhi; jj += nwarps) {
             const int v = __ldg(idx + jj);
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
-            const i64 dv = vhi - vlo;
-            if (lane == 0) p4 += (u64)((du - 1) * (dv - 1));
-            u64 s = 0;
-            for (i64 base = vlo; base < vhi; base += 32) {
-                const i64 j = base + lane;
-                bool hit = false;
-                if (j < vhi) {
-                    const int w = __ldg(idx + j);
-                    hit = bit_of(nu, w);
-                    if (hit && w > v) {
-                        ++tri;
-                        if (four) {
-                            tdeg += (u64)(du + dv + (__ldg(ptr + w + 1) - __ldg(ptr + w)));
-                            atomicOr(S + (w >> 5), 1u << (w & 31));
-                        }
-                    }
-                    if (four && w > u) atomicAdd(cnt + w, 1u);
-                }
-                s += __popc(__ballot_sync(LA_FULL_MASK, hit));
-            }
+            if (lane == 0) p4 += (u64)((du - 1) * (vhi - vlo - 1));
+            const u64 s = closed4_edge(ptr, idx, u, v, vlo, vhi, du, four, cnt, tri, tdeg, lane,
+                                       [&](int w) { return bit_is_set(nu, w); }, [&](int w) { set_bit_atomic(S, w); });
             if (!four) continue;
             if (lane == 0) dia += s * (s - 1) / 2;
             __syncwarp();
@@ -394,14 +377,14 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
                 int len = 0;
                 if (j < vhi) {
                     const int w = __ldg(idx + j);
-                    if (w > v && bit_of(S, w)) {
+                    if (w > v && bit_is_set(S, w)) {
                         const i64 hi = __ldg(ptr + w + 1);
-                        lo = upper_bound_i(idx, __ldg(ptr + w), hi, w);
+                        lo = binary_upper_bound(idx, __ldg(ptr + w), hi, w);
                         len = (int)(hi - lo);
                     }
                 }
                 warp_expand(lo, len, lane, [&](bool ok, int, i64 q) {
-                    if (ok && bit_of(S, __ldg(idx + q))) ++k4;
+                    if (ok && bit_is_set(S, __ldg(idx + q))) ++k4;
                 });
             }
             __syncwarp();
@@ -413,26 +396,14 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
         }
         __syncthreads();                  // pass 1 done: N(u) bitmap and counters complete
         for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) nu[__ldg(idx + j) >> 5] = 0u;
-        if (four) {
-            for (i64 jj = first + warp; jj < uhi; jj += nwarps) {
-                const int v = __ldg(idx + jj);
-                const i64 vhi = __ldg(ptr + v + 1);
-                for (i64 j = __ldg(ptr + v) + lane; j < vhi; j += 32) {
-                    const int w = __ldg(idx + j);
-                    if (w > u) {
-                        const u64 x = atomicExch(cnt + w, 0u);
-                        c4 += x * (x - 1) / 2;
-                    }
-                }
-            }
-        }
+        if (four) closed4_cycles(ptr, idx, u, first + warp, uhi, nwarps, cnt, c4, lane);
     }
-    dia = warp_sum_u64(dia);
-    c4 = warp_sum_u64(c4);
-    tri = warp_sum_u64(tri);
-    p4 = warp_sum_u64(p4);
-    tdeg = warp_sum_u64(tdeg);
-    k4 = warp_sum_u64(k4);
+    dia = warp_sum(dia);
+    c4 = warp_sum(c4);
+    tri = warp_sum(tri);
+    p4 = warp_sum(p4);
+    tdeg = warp_sum(tdeg);
+    k4 = warp_sum(k4);
     if (lane == 0) {
         if (dia) atomicAdd(s_acc + 0, dia);
         if (c4) atomicAdd(s_acc + 1, c4);

@@ -584,7 +584,7 @@ _C5_UB, _C5_UC, _C5_AC, _C5_AD, _C5_BD = 1 << 1, 1 << 3, 1 << 4, 1 << 7, 1 << 8
 
 
 @nb.njit(cache=True)
-def _k23_class_rows(table):
+def k23_class_rows(table):
     """Class rows of G[{u, v, x, y, z}] for u, v adjacent to all of x, y, z: index 4·[u ~ v] + the
     number of edges among x, y, z (0, 1, 2: a path, 3: a triangle), in _hit5's bit order."""
     rows = np.empty(8, dtype=np.int64)
@@ -602,7 +602,7 @@ def _k23_class_rows(table):
 
 
 @nb.njit(cache=True)
-def _bowtie_class_rows(table):
+def bowtie_class_rows(table):
     """Class rows of G[{u, a, b, c, d}] for u adjacent to all of a, b, c, d and G[{a, b, c, d}] = 2K2, P4,
     C4, paw, diamond, K4 (the 4-vertex graphs with a perfect matching), in _hit5's bit order."""
     cone = (1 << 0) | (1 << 1) | (1 << 3) | (1 << 6)          # (0,1) (0,2) (0,3) (0,4)
@@ -713,7 +713,7 @@ def _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, fill, mk, mk2, 
 
 @nb.njit(cache=True)
 def bowtie_bulk_hits(n2k2, p4, c4, paw, dia, k4):
-    """The bowtie hits per class row of :func:`_bowtie_class_rows` (cone over 2K2, P4, C4, paw, diamond,
+    """The bowtie hits per class row of :func:`bowtie_class_rows` (cone over 2K2, P4, C4, paw, diamond,
     K4) of a hub, or of several hubs summed, from the non-induced counts of those six graphs in G[N(u)]:
     the inclusion among them inverted, each induced count weighted by its perfect matchings. Plain
     Python ints in and out through ``.py_func`` (the GPU's host side)."""
@@ -724,6 +724,201 @@ def bowtie_bulk_hits(n2k2, p4, c4, paw, dia, k4):
     i_p4 = p4 - 4 * i_c4 - 2 * i_paw - 6 * i_dia - 12 * i_k4
     i_2k2 = n2k2 - i_p4 - 2 * i_c4 - i_paw - 2 * i_dia - 3 * i_k4
     return (i_2k2, i_p4, 2 * i_c4, i_paw, 2 * i_dia, 3 * i_k4)
+
+
+@nb.njit(cache=True)
+def _two_path_span(indptr, indices):
+    """List space of the per-vertex passes: 1 + the most 2-paths leaving one vertex (>= the edges inside
+    its neighbourhood)."""
+    n = indptr.shape[0] - 1
+    span = 1
+    for u in range(n):
+        s = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            a = indices[j]
+            s += indptr[a + 1] - indptr[a]
+        span = max(span, s + 1)
+    return span
+
+
+@nb.njit(cache=True)
+def _c5_hits(indptr, indices, rank, table, h, mark, u, head, nxt, val, touched, markd, markc, sd, sc):
+    """The C5 copies u - a - b - c - d - u with u of the highest rank and a < d, classified into ``h``;
+    ``mark[x] == u`` iff x ~ u. Returns the stamps (sd, sc) of markd / markc after their use."""
+    ru = rank[u]
+    # 2-paths u - a - b below u's rank, listed per end b (head / nxt / val)
+    ne = 0
+    nt = 0
+    for j in range(indptr[u], indptr[u + 1]):
+        a = indices[j]
+        if rank[a] >= ru:
+            continue
+        for q in range(indptr[a], indptr[a + 1]):
+            b = indices[q]
+            if rank[b] >= ru:
+                continue
+            if head[b] == -1:
+                touched[nt] = b
+                nt += 1
+            val[ne] = a
+            nxt[ne] = head[b]
+            head[b] = ne
+            ne += 1
+    # every pair the copy does not fix is read from three stamp arrays (N(u), N(d), N(c)) instead of
+    # searched: u-b, u-c, b-d once per (d, c, b), a-c and a-d per a
+    for j in range(indptr[u], indptr[u + 1]):
+        d = indices[j]
+        if rank[d] >= ru:
+            continue
+        sd += 1
+        for q in range(indptr[d], indptr[d + 1]):
+            markd[indices[q]] = sd
+        for q in range(indptr[d], indptr[d + 1]):
+            c = indices[q]
+            if rank[c] >= ru:
+                continue
+            sc += 1
+            for z in range(indptr[c], indptr[c + 1]):
+                markc[indices[z]] = sc
+            cbit = _C5_UC if mark[c] == u else 0
+            for z in range(indptr[c], indptr[c + 1]):
+                b = indices[z]
+                if b == d or rank[b] >= ru:
+                    continue
+                t = head[b]
+                if t == -1:
+                    continue
+                code_b = _KNOWN_C5 | cbit | (_C5_UB if mark[b] == u else 0) | (_C5_BD if markd[b] == sd else 0)
+                while t != -1:
+                    a = val[t]
+                    if a < d and a != c:
+                        code = code_b | (_C5_AC if markc[a] == sc else 0) | (_C5_AD if markd[a] == sd else 0)
+                        h[table[code]] += 1
+                    t = nxt[t]
+    for q in range(nt):
+        head[touched[q]] = -1
+    return sd, sc
+
+
+@nb.njit(cache=True)
+def _k23_bulk(indptr, indices, h, mark, u, v, head, nxt, val, sset, ins, nbm, stamp, stamp2, k23rows):
+    """The K2,3 copies of the hub pair u < v (its common neighbours S listed from head[v]) added to ``h``
+    per class without listing them: with e edges, P two-edge paths and t triangles inside G[S], the
+    triples with 3 / 2 / 1 / 0 edges number t, P - 3t, e(c - 2) - 2(P - 3t) - 3t and the rest of
+    C(c, 3). ``stamp`` is new for this pair; returns the stamp of nbm after its use."""
+    c = 0
+    t1 = head[v]
+    while t1 != -1:
+        sset[c] = val[t1]
+        ins[val[t1]] = stamp
+        c += 1
+        t1 = nxt[t1]
+    e2 = 0
+    paths = 0
+    tri = 0
+    for i in range(c):
+        x = sset[i]
+        stamp2 += 1
+        dx = 0
+        for z in range(indptr[x], indptr[x + 1]):
+            y = indices[z]
+            if ins[y] == stamp:
+                dx += 1
+                nbm[y] = stamp2
+        e2 += dx
+        paths += dx * (dx - 1) // 2
+        # triangles x < y < w of G[S], found from x
+        for z in range(indptr[x], indptr[x + 1]):
+            y = indices[z]
+            if y <= x or ins[y] != stamp:
+                continue
+            for z2 in range(indptr[y], indptr[y + 1]):
+                w = indices[z2]
+                if w > y and nbm[w] == stamp2:
+                    tri += 1
+    n3 = tri
+    n2 = paths - 3 * tri
+    n1 = (e2 // 2) * (c - 2) - 2 * n2 - 3 * n3
+    n0 = c * (c - 1) * (c - 2) // 6 - n1 - n2 - n3
+    base = 4 if mark[v] == u else 0
+    h[k23rows[base]] += n0
+    h[k23rows[base + 1]] += n1
+    h[k23rows[base + 2]] += n2
+    h[k23rows[base + 3]] += n3
+    return stamp2
+
+
+@nb.njit(cache=True)
+def _k23_hits(indptr, indices, table, h, mark, u, head, nxt, val, touched, sset, ins, nbm, stamp, stamp2,
+              k23rows, k23_comb):
+    """The K2,3 copies with hubs u < v (three common neighbours), classified into ``h``: listed, or in
+    bulk (:func:`_k23_bulk`) for pairs with at least ``k23_comb`` common neighbours. Returns the stamps
+    (stamp, stamp2) after their use."""
+    # 2-paths u - a - v with v > u, listed per end v
+    nt = 0
+    ne = 0
+    for j in range(indptr[u], indptr[u + 1]):
+        a = indices[j]
+        for q in range(indptr[a], indptr[a + 1]):
+            v = indices[q]
+            if v <= u:
+                continue
+            if head[v] == -1:
+                touched[nt] = v
+                nt += 1
+            val[ne] = a
+            nxt[ne] = head[v]
+            head[v] = ne
+            ne += 1
+    for q in range(nt):
+        v = touched[q]
+        c = 0
+        t1 = head[v]
+        while t1 != -1:
+            c += 1
+            t1 = nxt[t1]
+        if c >= k23_comb and c >= 3:
+            stamp += 1
+            stamp2 = _k23_bulk(indptr, indices, h, mark, u, v, head, nxt, val, sset, ins, nbm, stamp, stamp2,
+                               k23rows)
+            head[v] = -1
+            continue
+        t1 = head[v]
+        while t1 != -1:
+            t2 = nxt[t1]
+            while t2 != -1:
+                t3 = nxt[t2]
+                while t3 != -1:
+                    _hit5(indptr, indices, table, h, mark, u, v, val[t1], val[t2], val[t3], _KNOWN_K23)
+                    t3 = nxt[t3]
+                t2 = nxt[t2]
+            t1 = nxt[t1]
+        head[v] = -1
+    return stamp, stamp2
+
+
+@nb.njit(cache=True)
+def _bowtie_hits(indptr, indices, table, h, mark, u, ea, eb, bowtie_bulk, lid, lptr, lidx, lfill, lmk, lmk2, ltx,
+                 lcnt, ltouch, lwl, bowrows):
+    """The bowties centred at u (two vertex-disjoint edges inside N(u)), classified into ``h``: listed,
+    or in bulk (:func:`_bowtie_bulk`) where N(u) holds at least ``bowtie_bulk`` edges."""
+    m = 0
+    for j in range(indptr[u], indptr[u + 1]):
+        a = indices[j]
+        for q in range(indptr[a], indptr[a + 1]):
+            b = indices[q]
+            if b > a and mark[b] == u:
+                ea[m] = a
+                eb[m] = b
+                m += 1
+    if m >= bowtie_bulk and m >= 2:
+        _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, lfill, lmk, lmk2, ltx, lcnt, ltouch, lwl,
+                     bowrows, h)
+        return
+    for x in range(m):
+        for y in range(x + 1, m):
+            if ea[y] != ea[x] and ea[y] != eb[x] and eb[y] != ea[x] and eb[y] != eb[x]:
+                _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y], _KNOWN_BOWTIE)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -741,22 +936,16 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
     (O(Σ_{x∈S} d_x + the 2-paths of G[S]) instead of C(c, 3) classifications). Likewise the bowties
     centred at a vertex u with >= ``bowtie_bulk`` edges inside N(u) are counted per class from the
     induced 4-vertex graphs of G[N(u)] that have a perfect matching (:func:`_bowtie_bulk`), not listed.
+
+    Per vertex u: :func:`_c5_hits`, :func:`_k23_hits`, :func:`_bowtie_hits`, over scratch arrays of
+    the chunk (list space: :func:`_two_path_span`).
     """
     n = indptr.shape[0] - 1
     hits = np.zeros((nchunks, nclass), dtype=np.int64)
-    # list space: the 2-paths leaving one vertex (>= the edges inside its neighbourhood)
-    span = 1
-    for u in range(n):
-        s = 0
-        for j in range(indptr[u], indptr[u + 1]):
-            a = indices[j]
-            s += indptr[a + 1] - indptr[a]
-        span = max(span, s + 1)
-    k23rows = _k23_class_rows(table)
-    bowrows = _bowtie_class_rows(table)
-    maxd = 1
-    for u in range(n):
-        maxd = max(maxd, indptr[u + 1] - indptr[u])
+    span = _two_path_span(indptr, indices)
+    k23rows = k23_class_rows(table)
+    bowrows = bowtie_class_rows(table)
+    maxd = max(1, _max_degree(indptr))
     for ch in nb.prange(nchunks):
         h = hits[ch]
         head = np.full(n, -1, dtype=np.int64)     # 2-path lists u - a - b, keyed by b
@@ -786,153 +975,11 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
         ltouch = np.empty(maxd, dtype=np.int64)
         lwl = np.empty(maxd, dtype=np.int64)
         for u in range(ch, n, nchunks):
-            ru = rank[u]
             for j in range(indptr[u], indptr[u + 1]):
                 mark[indices[j]] = u
-            # ---- C5 with u the highest rank: u - a - b - c - d - u, a < d
-            ne = 0
-            nt = 0
-            for j in range(indptr[u], indptr[u + 1]):
-                a = indices[j]
-                if rank[a] >= ru:
-                    continue
-                for q in range(indptr[a], indptr[a + 1]):
-                    b = indices[q]
-                    if rank[b] >= ru:
-                        continue
-                    if head[b] == -1:
-                        touched[nt] = b
-                        nt += 1
-                    val[ne] = a
-                    nxt[ne] = head[b]
-                    head[b] = ne
-                    ne += 1
-            # every pair the copy does not fix is read from three stamp arrays (N(u), N(d), N(c)) instead of
-            # searched: u-b, u-c, b-d once per (d, c, b), a-c and a-d per a
-            for j in range(indptr[u], indptr[u + 1]):
-                d = indices[j]
-                if rank[d] >= ru:
-                    continue
-                sd += 1
-                for q in range(indptr[d], indptr[d + 1]):
-                    markd[indices[q]] = sd
-                for q in range(indptr[d], indptr[d + 1]):
-                    c = indices[q]
-                    if rank[c] >= ru:
-                        continue
-                    sc += 1
-                    for z in range(indptr[c], indptr[c + 1]):
-                        markc[indices[z]] = sc
-                    cbit = _C5_UC if mark[c] == u else 0
-                    for z in range(indptr[c], indptr[c + 1]):
-                        b = indices[z]
-                        if b == d or rank[b] >= ru:
-                            continue
-                        t = head[b]
-                        if t == -1:
-                            continue
-                        code_b = _KNOWN_C5 | cbit | (_C5_UB if mark[b] == u else 0) | (_C5_BD if markd[b] == sd else 0)
-                        while t != -1:
-                            a = val[t]
-                            if a < d and a != c:
-                                code = code_b | (_C5_AC if markc[a] == sc else 0) | (_C5_AD if markd[a] == sd else 0)
-                                h[table[code]] += 1
-                            t = nxt[t]
-            for q in range(nt):
-                head[touched[q]] = -1
-            # ---- K2,3 with hubs u < v: three common neighbours
-            nt = 0
-            ne = 0
-            for j in range(indptr[u], indptr[u + 1]):
-                a = indices[j]
-                for q in range(indptr[a], indptr[a + 1]):
-                    v = indices[q]
-                    if v <= u:
-                        continue
-                    if head[v] == -1:
-                        touched[nt] = v
-                        nt += 1
-                    val[ne] = a
-                    nxt[ne] = head[v]
-                    head[v] = ne
-                    ne += 1
-            for q in range(nt):
-                v = touched[q]
-                c = 0
-                t1 = head[v]
-                while t1 != -1:
-                    c += 1
-                    t1 = nxt[t1]
-                if c >= k23_comb and c >= 3:
-                    stamp += 1
-                    c = 0
-                    t1 = head[v]
-                    while t1 != -1:
-                        sset[c] = val[t1]
-                        ins[val[t1]] = stamp
-                        c += 1
-                        t1 = nxt[t1]
-                    e2 = 0
-                    paths = 0
-                    tri = 0
-                    for i in range(c):
-                        x = sset[i]
-                        stamp2 += 1
-                        dx = 0
-                        for z in range(indptr[x], indptr[x + 1]):
-                            y = indices[z]
-                            if ins[y] == stamp:
-                                dx += 1
-                                nbm[y] = stamp2
-                        e2 += dx
-                        paths += dx * (dx - 1) // 2
-                        # triangles x < y < w of G[S], found from x
-                        for z in range(indptr[x], indptr[x + 1]):
-                            y = indices[z]
-                            if y <= x or ins[y] != stamp:
-                                continue
-                            for z2 in range(indptr[y], indptr[y + 1]):
-                                w = indices[z2]
-                                if w > y and nbm[w] == stamp2:
-                                    tri += 1
-                    n3 = tri
-                    n2 = paths - 3 * tri
-                    n1 = (e2 // 2) * (c - 2) - 2 * n2 - 3 * n3
-                    n0 = c * (c - 1) * (c - 2) // 6 - n1 - n2 - n3
-                    base = 4 if mark[v] == u else 0
-                    h[k23rows[base]] += n0
-                    h[k23rows[base + 1]] += n1
-                    h[k23rows[base + 2]] += n2
-                    h[k23rows[base + 3]] += n3
-                    head[v] = -1
-                    continue
-                t1 = head[v]
-                while t1 != -1:
-                    t2 = nxt[t1]
-                    while t2 != -1:
-                        t3 = nxt[t2]
-                        while t3 != -1:
-                            _hit5(indptr, indices, table, h, mark, u, v, val[t1], val[t2], val[t3], _KNOWN_K23)
-                            t3 = nxt[t3]
-                        t2 = nxt[t2]
-                    t1 = nxt[t1]
-                head[v] = -1
-            # ---- bowtie centred at u: two vertex-disjoint edges inside N(u)
-            m = 0
-            for j in range(indptr[u], indptr[u + 1]):
-                a = indices[j]
-                for q in range(indptr[a], indptr[a + 1]):
-                    b = indices[q]
-                    if b > a and mark[b] == u:
-                        ea[m] = a
-                        eb[m] = b
-                        m += 1
-            if m >= bowtie_bulk and m >= 2:
-                _bowtie_bulk(indptr, indices, u, ea, eb, m, lid, lptr, lidx, lfill, lmk, lmk2, ltx, lcnt, ltouch,
-                             lwl, bowrows, h)
-                continue
-            for x in range(m):
-                for y in range(x + 1, m):
-                    if ea[y] != ea[x] and ea[y] != eb[x] and eb[y] != ea[x] and eb[y] != eb[x]:
-                        _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y], _KNOWN_BOWTIE)
+            sd, sc = _c5_hits(indptr, indices, rank, table, h, mark, u, head, nxt, val, touched, markd, markc, sd, sc)
+            stamp, stamp2 = _k23_hits(indptr, indices, table, h, mark, u, head, nxt, val, touched, sset, ins, nbm,
+                                      stamp, stamp2, k23rows, k23_comb)
+            _bowtie_hits(indptr, indices, table, h, mark, u, ea, eb, bowtie_bulk, lid, lptr, lidx, lfill, lmk, lmk2,
+                         ltx, lcnt, ltouch, lwl, bowrows)
     return hits

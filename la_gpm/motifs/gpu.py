@@ -4,7 +4,7 @@
   warp-centric ESU enumeration with the class dictionary resident on the GPU.
 * :func:`closed_form_noninduced` -- the non-induced k = 3 / 4 counts from the closed-form
   inputs computed on the GPU (degrees, triangles, diamonds, 4-cycles, P4 base; 4-cliques by the
-  GPU clique kernel), mirroring ``motifs._closed_form_noninduced``. Small graphs (whose per-block
+  GPU clique kernel), mirroring ``closed_forms.closed_form_noninduced``. Small graphs (whose per-block
   state fits ``SMALL_SHARED_BYTES`` of shared memory) take :func:`small_inputs` instead: one
   ``census_small`` launch (4-cliques fused) and one 48-byte copy back.
 * :func:`sigma4` / :func:`hybrid5_noninduced` -- the 5-vertex hybrid (``census5.cu``): per-vertex
@@ -22,6 +22,10 @@ from __future__ import annotations
 import numpy as np
 
 from ..device import cupy, kernel, oom_guard, sm_count
+from ..patterns.classes import classes, to_induced
+from .closed_forms import sigma4_columns
+from .common import check_safe, deg_binomial_sum, degree_binomials, descending, exact_sum
+from .hybrid import dense_copy_counts, hybrid5_solve
 
 WARPS_PER_BLOCK = 4
 # resident warps per SM at most (the ESU kernel's registers allow about 50)
@@ -49,9 +53,8 @@ _TABLES: dict = {}
 def _table(k, dev):
     key = (k, dev)
     if key not in _TABLES:
-        from ..patterns.classes import classes as _classes
         cp = cupy()
-        t = _classes(k).table
+        t = classes(k).table
         with oom_guard(f"copying the {k}-vertex class table to the GPU"):
             _TABLES[key] = cp.asarray(t.astype(np.int16))
     return _TABLES[key]
@@ -64,8 +67,7 @@ def _device_desc(G):
     dev = cp.cuda.Device().id
 
     def make():
-        from .driver import _descending
-        ptr, idx, _ = _descending(G)
+        ptr, idx, _ = descending(G)
         with oom_guard("copying the graph to the GPU"):
             dptr = cp.asarray(np.asarray(ptr, dtype=np.int64))
             didx = cp.asarray(np.asarray(idx, dtype=np.int32))
@@ -90,9 +92,8 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
 
 def esu_counts(G, k: int) -> list[int]:
     """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 7."""
-    from ..patterns.classes import classes as _classes
     cp = cupy()
-    nclass = len(_classes(k).keys)
+    nclass = len(classes(k).keys)
     if G.n == 0 or G.m == 0:
         return [0] * nclass
     with _stage("esu: cached device data and launch shape (host)"):
@@ -268,10 +269,7 @@ def closed_form_noninduced(G, k: int) -> list[int]:
     Small graphs (:func:`small_shape`): census_small, one launch and one copy back; degree binomial
     sums from the host (cached with the graph). Larger: census4_closed (global wedge counters) and
     the 4-cliques of cliques.cu; k = 3 the triangles of triangles.cu."""
-    from ..patterns.classes import classes as _classes
-    from .driver import _check_safe, _degree_binomials
-
-    wedges, stars = _degree_binomials(G)
+    wedges, stars = degree_binomials(G)
     if k == 3:
         if not G.m:
             return [wedges, 0]
@@ -280,7 +278,7 @@ def closed_form_noninduced(G, k: int) -> list[int]:
                 return [wedges, small_inputs(G, 3)[2]]
         from ..triangles.gpu import triangle_count
         return [wedges, triangle_count(G)]
-    _check_safe(G)
+    check_safe(G)
     if G.m and small_shape(G, 4) is not None:
         with _stage("closed form 4: census_small (launch, kernel, copy back)"):
             dia, c4, T, p4base, tdeg, k4 = small_inputs(G, 4)
@@ -292,7 +290,7 @@ def closed_form_noninduced(G, k: int) -> list[int]:
             k4 = clique_count(G, 4) if G.m else 0
     N = {"4-path": p4base - 3 * T, "4-star": stars, "4-cycle": c4,
          "tailed-triangle": tdeg - 6 * T, "diamond": dia, "4-clique": k4}
-    return [N[nm] for nm in _classes(4).names]
+    return [N[nm] for nm in classes(4).names]
 
 
 # --------------------------------------------------------------------------- 5-vertex hybrid (census5.cu)
@@ -369,18 +367,17 @@ def _per_vertex(kern, G, per_group_bytes, make_args):
 
 def sigma4(G):
     """(σ, k23hub) of the degree-descending relabelling: σ the (n, 15) int64 non-induced per-vertex
-    4-vertex orbit counts (ORCA order, as ``motifs._sigma``), k23hub[v] the K2,3 copies with v on the
+    4-vertex orbit counts (ORCA order, as ``closed_forms.noninduced_orbits``), k23hub[v] the K2,3 copies with v on the
     2-side. Per-arc triangles, 4-cycles, K2,3 hubs, diamond wings, 4-cliques through each vertex and
-    the neighbour sums of ``motifs._sigma`` on the GPU (7 + 4 values per vertex come back), the
+    the neighbour sums of ``closed_forms.noninduced_orbits`` on the GPU (7 + 4 values per vertex come back), the
     linear combinations on the host."""
-    from .driver import _descending, sigma4_columns
     cp = cupy()
     n = G.n
     s = np.zeros((n, 15), dtype=np.int64)
     if n == 0 or G.m == 0:
         s[:, 0] = G.degrees
         return s, np.zeros(n, dtype=np.int64)
-    hptr = _descending(G)[0]
+    hptr = descending(G)[0]
     ptr, idx, fsrc, fwd = _device_desc(G)
     nfwd = int(fwd.shape[0])
     nnz = int(idx.shape[0])
@@ -528,13 +525,12 @@ def _bowtie_bulk(G, hubs_h, deg_h, tv_h, nclass):
 def bowtie_class_hits(tv_hubs, p2, p4raw, dia, tri3, paw2, k4, c4x2, nclass):
     """Per-class hits (Python ints) from c5_bowtie_bulk's sums over the hubs with ``tv_hubs`` edges inside
     their neighbourhoods: the same inversion as the CPU's bulk rule (motif_kernels.bowtie_bulk_hits)."""
-    from ..patterns.classes import classes as _classes
-    from .cpu import _bowtie_class_rows, bowtie_bulk_hits
+    from .cpu import bowtie_bulk_hits, bowtie_class_rows
     n2k2 = sum(int(m) * (int(m) - 1) // 2 for m in tv_hubs) - p2
     tri = tri3 // 3
     w = bowtie_bulk_hits.py_func(n2k2, p4raw - 3 * tri, c4x2 // 2, paw2 // 2, dia, k4)
     hits = [0] * nclass
-    for r, x in zip(_bowtie_class_rows(np.asarray(_classes(5).table)).tolist(), w):
+    for r, x in zip(bowtie_class_rows(np.asarray(classes(5).table)).tolist(), w):
         hits[r] += x
     return hits
 
@@ -545,10 +541,9 @@ def _k23_rows():
     cp = cupy()
     key = ("k23-rows", cp.cuda.Device().id)
     if key not in _TABLES:
-        from ..patterns.classes import classes as _classes
-        from .cpu import _k23_class_rows
+        from .cpu import k23_class_rows
         with oom_guard("copying the K2,3 class rows to the GPU"):
-            _TABLES[key] = cp.asarray(_k23_class_rows(np.asarray(_classes(5).table)))
+            _TABLES[key] = cp.asarray(k23_class_rows(np.asarray(classes(5).table)))
     return _TABLES[key]
 
 
@@ -561,11 +556,9 @@ def dense5_hits(G, tv):
     once and classified by its induced 5-vertex set or counted per class in bulk (K2,3 copies of pairs
     with many common neighbours, bowties of hubs), and the (K2,3, bowtie) copies so accounted for.
     ``tv``: triangles at each vertex of the degree-descending relabelling (host int64)."""
-    from ..patterns.classes import classes as _classes
-    from .driver import _deg_binomial_sum, _descending
     from ..config import config
     cp = cupy()
-    cls = _classes(5)
+    cls = classes(5)
     nclass = len(cls.keys)
     n = G.n
     if n == 0 or G.m == 0:
@@ -589,7 +582,7 @@ def dense5_hits(G, tv):
                                                 cp.zeros(1, dtype=cp.uint64), counts[0:nclass]))
         del bits
         # ---- K2,3: hub pairs with >= 3 common neighbours, then their triples
-        wedges = _deg_binomial_sum(G.degrees, 2)
+        wedges = deg_binomial_sum(G.degrees, 2)
         cap = int(max(1, min(wedges // 3, config.memory_budget // 12)))
         for _ in range(2):
             pu = cp.empty(cap, dtype=cp.int32)
@@ -641,7 +634,7 @@ def dense5_hits(G, tv):
         # ---- bowtie: hubs with many edges inside N(u) in bulk; for the rest the edges inside each N(u),
         # then their vertex-disjoint pairs
         tv = np.asarray(tv, dtype=np.int64)
-        deg = np.diff(_descending(G)[0]).astype(np.int64)
+        deg = np.diff(descending(G)[0]).astype(np.int64)
         bulk_hubs = bowtie_bulk_hubs(tv, deg, config.memory_budget // 8)
         bulk_hits = [0] * nclass
         if len(bulk_hubs):
@@ -682,15 +675,13 @@ def dense5_hits(G, tv):
 def _connected4_bound(G) -> int:
     """An upper bound on the connected 4-vertex subsets from the degrees alone (host, no GPU): every one
     has a spanning 4-path or 4-star, so it is at most Σ_uv (d_u - 1)(d_v - 1) + Σ_v C(d_v, 3)."""
-    from .driver import _deg_binomial_sum, _exact_sum
-
     def make():
         d = G.degrees.astype(np.int64)
         if G.nnz == 0:
             return 0
         src = np.repeat(np.arange(G.n), np.diff(G.indptr))
         dm = d - 1
-        return _exact_sum(dm[src] * dm[G.indices]) // 2 + _deg_binomial_sum(d, 3)
+        return exact_sum(dm[src] * dm[G.indices]) // 2 + deg_binomial_sum(d, 3)
     return G._cached("connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
 
 
@@ -700,6 +691,9 @@ def _connected4_bound(G) -> int:
 # it wins 6.4x at 16.7 copies per subset, 3.7x at 26, 1.6x at 77 and loses 0.55x at 271 (G(100, 4500)).
 # Until session 7: 16 (the hybrid then listed every copy). The CPU's factor is 20.
 GPU_HYBRID_MAX_COPIES_PER_SUBSET = 100
+# k = 5, auto on the GPU: below this many connected 4-vertex subsets, enumeration beats the hybrid's dozen
+# launches (citeseer, 3.6·10^5: 0.79 against 3.8 ms on the H100)
+_SMALL_ENUMERATION = 4_000_000
 
 
 def gpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
@@ -712,33 +706,30 @@ def gpu_prefers_hybrid(connected4: int, k23: int, bowtie: int) -> bool:
     >>> gpu_prefers_hybrid(362_232, 18_576, 16_034)                  # citeseer: too small
     False
     """
-    from .driver import _SMALL_ENUMERATION
     return connected4 >= _SMALL_ENUMERATION and k23 + bowtie <= GPU_HYBRID_MAX_COPIES_PER_SUBSET * connected4
 
 
 def hybrid5_noninduced(G, decline: bool = False):
     """Non-induced counts (Python ints, 5-class rows) of every 5-vertex class by the hybrid of
-    ``motifs._hybrid5_noninduced``, on the GPU: pendant classes from Σ_v d_v σ_o(v) (4-vertex orbit
+    ``hybrid.hybrid5_noninduced``, on the GPU: pendant classes from Σ_v d_v σ_o(v) (4-vertex orbit
     sums from :func:`sigma4`), dense classes from the classified copies of C5, K2,3 and the bowtie
     (:func:`dense5_hits`). With ``decline``, None where :func:`gpu_prefers_hybrid` says the GPU's
     enumeration is cheaper (a bound from the degrees rules out small graphs first, on the host)."""
-    from . import driver as M
-    from ..patterns.classes import classes, to_induced
     cls = classes(5)
     nrow = len(cls.keys)
     if G.n == 0:
         return [0] * nrow
-    M._check_safe(G)
-    if decline and _connected4_bound(G) < M._SMALL_ENUMERATION:
+    check_safe(G)
+    if decline and _connected4_bound(G) < _SMALL_ENUMERATION:
         return None
     with _stage("closed_form_4"):
         N4 = closed_form_noninduced(G, 4)
     connected4 = sum(to_induced(classes(4).M, N4))
-    if decline and connected4 < M._SMALL_ENUMERATION:
+    if decline and connected4 < _SMALL_ENUMERATION:
         return None
     with _stage("sigma4 (arc triangles, per-vertex kernels, host sums)"):
         sigma, k23hub = sigma4(G)
-    k23, bowtie = M.dense_copy_counts(sigma, k23hub)
+    k23, bowtie = dense_copy_counts(sigma, k23hub)
     if decline and not gpu_prefers_hybrid(connected4, k23, bowtie):
         return None
     with _stage("dense5_hits"):
@@ -748,4 +739,4 @@ def hybrid5_noninduced(G, decline: bool = False):
     if (k23_listed, bowtie_listed) != (k23, bowtie):
         raise AssertionError(f"GPU dense 5-census listed {k23_listed} K2,3 and {bowtie_listed} bowtie copies; the "
                              f"closed forms give {k23} and {bowtie}")
-    return M.hybrid5_solve(cls, hits, sigma, N4)
+    return hybrid5_solve(cls, hits, sigma, N4)

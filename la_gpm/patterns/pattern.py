@@ -17,6 +17,7 @@ from math import prod
 import numpy as np
 
 from ..exceptions import InvalidPattern, PatternTooLarge
+from .names import named_edges
 
 __all__ = ["Pattern", "MAX_PATTERN_VERTICES", "MAX_CANONICAL_VERTICES"]
 
@@ -95,8 +96,8 @@ class Pattern:
     # ------------------------------------------------------------- constructors
     @classmethod
     def named(cls, name: str) -> "Pattern":
-        from .catalog import named_pattern
-        return named_pattern(name)
+        k, edges, nm = named_edges(name)
+        return cls(edges, k=k, name=nm)
 
     @classmethod
     def from_networkx(cls, g, label: str = "label") -> "Pattern":

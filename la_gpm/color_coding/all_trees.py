@@ -3,7 +3,7 @@
 All trees of k vertices use the same k colours, so one coloring serves them all, and their rooted
 sub-templates overlap heavily (every tree of k vertices contains many of the same paths and stars):
 the plans of all trees are merged into one DAG of distinct tables and SpMM products keyed by the
-canonical rooted shape (the keys :func:`la_gpm.color_coding.driver.plan_tree` already uses), and
+canonical rooted shape (the keys :func:`la_gpm.color_coding.trees.plan_tree` already uses), and
 each coloring evaluates that DAG once.  For k = 8 (23 trees) the merged plan has far fewer SpMM
 columns than the 23 separate plans together (``TreeCensusPlan.shared_spmm_cols`` against
 ``separate_spmm_cols``).
@@ -26,8 +26,8 @@ from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument
 from ..patterns.pattern import Pattern
-from .driver import (Estimate, TreePlan, _check_dtype, check_run_args, _eb_interval, _make_ops, _resolve_seed, _rooted_shapes,
-                           _Runner, plan_tree, tree_automorphisms)
+from .driver import Estimate, Runner, check_dtype, check_run_args, eb_interval, make_ops, resolve_seed
+from .trees import TreePlan, plan_tree, rooted_shape, tree_automorphisms
 
 __all__ = ["free_trees", "tree_census", "plan_census", "TreeCensusPlan"]
 
@@ -54,7 +54,7 @@ def _centers(P):
 
 def _canonical(P):
     """A canonical form of a free (unlabeled) tree: the least rooted shape over its centres."""
-    return min(_rooted_shapes(P, c) for c in _centers(P))
+    return min(rooted_shape(P, c) for c in _centers(P))
 
 
 def _from_shape(shape):
@@ -80,7 +80,7 @@ def free_trees(k: int) -> list:
 
     Examples
     --------
-    >>> from la_gpm.color_coding.tree_census import free_trees
+    >>> from la_gpm.color_coding.all_trees import free_trees
     >>> [len(free_trees(k)) for k in range(1, 9)]
     [1, 1, 1, 2, 3, 6, 11, 23]
     """
@@ -120,7 +120,7 @@ def plan_census(k: int, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24) -> Tre
 
     Examples
     --------
-    >>> from la_gpm.color_coding.tree_census import plan_census
+    >>> from la_gpm.color_coding.all_trees import plan_census
     >>> cp = plan_census(7)
     >>> len(cp.trees), cp.shared_spmm_cols < cp.separate_spmm_cols
     (11, True)
@@ -189,7 +189,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     Examples
     --------
     >>> import la_gpm
-    >>> from la_gpm.color_coding.tree_census import tree_census
+    >>> from la_gpm.color_coding.all_trees import tree_census
     >>> res = tree_census(la_gpm.datasets.load("karate"), 4, eps=0.2, seed=1, backend="cpu")
     >>> list(res)  # the 4-star and the 4-path
     ['tree4-0', 'tree4-1']
@@ -203,10 +203,10 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     check_run_args(eps, delta, max_colorings, time_budget, batch)
     cen = plan_census(k, max(G.n, 1), max(G.nnz, 1))
     b = resolve_backend(backend, what="color-coding tree census")
-    dt = _check_dtype(dtype)
-    ops = _make_ops(G, b, dt, spmm, cen.trees[0], cen.plan)
-    runner = _Runner(G, cen.trees[0], cen.plan, ops, gpu=(b == "gpu"))
-    s = _resolve_seed(seed)
+    dt = check_dtype(dtype)
+    ops = make_ops(G, b, dt, spmm, cen.trees[0], cen.plan)
+    runner = Runner(G, cen.trees[0], cen.plan, ops, gpu=(b == "gpu"))
+    s = resolve_seed(seed)
     eps, delta = float(eps), float(delta)
     T = len(cen.trees)
     p = math.factorial(k) / k ** k
@@ -235,7 +235,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
             check_j += 1
             dj = delta / T / (check_j * (check_j + 1))
             for t in range(T):
-                lo, hi = _eb_interval(vals[t], dj, p)
+                lo, hi = eb_interval(vals[t], dj, p)
                 m = float(vals[t].mean())
                 ivals[t] = (lo, hi)
                 conv[t] = hi == 0.0 or (math.isfinite(hi) and max(hi - m, m - lo) <= eps * lo)
@@ -250,7 +250,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
         x = vals[t]
         n = x.shape[0]
         if not all(conv):  # stopped by the budget: intervals at the next checkpoint's level
-            ivals[t] = _eb_interval(x, delta / T / ((check_j + 1) * (check_j + 2)), p)
+            ivals[t] = eb_interval(x, delta / T / ((check_j + 1) * (check_j + 2)), p)
         out[P.name] = Estimate(
             value=float(x.mean()), stderr=float(x.std(ddof=1) / math.sqrt(n)) if n > 1 else math.inf,
             ci_low=ivals[t][0], ci_high=ivals[t][1], n_colorings=n, seed=s, values=x, stop="adaptive",

@@ -1,0 +1,356 @@
+"""The one engine table: for a pattern, its semantics and a backend, which engine counts it exactly, and why.
+
+Every exact count goes through :func:`choose`: :func:`la_gpm.count`, :func:`la_gpm.api.count_pattern`,
+:func:`la_gpm.count_many` (each pattern that is not counted in the plan batch) and
+:func:`la_gpm.distributed.count` / ``count_part``. The rows are tried in order; the first engine that
+*can run* the request (pattern kind, semantics, backend, options) and *should run* it (no better engine
+applies) counts it. Each row answers both questions with a reason in words (networkx-dispatch style), so
+:func:`explain` can show a user why their call went where it went::
+
+    >>> import la_gpm
+    >>> from la_gpm.engines import choose
+    >>> G = la_gpm.datasets.load("karate")
+    >>> choose(G, la_gpm.Pattern([(0, 1), (0, 2), (0, 3)]), backend="cpu").engine.name   # any spelling of a star
+    'closed_form'
+
+Patterns are recognised by canonical form (:attr:`la_gpm.Pattern.canonical_key`), so a pattern given as
+an edge list, a name or a file reaches the same engine.
+
+=============  ============================  =========================  =====================================
+engine         family (folder)               backends                   runs when
+=============  ============================  =========================  =====================================
+triangles      ``la_gpm/triangles``          cpu, graphblas, gpu        the unlabeled triangle
+kcliques       ``la_gpm/kcliques``           cpu, graphblas, gpu        an unlabeled k-clique, k = 3..32
+closed_form    ``la_gpm/motifs/closed_forms``  cpu                      non-induced, unlabeled, a pattern with
+                                                                        a closed form (stars, wedge, 4-path,
+                                                                        tailed triangle, bowtie, house)
+cuts           ``la_gpm/exact/cuts.py``      gpu                        unlabeled, 5+ vertices (or asked for)
+dumato         ``la_gpm/exact/dumato.py``    gpu                        any pattern
+plan_dfs       ``la_gpm/exact/cpu.py``       cpu                        any pattern
+=============  ============================  =========================  =====================================
+
+``backend="auto"`` (or None with ``config.backend == "auto"``): the GPU when one is visible and the best
+engine there is one that wins on the GPU by measurement (triangles, cliques), else the CPU: the numba
+plan engine beats a GPU launch on the small searches most patterns make (docs/gpu_enum.md). A batch of
+many patterns (:func:`batch_backend`) prefers the GPU when one is visible: the batch fills it.
+"""
+
+from __future__ import annotations
+
+import functools
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from .backends import gpu_status, resolve_backend
+from .config import BACKENDS, config
+from .exceptions import BackendUnavailable, InvalidArgument
+
+__all__ = ["Engine", "Choice", "Request", "ENGINES", "choose", "explain", "run", "batch_backend", "GPU_ENGINES"]
+
+GPU_ENGINES = ("auto", "dfs", "trie")
+
+
+@dataclass(frozen=True)
+class Request:
+    """One exact count to place: the graph, the pattern (validated), the semantics and the options."""
+    G: object
+    P: object
+    induced: bool = False
+    backend: str = "cpu"                 # concrete: cpu, graphblas or gpu
+    closed_forms: bool = True
+    gpu_engine: str = "auto"
+    reuse: bool = True
+    memory_budget: int | None = None
+    progress: bool = False
+    part: tuple | None = None            # (i, nparts): only the matches rooted in that part of the roots
+    options: dict = field(default_factory=dict)   # engine-specific (e.g. the triangles ``method``)
+
+
+@dataclass(frozen=True)
+class Engine:
+    """A row of the table. ``can_run``/``should_run`` return None (yes) or the reason in words (no)."""
+    name: str
+    where: str
+    paper: str
+    backends: tuple
+    splits: bool          # counts one part of the roots (part=(i, nparts)): the distributed path
+    linear: bool          # O(n + m) work: a cluster would not speed it up (the distributed path runs it whole)
+    batches: bool         # counted with the other plans of a count_many batch
+    auto_gpu: bool        # backend="auto" takes the GPU for it when one is visible
+    can_run: Callable
+    should_run: Callable
+    run: Callable         # Request -> (unique count as a Python int, stats dict)
+
+
+@dataclass(frozen=True)
+class Choice:
+    engine: Engine
+    backend: str
+    reason: str
+
+
+# --------------------------------------------------------------------------- the rows
+
+
+def _plain_triangle(P):
+    return P.k == 3 and P.num_edges == 3 and not P.labeled
+
+
+def _plain_clique(P):
+    return P.is_clique and not P.labeled and P.k >= 3
+
+
+def _tri_can(r):
+    if not _plain_triangle(r.P):
+        return "the pattern is not the unlabeled triangle"
+    if r.G.labeled:
+        return "the graph is labeled (the clique kernel ignores its labels the same way)"
+    if r.part is not None:
+        return "the triangle kernels count the whole graph (no part=)"
+    return None
+
+
+def _tri_run(r):
+    from .triangles import triangle_count
+    t0 = time.perf_counter()
+    n = triangle_count(r.G, backend=r.backend, **r.options)
+    return n, {"plan": f"triangles ({r.backend})", "reuse_hits": 0, "set_operations": None,
+               "set_operations_saved": None, "seconds": time.perf_counter() - t0}
+
+
+def _clique_can(r):
+    if not _plain_clique(r.P):  # k > 32 stays here: clique_count raises PatternTooLarge with advice
+        return "the pattern is not an unlabeled clique of 3 or more vertices"
+    if r.part is not None and r.backend == "graphblas":
+        return "the graphblas clique formulation counts the whole graph (no part=)"
+    return None
+
+
+def _clique_run(r):
+    from .kcliques import clique_count
+    t0 = time.perf_counter()
+    n = clique_count(r.G, r.P.k, backend=r.backend, part=r.part)
+    return n, {"plan": f"{r.P.k}-clique on the degree-ordered DAG ({r.backend})", "reuse_hits": 0,
+               "set_operations": None, "set_operations_saved": None, "seconds": time.perf_counter() - t0}
+
+
+@functools.lru_cache(maxsize=1)
+def _closed_form_table():
+    """canonical key -> (function of G, formula): the non-induced unlabeled patterns with a closed form
+    (stars are recognised by their shape, :func:`_closed_form_of`)."""
+    from .motifs import closed_forms as cf, degree_forms as df
+    from .patterns import named_pattern
+    return {named_pattern("bowtie").canonical_key: (cf.bowtie_noninduced, "bowtie = Σ_v C(t_v, 2) − Σ_arcs C(t_e, 2)"),
+            named_pattern("house").canonical_key: (cf.house_noninduced, "house = Σ_4-cycles Σ_edges t_e − 4 × diamonds"),
+            named_pattern("4-path").canonical_key: (df.path4_noninduced, "4-path = Σ_uv (d_u − 1)(d_v − 1) − 3T"),
+            named_pattern("tailed-triangle").canonical_key: (df.tailed_triangle_noninduced,
+                                                             "tailed triangle = Σ_v t_v (d_v − 2)")}
+
+
+def _closed_form_of(P):
+    """(function of G, formula) of the closed form of the unlabeled pattern P, or None."""
+    from .patterns.pattern import MAX_CANONICAL_VERTICES
+    if P.k >= 3 and P.num_edges == P.k - 1 and max(P.degrees) == P.k - 1:  # a star, any size (the wedge: k = 3)
+        from .motifs.degree_forms import star_noninduced
+        return functools.partial(star_noninduced, k=P.k), f"{P.k}-star = Σ_v C(d_v, {P.k - 1})"
+    if P.k > MAX_CANONICAL_VERTICES:
+        return None
+    return _closed_form_table().get(P.canonical_key)
+
+
+def _closed_can(r):
+    if r.backend != "cpu":
+        return "closed forms run on the cpu backend"
+    if r.induced:
+        return "the closed forms count non-induced copies"
+    if r.P.labeled:
+        return "the closed forms are of unlabeled patterns"
+    if r.part is not None:
+        return "a closed form counts the whole graph at once (no part=)"
+    if _closed_form_of(r.P) is None:
+        return "no closed form is known for this pattern"
+    return None
+
+
+def _closed_should(r):
+    return None if r.closed_forms else "closed_forms=False asked for the enumeration"
+
+
+def _closed_run(r):
+    fn, text = _closed_form_of(r.P)
+    t0 = time.perf_counter()
+    n = int(fn(r.G))
+    return n, {"plan": f"closed form: {text}", "reuse_hits": 0, "set_operations": None,
+               "set_operations_saved": None, "seconds": time.perf_counter() - t0}
+
+
+def _plan(r, reuse):
+    from .exact.plans import plan_for
+    return plan_for(r.G, r.P, induced=r.induced, reuse=reuse)
+
+
+def _cuts_can(r):
+    if r.gpu_engine == "dfs":
+        return "gpu_engine='dfs' asked for the depth-first engine"
+    return None
+
+
+def _cuts_should(r):
+    if r.gpu_engine == "auto" and (r.P.k < 5 or r.P.labeled):
+        return ("below 5 vertices or with labels the depth-first engine is on par or faster (measured; the trie "
+                "wins 6x on the house, wiki-Vote and email-Eu-core: docs/gpu_trie.md)")
+    return None
+
+
+def _cuts_run(r):
+    from .exact.cuts import count_plan_bfs
+    return count_plan_bfs(r.G, _plan(r, False), memory_budget=r.memory_budget, part=r.part)
+
+
+def _dumato_can(r):
+    if r.part is not None:
+        return "the depth-first GPU engine counts all roots (parts go to the trie engine)"
+    return None
+
+
+def _dumato_run(r):
+    from .exact.dumato import count_plan_gpu
+    return count_plan_gpu(r.G, _plan(r, r.reuse), memory_budget=r.memory_budget)
+
+
+def _plan_run(r):
+    from .exact.cpu import run_plan
+    return run_plan(r.G, _plan(r, r.reuse), memory_budget=r.memory_budget, progress=r.progress, part=r.part)
+
+
+def _no_objection(r):
+    return None
+
+
+ENGINES = (
+    Engine(name="triangles", where="la_gpm/triangles", paper="masked SpGEMM on the oriented DAG (LA triangle counting)",
+           backends=("cpu", "graphblas", "gpu"), splits=False, linear=False, batches=False, auto_gpu=True,
+           can_run=_tri_can, should_run=_no_objection, run=_tri_run),
+    Engine(name="kcliques", where="la_gpm/kcliques",
+           paper="k-cliques on the degree-ordered DAG (each clique once, O(√m) out-lists)",
+           backends=("cpu", "graphblas", "gpu"), splits=True, linear=False, batches=False, auto_gpu=True,
+           can_run=_clique_can, should_run=_no_objection, run=_clique_run),
+    Engine(name="closed_form", where="la_gpm/motifs/degree_forms.py, la_gpm/motifs/closed_forms.py",
+           paper="closed forms over degrees and triangles (FGLT / ESCAPE)",
+           backends=("cpu",), splits=False, linear=True, batches=False, auto_gpu=False,
+           can_run=_closed_can, should_run=_closed_should, run=_closed_run),
+    Engine(name="cuts", where="la_gpm/exact/cuts.py", paper="cuTS: trie levels breadth-first within the memory budget",
+           backends=("gpu",), splits=True, linear=False, batches=True, auto_gpu=False,
+           can_run=_cuts_can, should_run=_cuts_should, run=_cuts_run),
+    Engine(name="dumato", where="la_gpm/exact/dumato.py", paper="DuMato: warp-centric DFS with RPS reuse",
+           backends=("gpu",), splits=False, linear=False, batches=True, auto_gpu=False,
+           can_run=_dumato_can, should_run=_no_objection, run=_dumato_run),
+    Engine(name="plan_dfs", where="la_gpm/exact/cpu.py", paper="RPS plans depth first in numba, symmetry-broken",
+           backends=("cpu",), splits=True, linear=False, batches=True, auto_gpu=False,
+           can_run=_no_objection, should_run=_no_objection, run=_plan_run),
+)
+
+
+# --------------------------------------------------------------------------- choosing
+
+
+def _request_backend(backend):
+    b = config.backend if backend is None else backend
+    if b not in BACKENDS:
+        raise InvalidArgument(f"backend must be one of {BACKENDS}; got {b!r}")
+    return b
+
+
+def _first(req):
+    """(engine, reason) of the first row that can and should run ``req``, or (None, reasons of every row)."""
+    why = []
+    for e in ENGINES:
+        if req.backend not in e.backends:
+            why.append(f"{e.name}: no {req.backend!r} implementation")
+            continue
+        no = e.can_run(req) or e.should_run(req)
+        if no is None:
+            return e, f"{e.name} ({e.paper})"
+        why.append(f"{e.name}: {no}")
+    return None, why
+
+
+def choose(G, P, *, induced: bool = False, backend: str | None = None, closed_forms: bool = True,
+           gpu_engine: str = "auto", reuse: bool = True, memory_budget=None, progress: bool = False, part=None,
+           **options) -> Choice:
+    """The engine and concrete backend that count ``P`` in ``G`` (both validated by the caller).
+
+    Raises BackendUnavailable (with the reason) when the backend asked for cannot run here or has no
+    engine for this pattern."""
+    if gpu_engine not in GPU_ENGINES:
+        raise InvalidArgument(f"gpu_engine must be one of {GPU_ENGINES}; got {gpu_engine!r}")
+    kw = dict(induced=bool(induced), closed_forms=closed_forms, gpu_engine=gpu_engine, reuse=reuse,
+              memory_budget=memory_budget, progress=progress, part=part, options=options)
+    asked = _request_backend(backend)
+    if asked == "auto":
+        order = ("gpu", "cpu") if gpu_status() is None else ("cpu",)
+        for b in order:
+            e, why = _first(Request(G, P, backend=b, **kw))
+            if e is not None and (b != "gpu" or e.auto_gpu):
+                return Choice(e, b, why + ("; auto: the GPU is visible and wins for it" if b == "gpu" else
+                                           "; auto: the CPU" + (" (the GPU wins for cliques and triangles only)"
+                                                                if gpu_status() is None else "")))
+        raise BackendUnavailable("no engine can count this pattern: " + "; ".join(why))
+    b = resolve_backend(asked, supported=("cpu", "graphblas", "gpu"), what="exact pattern counting")
+    e, why = _first(Request(G, P, backend=b, **kw))
+    if e is None:
+        if b == "graphblas":
+            raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
+                                     "clique, so use backend='cpu'")
+        raise BackendUnavailable(f"no {b!r} engine can count this pattern: " + "; ".join(why))
+    return Choice(e, b, why)
+
+
+def run(choice: Choice, G, P, **kw) -> tuple:
+    """Count with ``choice``: (unique count as a Python int, stats with the engine, backend and reason)."""
+    req = Request(G, P, backend=choice.backend, **kw)
+    n, stats = choice.engine.run(req)
+    stats = dict(stats)
+    stats.update(engine=choice.engine.name, backend=choice.backend, reason=choice.reason)
+    return int(n), stats
+
+
+def explain(G, P, *, induced: bool = False, backend: str | None = None, **kw) -> list:
+    """Every row of the table for this request: ``(engine, backend, verdict, reason)``, verdict one of
+    ``"chosen"``, ``"can run"``, ``"cannot"``; the reasons are the rows' own words.
+
+    >>> import la_gpm
+    >>> G = la_gpm.datasets.load("karate")
+    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("4-cycle"), backend="cpu")]
+    [('triangles', 'cannot'), ('kcliques', 'cannot'), ('closed_form', 'cannot'), ('plan_dfs', 'chosen')]
+    """
+    from .patterns import as_pattern
+    from .validation import as_graph
+    G, P = as_graph(G), as_pattern(P)
+    chosen = choose(G, P, induced=induced, backend=backend, **kw)
+    req = Request(G, P, induced=bool(induced), backend=chosen.backend,
+                  **{k: v for k, v in kw.items() if k in Request.__dataclass_fields__})
+    out = []
+    for e in ENGINES:
+        if chosen.backend not in e.backends:
+            continue
+        if e is chosen.engine:
+            out.append((e.name, chosen.backend, "chosen", chosen.reason))
+            continue
+        no = e.can_run(req) or e.should_run(req)
+        out.append((e.name, chosen.backend, "cannot" if no else "can run", no or "a row above was chosen"))
+    return out
+
+
+def batch_backend(backend) -> str:
+    """The concrete backend of a :func:`la_gpm.count_many` batch: ``auto`` takes the GPU when one is visible
+    (the batch fills it: the 200 HPRD queries 0.54 ms against 7.07 ms for the cpu batch on 16 cores,
+    docs/gpu_enum.md), else the CPU."""
+    return resolve_backend(backend, supported=("cpu", "gpu"), what="batched exact pattern counting")
+
+
+def embeddings(n: int, P, count: str) -> int:
+    """``n`` unique copies as the ``count`` kind asked for (embeddings = unique × |Aut(P)|)."""
+    return n * P.automorphism_count if count == "embeddings" else n
+

@@ -1,0 +1,132 @@
+"""The colorful treelet tables of one coloring on the CPU (build and sampler), and σ per free shape.
+
+:class:`CpuTables` builds, for one coloring, every rooted shape's table ``M`` (colorful embeddings per
+vertex and colour set) and the passive shapes' ``B = A·M`` with the numba kernels of
+:mod:`la_gpm.motif_estimate.cpu`, in the layout of :func:`~la_gpm.motif_estimate.shapes.shape_plan`,
+and samples uniform colorful treelets from them (:class:`~la_gpm.motif_estimate.gpu.GpuTables` is the
+same on the device).  :func:`shape_sigma` counts, with these tables, each graph's spanning trees
+of each free tree shape.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..color_coding.trees import split_tables
+from .shapes import free_shapes, shape_plan, top_free
+
+__all__ = ["CpuTables", "shape_sigma", "HUB_CHUNK"]
+
+HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skipped by its sums
+
+
+class CpuTables:
+    """The colorful rooted-treelet tables of one coloring, kept alive for sampling."""
+
+    def __init__(self, G, k: int, colors: np.ndarray):
+        from . import cpu as K
+        self.G, self.k, self.plan = G, k, shape_plan(k)
+        pl = self.plan
+        n = G.n
+        self.colors = np.ascontiguousarray(colors, dtype=np.int8)
+        self.M = np.zeros((n, pl.WM), dtype=np.float64)
+        self.B = np.zeros((n, pl.WB), dtype=np.float64)
+        ptr, ind = G.indptr, G.indices
+        self._hub_chunks()
+        done_b = set()
+        for i in range(len(pl.shapes)):
+            if pl.size[i] == 1:
+                K.leaf_fill(self.colors, self.M, pl.offM[i])
+                continue
+            a, p = int(pl.act[i]), int(pl.pas[i])
+            if p not in done_b:
+                K.spmm_cols(ptr, ind, self.M, pl.offM[p], self.B, pl.offB[p], math.comb(k, int(pl.size[p])),
+                            self.hub_off, self.chunk, self.CSt)
+                done_b.add(p)
+            sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
+            K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
+        # the passive shapes' tables, transposed, for the sampler's neighbour scans
+        self.Pt = np.zeros((pl.WB, n), dtype=np.float64)
+        for i in done_b:
+            c = math.comb(k, int(pl.size[i]))
+            self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
+        self.root_w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]   # (tops, n) rooted copies
+        self.top_free = top_free(k)
+        per_top = self.root_w.sum(axis=1)
+        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
+        self.root_cum = np.cumsum(self.root_w.ravel())
+        self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
+        self.treelets = self.rooted / k                               # unrooted colorful k-treelets
+
+    def _hub_chunks(self):
+        """Vertices with more than HUB_CHUNK neighbours: the SpMM keeps their lists' sums per run of
+        that many neighbours, and the sampler skips whole runs (a hub's scan was most of a sample's
+        cost: R-MAT 16, k = 5, 2 cores, 65,536 samples 1.1 s -> 0.2 s). The run length grows until
+        these sums take at most a quarter of B's memory."""
+        G, pl = self.G, self.plan
+        deg = np.diff(G.indptr)
+        chunk = HUB_CHUNK
+        while True:
+            hubs = np.flatnonzero(deg > chunk)
+            nch = -(-deg[hubs] // chunk)
+            if hubs.size == 0 or int(nch.sum()) * pl.WB <= max(G.n * pl.WB // 4, 1 << 16):
+                break
+            chunk *= 2
+        self.hub_off = np.full(G.n, -1, dtype=np.int64)
+        if hubs.size:
+            self.hub_off[hubs] = np.concatenate([[0], np.cumsum(nch)[:-1]])
+        self.chunk = chunk
+        self.CSt = np.zeros((pl.WB, max(int(nch.sum()), 1)), dtype=np.float64)
+
+    def natural_mixture(self) -> np.ndarray:
+        """The free shapes' shares of the colorful treelets (uniform sampling over all treelets)."""
+        return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
+
+    def set_mixture(self, q) -> None:
+        """Sample free shape F with probability q[F], then a uniform colorful copy of F."""
+        q = np.asarray(q, dtype=np.float64)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
+        self.root_cum = np.cumsum((self.root_w * f[self.top_free][:, None]).ravel())
+
+    def sample(self, count: int, key: int, first: int = 0):
+        """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
+        from . import cpu as K
+        pl, k = self.plan, self.k
+        verts = np.empty((count, k), dtype=np.int64)
+        edges = np.empty((count, k - 1, 2), dtype=np.int64)
+        shp = np.empty(count, dtype=np.int64)
+        if count and self.rooted > 0:
+            K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, self.Pt, pl.offM, pl.offB, pl.size, pl.act,
+                              pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
+                              self.G.n, np.uint64(key), first, count, k, verts, edges, shp, self.hub_off,
+                              self.chunk, self.CSt)
+        return verts, edges, shp
+
+
+def shape_sigma(edge_lists, k: int) -> np.ndarray:
+    """(classes, free shapes) int64: spanning trees of each k-vertex graph isomorphic to each free tree.
+
+    Computed with the colorful tables themselves: the graphs side by side as one graph, vertex i of
+    each coloured i, so every tree copy inside a graph is colorful; the rooted copies of the shapes of
+    a free tree F over a graph's k roots are k times its copies of F.
+    """
+    from ..graph import Graph
+    pl = shape_plan(k)
+    tf = top_free(k)
+    nf = len(free_shapes(k))
+    out = np.zeros((len(edge_lists), nf), dtype=np.int64)
+    chunk = 512
+    for c0 in range(0, len(edge_lists), chunk):
+        part = edge_lists[c0:c0 + chunk]
+        src = [c * k + a for c, e in enumerate(part) for a, b in e]
+        dst = [c * k + b for c, e in enumerate(part) for a, b in e]
+        G = Graph.from_edges(np.array(src, dtype=np.int64), np.array(dst, dtype=np.int64), n=len(part) * k)
+        T = CpuTables(G, k, np.arange(G.n) % k)
+        w = T.M[:, pl.offM[pl.top]] / pl.top_aut[None, :]          # (n, tops) rooted copies
+        per = np.zeros((len(part), nf))
+        np.add.at(per, (np.repeat(np.arange(len(part)), k)[:, None], tf[None, :]), w)
+        out[c0:c0 + len(part)] = np.rint(per / k).astype(np.int64)
+    return out
