@@ -165,7 +165,7 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
     return row
 
 
-@FAMILY.suite(gpu="optional", quick={"cases": ["karate:4", "karate:5"], "budget": 5.0},
+@FAMILY.suite(gpu="optional", quick={"cases": ["karate:4", "karate:5"], "budget": 1.0},
               args=[arg("--cases", nargs="*", default=DEFAULT_CASES, help="graph:k"),
                     arg("--budget", type=float, default=40.0, help="time budget per case (s)"),
                     arg("--eps", type=float, default=0.1), arg("--delta", type=float, default=0.05),
@@ -321,7 +321,7 @@ def coverage_row(G, name, k, be, a, truth, t_exact):
             "all_converged": all(r["converged"] for r in runs), "misses": misses, "runs": runs}
 
 
-@FAMILY.suite(gpu="optional", quick={"cases": ["karate:4"], "seeds": 2},
+@FAMILY.suite(gpu="optional", quick={"cases": ["karate:4"], "seeds": 2, "eps": 0.5},
               args=[arg("--cases", nargs="*", default=["citeseer:4", "citeseer:5", "email-Eu-core:4", "email-Eu-core:5",
                                                        "wiki-Vote:4", "wiki-Vote:5"]),
                     arg("--seeds", type=int, default=10), arg("--eps", type=float, default=0.1),
@@ -353,8 +353,9 @@ def motif_coverage(a):
 
 
 # ------------------------------------------------------------------ motif_checkpoints
-@FAMILY.suite(quick={"graph": "karate", "k": 5, "coverage_k": 4, "seeds": 1, "coverage_seeds": 2},
+@FAMILY.suite(quick={"graph": "karate", "k": 5, "coverage_k": 4, "seeds": 1, "coverage_seeds": 2, "eps": 0.5},
               args=[arg("--graph", default="email-Eu-core"), arg("--k", type=int, default=6),
+                    arg("--eps", type=float, default=0.1),
                     arg("--seeds", type=int, default=4, help="seeds 1..N of the colorings-to-stop rows"),
                     arg("--coverage-k", type=int, default=5),
                     arg("--coverage-seeds", type=int, default=8, help="seeds 1..N of the coverage rows")])
@@ -368,7 +369,7 @@ def motif_checkpoints(a):
     spc = 1 << 14
     for seed in range(1, a.seeds + 1):
         for cps in ("geometric", "planned"):
-            el, df = once(lambda: estimate_census(G, a.k, seed=seed, min_frequency=1e-3, checkpoints=cps,
+            el, df = once(lambda: estimate_census(G, a.k, eps=a.eps, seed=seed, min_frequency=1e-3, checkpoints=cps,
                                                   samples_per_coloring=spc), sync=False)
             at = df.attrs
             rec.add({"graph": a.graph, "k": a.k, "eps": at["eps"], "delta": at["delta"], "min_frequency": 1e-3,
@@ -378,7 +379,7 @@ def motif_checkpoints(a):
     for cps in ("geometric", "planned"):
         inside = total = cols = 0
         for seed in range(1, a.coverage_seeds + 1):
-            df = estimate_census(G, a.coverage_k, seed=seed, min_frequency=1e-3, checkpoints=cps,
+            df = estimate_census(G, a.coverage_k, eps=a.eps, seed=seed, min_frequency=1e-3, checkpoints=cps,
                                  samples_per_coloring=spc)
             i, t = covering(df, truth)
             inside, total, cols = inside + i, total + t, cols + df.attrs["colorings"]

@@ -816,7 +816,7 @@ def gpu_orbits(a):
 WIKI_HOUSES = 9_488_779_111  # the GPU trie and dfs engines and the 16-core CPU engine agree (H100 run)
 
 
-@FAMILY.suite(repeats=5, graphs="citeseer,R-MAT 10,email-Eu-core,wiki-Vote", quick={"graphs": "karate,R-MAT 8"},
+@FAMILY.suite(repeats=5, graphs="citeseer,R-MAT 10,email-Eu-core,wiki-Vote", quick={"graphs": "karate,R-MAT 6"},
               args=[arg("--enum-budget", type=float, default=60.0, help="seconds for one enumeration run")])
 def closed_forms(a):
     """Closed forms against enumeration on the cpu backend: the non-induced bowtie (hourglass) and house. Each

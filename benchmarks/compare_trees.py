@@ -17,13 +17,16 @@ How it measures
   ``la_gpm.__file__`` and stops if another copy was imported).  Rounds alternate the trees mirrored,
   A B B A A B ..., so a linear drift of the machine (another job, the clock, the page cache) falls on
   both trees alike.  Each child loads the graph once, then for each case of the group: one warm-up call
-  (numba / CUDA compilation and caches), then up to ``--repeat`` timed calls (fewer once
-  ``--budget`` seconds are spent; at least one).  On the gpu backend ``cupy.cuda.Device().synchronize()``
-  runs before each reading of the clock.  A fast case repeats until ``--min-time`` seconds of timed
-  calls (at most 200 calls), so a median of sub-millisecond calls is not one noisy sample.  The child prints its counts and times as JSON on stdout.
+  (numba / CUDA compilation, the graph's caches), then timed calls: at least ``--repeat`` of them and
+  ``--min-time`` seconds' worth (at most 200 calls, so a median of sub-millisecond calls is not a few
+  noisy samples), but none more once ``--budget`` seconds are spent (at least one call).  On the gpu
+  backend ``cupy.cuda.Device().synchronize()`` runs before each reading of the clock.  The child prints
+  its counts and times as JSON on stdout.
 * The times of a tree are pooled over its rounds: ``median_s`` is the median of all its timed calls,
-  ``round_medians_s`` the median of each child.  ``ratio`` = after / before (< 1: the after tree is
-  faster).
+  ``round_medians_s`` the median of each child.  ``ratio`` = after / before of ``median_s`` (< 1: the
+  after tree is faster); ``round_ratios`` the same per round (the two children of a round run back to
+  back, under the same load) and ``ratio_paired`` their geometric mean, the steadier figure on a shared
+  machine.
 * Counts: every call's result is kept in a canonical form (ints exact; floats as floats; arrays as
   shape, column sums and a SHA-256 of their int64 bytes); ``stable`` says whether all calls of a tree
   (warm-up, every timed call, every round) gave the same result, ``equal`` whether the two trees
@@ -41,6 +44,18 @@ median_s before / after, ratio.
 
 Data: the labelled graphs (yeast, HPRD) come from ``$LA_GPM_SHARED_DATA`` (default ``../shared/data``
 beside the checkout that holds this script); cases whose data is missing are skipped, and say so.
+
+Color coding on the gpu runs with ``spmm="tiled"`` (the rooted SpMM kernel picked by its rule):
+``spmm="auto"`` times the candidate kernels in each process and may keep another one, whose sums agree
+only up to float rounding, so the two trees could not be compared exactly.
+
+On the GPU machine (the working tree travels without .git): extract the old package into an untracked
+folder of the checkout, carry the data, and name both ids::
+
+    git archive pre-issue16 la_gpm | (mkdir -p .before && tar -x -C .before)   # here, before the call
+    cp -r ../shared/data .shared_data                                            # carried
+    LA_GPM_SHARED_DATA=$PWD/.shared_data python benchmarks/compare_trees.py --before .before --after . \
+        --backend gpu --before-id pre-issue16 --after-id <commit> --out $OUT/compare_trees_gpu.json
 """
 
 from __future__ import annotations
@@ -211,6 +226,8 @@ def data_missing(graph: str, case: dict) -> str | None:
 def _canon(x):
     """A JSON-able canonical form of a result, for exact comparison."""
     import numpy as np
+    if hasattr(x, "__cuda_array_interface__") and hasattr(x, "get"):
+        x = x.get()   # a CuPy array: compared on the host
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
     if isinstance(x, (int, np.integer)):
@@ -343,7 +360,7 @@ def _make_op(la_gpm, G, case: dict, backend: str, mode: str):
             e = la_gpm.estimate(G, a["template"], eps=1e-4, delta=0.01, seed=SEED, max_colorings=m, backend=b,
                                 spmm=spmm)
             return {"value": e.value, "ci_low": e.ci_low, "ci_high": e.ci_high, "n_colorings": int(e.n_colorings),
-                    "values": [float(v) for v in e.values]}
+                    "values": _canon(e.values)}
         return estimate
     if op == "estimate_census":
         m = a["colorings"][mode]
@@ -413,9 +430,10 @@ def child_main(spec: dict) -> int:
             fn = _make_op(la_gpm, G, case, backend, mode)
             sync()
             t = time.perf_counter()
-            first = _canon(fn())
+            r = fn()
             sync()
             row["warmup_s"] = time.perf_counter() - t
+            first = _canon(r)
             times, results = [], [first]
             while True:
                 sync()
@@ -449,11 +467,12 @@ def child_main(spec: dict) -> int:
 def run_child(tree: Path, graph: str, cases: list, backend: str, mode: str, repeat: int, min_time: float,
               budget: float, timeout: float, retries: int):
     spec = {"tree": str(tree), "graph": graph, "backend": backend, "mode": mode, "repeat": repeat,
-            "min_time": min_time, "budget": budget, "cases": [{k: c[k] for k in ("id", "name", "op", "args", "graph") if k in c}
-                                        for c in cases]}
+            "min_time": min_time, "budget": budget,
+            "cases": [{k: c[k] for k in ("id", "name", "op", "args", "graph") if k in c} for c in cases]}
     env = dict(os.environ)
     env["PYTHONPATH"] = str(tree) + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     env.setdefault("OMP_WAIT_POLICY", CHILD_OMP_WAIT_POLICY)
+    env["LA_GPM_SHARED_DATA"] = str(DATA.resolve())   # the children run in the tree's folder
     cmd = [sys.executable, str(Path(__file__).resolve()), "--child", json.dumps(spec)]
     last = None
     for attempt in range(retries + 1):
@@ -474,7 +493,9 @@ def run_child(tree: Path, graph: str, cases: list, backend: str, mode: str, repe
                 continue
             return res
         err = json.loads(lines[-1][len(MARK):]).get("error") if lines else None
-        last = {"error": err or f"child exit {p.returncode}: {p.stderr.strip()[-2000:]}"}
+        tail = [ln for ln in p.stderr.strip().splitlines() if ln.strip()]
+        last = {"error": err or f"child exit {p.returncode}: {tail[-1].strip() if tail else 'no message'}",
+                "stderr_tail": p.stderr[-3000:]}
     return last
 
 
@@ -482,15 +503,18 @@ def git_info(d: Path, given: str | None, repo: Path | None):
     info = {"path": str(d)}
     if given:
         info["id"] = given
-    for where in ([d] if not given else []) + ([repo] if given and repo else []):
+    # git -C d only where d is a checkout's root: a tree extracted inside another checkout would name that one
+    own = (d / ".git").exists()
+    tries = ([(d, "HEAD", True)] if not given and own else []) + (
+        [(repo, given + "^{commit}", False)] if given and repo else [])
+    for where, ref, is_own in tries:
         try:
-            ref = "HEAD" if where == d else given + "^{commit}"
             sha = subprocess.run(["git", "-C", str(where), "rev-parse", "--verify", ref], capture_output=True,
                                  text=True, timeout=30)
             if sha.returncode != 0:
                 continue
             info["commit"] = sha.stdout.strip()
-            if where == d:
+            if is_own:
                 st = subprocess.run(["git", "-C", str(d), "status", "--porcelain", "--untracked-files=no"],
                                     capture_output=True, text=True, timeout=60)
                 info["uncommitted_changes"] = len([ln for ln in st.stdout.splitlines() if ln.strip()])
@@ -667,6 +691,7 @@ def main(argv=None) -> int:
                 brief = {"graph": graph, "tree": side, "round": r}
                 if "error" in res and "cases" not in res:
                     brief["error"] = res["error"]
+                    brief["stderr_tail"] = res.get("stderr_tail")
                     for c in runnable:
                         per[c["id"]][side].append({"error": res["error"]})
                 else:
@@ -679,8 +704,8 @@ def main(argv=None) -> int:
                         per[c["id"]][side].append(dict(res["cases"][c["id"]], graph_n=res.get("graph_n"),
                                                        graph_m=res.get("graph_m")))
                 payload["children"].append(brief)
-                print(f"  [{time.perf_counter() - t0:6.1f} s] {graph:28s} round {r} {side:6s} "
-                      f"{'ERROR ' + str(brief.get('error'))[:200] if 'error' in brief else 'ok %.1f s' % brief['wall_s']}",
+                state = f"ERROR {str(brief['error'])[:200]}" if "error" in brief else f"ok {brief['wall_s']:.1f} s"
+                print(f"  [{time.perf_counter() - t0:6.1f} s] {graph:28s} round {r} {side:6s} {state}",
                       file=sys.stderr, flush=True)
 
     bad = 0
@@ -720,6 +745,10 @@ def main(argv=None) -> int:
         row["timed_calls"] = {s: len(times[s]) for s in ("before", "after")}
         row["warmup_s"] = {s: [x["warmup_s"] for x in runs[s]] for s in ("before", "after")}
         row["ratio"] = med["after"] / med["before"] if med["before"] > 0 else None
+        # the two children of a round ran back to back, under the same load: their ratio, per round
+        pairs = [a / b for a, b in zip(row["round_medians_s"]["after"], row["round_medians_s"]["before"]) if b > 0]
+        row["round_ratios"] = pairs
+        row["ratio_paired"] = math.exp(sum(math.log(x) for x in pairs) / len(pairs)) if pairs else None
         ref = reference_counts(c)
         if ref is not None:
             row["reference_ok"] = {s: res[s] == ref for s in ("before", "after")}
@@ -728,6 +757,7 @@ def main(argv=None) -> int:
         payload["rows"].append(row)
 
     ratios = [r["ratio"] for r in payload["rows"] if r.get("ratio")]
+    paired = [r["ratio_paired"] for r in payload["rows"] if r.get("ratio_paired")]
     payload["summary"] = {
         "cases": len(payload["rows"]),
         "equal": sum(1 for r in payload["rows"] if r.get("equal")),
@@ -736,6 +766,7 @@ def main(argv=None) -> int:
         "ratio_geomean": math.exp(sum(math.log(x) for x in ratios) / len(ratios)) if ratios else None,
         "ratio_max": max(ratios) if ratios else None,
         "ratio_min": min(ratios) if ratios else None,
+        "ratio_paired_geomean": math.exp(sum(math.log(x) for x in paired) / len(paired)) if paired else None,
         "wall_s": time.perf_counter() - t0,
     }
     try:
@@ -746,7 +777,7 @@ def main(argv=None) -> int:
     out_path.write_text(json.dumps(payload, indent=1, default=str) + "\n")
 
     w = max(len(r["name"]) + len(r["graph"]) + 3 for r in payload["rows"]) if payload["rows"] else 20
-    print(f"{'case':{w}s}  {'before s':>10s}  {'after s':>10s}  {'after/before':>12s}  counts")
+    print(f"{'case':{w}s}  {'before s':>10s}  {'after s':>10s}  {'after/before':>12s}  {'paired':>7s}  counts")
     for r in payload["rows"]:
         label = f"{r['name']} | {r['graph']}"
         if "skipped" in r:
@@ -758,11 +789,12 @@ def main(argv=None) -> int:
             if not all(r["stable"].values()):
                 flag += " UNSTABLE"
             print(f"{label:{w}s}  {r['median_s']['before']:10.4f}  {r['median_s']['after']:10.4f}  "
-                  f"{r['ratio']:12.3f}  {flag}")
+                  f"{r['ratio']:12.3f}  {r['ratio_paired']:7.3f}  {flag}")
     s = payload["summary"]
     print(f"{s['equal']}/{s['cases']} equal, {s['mismatched_or_failed']} mismatched or failed, {s['skipped']} "
           f"skipped; ratio after/before: geomean {s['ratio_geomean'] or float('nan'):.3f}, "
-          f"max {s['ratio_max'] or float('nan'):.3f}; wall {s['wall_s']:.0f} s -> {out_path}")
+          f"max {s['ratio_max'] or float('nan'):.3f}; paired per round: geomean "
+          f"{s['ratio_paired_geomean'] or float('nan'):.3f}; wall {s['wall_s']:.0f} s -> {out_path}")
     return 1 if bad else 0
 
 

@@ -95,7 +95,7 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     closed_forms : on the cpu backend, count the non-induced unlabeled patterns that have a closed form
         (stars, the 4-path, the tailed triangle, the bowtie (hourglass) and the house, whatever way they are
         given: edge list, name, file) from degrees and triangle counts instead of enumerating their copies
-        (:func:`la_gpm.motifs.driver.bowtie_noninduced`, :func:`~la_gpm.motifs.driver.house_noninduced`;
+        (:func:`la_gpm.motifs.closed_forms.bowtie_noninduced`, :func:`~la_gpm.motifs.closed_forms.house_noninduced`;
         same numbers); False forces the enumeration (for A/B tests)
 
     Returns
@@ -126,7 +126,7 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
                               "backend, memory_budget, progress, return_stats, reuse, gpu_engine, closed_forms "
                               "(and method= for triangles)")
     G = as_graph(G)
-    G._require_undirected("pattern counting")
+    G.require_undirected("pattern counting")
     P = as_pattern(P)
     P.require_connected("counting")
     if not (P.is_clique and not P.labeled and P.k >= 3):  # cliques go to the DAG kernel, which takes k <= 32
@@ -193,7 +193,7 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
         raise InvalidArgument("patterns must be an iterable of patterns (a list), not one pattern name; "
                               "use count_pattern for a single pattern")
     G = as_graph(G)
-    G._require_undirected("pattern counting")
+    G.require_undirected("pattern counting")
     pats, derived = prepared(G, list(patterns), bool(induced), bool(reuse))
     b = engines.batch_backend(backend)
     kw = dict(induced=bool(induced), count=count, memory_budget=memory_budget, reuse=reuse)

@@ -81,6 +81,7 @@ class Engine:
     can_run: Callable
     should_run: Callable
     run: Callable         # Request -> (unique count as a Python int, stats dict)
+    detail: Callable = None   # Request -> words on what this engine does for it (e.g. the formula)
 
 
 @dataclass(frozen=True)
@@ -239,7 +240,8 @@ ENGINES = (
     Engine(name="closed_form", where="la_gpm/motifs/degree_forms.py, la_gpm/motifs/closed_forms.py",
            paper="closed forms over degrees and triangles (FGLT / ESCAPE)",
            backends=("cpu",), splits=False, linear=True, batches=False, auto_gpu=False,
-           can_run=_closed_can, should_run=_closed_should, run=_closed_run),
+           can_run=_closed_can, should_run=_closed_should, run=_closed_run,
+           detail=lambda r: _closed_form_of(r.P)[1]),
     Engine(name="cuts", where="la_gpm/exact/cuts.py", paper="cuTS: trie levels breadth-first within the memory budget",
            backends=("gpu",), splits=True, linear=False, batches=True, auto_gpu=False,
            can_run=_cuts_can, should_run=_cuts_should, run=_cuts_run),
@@ -271,7 +273,7 @@ def _first(req):
             continue
         no = e.can_run(req) or e.should_run(req)
         if no is None:
-            return e, f"{e.name} ({e.paper})"
+            return e, f"{e.name} ({e.paper})" + (f": {e.detail(req)}" if e.detail is not None else "")
         why.append(f"{e.name}: {no}")
     return None, why
 

@@ -156,7 +156,7 @@ class Graph:
     @property
     def ids(self) -> np.ndarray:
         if self._ids is None:
-            return self._cached("ids", lambda: _readonly(np.arange(self.n, dtype=np.int64)))
+            return self.cached("ids", lambda: _readonly(np.arange(self.n, dtype=np.int64)))
         return self._ids
 
     @property
@@ -182,12 +182,15 @@ class Graph:
         return f"<la_gpm.Graph{nm}: n={self.n}, m={self.m}, {kind}{lab}>"
 
     # ----------------------------------------------------------------- cached derived properties
-    def _cached(self, key, make):
+    def cached(self, key, make, valid=None):
+        """A value derived from the graph, built once by ``make()`` and kept with it (thread-safe). The graph is
+        immutable, so a derived value stays right; ``valid(value)`` (optional) may declare a kept value stale
+        (e.g. a copy on a cluster that went away), and it is rebuilt."""
         v = self._cache.get(key)
-        if v is None:
+        if v is None or (valid is not None and not valid(v)):
             with self._lock:
                 v = self._cache.get(key)
-                if v is None:
+                if v is None or (valid is not None and not valid(v)):
                     v = make()
                     self._cache[key] = v
         return v
@@ -195,7 +198,7 @@ class Graph:
     @property
     def degrees(self) -> np.ndarray:
         """Out-degree of every vertex (the degree, for undirected graphs)."""
-        return self._cached("degrees", lambda: _readonly(np.diff(self._indptr)))
+        return self.cached("degrees", lambda: _readonly(np.diff(self._indptr)))
 
     @property
     def max_degree(self) -> int:
@@ -209,17 +212,17 @@ class Graph:
             rank = np.empty(self.n, dtype=np.int64)
             rank[order] = np.arange(self.n)
             return _readonly(rank)
-        return self._cached("degree_rank", make)
+        return self.cached("degree_rank", make)
 
     def oriented(self) -> tuple[np.ndarray, np.ndarray]:
         """Degree-ordered DAG: keep u->v when (deg u, u) < (deg v, v). Out-degrees are O(sqrt m)."""
-        self._require_undirected("oriented")
+        self.require_undirected("oriented")
 
         def make():
             from .primitives.csr import filter_by_rank
             p, i = filter_by_rank(self._indptr, self._indices, self.degree_rank, True)
             return _readonly(p), _readonly(i)
-        return self._cached("oriented", make)
+        return self.cached("oriented", make)
 
     def oriented_ranked(self) -> tuple[np.ndarray, np.ndarray]:
         """The degree-ordered DAG with vertex v renamed ``degree_rank[v]``.
@@ -231,17 +234,17 @@ class Graph:
             from .primitives.csr import relabel
             p, i = relabel(*self.oriented(), self.degree_rank)
             return _readonly(p), _readonly(i)
-        return self._cached("oriented_ranked", make)
+        return self.cached("oriented_ranked", make)
 
     def lower(self) -> tuple[np.ndarray, np.ndarray]:
         """Strictly lower triangle by vertex id (u -> v with v < u) as CSR."""
-        self._require_undirected("lower")
+        self.require_undirected("lower")
 
         def make():
             from .primitives.csr import filter_by_rank
             p, i = filter_by_rank(self._indptr, self._indices, np.arange(self.n), False)
             return _readonly(p), _readonly(i)
-        return self._cached("lower", make)
+        return self.cached("lower", make)
 
     def to_scipy(self):
         """The adjacency as a ``scipy.sparse.csr_array`` of ones (int8), sharing index arrays."""
@@ -250,7 +253,7 @@ class Graph:
         def make():
             data = np.ones(self.nnz, dtype=np.int8)
             return sp.csr_array((data, self._indices, self._indptr), shape=(self.n, self.n))
-        return self._cached("scipy", make)
+        return self.cached("scipy", make)
 
     def to_networkx(self):
         import networkx as nx
@@ -264,7 +267,7 @@ class Graph:
 
     def device_cache(self, key: str, make):
         """Per-device copies (e.g. ``"gpu:0:csr"``) built once and kept with the graph."""
-        return self._cached("dev:" + key, make)
+        return self.cached("dev:" + key, make)
 
     def clear_device_cache(self) -> None:
         """Drop the graph's device copies (GPU memory is freed once nothing else holds them).
@@ -276,7 +279,8 @@ class Graph:
             for key in [k for k in self._cache if k.startswith("dev:")]:
                 del self._cache[key]
 
-    def _require_undirected(self, what):
+    def require_undirected(self, what):
+        """Raise InvalidGraph naming ``what`` when the graph is directed."""
         if self._directed:
             raise InvalidGraph(f"{what} needs an undirected graph; this one is directed "
                                "(build it with directed=False)")

@@ -150,3 +150,11 @@ def test_gpu_workers_count_equals_cpu():
             want = la_gpm.count(G, name, induced=induced, backend="cpu")
             assert dcount(G, name, client=c, backend="gpu", induced=induced) == want, name
             assert dcount(G, name, client=c, backend="gpu", induced=induced, parts=7) == want, name
+
+
+def test_the_engine_table_decides_here_too(client):
+    """A pattern with a closed form (any spelling) is counted whole in one task; a triangle is split over
+    the clique kernel's parts; both equal the single-machine count."""
+    G = la_gpm.datasets.load("karate")
+    for pattern in ([(3, 0), (0, 1), (2, 0)], "4-path", "triangle", "4-cycle"):
+        assert dcount(G, pattern, client=client, parts=3) == la_gpm.count(G, pattern, backend="cpu")

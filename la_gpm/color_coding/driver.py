@@ -156,7 +156,7 @@ def _check_tree(P, G):
     if P.vertex_labels is not None and G.vertex_labels is None:
         raise LabelMismatch(f"the template is vertex-labeled ({P.vertex_labels}) but the graph has no vertex "
                             "labels; pass a labeled graph or an unlabeled template")
-    G._require_undirected("color-coding tree counting")
+    G.require_undirected("color-coding tree counting")
 
 
 def check_dtype(dtype):

@@ -87,24 +87,29 @@ __device__ __forceinline__ I segment_of(const i64* __restrict__ offs, I lo, I hi
 }
 
 // ------------------------------------------------------------------------------------------------
-// Binary searches in a sorted range a[lo, hi) of any element type T, index type I and key type K.
-// A search reads through the read-only data cache by default (LdgLoad: arrays that no thread writes during
-// the launch, e.g. the CSR); a list the kernel itself writes (a warp's buffer) needs PlainLoad.
+// Binary searches in a sorted range a[lo, hi), for any element type T, index type I and key type K.
+// binary_*: arrays that no thread writes during the launch (the CSR, tables), read through the read-only
+// data cache (const __restrict__ pointers, __ldg). buffer_*: a list the kernel itself writes (a warp's
+// buffer), read with plain loads through a plain pointer.
 
+// how a search reads its array: the pointer type and the load
 struct LdgLoad {
+    template <typename T>
+    using ptr = const T* __restrict__;
     template <typename T>
     __device__ __forceinline__ static T at(const T* p) { return __ldg(p); }
 };
 struct PlainLoad {
     template <typename T>
+    using ptr = const T*;
+    template <typename T>
     __device__ __forceinline__ static T at(const T* p) { return *p; }
 };
 
-// the three-way search behind binary_find and binary_contains: found(mid) for a mid with a[mid] == x,
-// else `none`
+// the loops behind them, for either kind of load (T given explicitly)
 template <typename Load, typename T, typename I, typename K, typename R, class Found>
-__device__ __forceinline__ R binary_search3(const T* a, I lo, I hi, K x, R none, Found found) {
-    while (lo < hi) {
+__device__ __forceinline__ R search_eq(typename Load::template ptr<T> a, I lo, I hi, K x, R none, Found found) {
+    while (lo < hi) {  // three-way: found(mid) for a mid with a[mid] == x, else none
         const I mid = (lo + hi) >> 1;
         const T y = Load::at(a + mid);
         if (y == x) return found(mid);
@@ -112,22 +117,8 @@ __device__ __forceinline__ R binary_search3(const T* a, I lo, I hi, K x, R none,
     }
     return none;
 }
-
-// index of x in the sorted range a[lo, hi), or -1
-template <typename Load = LdgLoad, typename T, typename I, typename K>
-__device__ __forceinline__ I binary_find(const T* a, I lo, I hi, K x) {
-    return binary_search3<Load>(a, lo, hi, x, (I)-1, [](I mid) { return mid; });
-}
-
-// true when x occurs in the sorted range a[lo, hi)
-template <typename Load = LdgLoad, typename T, typename I, typename K>
-__device__ __forceinline__ bool binary_contains(const T* a, I lo, I hi, K x) {
-    return binary_search3<Load>(a, lo, hi, x, false, [](I) { return true; });
-}
-
-// first position p in the sorted range a[lo, hi) with a[p] >= x (hi when none)
-template <typename Load = LdgLoad, typename T, typename I, typename K>
-__device__ __forceinline__ I binary_lower_bound(const T* a, I lo, I hi, K x) {
+template <typename Load, typename T, typename I, typename K>
+__device__ __forceinline__ I search_lower_bound(typename Load::template ptr<T> a, I lo, I hi, K x) {
     while (lo < hi) {
         const I mid = (lo + hi) >> 1;
         if (Load::at(a + mid) < x) lo = mid + 1; else hi = mid;
@@ -135,20 +126,50 @@ __device__ __forceinline__ I binary_lower_bound(const T* a, I lo, I hi, K x) {
     return lo;
 }
 
+// index of x in the sorted range a[lo, hi), or -1
+template <typename T, typename I, typename K>
+__device__ __forceinline__ I binary_find(const T* __restrict__ a, I lo, I hi, K x) {
+    return search_eq<LdgLoad, T>(a, lo, hi, x, (I)-1, [](I mid) { return mid; });
+}
+
+// true when x occurs in the sorted range a[lo, hi)
+template <typename T, typename I, typename K>
+__device__ __forceinline__ bool binary_contains(const T* __restrict__ a, I lo, I hi, K x) {
+    return search_eq<LdgLoad, T>(a, lo, hi, x, false, [](I) { return true; });
+}
+template <typename T, typename I, typename K>
+__device__ __forceinline__ bool buffer_contains(const T* a, I lo, I hi, K x) {
+    return search_eq<PlainLoad, T>(a, lo, hi, x, false, [](I) { return true; });
+}
+
+// first position p in the sorted range a[lo, hi) with a[p] >= x (hi when none)
+template <typename T, typename I, typename K>
+__device__ __forceinline__ I binary_lower_bound(const T* __restrict__ a, I lo, I hi, K x) {
+    return search_lower_bound<LdgLoad, T>(a, lo, hi, x);
+}
+template <typename T, typename I, typename K>
+__device__ __forceinline__ I buffer_lower_bound(const T* a, I lo, I hi, K x) {
+    return search_lower_bound<PlainLoad, T>(a, lo, hi, x);
+}
+
 // first position p in the sorted range a[lo, hi) with a[p] > x (hi when none)
-template <typename Load = LdgLoad, typename T, typename I, typename K>
-__device__ __forceinline__ I binary_upper_bound(const T* a, I lo, I hi, K x) {
+template <typename T, typename I, typename K>
+__device__ __forceinline__ I binary_upper_bound(const T* __restrict__ a, I lo, I hi, K x) {
     while (lo < hi) {
         const I mid = (lo + hi) >> 1;
-        if (Load::at(a + mid) <= x) lo = mid + 1; else hi = mid;
+        if (__ldg(a + mid) <= x) lo = mid + 1; else hi = mid;
     }
     return lo;
 }
 
 // u ~ v in a CSR graph with sorted rows: the other vertex searched in the shorter row (u's on a tie)
 __device__ __forceinline__ bool csr_adjacent(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v) {
-    const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
-    return (uh - ul <= vh - vl) ? binary_contains(idx, ul, uh, v) : binary_contains(idx, vl, vh, u);
+    if (ptr[u + 1] - ptr[u] > ptr[v + 1] - ptr[v]) {
+        const int t = u;
+        u = v;
+        v = t;
+    }
+    return binary_contains(idx, ptr[u], ptr[u + 1], v);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -175,6 +196,16 @@ __device__ __forceinline__ int warp_filter(I lo, I hi, int* out, int lane, Get g
     }
     __syncwarp();
     return cnt;
+}
+
+// out[0..) = the elements of the sorted list a[lo, hi) that the sorted row idx[rlo, rhi) also holds, in order
+// (one binary search per lane, compacted by ballot); returns how many (the same on every lane). a is read
+// through Load (PlainLoad where it may be a buffer of the kernel's own).
+template <typename Load = LdgLoad, typename I>
+__device__ __forceinline__ int warp_intersect(const int* a, I lo, I hi, const int* __restrict__ idx, i64 rlo, i64 rhi,
+                                              int* out, int lane) {
+    return warp_filter(lo, hi, out, lane, [&](I i) { return Load::at(a + i); },
+                       [&](int x) { return binary_contains(idx, rlo, rhi, x); });
 }
 
 // every (s, q) with s a lane holding a range [lo_s, lo_s + len_s) and q in that range, spread over the

@@ -60,13 +60,9 @@ def _scattered(c, G):
     """G on every worker of client ``c``: scattered once per (client, graph) and kept for later calls, so the
     workers keep their copy and, cached on it, the derived arrays and device copies of earlier tasks.
     A copy that was lost (client closed, worker gone) is scattered again."""
-    with G._lock:
-        entry = G._cache.get("dask-scattered")
-        if entry is not None and entry[0] == c.id and entry[1].status == "finished":
-            return entry[1]
-        fut = c.scatter(G, broadcast=True, hash=False)
-        G._cache["dask-scattered"] = (c.id, fut)
-        return fut
+    def make():
+        return c.id, c.scatter(G, broadcast=True, hash=False)
+    return G.cached("dask-scattered", make, valid=lambda e: e[0] == c.id and e[1].status == "finished")[1]
 
 
 def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memory_budget=None) -> int:
@@ -134,7 +130,7 @@ def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = 
     151
     """
     G = as_graph(G)
-    G._require_undirected("distributed counting")
+    G.require_undirected("distributed counting")
     P = _checked(G, pattern, count, backend, memory_budget, induced)
     c = _client(client)
     kw = dict(induced=induced, count=count, backend=backend, memory_budget=memory_budget)

@@ -242,7 +242,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     """
     _check_count(count)
     G = as_graph(G)
-    G._require_undirected("batch-dynamic matching")
+    G.require_undirected("batch-dynamic matching")
     P = as_pattern(Q)
     _check_query(G, P, induced)
     b = _resolve(backend)
@@ -287,7 +287,7 @@ class DynamicGraph:
     def __init__(self, G, queries, *, count: str = "embeddings", induced: bool = False, backend: str | None = None):
         _check_count(count)
         G = as_graph(G)
-        G._require_undirected("batch-dynamic matching")
+        G.require_undirected("batch-dynamic matching")
         if isinstance(queries, (str, bytes)) or not isinstance(queries, (list, tuple)):
             queries = [queries]
         if not queries:

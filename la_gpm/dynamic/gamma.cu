@@ -120,7 +120,7 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
             }
         }
         const unsigned bal = __ballot_sync(LA_FULL_MASK, ok);
-        const long long rank = cnt + __popc(bal & ((1u << lane) - 1u));
+        const long long rank = cnt + __popc(bal & lanes_below(lane));
         if (ok && store) buf[rank] = c;
         if (ok && emit) {
             long long* row = out + (at + rank) * k;
@@ -139,15 +139,12 @@ __device__ long long warp_pairs(const int* a, long long na, const int* b, long l
     long long s = 0;
     for (long long t = lane; t < nb; t += 32) {
         const int y = b[t];
-        long long lb = 0, hi = na;  // a is this warp's own buffer, written in this launch: plain loads, no __ldg
-        while (lb < hi) {
-            const long long mid = (lb + hi) >> 1;
-            if (a[mid] < y) lb = mid + 1; else hi = mid;
-        }
+        // a is this warp's own buffer, written in this launch: plain loads, no __ldg
+        const long long lb = buffer_lower_bound(a, 0LL, na, y);
         const bool eq = lb < na && a[lb] == y;
         s += rel == 1 ? (eq ? 1 : 0) : rel == 2 ? lb : na - lb - (eq ? 1 : 0);
     }
-    s = (long long)__shfl_sync(LA_FULL_MASK, warp_sum_u64((unsigned long long)s), 0);
+    s = (long long)__shfl_sync(LA_FULL_MASK, warp_sum((unsigned long long)s), 0);
     return rel == 1 ? na * nb - s : s;
 }
 
@@ -178,9 +175,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     const bool list = listing != 0;
     const int last = k - 1;
     while (true) {
-        unsigned long long it = 0;
-        if (lane == 0) it = atomicAdd(next, 1ull);
-        it = __shfl_sync(LA_FULL_MASK, it, 0);
+        const unsigned long long it = warp_next_item(next, lane);
         if (it >= (unsigned long long)nitems) break;
         const long long* item = items + it * 6;
         const long long j = item[0];

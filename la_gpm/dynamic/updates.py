@@ -240,7 +240,7 @@ def _internal(G: Graph, orig: np.ndarray):
         out[orig >= G.n] = -1
         return out
     ids = G.ids
-    sorter = G._cached("ids_sorter", lambda: np.argsort(ids, kind="stable"))
+    sorter = G.cached("ids_sorter", lambda: np.argsort(ids, kind="stable"))
     pos = np.searchsorted(ids, orig, sorter=sorter)
     pos = np.minimum(pos, len(ids) - 1) if len(ids) else pos
     out = np.full(orig.shape, -1, dtype=np.int64)

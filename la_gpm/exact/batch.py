@@ -42,7 +42,7 @@ def prepared(G, patterns, induced: bool, reuse: bool):
 
     if not patterns or not all(isinstance(P, Pattern) for P in patterns):
         return validated(G, patterns), {}
-    cache = G._cached("batch:prepared", dict)
+    cache = G.cached("batch:prepared", dict)
     key = (tuple(map(id, patterns)), bool(induced), bool(reuse))
     hit = cache.get(key)
     if hit is not None and len(hit[0]) == len(patterns) and all(a is b for a, b in zip(hit[0], patterns)):
@@ -71,7 +71,7 @@ def route(G, pats, derived, what, induced, reuse, special):
 
 def cached_plan(G, P, induced: bool, reuse: bool):
     """plan_for(G, P), cached on the graph per (pattern, induced, reuse): a repeated batch compiles nothing."""
-    cache = G._cached("batch:plans", dict)
+    cache = G.cached("batch:plans", dict)
     key = (P, bool(induced), bool(reuse))
     plan = cache.get(key)
     if plan is None:
@@ -97,7 +97,7 @@ def _root_keys(G, vertex_labeled: bool, edge_labeled: bool):
         key = rank.astype(np.int64) * stride + (stride - 1 - deg)
         order = np.argsort(key, kind="stable")
         return order.astype(np.int32), key[order], labels, stride
-    return G._cached(f"batch:rootkeys:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
+    return G.cached(f"batch:rootkeys:v{int(vertex_labeled)}e{int(edge_labeled)}", make)
 
 
 def batch_roots(G, plans, vertex_labeled: bool, edge_labeled: bool):

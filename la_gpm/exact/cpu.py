@@ -175,7 +175,7 @@ def count_plans_batch_cpu(G, plans):
         else:
             groups.setdefault((plan.vertex_labels is not None, plan.edge_labels is not None), []).append(i)
     kern = _cpu_batch_kernel()
-    cache = G._cached("batch:cpu", dict)
+    cache = G.cached("batch:cpu", dict)
     for (vl, el), members in groups.items():
         ps = [plans[i] for i in members]
         key = (vl, el, tuple(map(id, ps)))

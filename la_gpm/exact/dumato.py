@@ -520,7 +520,7 @@ class _BatchGroup:
 def _batch_group(G, plans, vl, el):
     """_BatchGroup for these plan objects, cached on the graph (dropped by ``clear_device_cache``)."""
     cp = cupy()
-    cache = G._cached("dev:gpu:enum:batches", dict)
+    cache = G.cached("dev:gpu:enum:batches", dict)
     key = (cp.cuda.Device().id, vl, el, tuple(id(p) for p in plans))
     hit = cache.get(key)
     if hit is not None and len(hit.plans) == len(plans) and all(a is b for a, b in zip(hit.plans, plans)):

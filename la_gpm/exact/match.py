@@ -67,7 +67,7 @@ def match(G, Q, *, induced: bool = False, limit: int | None = None, chunk_size: 
     if isinstance(chunk_size, bool) or not isinstance(chunk_size, (int, np.integer)) or chunk_size < 1:
         raise InvalidArgument(f"chunk_size must be a positive integer; got {chunk_size!r}")
     G = as_graph(G)
-    G._require_undirected("subgraph matching")
+    G.require_undirected("subgraph matching")
     P = _as_query(Q)
     P.require_connected("matching")
     check_size(P, limit_unlabeled=MAX_LABELED_VERTICES, what="match")

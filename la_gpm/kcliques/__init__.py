@@ -76,7 +76,7 @@ def clique_count(G, k: int, *, backend: str | None = None, part=None) -> int:
     """
     k = _check_k(k)
     G = as_graph(G)
-    G._require_undirected("clique counting")
+    G.require_undirected("clique counting")
     b = resolve_backend(backend, supported=("cpu", "graphblas", "gpu"), what="clique counting")
     part = check_part(part)
     if part is not None and b == "graphblas":

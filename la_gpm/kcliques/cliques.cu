@@ -31,28 +31,11 @@ __device__ __forceinline__ u64 warp_count_in(const int* S, int ns, const int* __
     return c;
 }
 
-// out = S ∩ idx[lo, hi) in order; returns its size (same on every lane)
+// out = S ∩ idx[lo, hi) in order (S[0, ns) read with plain loads: it may be the warp's stack); returns its
+// size (same on every lane)
 __device__ __forceinline__ int warp_intersect_to(const int* S, int ns, const int* __restrict__ idx, i64 lo, i64 hi,
                                                  int* out, int lane) {
-    int cnt = 0;
-    for (int base = 0; base < ns; base += 32) {
-        const int i = base + lane;
-        int x = 0;
-        bool hit = false;
-        if (i < ns) { x = S[i]; hit = binary_contains(idx, lo, hi, x); }
-        const unsigned m = __ballot_sync(LA_FULL_MASK, hit);
-        if (hit) out[cnt + __popc(m & ((1u << lane) - 1u))] = x;
-        cnt += __popc(m);
-    }
-    __syncwarp();
-    return cnt;
-}
-
-// the warp's next work item from the shared counter (the same value on every lane)
-__device__ __forceinline__ u64 warp_next_item(u64* next, int lane) {
-    u64 e = 0;
-    if (lane == 0) e = atomicAdd(next, 1ULL);
-    return __shfl_sync(LA_FULL_MASK, e, 0);
+    return warp_intersect<PlainLoad>(S, 0, ns, idx, lo, hi, out, lane);
 }
 
 // the out-lists [alo, ahi) and [blo, bhi) of DAG arc e = (u, v), the shorter first

@@ -573,7 +573,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         k, eps, delta, min_frequency, max_samples, max_colorings, samples_per_coloring, min_colorings, time_budget,
         adaptive, natural_share, checkpoints, coloring)
     G = as_graph(G)
-    G._require_undirected("estimate_census")
+    G.require_undirected("estimate_census")
     be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
     if spc is None:
         spc = DEFAULT_SAMPLES_PER_COLORING[be]

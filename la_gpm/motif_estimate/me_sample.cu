@@ -7,12 +7,10 @@
 // Random numbers: SplitMix64 of a counter (la_gpm/backends/cpu/rng.py).
 #include "common.cuh"
 
-__device__ __forceinline__ u64 me_mix(u64 x) { return la_splitmix64(x); }
-
 // (state advanced, uniform double in [0, 1)), as the CPU's _uniform
 __device__ __forceinline__ double me_uniform(u64& state) {
     state += 0x9E3779B97F4A7C15ULL;
-    u64 z = me_mix(state);
+    u64 z = la_splitmix64(state);
     return (double)(z >> 11) * (1.0 / 9007199254740992.0);
 }
 
@@ -208,25 +206,15 @@ extern "C" __global__ void me_ema(double* __restrict__ M, i64 W, i64 offA, const
     M[v * W + offS + r] = acc;
 }
 
-// smallest i in [0, len) with cum[i] > x
-__device__ __forceinline__ i64 me_upper(const double* __restrict__ cum, i64 len, double x) {
-    i64 lo = 0, hi = len;
-    while (lo < hi) {
-        i64 mid = (lo + hi) >> 1;
-        if (cum[mid] <= x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
 #define ME_MAXK 8
 
 // sample i's root: (shape, vertex) in proportion to the cumulative root weights
 __device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
                                              const i64* __restrict__ root_shape, i64 n, u64& state, int* st_s,
                                              int* st_v) {
-    const double total = root_cum[ncum - 1];
+    const double total = __ldg(root_cum + ncum - 1);
     const double x = me_uniform(state);
-    const i64 id = me_upper(root_cum, ncum - 1, x * total);
+    const i64 id = binary_upper_bound(root_cum, (i64)0, ncum - 1, x * total);
     const i64 t = id / n;
     st_s[0] = (int)root_shape[t];
     st_v[0] = (int)(id - t * n);
@@ -248,6 +236,27 @@ __device__ __forceinline__ i64 me_pick_split(const double* Mv, const double* Bv,
     return ns - 1;
 }
 
+// The samplers' draw from weights in list order (a sum with __dadd_rn, as the CPU sampler): the first i in
+// [lo, hi) with a positive weight w(i) at which the running sum acc + (the positive weights up to i) passes
+// x, else the last i with a positive weight (-1 when none is). acc: in, the sum before lo; out, the
+// running sum before the pick (unchanged when there is none).
+template <class Weight>
+__device__ __forceinline__ i64 me_pick_weighted(i64 lo, i64 hi, double x, double& acc, Weight w) {
+    i64 pick = -1;
+    double before = acc;
+    for (i64 i = lo; i < hi; ++i) {
+        const double wi = w(i);
+        if (wi > 0.0) {
+            pick = i;
+            before = acc;
+            acc = __dadd_rn(acc, wi);
+            if (x < acc) break;
+        }
+    }
+    acc = before;
+    return pick;
+}
+
 // Hub chunk skipping for the samplers: a vertex v with hub_slot[v] >= 0 has its neighbours in chunks of CH,
 // and Pc[q * WB] (q < chunks) is chunk q's sum of the passive column being sampled (the SpMM's partial
 // sums).  Narrows [e, e1) to the first chunk whose running sum passes x (else the last chunk with a
@@ -257,23 +266,10 @@ __device__ __forceinline__ i64 me_pick_split(const double* Mv, const double* Bv,
 __device__ __forceinline__ void me_skip_chunks_thread(const double* __restrict__ Pc, i64 WB, int CH, double x,
                                                       i64& e, i64& e1, double& acc) {
     const int nq = (int)((e1 - e + CH - 1) / CH);
-    int pick = -1, lastq = -1;
-    double a = 0.0, before = 0.0;
-    for (int q = 0; q < nq; ++q) {
-        const double w = Pc[(i64)q * WB];
-        if (w > 0.0) {
-            lastq = q;
-            before = a;
-            a = __dadd_rn(a, w);
-            if (x < a) {
-                pick = q;
-                break;
-            }
-        }
-    }
-    if (pick < 0) pick = lastq;
+    double before = 0.0;
+    const i64 pick = me_pick_weighted(0, nq, x, before, [&](i64 q) { return Pc[q * WB]; });
     if (pick < 0) return;
-    e += (i64)pick * CH;
+    e += pick * CH;
     e1 = min(e + (i64)CH, e1);
     acc = before;
 }
@@ -287,12 +283,7 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
     for (i64 qb = 0; qb < nq; qb += 32) {
         const i64 q = qb + lane;
         const double w = q < nq ? Pc[q * WB] : 0.0;
-        double ps = w;
-#pragma unroll
-        for (int o = 1; o < 32; o <<= 1) {
-            const double t = __shfl_up_sync(LA_FULL_MASK, ps, o);
-            if (lane >= o) ps = __dadd_rn(ps, t);
-        }
+        const double ps = warp_inclusive_sum(w, lane);
         double ex = __shfl_up_sync(LA_FULL_MASK, ps, 1);
         if (lane == 0) ex = 0.0;
         const double start = __dadd_rn(a, ex);
@@ -341,7 +332,7 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
 // the one-thread walk while the running sums are exact (below 2^53).
 template <bool WARP>
 __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS) {
-    u64 state = me_mix(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
+    u64 state = la_splitmix64(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
     me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
     st_r[0] = 0;
@@ -376,12 +367,7 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
                 i64 e = base + lane;
                 int y = e < e1 ? __ldg(idx + e) : -1;
                 double w = e < e1 ? __ldg(col + (i64)y * W) : 0.0;
-                double ps = w;
-#pragma unroll
-                for (int o = 1; o < 32; o <<= 1) {
-                    double q = __shfl_up_sync(LA_FULL_MASK, ps, o);
-                    if (lane >= o) ps = __dadd_rn(ps, q);
-                }
+                const double ps = warp_inclusive_sum(w, lane);
                 unsigned hit = __ballot_sync(LA_FULL_MASK, w > 0.0 && x < __dadd_rn(acc, ps));
                 unsigned pos = __ballot_sync(LA_FULL_MASK, w > 0.0);
                 if (hit) {
@@ -393,18 +379,8 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
             }
         } else {
             if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc);
-            for (i64 e = e0; e < e1; ++e) {
-                int y = __ldg(idx + e);
-                double w = __ldg(col + (i64)y * W);
-                if (w > 0.0) {
-                    last = y;
-                    acc = __dadd_rn(acc, w);
-                    if (x < acc) {
-                        u = y;
-                        break;
-                    }
-                }
-            }
+            const i64 e = me_pick_weighted(e0, e1, x, acc, [&](i64 e) { return __ldg(col + (i64)__ldg(idx + e) * W); });
+            if (e >= 0) u = __ldg(idx + e);
         }
         if (u < 0) u = last;
         st_s[top] = a;
@@ -421,13 +397,7 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
     for (int j = 0; j < k; ++j) verts[i * k + j] = vs[j];
     for (int j = 1; j < k; ++j) {
         for (int a = 0; a < j; ++a) {
-            int xa = vs[a], yb = vs[j];
-            if (ptr[xa + 1] - ptr[xa] > ptr[yb + 1] - ptr[yb]) {
-                int tmp = xa;
-                xa = yb;
-                yb = tmp;
-            }
-            if (binary_contains(idx, ptr[xa], ptr[xa + 1], yb)) code |= 1LL << (j * (j - 1) / 2 + a);
+            if (csr_adjacent(ptr, idx, vs[a], vs[j])) code |= 1LL << (j * (j - 1) / 2 + a);
         }
     }
     codes[i] = code;

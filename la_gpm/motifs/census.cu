@@ -19,7 +19,7 @@
 //   memory (lanes with the same class merged with __match_any_sync), flushed atomically at the end.
 //   Work items come from an atomic counter (warps that finish early take the next arc).
 //
-// census4_closed: the inputs of the k = 4 closed form (see motifs._closed_form_noninduced), one
+// census4_closed: the inputs of the k = 4 closed form (see closed_forms.closed_form_noninduced), one
 //   warp per vertex u from an atomic counter, u's edges to larger ids v in turn, the lanes over
 //   N(v): t_uv by binary search in N(u) (diamonds Σ C(t_e, 2)), triangles u < v < w with the sum of
 //   their degrees, P4 base (d_u - 1)(d_v - 1), and the wedges u - v - w (w > u) counted in the
@@ -240,10 +240,11 @@ __device__ __forceinline__ u64 closed4_edge(const i64* __restrict__ ptr, const i
 }
 
 // The second pass of the k = 4 closed forms (warp-collective): u's forward neighbours idx[from], idx[from +
-// step], ... below uhi, the lanes over their rows; every wedge counter cnt[w], w > u, is read and cleared and
-// C(cnt[w], 2) added to c4 (the 4-cycles with u the smallest id).
-__device__ __forceinline__ void closed4_cycles(const i64* __restrict__ ptr, const int* __restrict__ idx, int u,
-                                               i64 from, i64 uhi, int step, unsigned int* cnt, u64& c4, int lane) {
+// step], ... below uhi, the lanes over their rows; every wedge counter cnt[w], w > u, is read and cleared.
+// Returns this lane's share of Σ C(cnt[w], 2) (the 4-cycles with u the smallest id).
+__device__ __forceinline__ u64 closed4_cycles(const i64* __restrict__ ptr, const int* __restrict__ idx, int u,
+                                              i64 from, i64 uhi, int step, unsigned int* cnt, int lane) {
+    u64 c4 = 0;
     for (i64 jj = from; jj < uhi; jj += step) {
         const int v = __ldg(idx + jj);
         const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
@@ -255,6 +256,7 @@ __device__ __forceinline__ void closed4_cycles(const i64* __restrict__ ptr, cons
             }
         }
     }
+    return c4;
 }
 
 // acc: [diamonds Σ C(t_e,2), 4-cycles, triangles, P4 base, Σ over triangles of vertex degrees]
@@ -272,16 +274,7 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
     unsigned int* cnt = wedge + group * (i64)n;
     u64 dia = 0, c4 = 0, tri = 0, p4 = 0, tdeg = 0;
     for (;;) {
-        u64 e = 0;
-        if (coop) {
-            if (threadIdx.x == 0) s_u = (int)atomicAdd(next, 1ULL);
-            __syncthreads();
-            e = (u64)s_u;
-            __syncthreads();
-        } else {
-            if (lane == 0) e = atomicAdd(next, 1ULL);
-            e = __shfl_sync(LA_FULL_MASK, e, 0);
-        }
+        const u64 e = group_next_item(next, coop, &s_u, lane);
         if (e >= (u64)(uend - ubeg)) break;
         const int u = ubeg + (int)e;
         const i64 ulo = __ldg(ptr + u), uhi = __ldg(ptr + u + 1);
@@ -296,7 +289,7 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
             if (lane == 0) dia += s * (s - 1) / 2;
         }
         group_sync(coop);
-        closed4_cycles(ptr, idx, u, first + gw, uhi, gsize, cnt, c4, lane);
+        c4 += closed4_cycles(ptr, idx, u, first + gw, uhi, gsize, cnt, lane);
         group_sync(coop);
     }
     dia = warp_sum(dia);
@@ -396,7 +389,7 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
         }
         __syncthreads();                  // pass 1 done: N(u) bitmap and counters complete
         for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) nu[__ldg(idx + j) >> 5] = 0u;
-        if (four) closed4_cycles(ptr, idx, u, first + warp, uhi, nwarps, cnt, c4, lane);
+        if (four) c4 += closed4_cycles(ptr, idx, u, first + warp, uhi, nwarps, cnt, lane);
     }
     dia = warp_sum(dia);
     c4 = warp_sum(c4);

@@ -1,5 +1,5 @@
 // The 5-vertex hybrid census on the GPU (la_gpm.census(G, 5, backend="gpu", method="hybrid")),
-// the port of motifs._hybrid5_noninduced / motif_kernels.dense5_hits. See docs/gpu_census.md.
+// the port of hybrid.hybrid5_noninduced / cpu.dense5_hits. See docs/gpu_census.md.
 //
 // Every kernel works on the degree-DESCENDING relabelling of G (vertex 0 has the largest degree,
 // rows sorted), so "u is the smallest id" means "u has the highest degree".
@@ -30,94 +30,6 @@
 
 #define C5_MAX_CLASS 32
 
-__device__ __forceinline__ i64 upper_bound5(const int* __restrict__ a, i64 lo, i64 hi, int x) {
-    while (lo < hi) {
-        const i64 mid = (lo + hi) >> 1;
-        if (__ldg(a + mid) <= x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-
-// membership in a sorted list written by this kernel (plain loads: no read-only cache)
-__device__ __forceinline__ bool scratch_contains(const int* a, int lo, int hi, int x) {
-    while (lo < hi) {
-        const int mid = (lo + hi) >> 1;
-        const int y = a[mid];
-        if (y == x) return true;
-        if (y < x) lo = mid + 1; else hi = mid;
-    }
-    return false;
-}
-
-// out[0..) = the elements of idx[lo, hi) that the sorted row idx[slo, shi) holds, in order (32 at a
-// time, one binary search per lane, compacted by ballot); returns how many. Warp-collective.
-__device__ __forceinline__ int warp_intersect(const int* __restrict__ idx, i64 lo, i64 hi, i64 slo, i64 shi,
-                                              int* out, int lane) {
-    const unsigned lower = (1u << lane) - 1u;
-    int c = 0;
-    for (i64 base = lo; base < hi; base += 32) {
-        const i64 j = base + lane;
-        int w = 0;
-        bool ok = false;
-        if (j < hi) {
-            w = __ldg(idx + j);
-            ok = binary_contains(idx, slo, shi, w);
-        }
-        const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
-        if (ok) out[c + __popc(b & lower)] = w;
-        c += __popc(b);
-    }
-    __syncwarp();
-    return c;
-}
-
-// u ~ v, searching the shorter row
-__device__ __forceinline__ bool adjacent(const i64* __restrict__ ptr, const int* __restrict__ idx, int u, int v) {
-    const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
-    return (uh - ul <= vh - vl) ? binary_contains(idx, ul, uh, v) : binary_contains(idx, vl, vh, u);
-}
-
-__device__ __forceinline__ bool marked(const unsigned* bits, int w) { return (bits[w >> 5] >> (w & 31)) & 1u; }
-
-// the warp's item from an atomic counter
-__device__ __forceinline__ u64 next_item(u64* next, int lane) {
-    u64 it = 0;
-    if (lane == 0) it = atomicAdd(next, 1ULL);
-    return __shfl_sync(LA_FULL_MASK, it, 0);
-}
-
-// largest e in [0, m) with offs[e] <= item
-__device__ __forceinline__ i64 owner_of(const i64* __restrict__ offs, i64 m, i64 item) {
-    i64 lo = 0, hi = m - 1;
-    while (lo < hi) {
-        const i64 mid = (lo + hi + 1) >> 1;
-        if (__ldg(offs + mid) <= item) lo = mid; else hi = mid - 1;
-    }
-    return lo;
-}
-
-// one class hit per active lane: lanes with the same class merged, one shared atomic per group
-__device__ __forceinline__ void count_class(bool ok, const short* __restrict__ table, int code,
-                                            unsigned long long* sh) {
-    const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
-    if (ok) {
-        const int cls = __ldg(table + code);
-        const unsigned same = __match_any_sync(act, cls);
-        if ((same & ((1u << (threadIdx.x & 31)) - 1u)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
-    }
-}
-
-__device__ __forceinline__ void init_shared(unsigned long long* sh, int nclass) {
-    for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh[c] = 0;
-    __syncthreads();
-}
-
-__device__ __forceinline__ void flush_shared(const unsigned long long* sh, int nclass, u64* counts) {
-    __syncthreads();
-    for (int c = threadIdx.x; c < nclass; c += blockDim.x)
-        if (sh[c]) atomicAdd(counts + c, (u64)sh[c]);
-}
-
 // ------------------------------------------------------------------------------- orbit-sum part
 
 // te[a] = |N(u) ∩ N(v)| for both arcs of every edge u < v (forward arc e: source fsrc[e], position fwd[e])
@@ -135,8 +47,7 @@ extern "C" __global__ void c5_arc_tri(const i64* __restrict__ ptr, const int* __
         const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
         int c = 0;
         for (i64 j = sl + lane; j < sh_; j += 32) c += binary_contains(idx, ll, lh, __ldg(idx + j));
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) c += __shfl_down_sync(LA_FULL_MASK, c, o);
+        c = warp_sum(c);
         if (lane == 0) {
             te[a] = c;
             te[binary_find(idx, vl, vh, u)] = c;
@@ -144,10 +55,10 @@ extern "C" __global__ void c5_arc_tri(const i64* __restrict__ ptr, const int* __
     }
 }
 
-// Per-vertex sums over the arcs (a warp per vertex), the rest of the orbit inputs (motifs._sigma):
+// Per-vertex sums over the arcs (a warp per vertex), the rest of the orbit inputs (closed_forms.noninduced_orbits):
 // phase 0: out[3v ..] = (t_v = Σ t_vu / 2, s1 = Σ (d_u - 1), Σ C(d_u - 1, 2));
 // phase 1 (prev = phase 0's output): out[4v ..] = (Σ C(t_vu, 2), Σ t_vu (d_u - 2), Σ (t_u - t_vu), Σ s1_u).
-// Every term is >= 0 and every sum < 2^62 (motifs._check_safe), so u64 holds them exactly.
+// Every term is >= 0 and every sum < 2^62 (common.check_safe), so u64 holds them exactly.
 extern "C" __global__ void c5_vertex_sums(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                           const int* __restrict__ te, int n, int phase, const u64* __restrict__ prev,
                                           u64* __restrict__ out) {
@@ -171,10 +82,10 @@ extern "C" __global__ void c5_vertex_sums(const i64* __restrict__ ptr, const int
                 d += __ldg(prev + 3 * (i64)u + 1);
             }
         }
-        a = warp_sum_u64(a);
-        b = warp_sum_u64(b);
-        c = warp_sum_u64(c);
-        d = warp_sum_u64(d);
+        a = warp_sum(a);
+        b = warp_sum(b);
+        c = warp_sum(c);
+        d = warp_sum(d);
         if (lane == 0) {
             if (phase == 0) {
                 out[3 * v] = a / 2;
@@ -206,23 +117,15 @@ extern "C" __global__ void c5_vertex(const i64* __restrict__ ptr, const int* __r
     unsigned int* cnt = cnt_all + group * (i64)n;
     unsigned int* bits = bits_all + group * nwords;
     for (;;) {
-        u64 it = 0;
-        if (coop) {
-            if (threadIdx.x == 0) s_v = (int)atomicAdd(next, 1ULL);
-            __syncthreads();
-            it = (u64)s_v;
-            __syncthreads();
-        } else {
-            it = next_item(next, lane);
-        }
+        const u64 it = group_next_item(next, coop, &s_v, lane);
         if (it >= (u64)(uend - ubeg)) break;
         const int v = ubeg + (int)it;
         const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
         for (i64 j = vl + gt; j < vh; j += gthreads) {
             const int w = __ldg(idx + j);
-            atomicOr(bits + (w >> 5), 1u << (w & 31));
+            set_bit_atomic(bits, w);
         }
-        if (coop) __syncthreads(); else __syncwarp();
+        group_sync(coop);
         u64 c4 = 0, k23 = 0, wing = 0;
         for (i64 base = vl + gw * 32; base < vh; base += gthreads) {
             const i64 j = base + lane;
@@ -242,10 +145,10 @@ extern "C" __global__ void c5_vertex(const i64* __restrict__ ptr, const int* __r
                     c4 += x;
                     k23 += x * (x - 1) / 2;
                 }
-                if (w > as && marked(bits, w)) wing += (u64)(__ldg(te + q) - 1);
+                if (w > as && bit_is_set(bits, w)) wing += (u64)(__ldg(te + q) - 1);
             });
         }
-        if (coop) __syncthreads(); else __syncwarp();
+        group_sync(coop);
         for (i64 base = vl + gw * 32; base < vh; base += gthreads) {
             const i64 j = base + lane;
             int len = 0;
@@ -260,15 +163,15 @@ extern "C" __global__ void c5_vertex(const i64* __restrict__ ptr, const int* __r
             });
         }
         for (i64 j = vl + gt; j < vh; j += gthreads) bits[__ldg(idx + j) >> 5] = 0u;
-        c4 = warp_sum_u64(c4);
-        k23 = warp_sum_u64(k23);
-        wing = warp_sum_u64(wing);
+        c4 = warp_sum(c4);
+        k23 = warp_sum(k23);
+        wing = warp_sum(wing);
         if (lane == 0) {
             if (c4) atomicAdd(out + 3 * (i64)v, c4);
             if (k23) atomicAdd(out + 3 * (i64)v + 1, k23);
             if (wing) atomicAdd(out + 3 * (i64)v + 2, wing);
         }
-        if (coop) __syncthreads(); else __syncwarp();
+        group_sync(coop);
     }
 }
 
@@ -281,12 +184,12 @@ extern "C" __global__ void c5_k4(const i64* __restrict__ ptr, const int* __restr
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* C = scratch + warp * cap;
     for (;;) {
-        const u64 e = next_item(next, lane);
+        const u64 e = warp_next_item(next, lane);
         if (e >= (u64)nfwd) break;
         const int v = __ldg(fsrc + e);
         const int a = __ldg(idx + __ldg(fwd + e));
         const i64 vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1), al = __ldg(ptr + a), ah = __ldg(ptr + a + 1);
-        const int c = warp_intersect(idx, upper_bound5(idx, al, ah, a), ah, vl, vh, C, lane);
+        const int c = warp_intersect(idx, binary_upper_bound(idx, al, ah, a), ah, idx, vl, vh, C, lane);
         if (c < 2) continue;
         u64 tot = 0;
         for (int i = lane; i < c; i += 32) {
@@ -294,14 +197,14 @@ extern "C" __global__ void c5_k4(const i64* __restrict__ ptr, const int* __restr
             const i64 yl = __ldg(ptr + y), yh = __ldg(ptr + y + 1);
             u64 inc = 0;
             if (yh - yl < (i64)c) {
-                for (i64 q = yl; q < yh; ++q) inc += scratch_contains(C, 0, c, __ldg(idx + q));
+                for (i64 q = yl; q < yh; ++q) inc += buffer_contains(C, 0, c, __ldg(idx + q));  // C: this warp's
             } else {
                 for (int z = 0; z < c; ++z) inc += binary_contains(idx, yl, yh, C[z]);
             }
             if (inc) atomicAdd(k4 + y, inc);
             tot += inc;
         }
-        tot = warp_sum_u64(tot) / 2;
+        tot = warp_sum(tot) / 2;
         if (lane == 0 && tot) {
             atomicAdd(k4 + v, tot);
             atomicAdd(k4 + a, tot);
@@ -317,7 +220,7 @@ __device__ __forceinline__ void stamp_row(const i64* __restrict__ ptr, const int
                                           unsigned int* bits, int lane, bool on) {
     for (i64 j = __ldg(ptr + v) + lane; j < __ldg(ptr + v + 1); j += 32) {
         const int w = __ldg(idx + j);
-        if (on) atomicOr(bits + (w >> 5), 1u << (w & 31)); else bits[w >> 5] = 0u;
+        if (on) set_bit_atomic(bits, w); else bits[w >> 5] = 0u;
     }
     __syncwarp();
 }
@@ -334,7 +237,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                                  int nclass, unsigned int* __restrict__ bits_all, i64 nwords,
                                  u64* __restrict__ next, u64* __restrict__ counts) {
     __shared__ unsigned long long sh[C5_MAX_CLASS];
-    init_shared(sh, nclass);
+    zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     unsigned int* bits = bits_all + warp * 3 * nwords;
@@ -342,9 +245,9 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
     unsigned int* bbits = abits + nwords;
     int cur = -1;
     for (;;) {
-        const u64 item = next_item(next, lane);
+        const u64 item = warp_next_item(next, lane);
         if (item >= (u64)nitems) break;
-        const i64 e = owner_of(offs, nfwd, (i64)item);
+        const i64 e = segment_of(offs, (i64)0, nfwd, (i64)item);
         const int u = __ldg(fsrc + e);
         const int a = __ldg(idx + __ldg(fwd + e));
         if (u != cur) {
@@ -360,7 +263,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
             const int b = __ldg(idx + jb);
             if (b <= u) continue;
             const i64 bl = __ldg(ptr + b), bh = __ldg(ptr + b + 1);
-            const int ub = marked(bits, b) ? 2 : 0;        // bit 1: u ~ b
+            const int ub = bit_is_set(bits, b) ? 2 : 0;        // bit 1: u ~ b
             stamp_row(ptr, idx, b, bbits, lane, true);
             for (i64 cbase = bl; cbase < bh; cbase += 32) {
                 const i64 jc = cbase + lane;
@@ -370,9 +273,9 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                     c = __ldg(idx + jc);
                     if (c > u && c != a) {
                         const i64 cl = __ldg(ptr + c), ch = __ldg(ptr + c + 1);
-                        dlo = upper_bound5(idx, cl, ch, a);
+                        dlo = binary_upper_bound(idx, cl, ch, a);
                         len = (int)(ch - dlo);
-                        cb = (marked(bits, c) ? 8 : 0) | (marked(abits, c) ? 16 : 0);   // u~c, a~c
+                        cb = (bit_is_set(bits, c) ? 8 : 0) | (bit_is_set(abits, c) ? 16 : 0);   // u~c, a~c
                     }
                 }
                 warp_expand(dlo, len, lane, [&](bool ok, int s, i64 q) {
@@ -381,12 +284,12 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
                     bool hit = false;
                     if (ok) {
                         const int d = __ldg(idx + q);          // d > a > u, d ~ c
-                        if (d != b && marked(bits, d)) {
+                        if (d != b && bit_is_set(bits, d)) {
                             hit = true;
                             // vertices (u, a, b, c, d): bit tri(j) + i for pair (i, j)
                             code = 1 | ub | 4 | cbs | 32 | 64 | 512;
-                            if (marked(abits, d)) code |= 128;   // a ~ d
-                            if (marked(bbits, d)) code |= 256;   // b ~ d
+                            if (bit_is_set(abits, d)) code |= 128;   // a ~ d
+                            if (bit_is_set(bbits, d)) code |= 256;   // b ~ d
                         }
                     }
                     count_class(hit, table, code, sh);
@@ -398,7 +301,7 @@ extern "C" __global__ void c5_c5(const i64* __restrict__ ptr, const int* __restr
     }
     __syncwarp();
     if (cur >= 0) stamp_row(ptr, idx, cur, bits, lane, false);
-    flush_shared(sh, nclass, counts);
+    flush_class_counters(sh, nclass, counts);
 }
 
 // hub pairs u < v with codeg(u, v) >= 3, u in ubeg .. uend-1: (pu, pv, pc) appended at an atomic slot
@@ -415,15 +318,7 @@ extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* 
     const i64 group = coop ? (i64)blockIdx.x : (((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5);
     unsigned int* cnt = cnt_all + group * (i64)n;
     for (;;) {
-        u64 it = 0;
-        if (coop) {
-            if (threadIdx.x == 0) s_u = (int)atomicAdd(next, 1ULL);
-            __syncthreads();
-            it = (u64)s_u;
-            __syncthreads();
-        } else {
-            it = next_item(next, lane);
-        }
+        const u64 it = group_next_item(next, coop, &s_u, lane);
         if (it >= (u64)(uend - ubeg)) break;
         const int u = ubeg + (int)it;
         const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1);
@@ -435,7 +330,7 @@ extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* 
                 if (j < uh) {
                     const int a = __ldg(idx + j);
                     const i64 ah = __ldg(ptr + a + 1);
-                    alo = upper_bound5(idx, __ldg(ptr + a), ah, u);     // v > u
+                    alo = binary_upper_bound(idx, __ldg(ptr + a), ah, u);     // v > u
                     len = (int)(ah - alo);
                 }
                 warp_expand(alo, len, lane, [&](bool ok, int, i64 q) {
@@ -456,7 +351,7 @@ extern "C" __global__ void c5_k23_pairs(const i64* __restrict__ ptr, const int* 
                     }
                 });
             }
-            if (coop) __syncthreads(); else __syncwarp();
+            group_sync(coop);
         }
     }
 }
@@ -468,7 +363,7 @@ __device__ __forceinline__ int k23_common_list(const i64* __restrict__ ptr, cons
     const i64 ul = __ldg(ptr + u), uh = __ldg(ptr + u + 1), vl = __ldg(ptr + v), vh = __ldg(ptr + v + 1);
     const bool ushort = uh - ul <= vh - vl;
     const i64 sl = ushort ? ul : vl, sh_ = ushort ? uh : vh, ll = ushort ? vl : ul, lh = ushort ? vh : uh;
-    const int c = warp_intersect(idx, sl, sh_, ll, lh, L, lane);
+    const int c = warp_intersect(idx, sl, sh_, idx, ll, lh, L, lane);
     *uv = binary_contains(idx, sl, sh_, ushort ? v : u) ? 1 : 0;
     return c;
 }
@@ -482,9 +377,9 @@ __device__ __forceinline__ void k23_items(const i64* __restrict__ ptr, const int
                                           const i64* __restrict__ offs, i64 nitems, int* L, int lane,
                                           u64* next, F f) {
     for (;;) {
-        const u64 item = next_item(next, lane);
+        const u64 item = warp_next_item(next, lane);
         if (item >= (u64)nitems) break;
-        const i64 p = owner_of(offs, npairs, (i64)item);
+        const i64 p = segment_of(offs, (i64)0, npairs, (i64)item);
         int uv;
         const int c = k23_common_list(ptr, idx, __ldg(pu + p), __ldg(pv + p), L, lane, &uv);
         f(c, uv, (i64)item - __ldg(offs + p), __ldg(offs + p + 1) - __ldg(offs + p));
@@ -501,7 +396,7 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
                                   int nclass, int* __restrict__ scratch, i64 cap, u64* __restrict__ next,
                                   u64* __restrict__ counts) {
     __shared__ unsigned long long sh[C5_MAX_CLASS];
-    init_shared(sh, nclass);
+    zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* L = scratch + warp * cap;
@@ -530,7 +425,7 @@ extern "C" __global__ void c5_k23(const i64* __restrict__ ptr, const int* __rest
             }
         }
     });
-    flush_shared(sh, nclass, counts);
+    flush_class_counters(sh, nclass, counts);
 }
 
 // K2,3 copies of hub pairs with many common neighbours, counted per class without listing them (the
@@ -552,7 +447,7 @@ extern "C" __global__ void c5_k23_bulk(const i64* __restrict__ ptr, const int* _
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* L = scratch + warp * 2 * cap;
     int* F = L + cap;
-    const unsigned lower = (1u << lane) - 1u;
+    const unsigned lower = lanes_below(lane);
     k23_items(ptr, idx, pu, pv, npairs, offs, nitems, L, lane, next, [&](int c, int uv, i64 pos, i64) {
         const i64 j0 = pos * xc;
         const i64 j1 = j0 + xc < (i64)c ? j0 + xc : (i64)c;
@@ -610,7 +505,7 @@ extern "C" __global__ void c5_tri_lists(const i64* __restrict__ ptr, const int* 
         if (x >= u1) continue;           // warp-uniform; x < y < z, so every owner is >= x
         const int y = __ldg(idx + __ldg(fwd + e));
         const i64 xl = __ldg(ptr + x), xh = __ldg(ptr + x + 1), yh = __ldg(ptr + y + 1);
-        for (i64 j = upper_bound5(idx, __ldg(ptr + y), yh, y) + lane; j < yh; j += 32) {
+        for (i64 j = binary_upper_bound(idx, __ldg(ptr + y), yh, y) + lane; j < yh; j += 32) {
             const int z = __ldg(idx + j);
             if (!binary_contains(idx, xl, xh, z)) continue;
             const int own[3] = {x, y, z}, p[3] = {y, x, x}, q[3] = {z, z, y};
@@ -634,21 +529,16 @@ extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __r
                                      const int* __restrict__ eb, const short* __restrict__ table, int nclass,
                                      u64* __restrict__ next, u64* __restrict__ counts) {
     __shared__ unsigned long long sh[C5_MAX_CLASS];
-    init_shared(sh, nclass);
+    zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 base0 = __ldg(toffs + u0);
     const i64 total = __ldg(toffs + u1) - base0;
     for (;;) {
-        const u64 item = next_item(next, lane);
+        const u64 item = warp_next_item(next, lane);
         if (item >= (u64)total) break;
         const i64 g = (i64)item;
-        // owner: the largest u in [u0, u1) with toffs[u] - base0 <= g
-        int lo = u0, hi = u1 - 1;
-        while (lo < hi) {
-            const int mid = (lo + hi + 1) >> 1;
-            if (__ldg(toffs + mid) - base0 <= g) lo = mid; else hi = mid - 1;
-        }
-        const i64 end = __ldg(toffs + lo + 1) - base0;
+        const int u = segment_of(toffs, u0, u1, g + base0);  // the owner of entry g
+        const i64 end = __ldg(toffs + u + 1) - base0;
         const int a = ea[g], b = eb[g];
         const i64 al = __ldg(ptr + a), ah = __ldg(ptr + a + 1), bl = __ldg(ptr + b), bh = __ldg(ptr + b + 1);
         for (i64 hb = g + 1; hb < end; hb += 32) {
@@ -670,7 +560,7 @@ extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __r
             count_class(hit, table, code, sh);
         }
     }
-    flush_shared(sh, nclass, counts);
+    flush_class_counters(sh, nclass, counts);
 }
 
 // ---------------------------------------------------------------- bowtie copies in bulk (hub by hub)
@@ -685,7 +575,7 @@ extern "C" __global__ void c5_bowtie(const i64* __restrict__ ptr, const int* __r
 // row r of a batch: its hub's index h (returned), the hub *u, the local id *i and the words per row *W
 __device__ __forceinline__ i64 hub_row(const i64* __restrict__ ptr, const int* __restrict__ hubs, i64 nh,
                                        const i64* __restrict__ roffs, i64 r, int* u, i64* i, i64* W) {
-    const i64 h = owner_of(roffs, nh, r);
+    const i64 h = segment_of(roffs, (i64)0, nh, r);
     *u = __ldg(hubs + h);
     *i = r - __ldg(roffs + h);
     *W = (__ldg(ptr + *u + 1) - __ldg(ptr + *u) + 31) >> 5;
@@ -713,18 +603,18 @@ extern "C" __global__ void c5_bowtie_rows(const i64* __restrict__ ptr, const int
             for (i64 j = xl + lane; j < xh; j += 32) {
                 const i64 k = binary_find(idx, ul, uh, __ldg(idx + j));
                 if (k >= 0) {
-                    atomicOr(row + ((k - ul) >> 5), 1u << ((k - ul) & 31));
+                    set_bit_atomic(row, k - ul);
                     ++cnt;
                 }
             }
         } else {
             for (i64 k = ul + lane; k < uh; k += 32)
                 if (binary_contains(idx, xl, xh, __ldg(idx + k))) {
-                    atomicOr(row + ((k - ul) >> 5), 1u << ((k - ul) & 31));
+                    set_bit_atomic(row, k - ul);
                     ++cnt;
                 }
         }
-        cnt = (int)warp_sum_u64((u64)cnt);
+        cnt = (int)warp_sum((u64)cnt);
         if (lane == 0) ldeg[r] = cnt;
     }
 }
@@ -754,7 +644,7 @@ extern "C" __global__ void c5_bowtie_bulk(const i64* __restrict__ ptr, const int
                                           u64* __restrict__ next, u64* __restrict__ acc) {
     const int lane = threadIdx.x & 31;
     for (;;) {
-        const u64 item = next_item(next, lane);
+        const u64 item = warp_next_item(next, lane);
         if (item >= (u64)nrows) break;
         int u;
         i64 i, W;
@@ -797,7 +687,7 @@ extern "C" __global__ void c5_bowtie_bulk(const i64* __restrict__ ptr, const int
         }
 #pragma unroll
         for (int k = 0; k < 7; ++k) {
-            const u64 v = warp_sum_u64(s[k]);
+            const u64 v = warp_sum(s[k]);
             if (lane == 0 && v) atomicAdd(acc + k, v);
         }
     }

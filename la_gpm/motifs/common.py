@@ -29,7 +29,7 @@ _SERIAL_ARCS = 100_000
 def prepare(G, what):
     """G as a :class:`la_gpm.Graph`, which must be undirected (``what`` names the call in the error)."""
     G = as_graph(G)
-    G._require_undirected(what)
+    G.require_undirected(what)
     return G
 
 

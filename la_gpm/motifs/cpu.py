@@ -260,7 +260,6 @@ def arc_triangles(indptr, indices, nchunks):
     Each edge once, from the endpoint with the larger row (marked), scanning the smaller
     row; the reverse arc is found by binary search.
     """
-    n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
     for c in nb.prange(nchunks):
         _arc_triangles_chunk(indptr, indices, c, nchunks, te)
@@ -270,7 +269,6 @@ def arc_triangles(indptr, indices, nchunks):
 @nb.njit(cache=True)
 def arc_triangles_serial(indptr, indices):
     """:func:`arc_triangles` on the calling thread (small graphs: no thread-pool start)."""
-    n = indptr.shape[0] - 1
     te = np.zeros(indices.shape[0], dtype=np.int64)
     _arc_triangles_chunk(indptr, indices, 0, 1, te)
     return te
@@ -411,7 +409,6 @@ def census4_totals(indptr, indices, nchunks):
     close 4-cycles with u the smallest id (Chiba & Nishizeki); 4-cliques u < v < w < x come
     from the triangles' third vertices.  P4 base = Σ over edges of (d_u - 1)(d_v - 1).
     """
-    n = indptr.shape[0] - 1
     acc = np.zeros((nchunks, 6), dtype=np.int64)
     for c in nb.prange(nchunks):
         _census4_chunk(indptr, indices, c, nchunks, acc)
@@ -741,7 +738,7 @@ def _two_path_span(indptr, indices):
     return span
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def _c5_hits(indptr, indices, rank, table, h, mark, u, head, nxt, val, touched, markd, markc, sd, sc):
     """The C5 copies u - a - b - c - d - u with u of the highest rank and a < d, classified into ``h``;
     ``mark[x] == u`` iff x ~ u. Returns the stamps (sd, sc) of markd / markc after their use."""
@@ -800,7 +797,7 @@ def _c5_hits(indptr, indices, rank, table, h, mark, u, head, nxt, val, touched, 
     return sd, sc
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def _k23_bulk(indptr, indices, h, mark, u, v, head, nxt, val, sset, ins, nbm, stamp, stamp2, k23rows):
     """The K2,3 copies of the hub pair u < v (its common neighbours S listed from head[v]) added to ``h``
     per class without listing them: with e edges, P two-edge paths and t triangles inside G[S], the
@@ -848,7 +845,7 @@ def _k23_bulk(indptr, indices, h, mark, u, v, head, nxt, val, sset, ins, nbm, st
     return stamp2
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def _k23_hits(indptr, indices, table, h, mark, u, head, nxt, val, touched, sset, ins, nbm, stamp, stamp2,
               k23rows, k23_comb):
     """The K2,3 copies with hubs u < v (three common neighbours), classified into ``h``: listed, or in
@@ -897,7 +894,7 @@ def _k23_hits(indptr, indices, table, h, mark, u, head, nxt, val, touched, sset,
     return stamp, stamp2
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def _bowtie_hits(indptr, indices, table, h, mark, u, ea, eb, bowtie_bulk, lid, lptr, lidx, lfill, lmk, lmk2, ltx,
                  lcnt, ltouch, lwl, bowrows):
     """The bowties centred at u (two vertex-disjoint edges inside N(u)), classified into ``h``: listed,

@@ -682,7 +682,7 @@ def _connected4_bound(G) -> int:
         src = np.repeat(np.arange(G.n), np.diff(G.indptr))
         dm = d - 1
         return exact_sum(dm[src] * dm[G.indices]) // 2 + deg_binomial_sum(d, 3)
-    return G._cached("connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
+    return G.cached("connected4-bound", make)    # once per graph: ~0.4 ms on citeseer
 
 
 # method="auto" (k = 5) enumerates on the GPU where the K2,3 + bowtie copies exceed this many times the

@@ -84,7 +84,7 @@ class GraphStats:
                 labs, cnt = np.unique(G.vertex_labels, return_counts=True)
                 table = dict(zip(labs.tolist(), (cnt / n).tolist()))
             return d_eff, table
-        d_eff, table = G._cached("plan_stats", graph_side)
+        d_eff, table = G.cached("plan_stats", graph_side)
         freq = {}
         if vertex_labels is not None and G.vertex_labels is not None:
             freq = {int(lab): table.get(int(lab), 0.0) for lab in set(vertex_labels)}

@@ -48,7 +48,7 @@ def triangle_count(G, *, backend: str | None = None, method: str = "auto") -> in
     45
     """
     G = as_graph(G)
-    G._require_undirected("triangle counting")
+    G.require_undirected("triangle counting")
     b = resolve_backend(backend, what="triangle counting")
     _check_method(b, method)
     if b == "graphblas":
@@ -65,7 +65,7 @@ def triangle_count(G, *, backend: str | None = None, method: str = "auto") -> in
 def triangles_per_vertex(G, *, backend: str | None = None) -> np.ndarray:
     """Triangles through each vertex (int64 array of length n); sums to 3× the total."""
     G = as_graph(G)
-    G._require_undirected("triangle counting")
+    G.require_undirected("triangle counting")
     b = resolve_backend(backend, what="per-vertex triangle counting")
     if b == "graphblas":
         from .graphblas import triangles_per_vertex as f

@@ -42,7 +42,7 @@ __device__ __forceinline__ void tri_arcs_body(const i64* __restrict__ ptr, const
     const i64 g = tid / group;
     const i64 ngroups = ((i64)gridDim.x * blockDim.x) / group;
     const int lane = threadIdx.x & 31;
-    const unsigned gmask = (group == 32 ? LA_FULL_MASK : ((1u << group) - 1u)) << (lane & ~(group - 1));
+    const unsigned gmask = group_lane_mask(group, lane);
     int* piv = piv_all + (threadIdx.x & ~(group - 1));
     u64 local = 0;
     for (i64 t = g; t < narcs; t += ngroups) {
@@ -70,7 +70,7 @@ __device__ __forceinline__ void tri_arcs_body(const i64* __restrict__ ptr, const
         if (per_vertex && c) { atomicAdd(per_vertex + u, c); atomicAdd(per_vertex + v, c); }
         local += c;
     }
-    local = warp_sum_u64(local);  // every lane of the warp reaches this point
+    local = warp_sum(local);  // every lane of the warp reaches this point
     if (lane == 0 && local) atomicAdd(total, local);
 }
 
@@ -155,7 +155,7 @@ tri_count_hubs(const i64* __restrict__ ptr, const int* __restrict__ idx, const i
         }
         __syncthreads();  // the next hub overwrites the table
     }
-    local = warp_sum_u64(local);
+    local = warp_sum(local);
     if (lane == 0 && local) atomicAdd(total, local);
 }
 
