@@ -86,7 +86,7 @@ from pathlib import Path
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
-from harness import DATA, HOLDOUT, Family, Record, arg, check, device_sync, timeit  # noqa: E402
+from harness import DATA, HOLDOUT, Family, Record, arg, check, once, timeit  # noqa: E402
 
 import dynamic_workload as dw  # noqa: E402
 import rapidflow_peer  # noqa: E402
@@ -159,13 +159,7 @@ def tag_of(row):
 def timed_first(fn, *, repeat, budget, limit, sync):
     """First call (warm-up, JIT included) timed on its own, then ``repeat`` timed runs unless the
     first took longer than ``limit`` s.  Returns (median_s, runs, first_s, result)."""
-    if sync:
-        device_sync()
-    t = time.perf_counter()
-    res = fn()
-    if sync:
-        device_sync()
-    first = time.perf_counter() - t
+    first, res = once(fn, sync=sync)
     if first > limit or repeat < 1:
         return first, [first], first, res
     med, runs, res2 = timeit(fn, repeat=repeat, warmup=0, budget_s=budget, sync=sync)

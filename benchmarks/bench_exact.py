@@ -21,7 +21,8 @@ import traceback
 from pathlib import Path
 
 import numpy as np
-from harness import DATA, Family, Record, arg, check, graph, hprd, hprd_queries, once, peer, timeit, to_igraph
+from harness import (DATA, Family, Record, arg, check, graph, hprd, hprd_queries, numba_threads, once, peer, timeit,
+                     to_igraph)
 
 import la_gpm
 from la_gpm import Pattern
@@ -159,9 +160,8 @@ def gpu_enum(a):
     embeddings (generic plan) per graph, then all 200 HPRD queries (embeddings; total and per query; the
     engines alone under deep / level-1 / small deep-item thresholds). Every GPU count checked against the
     CPU engine (HPRD: against the published counts). Peer: cuTS, K5 embeddings on wiki-Vote in 3.7 s (H100)."""
-    import numba
     rec = Record(a, "gpu_enum", "exact pattern counting, gpu plan interpreter vs cpu engine",
-                 cpu_threads=numba.get_num_threads(),
+                 cpu_threads=numba_threads(),
                  note="gpu_seconds: median of repeated calls = plan compilation, tables to the device, the "
                       "kernel and the result copy (engine arrays and level-1 work items cached on the graph "
                       "after the first call; gpu_first_call_seconds includes building them on a fresh graph); "
@@ -549,14 +549,12 @@ def hprd_batch(a):
     timed apart: host work shared by every engine); "count_many"/"count_pattern" rows are the public calls
     (count_many caches plans on the graph, so its warm calls compile nothing; its first, cold call is timed
     apart)."""
-    import numba
-
     from la_gpm.api import count_many
     from la_gpm.exact import count_plans_batch_cpu
     G, names, Qs, want = hprd_queries(a.hprd_queries)
     aut = [Q.automorphism_count for Q in Qs]
     rec = Record(a, "hprd_batch", f"HPRD {len(Qs)} labeled queries (embeddings): batched vs one by one", rows=None,
-                 graph={"name": "HPRD", "n": G.n, "m": G.m}, queries=len(Qs), cpu_threads=numba.get_num_threads(),
+                 graph={"name": "HPRD", "n": G.n, "m": G.m}, queries=len(Qs), cpu_threads=numba_threads(),
                  cases={}, errors={})
     out = rec.payload
     t = time.perf_counter()

@@ -19,7 +19,7 @@ import statistics
 import time
 
 import numpy as np
-from harness import Family, Record, arg, check, graph, once, peer, timeit, to_igraph
+from harness import Family, Record, arg, check, graph, numba_threads, once, peer, timeit, to_igraph
 
 import la_gpm
 from la_gpm import Pattern
@@ -115,7 +115,7 @@ def cliques(a):
     """k-cliques on the CPU: the DAG kernel, graphblas masked mxm (k <= 5), the generic plan with and without
     reuse, igraph and networkx (below a clique-count limit), published counts checked."""
     peer_limits = {"igraph cliques(min=k,max=k)": 5_000_000, "networkx enumerate_all_cliques": 700_000}
-    rec = Record(a, "cliques", "cliques", rows="results", threads=_threads())
+    rec = Record(a, "cliques", "cliques", rows="results", threads=numba_threads())
     for label in a.graphs:
         t = time.perf_counter()
         G = graph(label)
@@ -124,11 +124,6 @@ def cliques(a):
         for res in bench_cliques(label, G, ks, a.repeats, peer_limits):
             rec.add(res, echo=False)
     rec.done()
-
-
-def _threads():
-    import numba
-    return numba.get_num_threads()
 
 
 # ------------------------------------------------------------------ gpu_cliques

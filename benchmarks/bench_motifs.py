@@ -21,8 +21,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from harness import (COPY_BW_H100, Family, Record, arg, check, edge_array, graph, once, peer, split_names, timeit,
-                     to_igraph)
+from harness import (COPY_BW_H100, Family, Record, arg, check, edge_array, graph, numba_threads, once, peer, split_names,
+                     timeit, to_igraph)
 
 import la_gpm
 from la_gpm.motifs import census, orbits
@@ -210,7 +210,7 @@ def census_suite(a):
         orbit_sets5 = orca5_orbit_sets()
     except ImportError:
         orbit_sets5 = None
-    rec = Record(a, "census", "motif census and graphlet orbits", rows="graphs", numba_threads=_threads(),
+    rec = Record(a, "census", "motif census and graphlet orbits", rows="graphs", numba_threads=numba_threads(),
                  load_average_at_start=os.getloadavg(),
                  note="shared 2-core machine: compare times within this file only; every count checked first")
     for label in a.graphs:
@@ -223,11 +223,6 @@ def census_suite(a):
                 print(f"{label:32s} k={rows['k']}  {x['impl']:70s} {s}", flush=True)
     rec.done()
 
-
-
-def _threads():
-    import numba
-    return numba.get_num_threads()
 
 
 # ------------------------------------------------------------------ census_small
@@ -346,7 +341,7 @@ def census_small(a):
     cp = None
     if a.gpu:
         import cupy as cp
-    rec = Record(a, "census_small", "census fixed costs on small graphs", numba_threads=_threads(),
+    rec = Record(a, "census_small", "census fixed costs on small graphs", numba_threads=numba_threads(),
                  note="medians after warm-up; graph and its cached relabelling / device copy built in the warm-up; "
                       "GPU runs synchronised; counts checked CPU == GPU (and citeseer == published) first")
     warm(backends=("cpu", "gpu") if a.gpu else ("cpu",))
@@ -415,7 +410,7 @@ def gpu_vs_cpu_row(G, label, k, gpu_method, cpu_method, cpu_plan):
 
 def census_table(a):
     """--full: the k = 3..6 table (closed forms and enumeration, GPU vs CPU) and the kernel knobs."""
-    rec = Record(a, "census_gpu", "motif census (gpu)", numba_threads=_threads(),
+    rec = Record(a, "census_gpu", "motif census (gpu)", numba_threads=numba_threads(),
                  note="GPU times with the graph and its degree-descending relabelling already cached (device "
                       "copy included in the warm-up), as the CPU's relabelling is; counts checked against the "
                       "CPU backend before timing")
@@ -568,7 +563,7 @@ def hybrid5_inputs_row(G, label, base, rmat16_hybrid):
 def hybrid5(a):
     """k = 4 and 5 on citeseer, email-Eu-core, G(20000, 200000) (where the CPU's auto picks the hybrid), R-MAT
     12, 14, 16: GPU hybrid against CPU hybrid on the same machine, counts checked equal."""
-    rec = Record(a, "census_gpu_hybrid5", "motif census k = 4, 5: GPU hybrid vs CPU hybrid", numba_threads=_threads(),
+    rec = Record(a, "census_gpu_hybrid5", "motif census k = 4, 5: GPU hybrid vs CPU hybrid", numba_threads=numba_threads(),
                  note="median of repeated runs after a warm-up; GPU times with the graph's device copies cached; "
                       "every GPU count checked against the CPU backend's (or the GPU enumeration's where the CPU "
                       "is not run) before it is reported")

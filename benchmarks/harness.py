@@ -206,12 +206,17 @@ def machine() -> dict:
            "load_average": load, "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds")}
     if gpu:
         out.update(gpu_memory_bytes=gpu["memory_bytes"], gpu_sm_count=gpu["sm_count"])
+    out["numba_threads"] = numba_threads()
+    return out
+
+
+def numba_threads() -> int | None:
+    """Threads of numba's parallel regions (the cpu backend's cores)."""
     try:
         import numba
-        out["numba_threads"] = numba.get_num_threads()
+        return numba.get_num_threads()
     except ImportError:
-        pass
-    return out
+        return None
 
 
 # ------------------------------------------------------------------ timing
@@ -307,9 +312,9 @@ def in_child(fn, timeout: float):
     return q.get()
 
 
-def command(cmd, timeout: float) -> dict:
+def command(cmd, timeout: float | None = None) -> dict:
     """Run an external command once: its output (stdout + stderr), return code (None when killed after
-    ``timeout`` s), ``killed`` and ``wall_s``."""
+    ``timeout`` s; None: no limit), ``killed`` and ``wall_s``."""
     t = time.perf_counter()
     try:
         p = subprocess.run([str(c) for c in cmd], capture_output=True, text=True, timeout=timeout)
@@ -341,7 +346,7 @@ def peer(name, make, *, want=None, label="", repeat=5, warmup=1, timeout=None, s
         cmd, child = fn, False
 
         def fn():
-            r = command(cmd, timeout or 1e9)
+            r = command(cmd, timeout)
             return None if r["killed"] or r["returncode"] != 0 else r["text"]
     if child:
         res = in_child(fn, timeout)
@@ -463,11 +468,14 @@ class Family:
         return deco
 
     def parser(self):
+        """(the family's parser, {suite: its parser})."""
         ap = argparse.ArgumentParser(description=self.doc, formatter_class=argparse.RawDescriptionHelpFormatter)
         sub = ap.add_subparsers(dest="suite", metavar="SUITE", required=True)
+        parsers = {}
         for name, s in self.suites.items():
             doc = s["fn"].__doc__ or ""
-            p = sub.add_parser(name, help=doc.strip().splitlines()[0] if doc.strip() else None, description=doc,
+            first = re.match(r"(.*?\.)(\s|$)", " ".join(doc.split()))     # its first sentence
+            p = parsers[name] = sub.add_parser(name, help=first and first[1], description=doc,
                                formatter_class=argparse.RawDescriptionHelpFormatter)
             p.add_argument("--quick", action="store_true", help="the smallest case (a few seconds): a smoke run")
             p.add_argument("--out", default=None, help="results folder (default $LA_GPM_BENCH_OUT, else benchmarks/results)")
@@ -483,20 +491,19 @@ class Family:
                                help=f"comma separated graph names (default {s['graphs']!r})")
             for flags, kw in s["args"]:
                 p.add_argument(*flags, **kw)
-        return ap
+        return ap, parsers
 
     def main(self, argv=None):
         argv = list(sys.argv[1:] if argv is None else argv)
         if self.default and (not argv or (argv[0].startswith("-") and argv[0] not in ("-h", "--help"))):
             argv.insert(0, self.default)
-        ap = self.parser()
+        ap, parsers = self.parser()
         a = ap.parse_args(argv)
         s = self.suites[a.suite]
         a.argv = argv
-        if a.quick:
-            sub = ap._subparsers._group_actions[0].choices[a.suite]   # the suite's parser: its defaults
+        if a.quick:   # the quick values of the options left at their defaults
             for key, value in s["quick"].items():
-                if getattr(a, key) == sub.get_default(key):
+                if getattr(a, key) == parsers[a.suite].get_default(key):
                     setattr(a, key, split_names(value) if key == "graphs" else value)
         a.gpu = getattr(a, "backend", "cpu") == "gpu"
         if s["gpu"] == "only" and not a.gpu:

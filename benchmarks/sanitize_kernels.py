@@ -20,7 +20,7 @@ from __future__ import annotations
 import argparse
 
 import numpy as np
-from harness import hprd_queries
+from harness import NOT_HERE, has_gpu, hprd_queries
 
 import la_gpm
 from la_gpm.api import count_pattern
@@ -206,6 +206,9 @@ def main():
     ap.add_argument("--part", choices=sorted(PARTS) + ["all"], default="all")
     ap.add_argument("--scale", type=int, default=10, help="R-MAT scale of the workload (racecheck: smaller)")
     a = ap.parse_args()
+    if not has_gpu():
+        print("sanitize_kernels.py: needs a GPU (CuPy with a CUDA device); none here: not run", flush=True)
+        raise SystemExit(NOT_HERE)
     G = la_gpm.generators.rmat(a.scale, seed=1)
     for name, fn in PARTS.items():
         if a.part in (name, "all"):

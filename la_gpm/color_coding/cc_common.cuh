@@ -13,9 +13,6 @@ typedef unsigned int MAXBITS;
 __device__ __forceinline__ MAXBITS real_bits(float x) { return (MAXBITS)__float_as_uint(x); }
 #endif
 
-// The counter-based hash shared with the CPU kernels (la_gpm/backends/cpu/cc_kernels.py).
-__device__ __forceinline__ u64 cc_splitmix64(u64 x) { return la_splitmix64(x); }
-
 // Non-negative values order like their bit patterns: a max is an integer atomicMax.
 __device__ __forceinline__ void cc_block_max(REAL v, MAXBITS* out) {
 #pragma unroll

@@ -6,13 +6,13 @@
 // that cuSPARSE's column-major SpMM does not do well: see docs/color_coding.md).
 #include "cc_common.cuh"
 
-// colors[g*n + v] = hi32(splitmix64(keys[g] + v)) * k >> 32
+// colors[g*n + v] = hi32(splitmix64(keys[g] + v)) * k >> 32 (the hash of the CPU kernels, la_gpm/backends/cpu/cc_kernels.py)
 extern "C" __global__ void cc_colors(const u64* __restrict__ keys, i64 rows, int n, int k,
                                      signed char* __restrict__ out) {
     for (i64 r = blockIdx.x * (i64)blockDim.x + threadIdx.x; r < rows; r += (i64)gridDim.x * blockDim.x) {
         i64 g = r / n;
         i64 v = r - g * n;
-        u64 h = cc_splitmix64(keys[g] + (u64)v);
+        u64 h = la_splitmix64(keys[g] + (u64)v);
         out[r] = (signed char)(((h >> 32) * (u64)k) >> 32);
     }
 }
@@ -81,14 +81,11 @@ extern "C" __global__ void cc_block_sums(const REAL* __restrict__ col, int n, do
     const i64 g = blockIdx.x;
     double s = 0.0;
     for (int v = threadIdx.x; v < n; v += blockDim.x) s += (double)col[g * n + v];
-#pragma unroll
-    for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(LA_FULL_MASK, s, o);
+    s = warp_sum(s);
     if ((threadIdx.x & 31) == 0) part[threadIdx.x >> 5] = s;
     __syncthreads();
     if (threadIdx.x < 32) {
-        s = threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0;
-#pragma unroll
-        for (int o = 16; o > 0; o >>= 1) s += __shfl_down_sync(LA_FULL_MASK, s, o);
+        s = warp_sum(threadIdx.x < (blockDim.x >> 5) ? part[threadIdx.x] : 0.0);
         if (threadIdx.x == 0) out[g] = s;
     }
 }
@@ -102,6 +99,29 @@ extern "C" __global__ void cc_block_sums(const REAL* __restrict__ col, int n, do
 // Work items balance the hubs: item it covers arcs [lo, hi) of vertex v; dst >= 0 writes output
 // row dst of the copy, dst < 0 writes partial row -1-dst, and cc_spmm_reduce adds a hub's partial
 // rows in a fixed order (deterministic, no atomics).
+
+// Work item `slot` of a rooted product, one per (copy, item): the copy g, the item it, the copy's first
+// row off = g*n, the colour ci of the item's vertex, and dest, the row it writes (output row dst =
+// item_dst[it] of the copy, or partial row -1 - dst when dst < 0).
+struct CcItem {
+    i64 g, it, off;
+    int ci;
+    REAL* dest;
+};
+
+__device__ __forceinline__ CcItem cc_item(i64 slot, i64 nitems, int n, const int* __restrict__ item_v,
+                                          const int* __restrict__ item_dst, const signed char* __restrict__ colors,
+                                          REAL* __restrict__ out, REAL* __restrict__ partial, int nchunks, int W) {
+    CcItem I;
+    I.g = slot / nitems;
+    I.it = slot - I.g * nitems;
+    I.off = I.g * n;
+    I.ci = colors[I.off + item_v[I.it]];
+    const int dst = item_dst[I.it];
+    I.dest = dst >= 0 ? out + (I.off + dst) * (i64)W : partial + (I.g * nchunks + (i64)(-1 - dst)) * (i64)W;
+    return I;
+}
+
 extern "C" __global__ void
 cc_spmm_rooted(const int* __restrict__ idx, const int* __restrict__ item_v, const i64* __restrict__ item_lo,
                const i64* __restrict__ item_hi, const int* __restrict__ item_dst, i64 nitems, int nchunks,
@@ -112,15 +132,11 @@ cc_spmm_rooted(const int* __restrict__ idx, const int* __restrict__ item_v, cons
     const int lane = threadIdx.x % tpr;
     const i64 slot = blockIdx.x * (i64)rpb + threadIdx.x / tpr;
     if (slot >= nbt * nitems) return;
-    const i64 g = slot / nitems;
-    const i64 it = slot - g * nitems;
-    const int v = item_v[it];
-    const i64 off = g * n;
-    const int ci = colors[off + v];
-    const int dst = item_dst[it];
-    REAL* dest = dst >= 0 ? out + (off + dst) * (i64)W : partial + (g * nchunks + (i64)(-1 - dst)) * (i64)W;
-    const i64 e0 = item_lo[it], e1 = item_hi[it];
-    const int* Qc = Q + (i64)ci * k * W;
+    const CcItem I = cc_item(slot, nitems, n, item_v, item_dst, colors, out, partial, nchunks, W);
+    const i64 off = I.off;
+    REAL* dest = I.dest;
+    const i64 e0 = item_lo[I.it], e1 = item_hi[I.it];
+    const int* Qc = Q + (i64)I.ci * k * W;
     for (int c0 = 0; c0 < W; c0 += CC_NPT * tpr) {
         REAL acc[CC_NPT];
 #pragma unroll
@@ -228,14 +244,11 @@ cc_spmm_tiled(const int* __restrict__ idx, const int* __restrict__ item_v, const
     const int tile = S * k * Wp;
     REAL* Tg = reinterpret_cast<REAL*>(cc_tile_raw) + (i64)grp * tile;
     REAL* Ts = Tg + s * k * Wp;
-    const i64 g = slot / nitems;
-    const i64 it = slot - g * nitems;
-    const int v = item_v[it];
-    const i64 off = g * n;
-    const int ci = colors[off + v];
-    const int dst = item_dst[it];
-    REAL* dest = dst >= 0 ? out + (off + dst) * (i64)W : partial + (g * nchunks + (i64)(-1 - dst)) * (i64)W;
-    const i64 e0 = item_lo[it], e1 = item_hi[it];
+    const CcItem I = cc_item(slot, nitems, n, item_v, item_dst, colors, out, partial, nchunks, W);
+    const i64 off = I.off;
+    const int ci = I.ci;
+    REAL* dest = I.dest;
+    const i64 e0 = item_lo[I.it], e1 = item_hi[I.it];
     if (e0 == e1) {
         for (int u = t; u < W; u += Gs) dest[u] = (REAL)0;
         return;
@@ -302,7 +315,7 @@ cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const 
     const i64 off = g * n;
     const int ci = colors[off + item_v[it]];
     const i64 lo = item_lo[it], hi = item_hi[it];
-    const unsigned lt = (1u << lane) - 1u;
+    const unsigned lt = lanes_below(lane);
     int cnt = 0;  // lane c < k: kept arcs of colour c
     for (i64 e0 = lo; e0 < hi; e0 += 32) {
         const i64 e = e0 + lane;
@@ -316,12 +329,7 @@ cc_sort_arcs(const int* __restrict__ idx, const int* __restrict__ item_v, const 
             if (lane == cc) cnt += __popc(b);
         }
     }
-    int incl = cnt;  // inclusive scan over the lanes
-#pragma unroll
-    for (int o = 1; o < 32; o <<= 1) {
-        const int y = __shfl_up_sync(LA_FULL_MASK, incl, o);
-        if (lane >= o) incl += y;
-    }
+    const int incl = warp_inclusive_sum(cnt, lane);
     int base = incl - cnt;  // lane c: first rank of colour c
     if (lane == 31) kept[slot] = incl;
     int* so = sarc + g * nnz + lo;
@@ -385,18 +393,14 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
     if (slot >= nbt * nitems) return;  // the whole group leaves: its barrier is its own
     unsigned char* gbase = cc_tile_raw + (i64)grp * GB;
     REAL* T = reinterpret_cast<REAL*>(gbase);
-    const i64 g = slot / nitems;
-    const i64 it = slot - g * nitems;
-    const i64 off = g * n;
-    const int ci = colors[off + item_v[it]];
-    const int dst = item_dst[it];
-    REAL* dest = dst >= 0 ? out + (off + dst) * (i64)W : partial + (g * nchunks + (i64)(-1 - dst)) * (i64)W;
+    const CcItem I = cc_item(slot, nitems, n, item_v, item_dst, colors, out, partial, nchunks, W);
+    REAL* dest = I.dest;
     const int cnt = kept[slot];
     if (cnt == 0) {
         for (int u = l; u < W; u += L) dest[u] = (REAL)0;
         return;
     }
-    const unsigned short* Rc = Rp + (i64)ci * RPg;
+    const unsigned short* Rc = Rp + (i64)I.ci * RPg;
     if (RP > 0) {
         unsigned short* Rs = reinterpret_cast<unsigned short*>(gbase + (GB - 2 * RP));
         const uint4* src = reinterpret_cast<const uint4*>(Rc);
@@ -405,8 +409,8 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
         cc_cp_async_commit();
         Rc = Rs;
     }
-    const int* ix = sarc + g * nnz + item_lo[it];
-    const REAL* Mg = Mp + off * (i64)Wp;
+    const int* ix = sarc + I.g * nnz + item_lo[I.it];
+    const REAL* Mg = Mp + I.off * (i64)Wp;
     unsigned mask = 0;
     for (int xb = 0; xb < Wp; xb += NX * V * L) {
         unsigned xok = 0;  // bit q: columns xb + V*(l + q*L) .. + V-1 exist

@@ -14,19 +14,8 @@
 #include "common.cuh"
 #include "plan_fields.cuh"
 
-
 #define TRIE_MAX_K 32
 #define I64_MAX 0x7fffffffffffffffLL
-
-// first position in a[lo, hi) holding a value >= x
-template <typename T>
-__device__ __forceinline__ i64 lower_bound_dev(const T* __restrict__ a, i64 lo, i64 hi, i64 x) {
-    while (lo < hi) {
-        const i64 mid = (lo + hi) >> 1;
-        if ((i64)__ldg(a + mid) < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
 
 extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                       const i64* __restrict__ nlab, const i64* __restrict__ elab,
@@ -36,17 +25,16 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
                                       int group, int mode, i64* __restrict__ counts,
                                       const i64* __restrict__ offsets, int* __restrict__ outV,
                                       i64* __restrict__ outP, u64* __restrict__ total) {
-#define TT(f, l, s) T[((i64)(f) * k + (l)) * k + (s)]
-#define CC(f, l) C[(i64)(f) * k + (l)]
+    const PlanGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const PlanTables<PlainLoad> P{T, C, k};
     const i64 tid = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     const int lane = threadIdx.x & 31;
     const int lane_g = lane & (group - 1);
-    const unsigned gmask = (group == 32 ? LA_FULL_MASK : ((1u << group) - 1u)) << (lane & ~(group - 1));
-    const unsigned below = (1u << lane) - 1u;
+    const unsigned gmask = group_lane_mask(group, lane);
+    const unsigned below = lanes_below(lane);
     const i64 ngroups = ((i64)gridDim.x * blockDim.x) / group;
-    const int npar = (int)CC(C_NPAR, lvl), nanti = (int)CC(C_NANTI, lvl), ninj = (int)CC(C_NINJ, lvl);
-    const i64 lab = CC(C_VLAB, lvl), mindeg = CC(C_MINDEG, lvl);
-    const bool use_lab = vlabeled && lab >= 0;
+    const int npar = (int)P.value(C_NPAR, lvl), nanti = (int)P.value(C_NANTI, lvl), ninj = (int)P.value(C_NINJ, lvl);
+    const i64 lab = P.value(C_VLAB, lvl), mindeg = P.value(C_MINDEG, lvl);
     u64 local = 0;
     i64 f[TRIE_MAX_K];
     i64 rlo[TRIE_MAX_K], rhi[TRIE_MAX_K];
@@ -58,17 +46,16 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
             if (j > 0) p = ((const i64*)Ps[j])[p];
         }
         i64 vlo = -1, vhi = I64_MAX;
-        for (int t = 0; t < (int)CC(C_NLOW, lvl); ++t) { const i64 x = f[TT(T_LOW, lvl, t)]; vlo = x > vlo ? x : vlo; }
-        for (int t = 0; t < (int)CC(C_NUP, lvl); ++t) { const i64 x = f[TT(T_UP, lvl, t)]; vhi = x < vhi ? x : vhi; }
+        for (int t = 0; t < (int)P.value(C_NLOW, lvl); ++t) { const i64 x = f[P.list(T_LOW, lvl, t)]; vlo = x > vlo ? x : vlo; }
+        for (int t = 0; t < (int)P.value(C_NUP, lvl); ++t) { const i64 x = f[P.list(T_UP, lvl, t)]; vhi = x < vhi ? x : vhi; }
         // parents' rows, restricted to the level's label and the window; iterate the shortest
         int base = 0;
         i64 best = I64_MAX;
         for (int t = 0; t < npar; ++t) {
-            const i64 v = f[TT(T_PAR, lvl, t)];
-            i64 lo = ptr[v], hi = ptr[v + 1];
-            if (use_lab) { lo = lower_bound_dev(nlab, lo, hi, lab); hi = lower_bound_dev(nlab, lo, hi, lab + 1); }
-            lo = lower_bound_dev(idx, lo, hi, vlo + 1);
-            hi = lower_bound_dev(idx, lo, hi, vhi);
+            i64 lo, hi;
+            label_row(g, (int)f[P.list(T_PAR, lvl, t)], lab, lo, hi);
+            lo = binary_lower_bound(idx, lo, hi, vlo + 1);
+            hi = binary_lower_bound(idx, lo, hi, vhi);
             rlo[t] = lo; rhi[t] = hi;
             if (hi - lo < best) { best = hi - lo; base = t; }
         }
@@ -81,19 +68,18 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
             if (ok) {
                 x = idx[q];
                 ok = deg[x] >= mindeg;
-                if (ok && elabeled && TT(T_PAREL, lvl, base) >= 0) ok = elab[q] == TT(T_PAREL, lvl, base);
-                for (int t = 0; ok && t < ninj; ++t) ok = f[TT(T_INJ, lvl, t)] != x;
+                if (ok && elabeled && P.list(T_PAREL, lvl, base) >= 0) ok = elab[q] == P.list(T_PAREL, lvl, base);
+                for (int t = 0; ok && t < ninj; ++t) ok = f[P.list(T_INJ, lvl, t)] != x;
                 for (int t = 0; ok && t < npar; ++t) {
                     if (t == base) continue;
-                    const i64 r = lower_bound_dev(idx, rlo[t], rhi[t], x);
+                    const i64 r = binary_lower_bound(idx, rlo[t], rhi[t], x);
                     ok = r < rhi[t] && idx[r] == x;
-                    if (ok && elabeled && TT(T_PAREL, lvl, t) >= 0) ok = elab[r] == TT(T_PAREL, lvl, t);
+                    if (ok && elabeled && P.list(T_PAREL, lvl, t) >= 0) ok = elab[r] == P.list(T_PAREL, lvl, t);
                 }
                 for (int t = 0; ok && t < nanti; ++t) {
-                    const i64 v = f[TT(T_ANTI, lvl, t)];
-                    i64 lo = ptr[v], hi = ptr[v + 1];
-                    if (use_lab) { lo = lower_bound_dev(nlab, lo, hi, lab); hi = lower_bound_dev(nlab, lo, hi, lab + 1); }
-                    const i64 r = lower_bound_dev(idx, lo, hi, x);
+                    i64 lo, hi;
+                    label_row(g, (int)f[P.list(T_ANTI, lvl, t)], lab, lo, hi);
+                    const i64 r = binary_lower_bound(idx, lo, hi, x);
                     ok = !(r < hi && idx[r] == x);
                 }
             }
@@ -109,9 +95,7 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
         else if (mode == 0 && lane_g == 0) counts[e - e0] = (i64)c;
     }
     if (mode == 2) {
-        local = warp_sum_u64(local);
+        local = warp_sum(local);
         if (lane == 0 && local) atomicAdd(total, local);
     }
-#undef TT
-#undef CC
 }

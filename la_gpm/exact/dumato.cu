@@ -32,22 +32,6 @@
 #define CN_SAVED 5
 #define CN_NODES 6
 
-struct EnGraph {
-    const i64* ptr;
-    const int* idx;
-    const i64* nlab;
-    const i64* elab;
-    const int* deg;
-    int vlabeled;
-    int elabeled;
-};
-
-struct EnPlan {
-    const i64* T;
-    const i64* C;
-    int k;
-};
-
 struct EnState {
     int f[EN_MAXK];
     int skind[EN_MAXK];  // -1: a range of idx; r >= 2: a range of buffer r
@@ -58,87 +42,32 @@ struct EnState {
     u64 reuse, ops, saved, nodes;
 };
 
-__device__ __forceinline__ i64 tT(const EnPlan& P, int field, int level, int slot) {
-    return __ldg(P.T + ((i64)field * P.k + level) * P.k + slot);
-}
-__device__ __forceinline__ i64 tC(const EnPlan& P, int field, int level) {
-    return __ldg(P.C + (i64)field * P.k + level);
-}
-
-// first position p in a[lo, hi) with a[p] >= x
-__device__ __forceinline__ i64 en_lb32(const int* a, i64 lo, i64 hi, i64 x) {
-    while (lo < hi) {
-        const i64 mid = (lo + hi) >> 1;
-        if ((i64)a[mid] < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
-__device__ __forceinline__ i64 en_lb64(const i64* a, i64 lo, i64 hi, i64 x) {
-    while (lo < hi) {
-        const i64 mid = (lo + hi) >> 1;
-        if (__ldg(a + mid) < x) lo = mid + 1; else hi = mid;
-    }
-    return lo;
-}
+// x in the sorted set a[lo, hi) (a lower bound, then one compare: a may be a stack buffer, plain loads)
 __device__ __forceinline__ bool en_contains(const int* a, i64 lo, i64 hi, int x) {
-    const i64 p = en_lb32(a, lo, hi, x);
+    const i64 p = buffer_lower_bound(a, lo, hi, (i64)x);
     return p < hi && a[p] == x;
 }
 
-// the neighbours of v carrying label lab (the whole row when unlabeled)
-__device__ __forceinline__ void en_row(const EnGraph& g, int v, i64 lab, i64& lo, i64& hi) {
-    lo = __ldg(g.ptr + v);
-    hi = __ldg(g.ptr + v + 1);
-    if (g.vlabeled && lab >= 0) {
-        const i64 a = en_lb64(g.nlab, lo, hi, lab);
-        hi = en_lb64(g.nlab, a, hi, lab + 1);
-        lo = a;
-    }
-}
-
-// Warp-cooperative lower bounds (every lane passes the same arguments, every lane gets the result):
-// 32 probes per step cut the range 33-fold, so a search over a row of a few hundred elements takes
-// two dependent loads instead of eight. Used for the uniform searches (label ranges of rows, symmetry
-// windows) when the module is compiled with -DEN_WARP_SEARCH (the batch kernel; see enum.py).
-template <typename T>
-__device__ __forceinline__ i64 en_lb_warp(const T* a, i64 lo, i64 hi, i64 x, int lane) {
-    while (hi - lo > 32) {
-        const i64 n = hi - lo;
-        const i64 p = lo + n * (lane + 1) / 33;  // strictly increasing in lane since n >= 33
-        const unsigned m = __ballot_sync(LA_FULL_MASK, (i64)a[p] < x);  // plain loads: a may be a stack buffer written by this kernel
-        const int c = __popc(m);  // probes below x (a prefix of the lanes: a is sorted)
-        const i64 nlo = c ? lo + n * c / 33 + 1 : lo;
-        const i64 nhi = c < 32 ? lo + n * (c + 1) / 33 : hi;
-        lo = nlo;
-        hi = nhi;
-    }
-    const i64 p = lo + lane;
-    return lo + __popc(__ballot_sync(LA_FULL_MASK, p < hi && (i64)a[p] < x));
-}
-
-__device__ __forceinline__ void en_row_warp(const EnGraph& g, int v, i64 lab, i64& lo, i64& hi, int lane) {
-    lo = __ldg(g.ptr + v);
-    hi = __ldg(g.ptr + v + 1);
-    if (g.vlabeled && lab >= 0) {
-        const i64 a = en_lb_warp(g.nlab, lo, hi, lab, lane);
-        hi = en_lb_warp(g.nlab, a, hi, lab + 1, lane);
-        lo = a;
-    }
-}
-
+// The uniform searches (every lane passes the same arguments: label ranges of rows, symmetry windows) are
+// warp-cooperative (warp_lower_bound) when the module is compiled with -DEN_WARP_SEARCH (the batch kernel;
+// see dumato.py), else each lane's own.
 #ifdef EN_WARP_SEARCH
-#define EN_ULB32(a, lo, hi, x) en_lb_warp<int>((a), (lo), (hi), (x), lane)
-#define EN_UROW(g, v, lab, lo, hi) en_row_warp((g), (v), (lab), (lo), (hi), lane)
+#define EN_WARP_SEARCH_ON true
 #else
-#define EN_ULB32(a, lo, hi, x) en_lb32((a), (lo), (hi), (x))
-#define EN_UROW(g, v, lab, lo, hi) en_row((g), (v), (lab), (lo), (hi))
+#define EN_WARP_SEARCH_ON false
 #endif
 
-__device__ __forceinline__ const int* en_set(const EnGraph& g, int* stack, i64 maxd, int kind) {
-    return kind < 0 ? g.idx : stack + (i64)(kind - 2) * maxd;
+__device__ __forceinline__ i64 en_uniform_lb(const int* a, i64 lo, i64 hi, i64 x, int lane) {
+    return EN_WARP_SEARCH_ON ? warp_lower_bound(a, lo, hi, x, lane) : buffer_lower_bound(a, lo, hi, x);
 }
 
-__device__ __forceinline__ unsigned en_lanemask_lt(int lane) { return (1u << lane) - 1u; }
+__device__ __forceinline__ void en_uniform_row(const PlanGraph& g, int v, i64 lab, i64& lo, i64& hi, int lane) {
+    label_row<EN_WARP_SEARCH_ON>(g, v, lab, lo, hi, lane);
+}
+
+__device__ __forceinline__ const int* en_set(const PlanGraph& g, int* stack, i64 maxd, int kind) {
+    return kind < 0 ? g.idx : stack + (i64)(kind - 2) * maxd;
+}
 
 // out = a[alo, ahi) ∩ b[blo, bhi) in order; the shorter list is iterated unless ``inplace`` (out is a)
 __device__ __forceinline__ int en_intersect(const int* a, i64 alo, i64 ahi, const int* b, i64 blo, i64 bhi, int* out,
@@ -149,47 +78,27 @@ __device__ __forceinline__ int en_intersect(const int* a, i64 alo, i64 ahi, cons
         i64 x = alo; alo = blo; blo = x;
         x = ahi; ahi = bhi; bhi = x;
     }
-    int cnt = 0;
-    for (i64 base = alo; base < ahi; base += 32) {
-        const i64 i = base + lane;
-        int x = 0;
-        bool hit = false;
-        if (i < ahi) { x = a[i]; hit = en_contains(b, blo, bhi, x); }
-        const unsigned m = __ballot_sync(LA_FULL_MASK, hit);
-        if (hit) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
-        cnt += __popc(m);
-    }
-    __syncwarp();
-    return cnt;
+    return warp_filter(alo, ahi, out, lane, [=](i64 i) { return a[i]; },
+                       [=](int x) { return en_contains(b, blo, bhi, x); });
 }
 
 // out = a[alo, ahi) minus b[blo, bhi)
 __device__ __forceinline__ int en_difference(const int* a, i64 alo, i64 ahi, const int* b, i64 blo, i64 bhi, int* out,
                              int lane) {
-    int cnt = 0;
-    for (i64 base = alo; base < ahi; base += 32) {
-        const i64 i = base + lane;
-        int x = 0;
-        bool keep = false;
-        if (i < ahi) { x = a[i]; keep = !en_contains(b, blo, bhi, x); }
-        const unsigned m = __ballot_sync(LA_FULL_MASK, keep);
-        if (keep) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
-        cnt += __popc(m);
-    }
-    __syncwarp();
-    return cnt;
+    return warp_filter(alo, ahi, out, lane, [=](i64 i) { return a[i]; },
+                       [=](int x) { return !en_contains(b, blo, bhi, x); });
 }
 
-__device__ __forceinline__ void en_bounds(const EnPlan& P, const EnState& s, int i, i64& vlo, i64& vhi) {
+__device__ __forceinline__ void en_bounds(const PlanTables<>& P, const EnState& s, int i, i64& vlo, i64& vhi) {
     vlo = -1;
     vhi = EN_I64_MAX;
-    const int nl = (int)tC(P, C_NLOW, i), nu = (int)tC(P, C_NUP, i);
+    const int nl = (int)P.value(C_NLOW, i), nu = (int)P.value(C_NUP, i);
     for (int t = 0; t < nl; ++t) {
-        const i64 x = s.f[tT(P, T_LOW, i, t)];
+        const i64 x = s.f[P.list(T_LOW, i, t)];
         if (x > vlo) vlo = x;
     }
     for (int t = 0; t < nu; ++t) {
-        const i64 x = s.f[tT(P, T_UP, i, t)];
+        const i64 x = s.f[P.list(T_UP, i, t)];
         if (x < vhi) vhi = x;
     }
 }
@@ -199,13 +108,13 @@ __device__ __forceinline__ void en_bounds(const EnPlan& P, const EnState& s, int
 // parent row (no anti-parents, no edge-label filter after it), that row is not intersected but returned
 // in (dlo, dhi) with ``deferred`` set; the stored set is the one before that operation (counted by
 // en_count_last without being written).
-__device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+__device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd,
                                          int i, i64 vlo, i64 vhi, bool windowed, bool defer, bool& deferred,
                                          i64& dlo, i64& dhi, int lane) {
     deferred = false;
-    const i64 lab = tC(P, C_VLAB, i);
-    const int j = (int)tC(P, C_REUSE, i);
-    const int npar = (int)tC(P, C_NPAR, i);
+    const i64 lab = P.value(C_VLAB, i);
+    const int j = (int)P.value(C_REUSE, i);
+    const int npar = (int)P.value(C_NPAR, i);
     int chosen = -1;
     int kind;
     i64 lo, hi;
@@ -214,7 +123,7 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
         lo = s.slo[j];
         hi = s.shi[j];
         s.reuse += 1;
-        s.saved += (u64)tC(P, C_SAVED, i);
+        s.saved += (u64)P.value(C_SAVED, i);
     } else {
         kind = -1;
         lo = 0;
@@ -222,23 +131,23 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
         i64 best = -1;
         for (int t = 0; t < npar; ++t) {
             i64 rlo, rhi;
-            EN_UROW(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+            en_uniform_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
             if (best < 0 || rhi - rlo < best) { best = rhi - rlo; chosen = t; lo = rlo; hi = rhi; }
         }
     }
     if (windowed) {
         const int* src = en_set(g, stack, maxd, kind);
-        lo = EN_ULB32(src, lo, hi, vlo + 1);
-        hi = EN_ULB32(src, lo, hi, vhi);
+        lo = en_uniform_lb(src, lo, hi, vlo + 1, lane);
+        hi = en_uniform_lb(src, lo, hi, vhi, lane);
     }
     int* out = stack + (i64)(i - 2) * maxd;
-    const int nanti = (int)tC(P, C_NANTI, i);
+    const int nanti = (int)P.value(C_NANTI, i);
     int lastt = -1;  // the last parent intersected, when it may be deferred
     if (defer && windowed && nanti == 0) {
         bool elab_filter = false;
         if (g.elabeled)
             for (int t = 0; t < npar; ++t)
-                if (tT(P, T_PAREL, i, t) >= 0) elab_filter = true;
+                if (P.list(T_PAREL, i, t) >= 0) elab_filter = true;
         if (!elab_filter)
             for (int t = npar - 1; t >= 0; --t)
                 if (t != chosen) { lastt = t; break; }
@@ -246,10 +155,10 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
     for (int t = 0; t < npar; ++t) {
         if (t == chosen) continue;
         i64 rlo, rhi;
-        EN_UROW(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
+        en_uniform_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
         if (windowed) {
-            rlo = EN_ULB32(g.idx, rlo, rhi, vlo + 1);
-            rhi = EN_ULB32(g.idx, rlo, rhi, vhi);
+            rlo = en_uniform_lb(g.idx, rlo, rhi, vlo + 1, lane);
+            rhi = en_uniform_lb(g.idx, rlo, rhi, vhi, lane);
         }
         if (t == lastt) {
             deferred = true;
@@ -268,7 +177,7 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
     for (int t = 0; t < nanti; ++t) {
         if (hi == lo) break;
         i64 rlo, rhi;
-        EN_UROW(g, s.f[tT(P, T_ANTI, i, t)], lab, rlo, rhi);
+        en_uniform_row(g, s.f[P.list(T_ANTI, i, t)], lab, rlo, rhi, lane);
         const int w = en_difference(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, lane);
         kind = i;
         lo = 0;
@@ -278,7 +187,7 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
     if (g.elabeled && hi > lo) {
         bool need = false;
         for (int t = 0; t < npar; ++t)
-            if (tT(P, T_PAREL, i, t) >= 0) need = true;
+            if (P.list(T_PAREL, i, t) >= 0) need = true;
         if (need) {
             const int* src = en_set(g, stack, maxd, kind);
             int cnt = 0;
@@ -290,16 +199,16 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
                     x = src[p];
                     ok = true;
                     for (int t = 0; t < npar && ok; ++t) {
-                        const i64 e = tT(P, T_PAREL, i, t);
+                        const i64 e = P.list(T_PAREL, i, t);
                         if (e < 0) continue;
                         i64 rlo, rhi;
-                        en_row(g, s.f[tT(P, T_PAR, i, t)], lab, rlo, rhi);
-                        const i64 q = en_lb32(g.idx, rlo, rhi, x);
+                        label_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi);
+                        const i64 q = buffer_lower_bound(g.idx, rlo, rhi, (i64)x);
                         ok = q < rhi && __ldg(g.idx + q) == x && __ldg(g.elab + q) == e;
                     }
                 }
                 const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
-                if (ok) out[cnt + __popc(m & en_lanemask_lt(lane))] = x;
+                if (ok) out[cnt + __popc(m & lanes_below(lane))] = x;
                 cnt += __popc(m);
             }
             __syncwarp();
@@ -314,16 +223,16 @@ __device__ __forceinline__ void en_build(const EnGraph& g, const EnPlan& P, EnSt
 }
 
 // Build level i (or find it cached) and cut it to the symmetry window; returns the set's base pointer.
-__device__ __forceinline__ const int* en_window(const EnGraph& g, const EnPlan& P, EnState& s, int* stack,
+__device__ __forceinline__ const int* en_window(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack,
                                                 i64 maxd, int i, i64& lo, i64& hi, i64& vlo, i64& vhi,
                                                 int lane) {
     en_bounds(P, s, i, vlo, vhi);
     bool deferred;
     i64 dlo, dhi;
-    en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, false, deferred, dlo, dhi, lane);
+    en_build(g, P, s, stack, maxd, i, vlo, vhi, P.value(C_CACHED, i) == 0, false, deferred, dlo, dhi, lane);
     const int* src = en_set(g, stack, maxd, s.skind[i]);
-    lo = EN_ULB32(src, s.slo[i], s.shi[i], vlo + 1);
-    hi = EN_ULB32(src, lo, s.shi[i], vhi);
+    lo = en_uniform_lb(src, s.slo[i], s.shi[i], vlo + 1, lane);
+    hi = en_uniform_lb(src, lo, s.shi[i], vhi, lane);
     return src;
 }
 
@@ -346,34 +255,34 @@ __device__ __forceinline__ i64 en_count_inter(const int* a, i64 alo, i64 ahi, co
 }
 
 // |candidates of the last level i inside the bounds| minus the earlier images in that set
-__device__ __forceinline__ u64 en_count_last(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i,
+__device__ __forceinline__ u64 en_count_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd, int i,
                              bool fast, int lane) {
     i64 lo, hi, vlo, vhi;
     if (fast) {  // the final intersection is counted, not written (the set is already inside the window)
         en_bounds(P, s, i, vlo, vhi);
         bool deferred;
         i64 dlo, dhi;
-        en_build(g, P, s, stack, maxd, i, vlo, vhi, tC(P, C_CACHED, i) == 0, true, deferred, dlo, dhi, lane);
+        en_build(g, P, s, stack, maxd, i, vlo, vhi, P.value(C_CACHED, i) == 0, true, deferred, dlo, dhi, lane);
         if (deferred) {
             const int* src = en_set(g, stack, maxd, s.skind[i]);
             lo = s.slo[i];
             hi = s.shi[i];
             i64 c = en_count_inter(src, lo, hi, g.idx, dlo, dhi, lane);
-            const int ninj = (int)tC(P, C_NINJ, i);
+            const int ninj = (int)P.value(C_NINJ, i);
             for (int t = 0; t < ninj; ++t) {
-                const i64 x = s.f[tT(P, T_INJ, i, t)];
+                const i64 x = s.f[P.list(T_INJ, i, t)];
                 if (x <= vlo || x >= vhi) continue;
                 if (en_contains(src, lo, hi, (int)x) && en_contains(g.idx, dlo, dhi, (int)x)) c -= 1;
             }
             return (u64)c;
         }
         const int* src = en_set(g, stack, maxd, s.skind[i]);
-        lo = EN_ULB32(src, s.slo[i], s.shi[i], vlo + 1);
-        hi = EN_ULB32(src, lo, s.shi[i], vhi);
+        lo = en_uniform_lb(src, s.slo[i], s.shi[i], vlo + 1, lane);
+        hi = en_uniform_lb(src, lo, s.shi[i], vhi, lane);
         i64 c = hi - lo;
-        const int ninj = (int)tC(P, C_NINJ, i);
+        const int ninj = (int)P.value(C_NINJ, i);
         for (int t = 0; t < ninj; ++t) {
-            const i64 x = s.f[tT(P, T_INJ, i, t)];
+            const i64 x = s.f[P.list(T_INJ, i, t)];
             if (x <= vlo || x >= vhi) continue;
             if (en_contains(src, lo, hi, (int)x)) c -= 1;
         }
@@ -381,16 +290,16 @@ __device__ __forceinline__ u64 en_count_last(const EnGraph& g, const EnPlan& P, 
     }
     const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
     i64 c = hi - lo;
-    const int ninj = (int)tC(P, C_NINJ, i);
+    const int ninj = (int)P.value(C_NINJ, i);
     for (int t = 0; t < ninj; ++t) {
-        const i64 x = s.f[tT(P, T_INJ, i, t)];
+        const i64 x = s.f[P.list(T_INJ, i, t)];
         if (x <= vlo || x >= vhi) continue;
         if (en_contains(src, lo, hi, (int)x)) c -= 1;
     }
     return (u64)c;
 }
 
-__device__ __forceinline__ void en_start(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+__device__ __forceinline__ void en_start(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd,
                                          int i, int lane) {
     i64 lo, hi, vlo, vhi;
     en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
@@ -398,17 +307,17 @@ __device__ __forceinline__ void en_start(const EnGraph& g, const EnPlan& P, EnSt
     s.end[i] = hi;
 }
 
-__device__ __forceinline__ bool en_accept(const EnGraph& g, const EnPlan& P, const EnState& s, int i, int c) {
-    if ((i64)__ldg(g.deg + c) < tC(P, C_MINDEG, i)) return false;
-    const int ninj = (int)tC(P, C_NINJ, i);
+__device__ __forceinline__ bool en_accept(const PlanGraph& g, const PlanTables<>& P, const EnState& s, int i, int c) {
+    if ((i64)__ldg(g.deg + c) < P.value(C_MINDEG, i)) return false;
+    const int ninj = (int)P.value(C_NINJ, i);
     for (int t = 0; t < ninj; ++t)
-        if (s.f[tT(P, T_INJ, i, t)] == c) return false;
+        if (s.f[P.list(T_INJ, i, t)] == c) return false;
     return true;
 }
 
 // Load item e (a prefix of depth d) into s.f; with ``rebuild``, rebuild the sets of levels 2..d-1
 // exactly as the DFS built them (a later level reuses one), not counted in the statistics.
-__device__ __forceinline__ void en_load(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+__device__ __forceinline__ void en_load(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd,
                                         const int* __restrict__ items, u64 e, int d, int rebuild, int lane) {
     for (int q = 0; q < d; ++q) s.f[q] = __ldg(items + (i64)e * d + q);
     if (rebuild) {
@@ -423,18 +332,12 @@ __device__ __forceinline__ void en_load(const EnGraph& g, const EnPlan& P, EnSta
     }
 }
 
-__device__ __forceinline__ u64 en_fetch(u64* counters, int lane) {
-    u64 e = 0;
-    if (lane == 0) e = atomicAdd(counters + CN_NEXT, 1ULL);
-    return __shfl_sync(LA_FULL_MASK, e, 0);
-}
-
 // Level d's accepted candidates of the window src[lo, hi), 32 at a time: one atomicAdd per warp on
 // `counter` reserves a run of slots for the accepted lanes, in lane order; emit(ok, c, slot, n) is
 // then called by every lane (ok: this lane's candidate c was accepted and owns `slot`; n: how many of
 // the 32 were). Used by the breadth-first kernels (enum_expand_warp, enum_batch_level) to append rows.
 template <class Emit>
-__device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPlan& P, const EnState& s, int d,
+__device__ __forceinline__ void en_append_accepted(const PlanGraph& g, const PlanTables<>& P, const EnState& s, int d,
                                                    const int* src, i64 lo, i64 hi, u64* counter, int lane,
                                                    Emit&& emit) {
     for (i64 base = lo; base < hi; base += 32) {
@@ -451,7 +354,7 @@ __device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPla
         u64 slot0 = 0;
         if (lane == 0) slot0 = atomicAdd(counter, (u64)n);
         slot0 = __shfl_sync(LA_FULL_MASK, slot0, 0);
-        emit(ok, c, slot0 + __popc(m & en_lanemask_lt(lane)), n);
+        emit(ok, c, slot0 + __popc(m & lanes_below(lane)), n);
     }
 }
 
@@ -463,8 +366,8 @@ __device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPla
         const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,         \
         const i64* __restrict__ T, const i64* __restrict__ C, int k
 #define EN_WARP_BEGIN                                                                                  \
-    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};                                    \
-    const EnPlan P{T, C, k};                                                                           \
+    const PlanGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};                                    \
+    const PlanTables<> P{T, C, k};                                                                           \
     const int lane = threadIdx.x & 31;                                                                 \
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;                                \
     int* stack = buf + warp * (i64)(k - 2) * maxd;                                                     \
@@ -474,7 +377,7 @@ __device__ __forceinline__ void en_append_accepted(const EnGraph& g, const EnPla
 // The DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count.
 // kNodes: also count the search-tree nodes below the prefix in s.nodes (the count kernel's statistics).
 template <bool kNodes>
-__device__ __forceinline__ u64 en_dfs(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+__device__ __forceinline__ u64 en_dfs(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd,
                                       int start, bool fast_last, int lane) {
     const int k = P.k;
     if (start == k - 1) return en_count_last(g, P, s, stack, maxd, start, fast_last, lane);
@@ -509,7 +412,7 @@ enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
     u64 local = 0;
     bool over = false;
     for (;;) {
-        const u64 e = en_fetch(counters, lane);
+        const u64 e = warp_next_item(counters + CN_NEXT, lane);
         if (e >= (u64)nitems) break;
         en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
         const u64 item = en_dfs<true>(g, P, s, stack, maxd, d, fast_last != 0, lane);
@@ -533,12 +436,12 @@ enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
 
 // List the last level of the current prefix: rows numbered from r on; those in [r0, r1) are written
 // to out[(row - r0) * k + order[q]]. Returns the next row number.
-__device__ __forceinline__ i64 en_list_last(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd, int i,
+__device__ __forceinline__ i64 en_list_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd, int i,
                             const int* __restrict__ order, i64 r, i64 r0, i64 r1, int* __restrict__ out,
                             int lane) {
     i64 lo, hi, vlo, vhi;
     const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
-    const int ninj = (int)tC(P, C_NINJ, i);
+    const int ninj = (int)P.value(C_NINJ, i);
     for (i64 base = lo; base < hi && r < r1; base += 32) {
         const i64 p = base + lane;
         int x = 0;
@@ -547,10 +450,10 @@ __device__ __forceinline__ i64 en_list_last(const EnGraph& g, const EnPlan& P, E
             x = src[p];
             ok = true;
             for (int t = 0; t < ninj; ++t)
-                if (s.f[tT(P, T_INJ, i, t)] == x) ok = false;
+                if (s.f[P.list(T_INJ, i, t)] == x) ok = false;
         }
         const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
-        const i64 row = r + __popc(m & en_lanemask_lt(lane));
+        const i64 row = r + __popc(m & lanes_below(lane));
         if (ok && row >= r0 && row < r1) {
             int* o = out + (row - r0) * P.k;
             for (int q = 0; q < i; ++q) o[__ldg(order + q)] = s.f[q];
@@ -571,7 +474,7 @@ enum_list_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                int* __restrict__ out, u64* __restrict__ counters) {
     EN_WARP_BEGIN
     for (;;) {
-        const u64 e = en_fetch(counters, lane);
+        const u64 e = warp_next_item(counters + CN_NEXT, lane);
         if (e >= (u64)nitems) break;
         i64 r = __ldg(item_start + e);
         if (r >= r1) continue;
@@ -611,7 +514,7 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                  u64* __restrict__ counters) {
     EN_WARP_BEGIN
     for (;;) {
-        const u64 e = en_fetch(counters, lane);
+        const u64 e = warp_next_item(counters + CN_NEXT, lane);
         if (e >= (u64)nitems) break;
         en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
         i64 lo, hi, vlo, vhi;
@@ -656,23 +559,23 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
 // only the cached sets of levels 2..d-1 that a level >= d reuses (directly or through a chain).
 
 // the DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count
-__device__ __noinline__ u64 en_dfs_from(const EnGraph& g, const EnPlan& P, EnState& s, int* stack, i64 maxd,
+__device__ __noinline__ u64 en_dfs_from(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd,
                                            int start, bool fast_last, int lane) {
     return en_dfs<false>(g, P, s, stack, maxd, start, fast_last, lane);
 }
 
 // rebuild the cached sets of levels 2..d-1 that some level >= d reads (reuse chains followed)
-__device__ __forceinline__ void en_rebuild_needed(const EnGraph& g, const EnPlan& P, EnState& s, int* stack,
+__device__ __forceinline__ void en_rebuild_needed(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack,
                                                   i64 maxd, int d, int lane) {
     unsigned need = 0;
     for (int i = d; i < P.k; ++i) {
-        const int r = (int)tC(P, C_REUSE, i);
+        const int r = (int)P.value(C_REUSE, i);
         if (r >= 2 && r < d) need |= 1u << r;
     }
     if (!need) return;
     for (int j = d - 1; j >= 2; --j)
         if (need >> j & 1u) {
-            const int r = (int)tC(P, C_REUSE, j);
+            const int r = (int)P.value(C_REUSE, j);
             if (r >= 2) need |= 1u << r;
         }
     for (int j = 2; j < d; ++j)
@@ -700,7 +603,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
                  int* __restrict__ out, i64 cap, u64* __restrict__ lc, u64* __restrict__ counts,
                  u64* __restrict__ flags, int* __restrict__ buf, i64 maxd, int stack_levels, i64 threshold,
                  int fast_last) {
-    const EnGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
+    const PlanGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     int* stack = buf + warp * (i64)stack_levels * maxd + maxd;  // level i's buffer: (i - 1) * maxd into the warp's area
@@ -715,7 +618,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
     u64 local = 0;
     bool over = false;
     for (;;) {
-        const u64 e = en_fetch(lc, lane);
+        const u64 e = warp_next_item(lc, lane);
         if (e >= (u64)nin) break;
         const int* row = items + (i64)e * (d + 1);
         const int q = __ldg(row);
@@ -725,7 +628,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
             local = 0;
             over = false;
         }
-        const EnPlan P{Tall + __ldg(qtab + 3 * q), Call + __ldg(qtab + 3 * q + 1), (int)__ldg(qtab + 3 * q + 2)};
+        const PlanTables<> P{Tall + __ldg(qtab + 3 * q), Call + __ldg(qtab + 3 * q + 1), (int)__ldg(qtab + 3 * q + 2)};
         for (int t = 0; t < d; ++t) s.f[t] = __ldg(row + 1 + t);
         en_rebuild_needed(g, P, s, stack, maxd, d, lane);
         u64 item = 0;

@@ -267,7 +267,7 @@ __device__ __forceinline__ void me_skip_chunks_thread(const double* __restrict__
                                                       i64& e, i64& e1, double& acc) {
     const int nq = (int)((e1 - e + CH - 1) / CH);
     double before = 0.0;
-    const i64 pick = me_pick_weighted(0, nq, x, before, [&](i64 q) { return Pc[q * WB]; });
+    const i64 pick = me_pick_weighted(0, nq, x, before, [=](i64 q) { return Pc[q * WB]; });
     if (pick < 0) return;
     e += pick * CH;
     e1 = min(e + (i64)CH, e1);
@@ -379,7 +379,7 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
             }
         } else {
             if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc);
-            const i64 e = me_pick_weighted(e0, e1, x, acc, [&](i64 e) { return __ldg(col + (i64)__ldg(idx + e) * W); });
+            const i64 e = me_pick_weighted(e0, e1, x, acc, [=](i64 e) { return __ldg(col + (i64)__ldg(idx + e) * W); });
             if (e >= 0) u = __ldg(idx + e);
         }
         if (u < 0) u = last;

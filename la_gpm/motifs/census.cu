@@ -285,7 +285,7 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
             if (lane == 0) p4 += (u64)((du - 1) * (vhi - vlo - 1));
             const u64 s = closed4_edge(ptr, idx, u, v, vlo, vhi, du, true, cnt, tri, tdeg, lane,
-                                       [&](int w) { return binary_contains(idx, ulo, uhi, w); }, [](int) {});
+                                       [=](int w) { return binary_contains(idx, ulo, uhi, w); }, [](int) {});
             if (lane == 0) dia += s * (s - 1) / 2;
         }
         group_sync(coop);
@@ -359,7 +359,7 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
             const i64 vlo = __ldg(ptr + v), vhi = __ldg(ptr + v + 1);
             if (lane == 0) p4 += (u64)((du - 1) * (vhi - vlo - 1));
             const u64 s = closed4_edge(ptr, idx, u, v, vlo, vhi, du, four, cnt, tri, tdeg, lane,
-                                       [&](int w) { return bit_is_set(nu, w); }, [&](int w) { set_bit_atomic(S, w); });
+                                       [=](int w) { return bit_is_set(nu, w); }, [=](int w) { set_bit_atomic(S, w); });
             if (!four) continue;
             if (lane == 0) dia += s * (s - 1) / 2;
             __syncwarp();
