@@ -11,7 +11,11 @@ variable                   meaning                                      default
 =========================  ==========================================  =========
 ``LA_GPM_BACKEND``         default backend for every call               ``auto``
 ``LA_GPM_MEMORY_BUDGET``   bytes the engine may use for intermediates   2 GiB
-``LA_GPM_GPU_BLOCK``       threads per block of the GPU kernels         256
+``LA_GPM_GPU_BLOCK``       threads per block of the GPU kernels whose   256
+                           block size is free (triangle arcs, clique
+                           arc sizes, census items, the trie engine,
+                           color-coding sums, GAMMA; whole warps,
+                           32..1024: ``la_gpm.device.block_size``)
 ``LA_GPM_CHUNK``           vertices/roots per work chunk                65536
 ``LA_GPM_DYNAMIC_SPLIT``   match_delta: neighbours per work item (a     256
                            hub update is split into several items)

@@ -110,3 +110,23 @@ def test_table_names_real_places():
         for where in e.where.split(", "):
             assert (root / where).exists(), (e.name, where)
         assert set(e.backends) <= {"cpu", "graphblas", "gpu"}
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(la_gpm.backends.gpu_status() is not None, reason=f"no GPU: {la_gpm.backends.gpu_status()}")
+def test_gpu_free_block_sizes_do_not_change_counts():
+    """The kernels whose block size comes from config.gpu_block (device.block_size): triangle arc work, clique
+    arc sizes, census ESU items, the trie engine, color-coding block sums; at 32, 96 and 1024 threads."""
+    G = la_gpm.generators.rmat(10, seed=3)
+    want = (count_pattern(G, "triangle", backend="cpu"), count_pattern(G, "4-clique", backend="cpu"),
+            list(la_gpm.census(G, 5, backend="cpu", method="enumerate")["count"]),
+            count_pattern(G, "house", backend="cpu", closed_forms=False),
+            la_gpm.colorful_count(G, "u5", seed=1, backend="cpu"))
+    for block in (32, 96, 1024):
+        with la_gpm.config.set(gpu_block=block):
+            got = (count_pattern(G, "triangle", backend="gpu"), count_pattern(G, "4-clique", backend="gpu"),
+                   list(la_gpm.census(G, 5, backend="gpu", method="enumerate")["count"]),
+                   count_pattern(G, "house", backend="gpu", gpu_engine="trie"),
+                   la_gpm.colorful_count(G, "u5", seed=1, backend="gpu"))
+        assert got[:4] == want[:4], block
+        assert got[4] == pytest.approx(want[4], rel=1e-4), block

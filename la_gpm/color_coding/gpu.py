@@ -26,7 +26,7 @@ import warnings
 import numpy as np
 
 from .trees import rooted_gather_table
-from ..device import cupy, device_csr, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, device_csr, kernel, oom_guard, sm_count
 
 _SMEM_LIMIT = 48 * 1024
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
@@ -482,7 +482,7 @@ class GpuOps:
         if self.n == 0:
             return np.zeros(nbt)
         col = cp.ascontiguousarray(root[:, 0])
-        kernel(__package__, "cc_spmm", "cc_block_sums", self.opts)((nbt,), (256,), (col, np.int32(self.n), out))
+        kernel(__package__, "cc_spmm", "cc_block_sums", self.opts)((nbt,), (block_size(),), (col, np.int32(self.n), out))
         return out.get()
 
     def rows(self, root):

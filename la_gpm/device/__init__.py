@@ -47,6 +47,14 @@ def kernel(package: str, file: str, name: str, options: tuple = ()):
     return _module(package, file, cp.cuda.Device().id, tuple(options)).get_function(name)
 
 
+def block_size() -> int:
+    """Threads per block of the kernels whose block size is free (grid-stride and warp-per-item kernels):
+    ``la_gpm.config.gpu_block`` rounded down to whole warps, within 32..1024. Tests shrink it to cross block
+    edges; kernels with a fixed shape (launch bounds, shared-memory tiles) keep theirs."""
+    from ..config import config
+    return min(max(32, (int(config.gpu_block) // 32) * 32), 1024)
+
+
 @functools.lru_cache(maxsize=None)
 def device_sm_count(device: int) -> int:
     """Multiprocessors of CUDA device ``device`` (cached: ``cupy.cuda.Device.attributes`` queries every

@@ -13,7 +13,7 @@ import weakref
 
 import numpy as np
 
-from ..device import cupy, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, kernel, oom_guard, sm_count
 from ..config import config
 
 __all__ = ["count_items", "list_items"]
@@ -55,7 +55,7 @@ def _run(items, upd, plan, U, cand, counts_only, offsets=None, total=0):
     nit = items.shape[0]
     k = plan.k
     maxdeg = max(int(np.diff(U.ptr).max()) if U.n else 1, 1)
-    block = min(max(32, (config.gpu_block // 32) * 32), 1024)
+    block = block_size()
     per_warp = k * maxdeg * 4
     warps = min(nit, max(1, config.memory_budget // per_warp), sm_count() * 32)
     warps = max(1, warps)

@@ -22,7 +22,7 @@ import time
 import numpy as np
 
 from ..exceptions import InvalidArgument
-from ..device import cupy, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, kernel, oom_guard, sm_count
 from .dumato import device_engine_arrays
 from .plans import plan_roots, resolve_budget
 
@@ -69,7 +69,7 @@ def count_plan_bfs(G, plan, *, memory_budget: int | None = None, part=None):
     T, C = plan.tables()
     kern = kernel(__package__, "cuts", "trie_level")
     sm = sm_count()
-    block = 256
+    block = block_size()
     # each stored level may take an equal share of the budget (levels 1..k-2 are stored)
     cap_entries = max(1, budget // (BYTES_PER_ENTRY * max(1, k - 2) + 16))
     group = _group_for(G.m / max(G.n, 1) * 2.0)

@@ -190,28 +190,18 @@ __device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>&
             if (P.list(T_PAREL, i, t) >= 0) need = true;
         if (need) {
             const int* src = en_set(g, stack, maxd, kind);
-            int cnt = 0;
-            for (i64 base = lo; base < hi; base += 32) {
-                const i64 p = base + lane;
-                int x = 0;
-                bool ok = false;
-                if (p < hi) {
-                    x = src[p];
-                    ok = true;
-                    for (int t = 0; t < npar && ok; ++t) {
-                        const i64 e = P.list(T_PAREL, i, t);
-                        if (e < 0) continue;
-                        i64 rlo, rhi;
-                        label_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi);
-                        const i64 q = buffer_lower_bound(g.idx, rlo, rhi, (i64)x);
-                        ok = q < rhi && __ldg(g.idx + q) == x && __ldg(g.elab + q) == e;
-                    }
+            const int cnt = warp_filter(lo, hi, out, lane, [=](i64 p) { return src[p]; }, [=, &s](int x) {
+                bool ok = true;
+                for (int t = 0; t < npar && ok; ++t) {
+                    const i64 e = P.list(T_PAREL, i, t);
+                    if (e < 0) continue;
+                    i64 rlo, rhi;
+                    label_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi);
+                    const i64 q = buffer_lower_bound(g.idx, rlo, rhi, (i64)x);
+                    ok = q < rhi && __ldg(g.idx + q) == x && __ldg(g.elab + q) == e;
                 }
-                const unsigned m = __ballot_sync(LA_FULL_MASK, ok);
-                if (ok) out[cnt + __popc(m & lanes_below(lane))] = x;
-                cnt += __popc(m);
-            }
-            __syncwarp();
+                return ok;
+            });
             kind = i;
             lo = 0;
             hi = cnt;

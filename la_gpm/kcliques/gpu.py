@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..device import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -44,8 +44,9 @@ SPLIT_WIDTH = 8
 def _sizes(ptr, idx, src, narcs):  # |C| of every arc: one per graph, whatever k
     cp = cupy()
     c = cp.empty(narcs, dtype=cp.int32)
-    blocks = max(1, min(65535, (narcs * 32 + 255) // 256))
-    kernel(__package__, "cliques", "clique_arc_sizes")((blocks,), (256,), (ptr, idx, src, np.int64(narcs), c))
+    bs = block_size()
+    blocks = max(1, min(65535, -(-narcs * 32 // bs)))
+    kernel(__package__, "cliques", "clique_arc_sizes")((blocks,), (bs,), (ptr, idx, src, np.int64(narcs), c))
     return c
 
 

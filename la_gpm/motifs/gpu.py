@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..device import cupy, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, kernel, oom_guard, sm_count
 from ..patterns.classes import classes, to_induced
 from .closed_forms import sigma4_columns
 from .common import check_safe, deg_binomial_sum, degree_binomials, descending, exact_sum
@@ -140,7 +140,8 @@ def _item_offsets(G, split):
         nwork = int(fwd.shape[0])
         with oom_guard("building the census work items"):
             items = cp.empty(nwork, dtype=cp.int64)
-            kernel(__package__, "census", "esu_item_counts")((max(1, min(4096, (nwork + 255) // 256)),), (256,),
+            bs = block_size()
+            kernel(__package__, "census", "esu_item_counts")((max(1, min(4096, -(-nwork // bs))),), (bs,),
                                                 (ptr, idx, fsrc, fwd, np.int64(nwork), np.int32(split), items))
             offs = cp.zeros(nwork + 1, dtype=cp.int64)
             cp.cumsum(items, out=offs[1:])

@@ -26,7 +26,7 @@ import functools
 
 import numpy as np
 
-from ..device import cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
 
 SCHEDULES = ("auto", "bucketed", "uniform")
 GROUPS = (1, 2, 4, 8, 16, 32)
@@ -89,7 +89,8 @@ def _arc_bins(G, hub_min: int = HUB_MIN):
 
     def build(ptr, idx, src, narcs):
         work = cp.empty(narcs, dtype=cp.int32)
-        kernel(__package__, "triangles", "tri_arc_work")((min(4096, (narcs + 255) // 256),), (256,),
+        bs = block_size()
+        kernel(__package__, "triangles", "tri_arc_work")((max(1, min(4096, -(-narcs // bs))),), (bs,),
                                             (ptr, idx, src, np.int64(narcs), work))
         hubs, smem = None, 0
         if hub_min > 0:
@@ -127,11 +128,9 @@ def _launch_hubs(ptr, idx, hubs, smem, total, pv):
 
 def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
     cp = cupy()
-    from ..config import config
-
     if group not in GROUPS:
         raise ValueError(f"group must be a power of two <= 32; got {group}")
-    block = max(config.gpu_block, 32)
+    block = block_size()
     groups_per_block = block // group
     sm = sm_count()
     grid = int(max(1, min((narcs + groups_per_block - 1) // groups_per_block, sm * 32)))
