@@ -22,7 +22,6 @@
 #define EN_MAXK 32
 #define EN_I64_MAX 0x7fffffffffffffffLL
 
-
 // counters[]: next item, total, overflow flag, reuse hits, set ops, set ops saved, tree nodes
 #define CN_NEXT 0
 #define CN_TOTAL 1
@@ -52,17 +51,13 @@ __device__ __forceinline__ bool en_contains(const int* a, i64 lo, i64 hi, int x)
 // warp-cooperative (warp_lower_bound) when the module is compiled with -DEN_WARP_SEARCH (the batch kernel;
 // see dumato.py), else each lane's own.
 #ifdef EN_WARP_SEARCH
-#define EN_WARP_SEARCH_ON true
+constexpr bool kEnWarpSearch = true;
 #else
-#define EN_WARP_SEARCH_ON false
+constexpr bool kEnWarpSearch = false;
 #endif
 
 __device__ __forceinline__ i64 en_uniform_lb(const int* a, i64 lo, i64 hi, i64 x, int lane) {
-    return EN_WARP_SEARCH_ON ? warp_lower_bound(a, lo, hi, x, lane) : buffer_lower_bound(a, lo, hi, x);
-}
-
-__device__ __forceinline__ void en_uniform_row(const PlanGraph& g, int v, i64 lab, i64& lo, i64& hi, int lane) {
-    label_row<EN_WARP_SEARCH_ON>(g, v, lab, lo, hi, lane);
+    return kEnWarpSearch ? warp_lower_bound(a, lo, hi, x, lane) : buffer_lower_bound(a, lo, hi, x);
 }
 
 __device__ __forceinline__ const int* en_set(const PlanGraph& g, int* stack, i64 maxd, int kind) {
@@ -131,7 +126,7 @@ __device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>&
         i64 best = -1;
         for (int t = 0; t < npar; ++t) {
             i64 rlo, rhi;
-            en_uniform_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
+            label_row<kEnWarpSearch>(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
             if (best < 0 || rhi - rlo < best) { best = rhi - rlo; chosen = t; lo = rlo; hi = rhi; }
         }
     }
@@ -155,7 +150,7 @@ __device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>&
     for (int t = 0; t < npar; ++t) {
         if (t == chosen) continue;
         i64 rlo, rhi;
-        en_uniform_row(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
+        label_row<kEnWarpSearch>(g, s.f[P.list(T_PAR, i, t)], lab, rlo, rhi, lane);
         if (windowed) {
             rlo = en_uniform_lb(g.idx, rlo, rhi, vlo + 1, lane);
             rhi = en_uniform_lb(g.idx, rlo, rhi, vhi, lane);
@@ -177,7 +172,7 @@ __device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>&
     for (int t = 0; t < nanti; ++t) {
         if (hi == lo) break;
         i64 rlo, rhi;
-        en_uniform_row(g, s.f[P.list(T_ANTI, i, t)], lab, rlo, rhi, lane);
+        label_row<kEnWarpSearch>(g, s.f[P.list(T_ANTI, i, t)], lab, rlo, rhi, lane);
         const int w = en_difference(en_set(g, stack, maxd, kind), lo, hi, g.idx, rlo, rhi, out, lane);
         kind = i;
         lo = 0;
@@ -190,7 +185,7 @@ __device__ __forceinline__ void en_build(const PlanGraph& g, const PlanTables<>&
             if (P.list(T_PAREL, i, t) >= 0) need = true;
         if (need) {
             const int* src = en_set(g, stack, maxd, kind);
-            const int cnt = warp_filter(lo, hi, out, lane, [=](i64 p) { return src[p]; }, [=, &s](int x) {
+            const int cnt = warp_filter(lo, hi, out, lane, [=](i64 p) { return src[p]; }, [&](int x) {
                 bool ok = true;
                 for (int t = 0; t < npar && ok; ++t) {
                     const i64 e = P.list(T_PAREL, i, t);
@@ -244,48 +239,45 @@ __device__ __forceinline__ i64 en_count_inter(const int* a, i64 alo, i64 ahi, co
     return c;
 }
 
+// c -= the earlier images f[T_INJ] of level i inside the window (vlo, vhi) that in_set holds (the candidates
+// injectivity removes from a set counted without them)
+template <class InSet>
+__device__ __forceinline__ void en_drop_injective(const PlanTables<>& P, const EnState& s, int i, i64 vlo, i64 vhi,
+                                                  i64& c, InSet in_set) {
+    const int ninj = (int)P.value(C_NINJ, i);
+    for (int t = 0; t < ninj; ++t) {
+        const i64 x = s.f[P.list(T_INJ, i, t)];
+        if (x <= vlo || x >= vhi) continue;
+        if (in_set((int)x)) c -= 1;
+    }
+}
+
 // |candidates of the last level i inside the bounds| minus the earlier images in that set
 __device__ __forceinline__ u64 en_count_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd, int i,
                              bool fast, int lane) {
     i64 lo, hi, vlo, vhi;
+    const int* src;
     if (fast) {  // the final intersection is counted, not written (the set is already inside the window)
         en_bounds(P, s, i, vlo, vhi);
         bool deferred;
         i64 dlo, dhi;
         en_build(g, P, s, stack, maxd, i, vlo, vhi, P.value(C_CACHED, i) == 0, true, deferred, dlo, dhi, lane);
+        src = en_set(g, stack, maxd, s.skind[i]);
         if (deferred) {
-            const int* src = en_set(g, stack, maxd, s.skind[i]);
             lo = s.slo[i];
             hi = s.shi[i];
             i64 c = en_count_inter(src, lo, hi, g.idx, dlo, dhi, lane);
-            const int ninj = (int)P.value(C_NINJ, i);
-            for (int t = 0; t < ninj; ++t) {
-                const i64 x = s.f[P.list(T_INJ, i, t)];
-                if (x <= vlo || x >= vhi) continue;
-                if (en_contains(src, lo, hi, (int)x) && en_contains(g.idx, dlo, dhi, (int)x)) c -= 1;
-            }
+            en_drop_injective(P, s, i, vlo, vhi, c,
+                              [&](int x) { return en_contains(src, lo, hi, x) && en_contains(g.idx, dlo, dhi, x); });
             return (u64)c;
         }
-        const int* src = en_set(g, stack, maxd, s.skind[i]);
         lo = en_uniform_lb(src, s.slo[i], s.shi[i], vlo + 1, lane);
         hi = en_uniform_lb(src, lo, s.shi[i], vhi, lane);
-        i64 c = hi - lo;
-        const int ninj = (int)P.value(C_NINJ, i);
-        for (int t = 0; t < ninj; ++t) {
-            const i64 x = s.f[P.list(T_INJ, i, t)];
-            if (x <= vlo || x >= vhi) continue;
-            if (en_contains(src, lo, hi, (int)x)) c -= 1;
-        }
-        return (u64)c;
+    } else {
+        src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
     }
-    const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
     i64 c = hi - lo;
-    const int ninj = (int)P.value(C_NINJ, i);
-    for (int t = 0; t < ninj; ++t) {
-        const i64 x = s.f[P.list(T_INJ, i, t)];
-        if (x <= vlo || x >= vhi) continue;
-        if (en_contains(src, lo, hi, (int)x)) c -= 1;
-    }
+    en_drop_injective(P, s, i, vlo, vhi, c, [&](int x) { return en_contains(src, lo, hi, x); });
     return (u64)c;
 }
 
@@ -364,6 +356,30 @@ __device__ __forceinline__ void en_append_accepted(const PlanGraph& g, const Pla
     EnState s;                                                                                         \
     s.reuse = s.ops = s.saved = s.nodes = 0;
 
+// local += item, setting over when the item or the sum passes 2^63 - 1 (the host's counts are int64)
+__device__ __forceinline__ void en_add_count(u64& local, u64 item, bool& over) {
+    if (item > (u64)EN_I64_MAX) over = true;
+    local += item;
+    if (local < item || local > (u64)EN_I64_MAX) over = true;
+}
+
+// (lane 0) *total += local; *flag |= 1 when that sum passes 2^63 - 1 or over is set
+__device__ __forceinline__ void en_flush_count(u64* total, u64* flag, u64 local, bool over) {
+    if (local) {
+        const u64 old = atomicAdd(total, local);
+        if (old + local < old || old + local > (u64)EN_I64_MAX) over = true;
+    }
+    if (over) atomicOr(flag, 1ULL);
+}
+
+// (lane 0) the warp's statistics added to counters[]
+__device__ __forceinline__ void en_flush_stats(u64* counters, const EnState& s) {
+    if (s.reuse) atomicAdd(counters + CN_REUSE, s.reuse);
+    if (s.ops) atomicAdd(counters + CN_OPS, s.ops);
+    if (s.saved) atomicAdd(counters + CN_SAVED, s.saved);
+    if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
+}
+
 // The DFS below a prefix f[0..start-1] whose sets of levels < start are built; returns its count.
 // kNodes: also count the search-tree nodes below the prefix in s.nodes (the count kernel's statistics).
 template <bool kNodes>
@@ -406,21 +422,12 @@ enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
         if (e >= (u64)nitems) break;
         en_load(g, P, s, stack, maxd, items, e, d, rebuild, lane);
         const u64 item = en_dfs<true>(g, P, s, stack, maxd, d, fast_last != 0, lane);
-        if (item > (u64)EN_I64_MAX) over = true;
-        local += item;
-        if (local < item || local > (u64)EN_I64_MAX) over = true;
+        en_add_count(local, item, over);
         if (store_counts && lane == 0) item_counts[e] = item;
     }
     if (lane == 0) {
-        if (local) {
-            const u64 old = atomicAdd(counters + CN_TOTAL, local);
-            if (old + local < old || old + local > (u64)EN_I64_MAX) over = true;
-        }
-        if (over) atomicOr(counters + CN_OVER, 1ULL);
-        if (s.reuse) atomicAdd(counters + CN_REUSE, s.reuse);
-        if (s.ops) atomicAdd(counters + CN_OPS, s.ops);
-        if (s.saved) atomicAdd(counters + CN_SAVED, s.saved);
-        if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
+        en_flush_count(counters + CN_TOTAL, counters + CN_OVER, local, over);
+        en_flush_stats(counters, s);
     }
 }
 
@@ -520,12 +527,7 @@ enum_expand_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
                            });
         __syncwarp();
     }
-    if (lane == 0) {
-        if (s.reuse) atomicAdd(counters + CN_REUSE, s.reuse);
-        if (s.ops) atomicAdd(counters + CN_OPS, s.ops);
-        if (s.saved) atomicAdd(counters + CN_SAVED, s.saved);
-        if (s.nodes) atomicAdd(counters + CN_NODES, s.nodes);
-    }
+    if (lane == 0) en_flush_stats(counters, s);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -575,14 +577,9 @@ __device__ __forceinline__ void en_rebuild_needed(const PlanGraph& g, const Plan
         }
 }
 
+// (every lane) query q's count into counts[q] (nothing for q < 0: no query yet)
 __device__ __forceinline__ void en_flush(u64* counts, u64* flags, int q, u64 local, bool over, int lane) {
-    if (lane == 0 && q >= 0) {
-        if (local) {
-            const u64 old = atomicAdd(counts + q, local);
-            if (old + local < old || old + local > (u64)EN_I64_MAX) over = true;
-        }
-        if (over) atomicOr(flags, 1ULL);
-    }
+    if (lane == 0 && q >= 0) en_flush_count(counts + q, flags, local, over);
 }
 
 extern "C" __global__ void __launch_bounds__(256, 2)
@@ -646,9 +643,7 @@ enum_batch_level(const i64* __restrict__ ptr, const int* __restrict__ idx, const
             });
             __syncwarp();
         }
-        if (item > (u64)EN_I64_MAX) over = true;
-        local += item;
-        if (local < item || local > (u64)EN_I64_MAX) over = true;
+        en_add_count(local, item, over);
     }
     en_flush(counts, flags, curq, local, over, lane);
 }
