@@ -12,7 +12,8 @@ import numpy as np
 from ..config import config
 from ..exceptions import InvalidArgument
 from .batch import batch_roots, pack_batch_tables
-from .cpu_kernels import N_STATS, ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial, list_plan
+from .cpu_kernels import (N_STATS, ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial, list_plan,
+                          search_buffers)
 from .plans import engine_arrays, plan_for, plan_roots, prepare_roots, resolve_budget
 
 __all__ = ["run_plan", "count_plans_batch_cpu", "list_matches", "check_overflow", "SERIAL_WORK", "CPU_TASK_ROOTS"]
@@ -229,13 +230,7 @@ def list_matches(G, P, induced, limit, chunk_size):
     k = plan.k
     T, C = plan.tables()
     order = np.asarray(plan.order, dtype=np.int64)
-    buf = np.empty((k, max(G.max_degree, 1)), dtype=idx.dtype)
-    f = np.zeros(k, dtype=np.int64)
-    skind = np.full(k, -1, dtype=np.int64)
-    slo = np.zeros(k, dtype=np.int64)
-    shi = np.zeros(k, dtype=np.int64)
-    pos = np.zeros(k, dtype=np.int64)
-    end = np.zeros(k, dtype=np.int64)
+    buf, f, skind, slo, shi, pos, end = search_buffers(k, G.max_degree, idx)
     st = np.zeros(N_STATS, dtype=np.int64)
     state = np.zeros(3, dtype=np.int64)
     left = limit

@@ -228,8 +228,9 @@ def _accept(i, c, f, T, C, deg):
 
 
 @nb.njit(cache=True)
-def count_roots(roots, rlo, rhi, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st):
-    """Count the matches rooted at roots[rlo:rhi] (unique or embeddings, as the plan says)."""
+def search_buffers(k, maxd, idx):
+    """The depth-first search's state for a k-vertex plan: candidate buffers (k rows of max-degree entries,
+    ``idx``'s dtype), the partial match f and per-level set kinds, bounds and positions."""
     buf = np.empty((k, max(maxd, 1)), dtype=idx.dtype)
     f = np.zeros(k, dtype=np.int64)
     skind = np.full(k, -1, dtype=np.int64)
@@ -237,6 +238,13 @@ def count_roots(roots, rlo, rhi, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, e
     shi = np.zeros(k, dtype=np.int64)
     pos = np.zeros(k, dtype=np.int64)
     end = np.zeros(k, dtype=np.int64)
+    return buf, f, skind, slo, shi, pos, end
+
+
+@nb.njit(cache=True)
+def count_roots(roots, rlo, rhi, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd, st):
+    """Count the matches rooted at roots[rlo:rhi] (unique or embeddings, as the plan says)."""
+    buf, f, skind, slo, shi, pos, end = search_buffers(k, maxd, idx)
     total = 0
     overflow = False
     for r in range(rlo, rhi):

@@ -95,7 +95,6 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
         else if (mode == 0 && lane_g == 0) counts[e - e0] = (i64)c;
     }
     if (mode == 2) {
-        local = warp_sum(local);
-        if (lane == 0 && local) atomicAdd(total, local);
+        add_warp_sum(total, local, lane);
     }
 }
