@@ -198,7 +198,7 @@ def _cuts_can(r):
 
 
 def _cuts_should(r):
-    if r.gpu_engine == "auto" and (r.P.k < 5 or r.P.labeled):
+    if r.part is None and r.gpu_engine == "auto" and (r.P.k < 5 or r.P.labeled):  # parts: the only GPU engine
         return ("below 5 vertices or with labels the depth-first engine is on par or faster (measured; the trie "
                 "wins 6x on the house, wiki-Vote and email-Eu-core: docs/gpu_trie.md)")
     return None

@@ -130,3 +130,18 @@ def test_gpu_free_block_sizes_do_not_change_counts():
                    la_gpm.colorful_count(G, "u5", seed=1, backend="gpu"))
         assert got[:4] == want[:4], block
         assert got[4] == pytest.approx(want[4], rel=1e-4), block
+
+
+def test_every_part_has_an_engine_on_every_backend():
+    """The distributed unit (part=) is placed on a splitting engine for every pattern kind, on the cpu and
+    on the gpu rows of the table (checked without a device: the rows' own answers)."""
+    G = la_gpm.generators.rmat(8, seed=6)
+    for name in ("triangle", "4-clique", "diamond", "4-cycle", "house", "4-star", "5-path"):
+        P = Pattern.named(name)
+        for backend in ("cpu", "gpu"):
+            for induced in (False, True):
+                e, why = engines._first(engines.Request(G, P, induced=induced, backend=backend, part=(1, 4)))
+                assert e is not None and e.splits, (name, backend, induced, why)
+        e, _ = engines._first(engines.Request(G, P, backend="gpu"))
+        assert e.name == ("kcliques" if P.is_clique and P.k > 3 else "triangles" if P.is_clique else
+                          "cuts" if P.k >= 5 else "dumato"), name

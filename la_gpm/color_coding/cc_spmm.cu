@@ -6,7 +6,8 @@
 // that cuSPARSE's column-major SpMM does not do well: see docs/color_coding.md).
 #include "cc_common.cuh"
 
-// colors[g*n + v] = hi32(splitmix64(keys[g] + v)) * k >> 32 (the hash of the CPU kernels, la_gpm/backends/cpu/cc_kernels.py)
+// colors[g*n + v] = hi32(splitmix64(keys[g] + v)) * k >> 32 (the CPU kernels' hash:
+// la_gpm/color_coding/cpu_kernels.py)
 extern "C" __global__ void cc_colors(const u64* __restrict__ keys, i64 rows, int n, int k,
                                      signed char* __restrict__ out) {
     for (i64 r = blockIdx.x * (i64)blockDim.x + threadIdx.x; r < rows; r += (i64)gridDim.x * blockDim.x) {

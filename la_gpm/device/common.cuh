@@ -9,7 +9,7 @@ typedef unsigned long long u64;
 #define LA_FULL_MASK 0xffffffffu
 
 // SplitMix64 finaliser of a counter: the one hash every random routine uses on CPU and GPU
-// (la_gpm/backends/cpu/rng.py), so a seed gives the same draws on every backend.
+// (la_gpm/primitives/rng.py), so a seed gives the same draws on every backend.
 __device__ __forceinline__ u64 la_splitmix64(u64 x) {
     x += 0x9E3779B97F4A7C15ULL;
     u64 z = x;
@@ -35,6 +35,12 @@ __device__ __forceinline__ T warp_sum(T v) {
 #pragma unroll
     for (int o = 16; o > 0; o >>= 1) v += __shfl_down_sync(LA_FULL_MASK, v, o);
     return v;
+}
+
+// lane 0 adds the warp's sum of v to *dst (one atomic, none when the sum is zero); warp-collective
+__device__ __forceinline__ void add_warp_sum(u64* dst, u64 v, int lane) {
+    v = warp_sum(v);
+    if (lane == 0 && v) atomicAdd(dst, v);
 }
 
 // inclusive prefix sum over the lanes: lane l gets v_0 + ... + v_l (floating-point values are only added,

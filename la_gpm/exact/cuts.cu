@@ -46,8 +46,14 @@ extern "C" __global__ void trie_level(const i64* __restrict__ ptr, const int* __
             if (j > 0) p = ((const i64*)Ps[j])[p];
         }
         i64 vlo = -1, vhi = I64_MAX;
-        for (int t = 0; t < (int)P.value(C_NLOW, lvl); ++t) { const i64 x = f[P.list(T_LOW, lvl, t)]; vlo = x > vlo ? x : vlo; }
-        for (int t = 0; t < (int)P.value(C_NUP, lvl); ++t) { const i64 x = f[P.list(T_UP, lvl, t)]; vhi = x < vhi ? x : vhi; }
+        for (int t = 0; t < (int)P.value(C_NLOW, lvl); ++t) {
+            const i64 x = f[P.list(T_LOW, lvl, t)];
+            vlo = x > vlo ? x : vlo;
+        }
+        for (int t = 0; t < (int)P.value(C_NUP, lvl); ++t) {
+            const i64 x = f[P.list(T_UP, lvl, t)];
+            vhi = x < vhi ? x : vhi;
+        }
         // parents' rows, restricted to the level's label and the window; iterate the shortest
         int base = 0;
         i64 best = I64_MAX;

@@ -1,6 +1,6 @@
 // Exact counting and listing of any connected pattern by interpreting a matching Plan
 // (la_gpm/patterns/plan.py, Plan.tables()) on the GPU, with the semantics of the CPU engine
-// (la_gpm/backends/cpu/enum_kernels.py): symmetry bounds, anti-parents (induced), injectivity
+// (la_gpm/exact/cpu_kernels.py): symmetry bounds, anti-parents (induced), injectivity
 // checks, RPS reuse of cached sets, vertex labels (label-sorted rows) and edge labels; the last
 // level is counted, not enumerated.
 //
@@ -253,8 +253,8 @@ __device__ __forceinline__ void en_drop_injective(const PlanTables<>& P, const E
 }
 
 // |candidates of the last level i inside the bounds| minus the earlier images in that set
-__device__ __forceinline__ u64 en_count_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd, int i,
-                             bool fast, int lane) {
+__device__ __forceinline__ u64 en_count_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack,
+                                              i64 maxd, int i, bool fast, int lane) {
     i64 lo, hi, vlo, vhi;
     const int* src;
     if (fast) {  // the final intersection is counted, not written (the set is already inside the window)
@@ -348,8 +348,8 @@ __device__ __forceinline__ void en_append_accepted(const PlanGraph& g, const Pla
         const i64* __restrict__ elab, const int* __restrict__ deg, int vlabeled, int elabeled,         \
         const i64* __restrict__ T, const i64* __restrict__ C, int k
 #define EN_WARP_BEGIN                                                                                  \
-    const PlanGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};                                    \
-    const PlanTables<> P{T, C, k};                                                                           \
+    const PlanGraph g{ptr, idx, nlab, elab, deg, vlabeled, elabeled};                                  \
+    const PlanTables<> P{T, C, k};                                                                     \
     const int lane = threadIdx.x & 31;                                                                 \
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;                                \
     int* stack = buf + warp * (i64)(k - 2) * maxd;                                                     \
@@ -433,9 +433,9 @@ enum_count_warp(EN_KERNEL_PARAMS, const int* __restrict__ items,
 
 // List the last level of the current prefix: rows numbered from r on; those in [r0, r1) are written
 // to out[(row - r0) * k + order[q]]. Returns the next row number.
-__device__ __forceinline__ i64 en_list_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack, i64 maxd, int i,
-                            const int* __restrict__ order, i64 r, i64 r0, i64 r1, int* __restrict__ out,
-                            int lane) {
+__device__ __forceinline__ i64 en_list_last(const PlanGraph& g, const PlanTables<>& P, EnState& s, int* stack,
+                                            i64 maxd, int i, const int* __restrict__ order, i64 r, i64 r0, i64 r1,
+                                            int* __restrict__ out, int lane) {
     i64 lo, hi, vlo, vhi;
     const int* src = en_window(g, P, s, stack, maxd, i, lo, hi, vlo, vhi, lane);
     const int ninj = (int)P.value(C_NINJ, i);

@@ -60,7 +60,8 @@ __device__ __forceinline__ void label_row(const PlanGraph& g, int v, i64 lab, i6
     lo = __ldg(g.ptr + v);
     hi = __ldg(g.ptr + v + 1);
     if (g.vlabeled && lab >= 0) {
-        const i64 a = kWarpSearch ? warp_lower_bound(g.nlab, lo, hi, lab, lane) : binary_lower_bound(g.nlab, lo, hi, lab);
+        const i64 a = kWarpSearch ? warp_lower_bound(g.nlab, lo, hi, lab, lane)
+                                  : binary_lower_bound(g.nlab, lo, hi, lab);
         hi = kWarpSearch ? warp_lower_bound(g.nlab, a, hi, lab + 1, lane) : binary_lower_bound(g.nlab, a, hi, lab + 1);
         lo = a;
     }

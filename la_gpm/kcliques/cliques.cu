@@ -54,6 +54,15 @@ __device__ __forceinline__ void add_checked(u64& acc, u64 x, bool& over) {
     acc = r;
 }
 
+// lane 0: *total += acc, and *overflow = 1 when that or an earlier sum wrapped around (over)
+__device__ __forceinline__ void flush_checked(u64* total, u64* overflow, u64 acc, bool over, int lane) {
+    if (lane == 0 && acc) {
+        const u64 before = atomicAdd(total, acc);
+        over |= before + acc < before;
+    }
+    if (lane == 0 && over) atomicExch(overflow, 1ULL);
+}
+
 // Depth-first extension of S_0 (stack level 0, size s0) to k-cliques; adds their number to acc.
 __device__ __forceinline__ void stack_dfs(const i64* __restrict__ ptr, const int* __restrict__ idx, int k, int maxdeg,
                                           int* stack, int s0, int lane, u64& acc, bool& over) {
@@ -101,11 +110,7 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
         const int s0 = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
         stack_dfs(ptr, idx, k, maxdeg, stack, s0, lane, local, over);
     }
-    if (lane == 0 && local) {
-        const u64 before = atomicAdd(total, local);
-        over |= before + local < before;
-    }
-    if (lane == 0 && over) atomicExch(overflow, 1ULL);
+    flush_checked(total, overflow, local, over, lane);
 }
 
 #define CQ_CAP 1024  // largest |C| kept as bitmaps: 32 words, one per lane
@@ -204,11 +209,7 @@ extern "C" __global__ void clique_count_bitmap(const i64* __restrict__ ptr, cons
         bitmap_dfs(rows, c, W, i0, i1, k - 3, lane, local, over);
         __syncwarp();  // rows are rewritten for the next arc
     }
-    if (lane == 0 && local) {
-        const u64 before = atomicAdd(total, local);
-        over |= before + local < before;
-    }
-    if (lane == 0 && over) atomicExch(overflow, 1ULL);
+    flush_checked(total, overflow, local, over, lane);
 }
 
 // |N+(u) ∩ N+(v)| of every DAG arc (u, v): the candidate-set sizes the host splits work by

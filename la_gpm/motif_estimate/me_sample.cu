@@ -1,10 +1,10 @@
 // Motif-frequency estimation on the GPU: colorful rooted-treelet tables and uniform treelet sampling
-// (Motivo), mirroring la_gpm/backends/cpu/motif_estimate_kernels.py operation for operation.
+// (Motivo), mirroring la_gpm/motif_estimate/cpu.py operation for operation.
 //
 // Tables: row-major (n, WM) doubles M (all shapes side by side) and (n, WB) doubles B (A * M of the
 // passive shapes).  Every sum runs in the CPU kernels' order and without fused multiply-adds
 // (__dmul_rn / __dadd_rn), so the tables, and hence the samples of a seed, equal the CPU backend's.
-// Random numbers: SplitMix64 of a counter (la_gpm/backends/cpu/rng.py).
+// Random numbers: SplitMix64 of a counter (la_gpm/primitives/rng.py).
 #include "common.cuh"
 
 // (state advanced, uniform double in [0, 1)), as the CPU's _uniform
@@ -379,7 +379,7 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
             }
         } else {
             if (hs >= 0) me_skip_chunks_thread(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc);
-            const i64 e = me_pick_weighted(e0, e1, x, acc, [=](i64 e) { return __ldg(col + (i64)__ldg(idx + e) * W); });
+            const i64 e = me_pick_weighted(e0, e1, x, acc, [=](i64 q) { return __ldg(col + (i64)__ldg(idx + q) * W); });
             if (e >= 0) u = __ldg(idx + e);
         }
         if (u < 0) u = last;

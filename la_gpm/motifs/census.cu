@@ -292,18 +292,11 @@ extern "C" __global__ void census4_closed(const i64* __restrict__ ptr, const int
         c4 += closed4_cycles(ptr, idx, u, first + gw, uhi, gsize, cnt, lane);
         group_sync(coop);
     }
-    dia = warp_sum(dia);
-    c4 = warp_sum(c4);
-    tri = warp_sum(tri);
-    p4 = warp_sum(p4);
-    tdeg = warp_sum(tdeg);
-    if (lane == 0) {
-        if (dia) atomicAdd(acc + 0, dia);
-        if (c4) atomicAdd(acc + 1, c4);
-        if (tri) atomicAdd(acc + 2, tri);
-        if (p4) atomicAdd(acc + 3, p4);
-        if (tdeg) atomicAdd(acc + 4, tdeg);
-    }
+    add_warp_sum(acc + 0, dia, lane);
+    add_warp_sum(acc + 1, c4, lane);
+    add_warp_sum(acc + 2, tri, lane);
+    add_warp_sum(acc + 3, p4, lane);
+    add_warp_sum(acc + 4, tdeg, lane);
 }
 
 // census_small: the k = 3 / 4 closed-form inputs of a SMALL graph in one launch, every counter in shared
@@ -391,20 +384,12 @@ extern "C" __global__ void census_small(const i64* __restrict__ ptr, const int* 
         for (i64 j = ulo + threadIdx.x; j < uhi; j += blockDim.x) nu[__ldg(idx + j) >> 5] = 0u;
         if (four) c4 += closed4_cycles(ptr, idx, u, first + warp, uhi, nwarps, cnt, lane);
     }
-    dia = warp_sum(dia);
-    c4 = warp_sum(c4);
-    tri = warp_sum(tri);
-    p4 = warp_sum(p4);
-    tdeg = warp_sum(tdeg);
-    k4 = warp_sum(k4);
-    if (lane == 0) {
-        if (dia) atomicAdd(s_acc + 0, dia);
-        if (c4) atomicAdd(s_acc + 1, c4);
-        if (tri) atomicAdd(s_acc + 2, tri);
-        if (p4) atomicAdd(s_acc + 3, p4);
-        if (tdeg) atomicAdd(s_acc + 4, tdeg);
-        if (k4) atomicAdd(s_acc + 5, k4);
-    }
+    add_warp_sum(s_acc + 0, dia, lane);
+    add_warp_sum(s_acc + 1, c4, lane);
+    add_warp_sum(s_acc + 2, tri, lane);
+    add_warp_sum(s_acc + 3, p4, lane);
+    add_warp_sum(s_acc + 4, tdeg, lane);
+    add_warp_sum(s_acc + 5, k4, lane);
     __syncthreads();
     if (threadIdx.x == 0) {
         for (int i = 0; i < 6; ++i)

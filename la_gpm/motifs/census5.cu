@@ -163,14 +163,9 @@ extern "C" __global__ void c5_vertex(const i64* __restrict__ ptr, const int* __r
             });
         }
         for (i64 j = vl + gt; j < vh; j += gthreads) bits[__ldg(idx + j) >> 5] = 0u;
-        c4 = warp_sum(c4);
-        k23 = warp_sum(k23);
-        wing = warp_sum(wing);
-        if (lane == 0) {
-            if (c4) atomicAdd(out + 3 * (i64)v, c4);
-            if (k23) atomicAdd(out + 3 * (i64)v + 1, k23);
-            if (wing) atomicAdd(out + 3 * (i64)v + 2, wing);
-        }
+        add_warp_sum(out + 3 * (i64)v, c4, lane);
+        add_warp_sum(out + 3 * (i64)v + 1, k23, lane);
+        add_warp_sum(out + 3 * (i64)v + 2, wing, lane);
         group_sync(coop);
     }
 }
@@ -686,9 +681,6 @@ extern "C" __global__ void c5_bowtie_bulk(const i64* __restrict__ ptr, const int
             }
         }
 #pragma unroll
-        for (int k = 0; k < 7; ++k) {
-            const u64 v = warp_sum(s[k]);
-            if (lane == 0 && v) atomicAdd(acc + k, v);
-        }
+        for (int k = 0; k < 7; ++k) add_warp_sum(acc + k, s[k], lane);
     }
 }

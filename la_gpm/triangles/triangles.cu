@@ -70,8 +70,7 @@ __device__ __forceinline__ void tri_arcs_body(const i64* __restrict__ ptr, const
         if (per_vertex && c) { atomicAdd(per_vertex + u, c); atomicAdd(per_vertex + v, c); }
         local += c;
     }
-    local = warp_sum(local);  // every lane of the warp reaches this point
-    if (lane == 0 && local) atomicAdd(total, local);
+    add_warp_sum(total, local, lane);  // every lane of the warp reaches this point
 }
 
 // arcs listed as int32 (fewer bytes; fine below 2^31 arcs), as int64, or all arcs (arcs == NULL)
@@ -155,8 +154,7 @@ tri_count_hubs(const i64* __restrict__ ptr, const int* __restrict__ idx, const i
         }
         __syncthreads();  // the next hub overwrites the table
     }
-    local = warp_sum(local);
-    if (lane == 0 && local) atomicAdd(total, local);
+    add_warp_sum(total, local, lane);
 }
 
 // Work of every arc: the length of the shorter list (0 = no triangle can close at this arc).
