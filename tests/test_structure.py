@@ -127,3 +127,31 @@ def test_every_cuda_file_sits_in_a_family_or_the_device_layer():
     for p in ROOT.rglob("*.cu*"):
         assert p.parent.name in {"triangles", "kcliques", "exact", "motifs", "color_coding", "motif_estimate",
                                  "dynamic", "device"}, p
+
+
+def test_old_paths_forward_with_a_deprecation_warning():
+    """One release of grace: every pre-0.2 module path still resolves its public names, and says where they went."""
+    import importlib
+
+    import pytest
+
+    import la_gpm.api
+    import la_gpm.color_coding
+    import la_gpm.exact
+    import la_gpm.kcliques
+    import la_gpm.motif_estimate
+    import la_gpm.motifs
+    import la_gpm.triangles
+    old_new = {"subgraph": ("count_pattern", la_gpm.api.count_pattern), "batch": ("count_many", la_gpm.api.count_many),
+               "motifs": ("census", la_gpm.motifs.census), "cliques": ("clique_count", la_gpm.kcliques.clique_count),
+               "triangles": ("triangle_count", la_gpm.triangles.triangle_count),
+               "match": ("match", la_gpm.exact.match), "color_coding": ("estimate", la_gpm.color_coding.estimate),
+               "tree_census": ("tree_census", la_gpm.color_coding.tree_census),
+               "motif_estimate": ("estimate_census", la_gpm.motif_estimate.estimate_census)}
+    for mod, (name, new) in old_new.items():
+        old = importlib.import_module(f"la_gpm.algorithms.{mod}")
+        with pytest.warns(DeprecationWarning, match=name):
+            got = getattr(old, name)
+        assert got is new, (mod, name)
+    with pytest.raises(AttributeError, match="no attribute"):
+        importlib.import_module("la_gpm.algorithms.subgraph").no_such_name
