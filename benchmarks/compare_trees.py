@@ -121,6 +121,13 @@ CASES = [
     dict(name="count house", graph=_on(CITESEER, EMAIL, EMAIL), op="count", args={"pattern": "house"}),
     dict(name="count pentagon", graph=_on(CITESEER, CITESEER, EMAIL), op="count", args={"pattern": "pentagon"}),
     dict(name="count diamond", graph=_on(gpu="rmat:16:1"), op="count", args={"pattern": "diamond"}),
+    # patterns with a closed form (issue 16: reached by canonical form whatever the spelling; before, only
+    # the bowtie and the house by name): a 4-star given as an edge list, the 4-path, the tailed triangle
+    dict(name="count 4-star as edges", graph=_on(EMAIL, "rmat:13:1", None), op="count",
+         args={"pattern": [[0, 1], [0, 2], [0, 3]]}),
+    dict(name="count 4-path", graph=_on(None, "rmat:13:1", None), op="count", args={"pattern": "4-path"}),
+    dict(name="count tailed-triangle", graph=_on(None, "rmat:13:1", None), op="count",
+         args={"pattern": "tailed-triangle"}),
     dict(name="count induced diamond", graph=_on(None, EMAIL, EMAIL), op="count",
          args={"pattern": "diamond", "induced": True}),
     # census (vertex-induced) and graphlet orbits
