@@ -1,7 +1,10 @@
 """la_gpm: counting patterns in graphs with linear algebra, on CPU and GPU.
 
-Simple tier: :func:`count`, :func:`estimate`, :func:`census`, :func:`match`.
-Advanced tier: :mod:`la_gpm.algorithms`.
+Simple tier: :func:`count`, :func:`estimate`, :func:`census`, :func:`match`, :func:`match_delta`.
+Every option: :mod:`la_gpm.api` (``count_pattern``, ``count_many``) and one folder per algorithm family
+(:mod:`la_gpm.triangles`, :mod:`la_gpm.kcliques`, :mod:`la_gpm.exact`, :mod:`la_gpm.motifs`,
+:mod:`la_gpm.color_coding`, :mod:`la_gpm.motif_estimate`, :mod:`la_gpm.dynamic`); which engine counts a pattern
+is decided by :mod:`la_gpm.engines` (``la_gpm.engines.explain(G, P)`` says why). See docs/architecture.md.
 """
 
 from . import datasets, generators, patterns
