@@ -7,6 +7,7 @@ engine table (:mod:`la_gpm.engines`) which engine counts each pattern, and retur
 
 from __future__ import annotations
 
+import difflib
 import time
 
 import numpy as np
@@ -19,6 +20,23 @@ from .patterns import as_pattern
 from .validation import as_graph
 
 __all__ = ["count", "count_pattern", "count_many", "count_embeddings"]
+
+COUNT_PATTERN_KEYWORDS = ("induced", "count", "backend", "memory_budget", "progress", "return_stats", "reuse",
+                          "gpu_engine", "closed_forms", "method")
+COUNT_KEYWORDS = COUNT_PATTERN_KEYWORDS + ("per_vertex",)
+
+
+def _reject_unknown_keywords(function: str, given, valid) -> None:
+    """InvalidArgument naming ``function``, each keyword of ``given`` not in ``valid`` and the closest valid one."""
+    unknown = [k for k in given if k not in valid]
+    if not unknown:
+        return
+    parts = []
+    for k in unknown:
+        close = difflib.get_close_matches(k, valid, n=1, cutoff=0.6)
+        parts.append(f"{k!r} (did you mean {close[0]!r}?)" if close else repr(k))
+    raise InvalidArgument(f"la_gpm.{function}() got unknown keyword argument{'s' if len(unknown) > 1 else ''} "
+                          f"{', '.join(parts)}; it takes {', '.join(valid)} (method= for triangles only)")
 
 
 def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: str | None = None,
@@ -50,6 +68,7 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     >>> la_gpm.count(la_gpm.datasets.load("karate"), "triangle", backend="cpu")
     45
     """
+    _reject_unknown_keywords("count", options, COUNT_KEYWORDS)
     if count not in COUNT_KINDS:
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
     G = as_graph(G)
@@ -120,11 +139,7 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     check_count_options(count, memory_budget, induced)
     if gpu_engine not in engines.GPU_ENGINES:
         raise InvalidArgument(f"gpu_engine must be one of {engines.GPU_ENGINES}; got {gpu_engine!r}")
-    unknown = set(options) - {"method"}
-    if unknown:
-        raise InvalidArgument(f"count_pattern got unknown option(s) {sorted(unknown)}; it takes induced, count, "
-                              "backend, memory_budget, progress, return_stats, reuse, gpu_engine, closed_forms "
-                              "(and method= for triangles)")
+    _reject_unknown_keywords("count_pattern", options, COUNT_PATTERN_KEYWORDS)
     G = as_graph(G)
     G.require_undirected("pattern counting")
     P = as_pattern(P)

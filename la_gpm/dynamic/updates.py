@@ -79,7 +79,7 @@ def read_stream_ops(path):
         raise InvalidUpdate(f"update stream {str(path)!r} is not a file; give an (m, 2) array of vertex pairs "
                             "or the path of a stream file ('e u v [label]' / '-e u v [label]' lines)")
     ops, labels = [], {}
-    with open(path) as f:
+    with open(path, encoding="utf-8", errors="replace") as f:
         for no, ln in enumerate(f, 1):
             p = ln.split()
             if not p or p[0][0] in "#%":
@@ -87,11 +87,18 @@ def read_stream_ops(path):
             try:
                 if p[0] in ("e", "-e") and len(p) >= 3:
                     ops.append((1 if p[0] == "e" else -1, int(p[1]), int(p[2]), int(p[3]) if len(p) > 3 else -1))
+                    vals = ops[-1][1:]
                 elif p[0] == "v" and len(p) >= 3:
-                    labels[int(p[1])] = int(p[2])
+                    labels[int(p[1])] = vals = int(p[2])
+                    vals = (int(p[1]), vals)
                 else:
                     raise GraphFormatError(f"expected 'e u v [label]', '-e u v [label]' or 'v id label'; got "
-                                           f"{ln.strip()!r}", path=str(path), line=no)
+                                           f"{ln.strip()[:80]!r}", path=str(path), line=no)
+                if any(not -2**63 <= x < 2**63 for x in vals):
+                    raise GraphFormatError(f"a number does not fit in 64 bits in {ln.strip()[:80]!r}",
+                                           path=str(path), line=no)
+            except GraphFormatError:  # a ValueError too: keep its message
+                raise
             except ValueError:
                 raise GraphFormatError(f"non-integer field in {ln.strip()!r}", path=str(path), line=no) from None
     return np.array(ops, dtype=np.int64).reshape(-1, 4), labels

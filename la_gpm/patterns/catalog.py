@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..exceptions import GraphFormatError, InvalidPattern
+import numpy as np
+
+from ..exceptions import GraphFormatError, InvalidPattern, PatternTooLarge
+from ..graph import Graph
 from .names import NAMES, TEMPLATES, parse_fascia
 from .pattern import Pattern
 
-__all__ = ["named_pattern", "read_fascia", "read_query", "as_pattern", "NAMES", "TEMPLATES"]
+__all__ = ["named_pattern", "read_fascia", "read_query", "as_pattern", "pattern_from_graph", "NAMES", "TEMPLATES"]
 
 def named_pattern(name: str) -> Pattern:
     """A pattern by name (:meth:`Pattern.named`): triangle, wedge, diamond, tailed-triangle, house, hourglass,
@@ -30,16 +33,39 @@ def read_query(path) -> Pattern:
     """A Sun & Luo ``.graph`` query file as a vertex-labeled Pattern."""
     from ..io import read_sunluo
 
-    G = read_sunluo(path)
-    src = [int(u) for u in range(G.n) for _ in range(G.degrees[u])]
-    edges = [(u, int(v)) for u, v in zip(src, G.indices.tolist()) if u < v]
-    return Pattern(edges, k=G.n, vertex_labels=G.vertex_labels.tolist(), name=Path(path).stem)
+    return pattern_from_graph(read_sunluo(path), name=Path(path).stem)
+
+
+MAX_GRAPH_PATTERN_VERTICES = 32
+
+
+def pattern_from_graph(G, name=None) -> Pattern:
+    """A :class:`la_gpm.Graph` used as a pattern: same vertices and edges, its vertex (and edge) labels kept.
+
+    The graph must be undirected and have at most 32 vertices (the most a labeled pattern may have)."""
+    if G.directed:
+        raise InvalidPattern(f"a directed Graph ({G.n} vertices) was given as a pattern; patterns are undirected: "
+                             "build the graph with directed=False")
+    if G.n > MAX_GRAPH_PATTERN_VERTICES:
+        raise PatternTooLarge(f"a Graph with {G.n} vertices was given as a pattern; patterns have at most "
+                              f"{MAX_GRAPH_PATTERN_VERTICES} vertices. Did you swap the data graph and the query "
+                              "(match(G, Q), count(G, pattern))?")
+    src = np.repeat(np.arange(G.n), G.degrees).tolist()
+    dst = G.indices.tolist()
+    keep = [i for i, (u, v) in enumerate(zip(src, dst)) if u < v]
+    edges = [(src[i], dst[i]) for i in keep]
+    vl = None if G.vertex_labels is None else G.vertex_labels.tolist()
+    el = None if G.edge_labels is None else {edges[j]: int(G.edge_labels[i]) for j, i in enumerate(keep)}
+    return Pattern(edges, k=G.n, vertex_labels=vl, edge_labels=el, name=name if name is not None else G.name)
 
 
 def as_pattern(obj) -> Pattern:
-    """The validator for patterns: Pattern, name, file path, networkx graph or edge list."""
+    """The validator for patterns: Pattern, name, file path, :class:`la_gpm.Graph` (:func:`pattern_from_graph`: labels
+    kept, at most 32 vertices, undirected), networkx graph or edge list."""
     if isinstance(obj, Pattern):
         return obj
+    if isinstance(obj, Graph):
+        return pattern_from_graph(obj)
     if isinstance(obj, Path) or (isinstance(obj, str) and (obj.endswith((".fascia", ".graph")) or "/" in obj)):
         p = str(obj)
         if p.endswith(".fascia"):
