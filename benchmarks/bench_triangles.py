@@ -4,8 +4,12 @@
     python benchmarks/bench_triangles.py --gpu           # R-MAT 20-22 on the GPU: schedule sweep, per-bin times
     python benchmarks/bench_triangles.py --gpu --gpu-only --graphs "R-MAT 22"
     python benchmarks/bench_triangles.py --quick         # karate and G(2000, 20000)
+    python benchmarks/bench_triangles.py networkx        # the networkx backend: email-Enron, G(200000, 2000000)
 
 Suite ``triangles`` (the default). Writes triangles[_gpuonly]_<cpu|gpu>.json.
+Suite ``networkx``: networkx's triangles / clustering / average_clustering / transitivity against the same
+calls with ``backend="la_gpm"`` (cold: conversion included; warm: the converted graph cached). Writes
+networkx_backend_<cpu|gpu>.json.
 """
 
 from __future__ import annotations
@@ -13,7 +17,8 @@ from __future__ import annotations
 import time
 
 import numpy as np
-from harness import Family, Record, arg, check, copy_bandwidth, graph, once, peer, split_names, timeit, to_igraph
+from harness import (HOLDOUT, Family, Record, arg, check, copy_bandwidth, graph, once, peer, split_names, timeit,
+                     to_igraph)
 
 import la_gpm
 
@@ -156,6 +161,93 @@ def triangles(a):
             floor["seconds_at_copy_bw"] = floor["bytes"] / bw
             gpu_row["fraction_of_floor"] = floor["seconds_at_copy_bw"] / gpu_row["seconds"]
         rec.add(res, echo=False)
+    rec.done()
+
+
+# ------------------------------------------------------------------ suite networkx: the networkx backend
+NX_FUNCTIONS = ("triangles", "clustering", "average_clustering", "transitivity")
+NX_GRAPHS = "email-Enron,G(200000,2000000)"
+
+
+def nx_graph(label):
+    """A benchmark graph by name: email-Enron (the holdout's edge list), else :func:`harness.graph`."""
+    if label == "email-Enron":
+        return la_gpm.read_graph(HOLDOUT / "el" / "email-Enron.txt")
+    return graph(label)
+
+
+def same_result(label, got, want, rel=1e-12):
+    """Abort unless ``got`` is networkx's ``want``: ints exactly, floats to ``rel`` (relative), dicts with the same
+    keys in the same order."""
+    def close(x, y):
+        if isinstance(y, float) or isinstance(x, float):
+            return x == y or abs(x - y) <= rel * max(abs(x), abs(y))
+        return type(x) is type(y) and x == y
+    if isinstance(want, dict):
+        ok = isinstance(got, dict) and list(got) == list(want) and all(close(got[k], want[k]) for k in want)
+    else:
+        ok = close(got, want)
+    if not ok:
+        raise SystemExit(f"RESULT MISMATCH in {label}: la_gpm differs from networkx; benchmark aborted")
+
+
+def cold(fn, g, repeat):
+    """(median, runs, result) of ``fn()`` with ``g``'s conversion cache emptied before each call."""
+    times, result = [], None
+    for _ in range(max(1, repeat)):
+        g.__networkx_cache__.clear()
+        dt, result = once(fn, sync=False)
+        times.append(dt)
+    return float(np.median(times)), times, result
+
+
+@FAMILY.suite("networkx", repeats=3, graphs=NX_GRAPHS, quick={"graphs": "karate,G(2000,20000)", "repeats": 2},
+              args=[arg("--once-above", type=int, default=500_000,
+                        help="graphs with more edges: networkx's own code and the cold calls timed once")])
+def networkx_backend(a):
+    """networkx's triangles, clustering, average_clustering and transitivity against ``backend="la_gpm"`` on
+    email-Enron and G(200000, 2000000): networkx's own code, la_gpm cold (the conversion cache emptied
+    first: conversion + counting + the function) and warm (the converted graph and its counts cached), the
+    conversion and the count alone; every result checked against networkx's (ints exactly, floats to 1e-12)."""
+    import networkx as nx
+
+    from la_gpm.nx_backend.interface import BackendInterface
+    nx.config.warnings_to_ignore.add("cache")
+    rec = Record(a, "networkx_backend", "networkx backend: networkx vs backend='la_gpm'",
+                 la_gpm_backend=la_gpm.config.backend,
+                 once_above_edges=a.once_above)
+    k = nx.karate_club_graph()   # compile the numba kernels outside the clock
+    for f in NX_FUNCTIONS:
+        getattr(nx, f)(k, backend="la_gpm")
+    for label in a.graphs:
+        t = time.perf_counter()
+        G = nx_graph(label)
+        g = G.to_networkx()
+        print(f"{label}: {G}  (built + to_networkx in {time.perf_counter() - t:.1f} s)", flush=True)
+        big = G.m > a.once_above
+        reps = 1 if big else a.repeats
+        med, times, conv = timeit(lambda: BackendInterface.convert_from_nx(g), repeat=reps, warmup=0)
+        rec.add({"graph": label, "n": G.n, "m": G.m, "step": "conversion (convert_from_nx)", "seconds": med,
+                 "runs": times})
+        cg = conv.graph
+        med, times, _ = timeit(lambda: la_gpm.triangles_per_vertex(cg), repeat=a.repeats, warmup=1)
+        rec.add({"graph": label, "n": G.n, "m": G.m, "step": "count (la_gpm.triangles_per_vertex)", "seconds": med,
+                 "runs": times})
+        for f in NX_FUNCTIONS:
+            fn = getattr(nx, f)
+            nx_med, nx_times, want = timeit(lambda fn=fn: fn(g, backend="networkx"), repeat=reps,
+                                            warmup=0 if big else 1, budget_s=120)
+            c_med, c_times, got = cold(lambda fn=fn: fn(g, backend="la_gpm"), g, reps)
+            same_result(f"{label}/{f}/cold", got, want)
+            w_med, w_times, got = timeit(lambda fn=fn: fn(g, backend="la_gpm"), repeat=a.repeats, warmup=0)
+            same_result(f"{label}/{f}/warm", got, want)
+            rec.add({"graph": label, "n": G.n, "m": G.m, "function": f,
+                     "networkx_s": nx_med, "networkx_runs": nx_times,
+                     "la_gpm_cold_s": c_med, "la_gpm_cold_runs": c_times,
+                     "la_gpm_warm_s": w_med, "la_gpm_warm_runs": w_times,
+                     "speedup_cold": nx_med / c_med, "speedup_warm": nx_med / w_med,
+                     "timed_once": big, "checked": "equal to networkx (ints exact, floats 1e-12 relative)"})
+        g = conv = cg = None   # free this graph's copies before the next one
     rec.done()
 
 
