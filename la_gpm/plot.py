@@ -7,12 +7,14 @@ from .exceptions import BackendUnavailable, InvalidArgument
 __all__ = ["plot_census"]
 
 
-def plot_census(df, path=None, *, ax=None, title=None):
+def plot_census(df, path=None, *, ax=None, title=None, graph=None):
     """Bar chart of motif frequencies (log scale), with confidence intervals when ``df`` has them.
 
     ``df`` is a table from :func:`la_gpm.census` (exact counts) or
     :func:`la_gpm.estimate_census` (estimates with ``ci_low``/``ci_high``).  Writes the
-    figure to ``path`` when given; returns the matplotlib Axes.
+    figure to ``path`` when given; returns the matplotlib Axes.  The title names the graph:
+    ``graph`` (a name, or a :class:`la_gpm.Graph` whose ``name`` is used), else ``df.attrs["graph"]``
+    when set; ``title`` replaces the whole title.
     """
     try:
         import matplotlib
@@ -40,8 +42,11 @@ def plot_census(df, path=None, *, ax=None, title=None):
     ax.set_xticklabels([str(n) for n in d["name"]], rotation=60, ha="right", fontsize=8)
     ax.set_ylabel("relative frequency")
     k = df.attrs.get("k")
-    ax.set_title(title or (f"{k}-vertex motifs" if k else "motif census")
-                 + (" (estimate, intervals shown)" if yerr is not None else ""))
+    if graph is not None and not isinstance(graph, str):
+        graph = getattr(graph, "name", None)
+    graph = graph or df.attrs.get("graph")
+    ax.set_title(title or ((f"{k}-vertex motifs" if k else "motif census") + (f" of {graph}" if graph else "")
+                           + (" (estimate, intervals shown)" if yerr is not None else "")))
     ax.figure.tight_layout()
     if path is not None:
         ax.figure.savefig(path, dpi=120)

@@ -145,3 +145,159 @@ def test_orbits(capsys, tmp_path):
     np.testing.assert_array_equal(np.loadtxt(csv, delimiter=",", dtype=np.int64), X[:, :4])
     assert main(["orbits", "karate", "--out", str(tmp_path / "x.parquet")]) == 2
     assert "--out must end in" in capsys.readouterr().err
+
+
+# --------------------------------------------------------------------------- issue 19: progress, --directed, help,
+# --json everywhere, the pattern catalog, the demo's estimate line, census warnings, tree_census frame, plot title
+
+
+@pytest.mark.parametrize("argv, shown", [
+    (["count", "karate", "4-cycle", "--backend", "cpu"], "la-gpm count"),
+    (["census", "karate", "-k", "4", "--backend", "cpu"], "la-gpm census"),
+    (["census", "karate", "-k", "3", "--estimate", "--seed", "1", "--backend", "cpu"], "motif estimate k=3"),
+    (["orbits", "karate", "-k", "3"], "la-gpm orbits"),
+    (["match", "karate", "triangle", "--limit", "3"], "la-gpm match"),
+    (["estimate", "karate", "u3", "--seed", "1", "--eps", "0.2", "--backend", "cpu"], "color coding k=3"),
+    (["trees", "karate", "-k", "4", "--seed", "1", "--eps", "0.2", "--backend", "cpu"], "la-gpm trees"),
+])
+def test_progress_on_stderr_only(capsys, argv, shown):
+    assert main(argv + ["--progress", "--json"]) == 0
+    cap = capsys.readouterr()
+    json.loads(cap.out)                       # stdout stays one clean JSON document
+    assert shown in cap.err and "done in" in cap.err
+    assert main(argv + ["--quiet", "--json"]) == 0
+    cap = capsys.readouterr()
+    json.loads(cap.out)
+    assert cap.err == ""
+
+
+def test_dynamic_progress_and_json(capsys, tmp_path):
+    s = tmp_path / "s.txt"
+    s.write_text("e 0 9\n-e 0 1\n")
+    assert main(["dynamic", "karate", "triangle", str(s), "--batch-size", "1", "--progress", "--json"]) == 0
+    cap = capsys.readouterr()
+    res = json.loads(cap.out)
+    assert len(res["batches"]) == 2 and "batches" in cap.err
+
+
+def test_directed(capsys, tmp_path):
+    f = tmp_path / "d.txt"
+    f.write_text("0 1\n1 2\n2 0\n2 3\n")
+    assert main(["info", str(f), "--directed", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["directed"] is True and res["m"] == 4
+    assert main(["info", str(f), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["directed"] is False
+    for argv in (["count", str(f), "triangle"], ["census", str(f), "-k", "3"], ["orbits", str(f)],
+                 ["estimate", str(f), "u3", "--backend", "cpu"], ["trees", str(f), "-k", "3", "--backend", "cpu"],
+                 ["match", str(f), "triangle"]):
+        assert main(argv + ["--directed", "-q"]) == 2, argv
+        err = capsys.readouterr().err
+        assert err.startswith("la-gpm: error: ") and "undirected" in err and "drop --directed" in err, err
+        assert "Traceback" not in err
+    assert main(["info", "karate", "--directed"]) == 2      # bundled datasets are undirected
+    assert "InvalidArgument" in capsys.readouterr().err
+
+
+def test_help_lists_patterns_and_defaults(capsys):
+    with pytest.raises(SystemExit) as e:
+        main(["--help"])
+    assert e.value.code == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in la_gpm.patterns.NAMES)
+    with pytest.raises(SystemExit):
+        main(["estimate", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: 0.05)" in out and "(default: 0.01)" in out and "(default: adaptive)" in out
+    assert "house" in out and "--directed" in out and "--quiet" in out and "--progress" in out
+    with pytest.raises(SystemExit):
+        main(["census", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "pattern size (default: 4)" in out and "relative error target (default: 0.1)" in out
+    with pytest.raises(SystemExit):
+        main(["trees", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "(default: 0.1)" in out and "(default: 0.01)" in out
+
+
+def test_json_everywhere(capsys):
+    # every command takes --json (count/info/census/orbits/estimate/trees/dynamic have their own tests)
+    assert main(["match", "karate", "triangle", "--limit", "4", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["count"] == 4 and len(res["embeddings"]) == 4 and all(len(r) == 3 for r in res["embeddings"])
+    assert main(["match", "karate", "triangle", "--count-only", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["embeddings"] == 45 * 6
+    assert main(["demo", "karate", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["triangles"]["cpu"]["count"] == 45 and res["census4"]["counts"]["4-clique"] == 11
+    assert res["u5"]["ci_low"] <= res["u5"]["value"] <= res["u5"]["ci_high"]
+    assert main(["patterns", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["patterns"]
+    sub = la_gpm.cli.build_parser()._subparsers._group_actions[0].choices
+    for name, sp in sub.items():
+        assert "--json" in sp.format_help(), name
+
+
+def test_patterns_catalog(capsys):
+    assert main(["patterns", "--json"]) == 0
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["patterns"]}
+    assert set(rows) == set(la_gpm.patterns.NAMES)
+    assert (rows["house"]["k"], rows["house"]["num_edges"], rows["house"]["automorphisms"]) == (5, 6, 2)
+    assert (rows["k-clique"]["example"], rows["k-clique"]["automorphisms"]) == ("4-clique", 24)
+    assert rows["u5"]["k"] == 5 and rows["Tree_<k>_<id>"]["k"] is None
+    assert main(["patterns"]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    i = next(j for j, line in enumerate(lines) if line.startswith("triangle "))
+    assert "|Aut|=6" in lines[i]
+    assert [line.strip() for line in lines[i + 1:i + 5]] == ["0 1 2", "0 \\ # #", "1 # \\ #", "2 # # \\"]
+    assert "edges 0-1" in out  # the large templates as edge lists
+
+
+def test_demo_estimate_shows_the_interval(capsys):
+    assert main(["demo", "karate"]) == 0
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("u5 (k=5)"))
+    assert "95% interval [" in line and "target eps 0.1" in line
+    assert "s.e." not in out and "±" in line
+
+
+def test_estimate_census_warns_when_not_converged():
+    G = la_gpm.datasets.load("karate")
+    with pytest.warns(UserWarning, match=r"did not reach eps.*max_colorings, time_budget.*larger eps") as rec:
+        df = la_gpm.estimate_census(G, 4, seed=1, max_colorings=2, backend="cpu")
+    assert not df.attrs["converged"] and not df["reached"].all()
+    assert len([w for w in rec if "estimate_census" in str(w.message)]) == 1
+    assert f"{int((~df['reached']).sum())} of {len(df)} classes" in str(rec[0].message)
+    import warnings
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        df = la_gpm.estimate_census(G, 3, seed=1, backend="cpu")   # converged: no warning
+    assert df.attrs["converged"]
+
+
+def test_tree_census_frame():
+    G = la_gpm.datasets.load("karate")
+    res = la_gpm.tree_census(G, 4, eps=0.2, seed=1, backend="cpu")
+    assert isinstance(res, dict) and list(res) == ["tree4-0", "tree4-1"]      # the dict API stays
+    assert "tree4-0" in repr(res) and "estimate" in repr(res) and "Estimate(" not in repr(res)
+    df = la_gpm.tree_census(G, 4, eps=0.2, seed=1, backend="cpu", as_frame=True)
+    assert list(df.columns[:6]) == ["name", "k", "edges", "estimate", "low", "high"]
+    assert list(df["name"]) == list(res) and df["estimate"].tolist() == [e.value for e in res.values()]
+    star = df[df["edges"].apply(lambda e: sorted(e) == [(0, 1), (0, 2), (0, 3)])].iloc[0]
+    assert star["low"] <= 1764 <= star["high"]
+    assert res.to_frame().equals(df)
+
+
+def test_plot_title_names_the_graph(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    G = la_gpm.datasets.load("karate")
+    df = la_gpm.census(G, 4)
+    assert "karate" in la_gpm.plot_census(df, graph=G).get_title()
+    assert "karate" in la_gpm.plot_census(df, graph="karate").get_title()
+    assert la_gpm.plot_census(df, title="mine").get_title() == "mine"
+    import matplotlib.pyplot as plt
+    plt.close("all")
+    png = tmp_path / "c.png"
+    assert main(["census", "karate", "-k", "3", "--plot", str(png), "-q"]) == 0
+    assert png.stat().st_size > 1000

@@ -4,9 +4,9 @@
 of k vertices at once).
 """
 
-from .all_trees import TreeCensusPlan, free_trees, plan_census, tree_census
+from .all_trees import TreeCensus, TreeCensusPlan, free_trees, plan_census, tree_census
 from .driver import Estimate, colorful_count, estimate
 from .trees import TreePlan, plan_tree, tree_automorphisms
 
-__all__ = ["Estimate", "TreePlan", "TreeCensusPlan", "colorful_count", "estimate", "free_trees", "plan_census",
+__all__ = ["Estimate", "TreePlan", "TreeCensus", "TreeCensusPlan", "colorful_count", "estimate", "free_trees", "plan_census",
            "plan_tree", "tree_automorphisms", "tree_census"]

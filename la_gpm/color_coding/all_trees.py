@@ -29,7 +29,7 @@ from ..patterns.pattern import Pattern
 from .driver import Estimate, Runner, check_dtype, check_run_args, eb_interval, make_ops, resolve_seed
 from .trees import TreePlan, plan_tree, rooted_shape, tree_automorphisms
 
-__all__ = ["free_trees", "tree_census", "plan_census", "TreeCensusPlan"]
+__all__ = ["free_trees", "tree_census", "plan_census", "TreeCensusPlan", "TreeCensus"]
 
 MAX_CENSUS_K = 12
 
@@ -164,9 +164,38 @@ def plan_census(k: int, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24) -> Tre
     return TreeCensusPlan(trees, plan, roots, spmm, sep_spmm, ema, sep_ema)
 
 
+class TreeCensus(dict):
+    """The result of :func:`tree_census`: a dict ``{name: Estimate}`` (in the order of :func:`free_trees`)
+    that prints as a table; :meth:`to_frame` gives it as a pandas DataFrame."""
+
+    def to_frame(self):
+        """One row per tree: name, k, edges, estimate, low, high (the interval), rel_halfwidth, converged,
+        colorings, automorphisms."""
+        import pandas as pd
+
+        trees = {P.name: P for P in free_trees(next(iter(self.values())).k)} if self else {}
+        rows = [{"name": n, "k": e.k, "edges": [tuple(x) for x in trees[n].edges] if n in trees else None,
+                 "estimate": e.value, "low": e.ci_low, "high": e.ci_high, "rel_halfwidth": e.relative_halfwidth,
+                 "converged": e.converged, "colorings": e.n_colorings, "automorphisms": e.automorphisms}
+                for n, e in self.items()]
+        cols = ["name", "k", "edges", "estimate", "low", "high", "rel_halfwidth", "converged", "colorings",
+                "automorphisms"]
+        df = pd.DataFrame(rows, columns=cols)
+        if self:
+            e = next(iter(self.values()))
+            df.attrs.update(eps=e.eps, delta=e.delta, seed=e.seed, bound=e.bound, backend=e.backend,
+                            elapsed_s=e.elapsed_s)
+        return df
+
+    def __repr__(self) -> str:
+        if not self:
+            return "TreeCensus({})"
+        return self.to_frame().drop(columns=["edges", "automorphisms"]).to_string(index=False)
+
+
 def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max_colorings: int | None = None,
                 time_budget: float | None = None, backend: str | None = None, dtype="float32", spmm: str = "auto",
-                batch: int | None = None) -> dict:
+                batch: int | None = None, as_frame: bool = False):
     """Estimate the number of non-induced copies of every free tree with k vertices, in one pass.
 
     Parameters
@@ -180,11 +209,14 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     max_colorings, time_budget : budget; a run stopped by it reports ``converged=False`` for the
         trees not yet at eps, with valid intervals
     backend, dtype, spmm, batch : as in :func:`la_gpm.estimate`
+    as_frame : return the pandas DataFrame of :meth:`TreeCensus.to_frame` (columns name, k, edges,
+        estimate, low, high, rel_halfwidth, converged, colorings, automorphisms) instead
 
     Returns
     -------
-    dict ``{name: Estimate}`` in the order of :func:`free_trees` (``Estimate.template`` is the name;
-    ``free_trees(k)`` gives the Patterns).
+    :class:`TreeCensus`, a dict ``{name: Estimate}`` in the order of :func:`free_trees`
+    (``Estimate.template`` is the name; ``free_trees(k)`` gives the Patterns) that prints as a
+    table (``.to_frame()``: the DataFrame); with ``as_frame=True`` that DataFrame.
 
     Examples
     --------
@@ -195,6 +227,8 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     ['tree4-0', 'tree4-1']
     >>> bool(res["tree4-0"].ci_low <= 1764 <= res["tree4-0"].ci_high)  # sum of C(deg, 3): 1764 4-stars
     True
+    >>> list(res.to_frame().columns[:6])
+    ['name', 'k', 'edges', 'estimate', 'low', 'high']
     """
     t0 = time.perf_counter()
     G = as_graph(G)
@@ -244,7 +278,7 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
             next_check = max(done + 1, math.ceil(done * 1.25))
         if time_budget is not None and time.perf_counter() - t0 >= time_budget:
             break
-    out = {}
+    out = TreeCensus()
     el = time.perf_counter() - t0
     for t, P in enumerate(cen.trees):
         x = vals[t]
@@ -257,4 +291,4 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
             bound=f"anytime empirical Bernstein at level delta/{T} per tree (union bound), rigorous",
             eps=eps, delta=delta, converged=conv[t], template=P.name, k=k, automorphisms=alphas[t],
             colorful_probability=p, backend=b, dtype=dt.name, elapsed_s=el)
-    return out
+    return out.to_frame() if as_frame else out

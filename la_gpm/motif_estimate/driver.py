@@ -672,4 +672,21 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive
                                                       else "uniform sampling (Motivo)")),
                     backend=be, elapsed_s=time.perf_counter() - t0)
+    _warn_unconverged(df)
     return df
+
+
+def _warn_unconverged(df) -> None:
+    """One UserWarning when the run stopped before convergence and classes are left with ``reached=False``
+    (after a converged run the rare classes below ``min_frequency`` may stay unreached by design)."""
+    a = df.attrs
+    if a.get("converged") or "reached" not in df.columns or bool(df["reached"].all()):
+        return
+    import warnings
+    left = int((~df["reached"].astype(bool)).sum())
+    pend = a.get("pending") or []
+    warnings.warn(f"estimate_census stopped before convergence: {left} of {len(df)} classes did not reach "
+                  f"eps={a.get('eps'):g} (reached=False), {len(pend)} of them at least min_frequency="
+                  f"{a.get('min_frequency'):g} frequent, after {a.get('colorings')} colorings; their intervals are "
+                  "valid but wider than asked: raise max_colorings, time_budget or max_samples, or use a larger "
+                  "eps (or min_frequency)", UserWarning, stacklevel=3)
