@@ -8,6 +8,8 @@ arcs); the commands that need an undirected graph then stop with the library's n
 
 from __future__ import annotations
 
+import re
+
 import argparse
 import contextlib
 import json
@@ -19,6 +21,25 @@ from pathlib import Path
 
 from .exceptions import LaGpmError
 
+
+
+_EDGE_LIST = re.compile(r"^\s*\d+\s*-\s*\d+(\s*,\s*\d+\s*-\s*\d+)*\s*$")
+
+
+def _cli_pattern(text: str):
+    """A pattern as the command line gives it: a name (``la-gpm patterns`` lists them), an edge list written
+    ``0-1,1-2,2-0``, or a ``.fascia`` / ``.graph`` file. The library's own error names inputs the command line
+    cannot pass (a networkx graph), so it is re-worded here."""
+    from .exceptions import InvalidPattern
+    from .patterns import Pattern, as_pattern
+    if _EDGE_LIST.match(text):
+        return Pattern([tuple(int(x) for x in e.split("-")) for e in text.replace(" ", "").split(",")])
+    try:
+        return as_pattern(text)
+    except InvalidPattern as e:
+        msg = str(e).split("; or pass")[0]
+        raise InvalidPattern(f"{msg}; on the command line give a name (la-gpm patterns lists them), an edge list "
+                             "such as 0-1,1-2,2-0, or a .fascia/.graph file") from None
 
 def _show(args) -> bool:
     """Progress output wanted: ``--quiet`` off, ``--progress`` on, else only when stderr is a terminal."""
@@ -132,7 +153,7 @@ def cmd_count(args):
 
     G = _g(args)
     t = time.perf_counter()
-    n = count(G, args.pattern, induced=args.induced, count=args.count, backend=args.backend, progress=_show(args))
+    n = count(G, _cli_pattern(args.pattern), induced=args.induced, count=args.count, backend=args.backend, progress=_show(args))
     dt = time.perf_counter() - t
     _emit(args, {"graph": args.graph, "pattern": args.pattern, "induced": args.induced, "count_kind": args.count,
                  "count": n, "seconds": dt, "backend": args.backend or "auto"},
@@ -228,10 +249,9 @@ def cmd_orbits(args):
 
 def cmd_match(args):
     import la_gpm
-    from .patterns import as_pattern
 
     G = _g(args, "data")
-    Q = as_pattern(args.query)
+    Q = _cli_pattern(args.query)
     if args.count_only:
         n = la_gpm.count(G, Q, count="embeddings", backend=args.backend, progress=_show(args))
         _emit(args, {"query": args.query, "embeddings": n}, str(n))
@@ -260,10 +280,10 @@ def cmd_dynamic(args):
     from .dynamic import DynamicGraph
     from .dynamic.updates import read_stream_ops, split_ops
     from .exceptions import InvalidArgument
-    from .patterns import as_pattern
+
 
     G = _g(args, "data")
-    Q = as_pattern(args.query)
+    Q = _cli_pattern(args.query)
     ops, labels = read_stream_ops(args.stream)
     size = args.batch_size or max(len(ops), 1)
     if size < 1:
@@ -301,7 +321,7 @@ def cmd_estimate(args):
     import la_gpm
 
     G = _g(args)
-    est = la_gpm.estimate(G, args.template, eps=args.eps, delta=args.delta, seed=args.seed, backend=args.backend,
+    est = la_gpm.estimate(G, _cli_pattern(args.template), eps=args.eps, delta=args.delta, seed=args.seed, backend=args.backend,
                           stop=args.stop, max_colorings=args.max_colorings, time_budget=args.time_budget,
                           progress=_show(args))
     _emit(args, est.to_dict(), _estimate_text(est))

@@ -301,3 +301,15 @@ def test_plot_title_names_the_graph(tmp_path, capsys):
     png = tmp_path / "c.png"
     assert main(["census", "karate", "-k", "3", "--plot", str(png), "-q"]) == 0
     assert png.stat().st_size > 1000
+
+
+def test_patterns_the_command_line_can_give(capsys):
+    """An edge list written 0-1,1-2,2-0 is a pattern; an unknown name is answered with what the command line
+    can take (not 'a networkx graph', which it cannot pass)."""
+    assert main(["count", "karate", "0-1,1-2,2-0", "--backend", "cpu", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 45
+    assert main(["count", "karate", "0-1, 0-2, 0-3", "--backend", "cpu", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["count"] == 1764
+    assert main(["count", "karate", "no-such-pattern"]) == 2
+    err = capsys.readouterr().err
+    assert "0-1,1-2,2-0" in err and "la-gpm patterns" in err and "networkx" not in err
