@@ -14,7 +14,7 @@ import numpy as np
 
 from . import engines
 from .exact.batch import prepared, route
-from .exact.plans import COUNT_KINDS, check_count_options, check_labels, check_size
+from .exact.plans import COUNT_KINDS, check_count_options, check_pattern
 from .exceptions import InvalidArgument
 from .patterns import as_pattern
 from .validation import as_graph
@@ -137,23 +137,13 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     (154, 36)
     """
     check_count_options(count, memory_budget, induced)
-    if gpu_engine not in engines.GPU_ENGINES:
-        raise InvalidArgument(f"gpu_engine must be one of {engines.GPU_ENGINES}; got {gpu_engine!r}")
     _reject_unknown_keywords("count_pattern", options, COUNT_PATTERN_KEYWORDS)
     G = as_graph(G)
     G.require_undirected("pattern counting")
-    P = as_pattern(P)
-    P.require_connected("counting")
-    if not (P.is_clique and not P.labeled and P.k >= 3):  # cliques go to the DAG kernel, which takes k <= 32
-        check_size(P)
-    check_labels(G, P)
-    kw = dict(induced=bool(induced), closed_forms=closed_forms, gpu_engine=gpu_engine, reuse=reuse,
-              memory_budget=memory_budget, progress=progress)
-    choice = engines.choose(G, P, backend=backend, **kw, **options)
-    if options and choice.engine.name != "triangles":
-        raise InvalidArgument(f"method= chooses the triangle algorithm; this pattern is counted by "
-                              f"{choice.engine.name}")
-    n, stats = engines.run(choice, G, P, **kw, options=options)
+    P = check_pattern(G, P)
+    choice = engines.choose(G, P, induced=induced, backend=backend, closed_forms=closed_forms, gpu_engine=gpu_engine,
+                            reuse=reuse, memory_budget=memory_budget, progress=progress, **options)
+    n, stats = engines.run(choice)
     n = engines.embeddings(n, P, count)
     return (n, stats) if return_stats else n
 
@@ -216,12 +206,16 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
     if b == "cpu" and not cpu_batch:
         out = [count_pattern(G, P, backend="cpu", closed_forms=closed_forms, **kw) for P in pats]
     else:
-        def apart(P):  # counted by its own engine (cliques, closed forms), not in the plan batch
-            return not engines.choose(G, P, induced=induced, backend=b, closed_forms=closed_forms).engine.batches
-        alone, plans, where = route(G, pats, derived, (b, bool(closed_forms)), induced, reuse, apart)
+        def choice(P):
+            return engines.choose(G, P, induced=induced, backend=b, closed_forms=closed_forms, reuse=reuse,
+                                  memory_budget=memory_budget)
+
+        # counted by its own engine (cliques, closed forms), not in the plan batch
+        alone, plans, where = route(G, pats, derived, (b, bool(closed_forms)), induced, reuse,
+                                    lambda P: not choice(P).engine.batches)
         out = [0] * len(pats)
         for i in alone:
-            out[i] = count_pattern(G, pats[i], backend=b, closed_forms=closed_forms, **kw)
+            out[i] = engines.embeddings(engines.run(choice(pats[i]))[0], pats[i], count)
         if plans:
             if b == "cpu":
                 from .exact.cpu import count_plans_batch_cpu

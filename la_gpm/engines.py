@@ -46,7 +46,8 @@ from .backends import gpu_status, resolve_backend
 from .config import BACKENDS, config
 from .exceptions import BackendUnavailable, InvalidArgument
 
-__all__ = ["Engine", "Choice", "Request", "ENGINES", "choose", "explain", "run", "batch_backend", "GPU_ENGINES"]
+__all__ = ["Engine", "Choice", "Request", "ENGINES", "choose", "explain", "run", "batch_backend", "embeddings",
+           "GPU_ENGINES"]
 
 GPU_ENGINES = ("auto", "dfs", "trie")
 
@@ -82,13 +83,19 @@ class Engine:
     should_run: Callable
     run: Callable         # Request -> (unique count as a Python int, stats dict)
     detail: Callable = None   # Request -> words on what this engine does for it (e.g. the formula)
+    accepts: tuple = ()       # engine-specific options it takes (Request.options)
 
 
 @dataclass(frozen=True)
 class Choice:
+    """The row that counts a request, the request as it will run (concrete backend), and why."""
     engine: Engine
-    backend: str
+    request: Request
     reason: str
+
+    @property
+    def backend(self) -> str:
+        return self.request.backend
 
 
 # --------------------------------------------------------------------------- the rows
@@ -232,7 +239,7 @@ def _no_objection(r):
 ENGINES = (
     Engine(name="triangles", where="la_gpm/triangles", paper="masked SpGEMM on the oriented DAG (LA triangle counting)",
            backends=("cpu", "graphblas", "gpu"), splits=False, linear=False, batches=False, auto_gpu=True,
-           can_run=_tri_can, should_run=_no_objection, run=_tri_run),
+           can_run=_tri_can, should_run=_no_objection, run=_tri_run, accepts=("method",)),
     Engine(name="kcliques", where="la_gpm/kcliques",
            paper="k-cliques on the degree-ordered DAG (each clique once, O(√m) out-lists)",
            backends=("cpu", "graphblas", "gpu"), splits=True, linear=False, batches=False, auto_gpu=True,
@@ -265,7 +272,8 @@ def _request_backend(backend):
 
 
 def _first(req):
-    """(engine, reason) of the first row that can and should run ``req``, or (None, reasons of every row)."""
+    """(engine, reason) of the first row that can and should run ``req``, or (None, reasons of every row).
+    Engine-specific options (``req.options``) are checked against the chosen row."""
     why = []
     for e in ENGINES:
         if req.backend not in e.backends:
@@ -273,6 +281,10 @@ def _first(req):
             continue
         no = e.can_run(req) or e.should_run(req)
         if no is None:
+            unknown = set(req.options) - set(e.accepts)
+            if unknown:
+                raise InvalidArgument(f"option(s) {sorted(unknown)} do not apply: this pattern is counted by "
+                                      f"{e.name}, which takes {list(e.accepts) or 'no engine options'}")
             return e, f"{e.name} ({e.paper})" + (f": {e.detail(req)}" if e.detail is not None else "")
         why.append(f"{e.name}: {no}")
     return None, why
@@ -293,26 +305,27 @@ def choose(G, P, *, induced: bool = False, backend: str | None = None, closed_fo
     if asked == "auto":
         order = ("gpu", "cpu") if gpu_status() is None else ("cpu",)
         for b in order:
-            e, why = _first(Request(G, P, backend=b, **kw))
+            req = Request(G, P, backend=b, **kw)
+            e, why = _first(req)
             if e is not None and (b != "gpu" or e.auto_gpu):
-                return Choice(e, b, why + ("; auto: the GPU is visible and wins for it" if b == "gpu" else
+                return Choice(e, req, why + ("; auto: the GPU is visible and wins for it" if b == "gpu" else
                                            "; auto: the CPU" + (" (the GPU wins for cliques and triangles only)"
                                                                 if gpu_status() is None else "")))
         raise BackendUnavailable("no engine can count this pattern: " + "; ".join(why))
     b = resolve_backend(asked, supported=("cpu", "graphblas", "gpu"), what="exact pattern counting")
-    e, why = _first(Request(G, P, backend=b, **kw))
+    req = Request(G, P, backend=b, **kw)
+    e, why = _first(req)
     if e is None:
         if b == "graphblas":
             raise BackendUnavailable("backend 'graphblas' counts cliques (masked mxm) only; this pattern is not a "
                                      "clique, so use backend='cpu'")
         raise BackendUnavailable(f"no {b!r} engine can count this pattern: " + "; ".join(why))
-    return Choice(e, b, why)
+    return Choice(e, req, why)
 
 
-def run(choice: Choice, G, P, **kw) -> tuple:
-    """Count with ``choice``: (unique count as a Python int, stats with the engine, backend and reason)."""
-    req = Request(G, P, backend=choice.backend, **kw)
-    n, stats = choice.engine.run(req)
+def run(choice: Choice) -> tuple:
+    """Count the chosen request: (unique count as a Python int, stats with the engine, backend and reason)."""
+    n, stats = choice.engine.run(choice.request)
     stats = dict(stats)
     stats.update(engine=choice.engine.name, backend=choice.backend, reason=choice.reason)
     return int(n), stats
@@ -331,8 +344,7 @@ def explain(G, P, *, induced: bool = False, backend: str | None = None, **kw) ->
     from .validation import as_graph
     G, P = as_graph(G), as_pattern(P)
     chosen = choose(G, P, induced=induced, backend=backend, **kw)
-    req = Request(G, P, induced=bool(induced), backend=chosen.backend,
-                  **{k: v for k, v in kw.items() if k in Request.__dataclass_fields__})
+    req = chosen.request
     out = []
     for e in ENGINES:
         if chosen.backend not in e.backends:

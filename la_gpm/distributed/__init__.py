@@ -19,7 +19,7 @@ Install with the ``dist`` extra (``pip install la-gpm[dist]``; add ``dask-cuda``
 from __future__ import annotations
 
 from .. import engines
-from ..exact.plans import check_count_options, check_labels, check_size
+from ..exact.plans import check_count_options, check_pattern
 from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
 from ..validation import as_graph
@@ -80,7 +80,7 @@ def count_part(G, P, part, *, induced=False, count="unique", backend="cpu", memo
     G = as_graph(G)
     P = _checked(G, P, count, backend, memory_budget, induced)
     choice = engines.choose(G, P, induced=induced, backend=backend, memory_budget=memory_budget, part=part)
-    n, _ = engines.run(choice, G, P, induced=bool(induced), memory_budget=memory_budget, part=part)
+    n, _ = engines.run(choice)
     return engines.embeddings(n, P, count)
 
 
@@ -96,12 +96,7 @@ def _checked(G, P, count, backend, memory_budget, induced):
     check_count_options(count, memory_budget, induced)
     if backend not in ("cpu", "gpu"):
         raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
-    P = as_pattern(P)
-    P.require_connected("counting")
-    if not (P.is_clique and not P.labeled and P.k >= 3):
-        check_size(P)
-    check_labels(G, P)
-    return P
+    return check_pattern(G, P)
 
 
 def count(G, pattern, *, client=None, parts: int | None = None, induced: bool = False, count: str = "unique",

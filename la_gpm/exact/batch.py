@@ -11,8 +11,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..exceptions import LaGpmError
-from ..patterns import as_pattern
-from .plans import check_labels, check_size, engine_arrays, plan_for
+from .plans import check_pattern, engine_arrays, plan_for
 
 __all__ = ["validated", "prepared", "route", "cached_plan", "batch_roots", "pack_batch_tables"]
 
@@ -23,11 +22,7 @@ def validated(G, patterns):
     out = []
     for i, P in enumerate(patterns):
         try:
-            P = as_pattern(P)
-            P.require_connected("counting")
-            if not (P.is_clique and not P.labeled and P.k >= 3):
-                check_size(P, what="count_many")
-            check_labels(G, P)
+            P = check_pattern(G, P, what="count_many")
         except LaGpmError as e:
             raise type(e)(f"patterns[{i}]: {e}") from None
         out.append(P)

@@ -35,7 +35,7 @@ from ..exceptions import InvalidArgument, LabelMismatch, PatternTooLarge
 from ..patterns.plan import GraphStats, compile_plan
 
 __all__ = ["COUNT_KINDS", "GPU_ENGINES", "MAX_COUNT_VERTICES", "MAX_LABELED_VERTICES", "check_count_options",
-           "check_labels", "check_size", "engine_arrays", "plan_for", "plan_roots", "prepare_roots", "resolve_budget"]
+           "check_labels", "check_pattern", "check_size", "engine_arrays", "plan_for", "plan_roots", "prepare_roots", "resolve_budget"]
 
 MAX_COUNT_VERTICES = 12
 MAX_LABELED_VERTICES = 32
@@ -82,6 +82,19 @@ def check_size(P, limit_unlabeled=MAX_COUNT_VERTICES, what="count_pattern"):
         raise PatternTooLarge(f"{what} supports patterns of up to {lim} vertices{extra}; got k={P.k}. For larger "
                               "trees use la_gpm.estimate (color coding); for larger labeled queries use match() "
                               "with a limit")
+
+
+def check_pattern(G, P, what="count_pattern"):
+    """``P`` as a validated Pattern for an exact count in ``G``: connected, within the size limits (plain
+    cliques go to the clique kernel, which takes k <= 32 and says so itself) and with labels ``G`` has.
+    One check for every exact entry point (count, count_pattern, count_many, the distributed path)."""
+    from ..patterns import as_pattern
+    P = as_pattern(P)
+    P.require_connected("counting")
+    if not (P.is_clique and not P.labeled and P.k >= 3):
+        check_size(P, what=what)
+    check_labels(G, P)
+    return P
 
 
 def engine_arrays(G, vertex_labeled: bool, edge_labeled: bool):
