@@ -389,9 +389,76 @@ def test_dynamic_graph_stream_equals_brute_force(case, other, seed):
             assert _rows(d.positive_matches) == pos and _rows(d.negative_matches) == neg
         cur = D.graph
         assert _edge_set(cur) == _edge_set(after)
+    _same_tables(D, cur)
+
+
+def _same_tables(D, cur):
+    """The incrementally kept candidate tables and candidate lists equal those built from scratch."""
     fresh = NLFState(cur.indptr, cur.indices, cur.vertex_labels, D.queries)
     for a, b in zip(fresh.ct, D._nlf.ct):
         assert np.array_equal(a, b)
+    for a, b in zip(fresh.cand, D._nlf.cand):
+        assert np.array_equal(a.ptr, b.ptr) and np.array_equal(a.idx, b.idx)
+
+
+def test_every_version_survives_growth_and_compaction():
+    """DynamicGraph keeps its graph as rows over one arc buffer that grows and is compacted: graphs of
+    earlier batches, read only at the end (after compactions), are still the graphs after those batches,
+    and every batch's counts equal brute force on the graph the stream had reached (followed by hand)."""
+    rng = np.random.default_rng(5)
+    n = 14
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(30, 2)).tolist() if u != v})
+    vlab = rng.integers(0, 2, n).tolist()
+    G = _graph_from_pairs(n, E, vlab=vlab, elab=rng.integers(0, 2, len(E)))
+    P = Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[0, 0, 1], edge_labels={(0, 1): 0, (1, 2): 1, (0, 2): 0})
+    D = la_gpm.DynamicGraph(G, [P, "4-path"])
+    model = _edge_set(G)
+    kept, models = [], []
+    for step in range(150):
+        ins = [tuple(x) for x in rng.integers(0, n + 1, size=(3, 2)).tolist()]   # id n: a new vertex
+        present = sorted(model)
+        dele = [present[t] for t in rng.choice(len(present), size=min(2, len(present)), replace=False)]
+        labs = rng.integers(0, 2, size=len(ins)).tolist()
+        grows = any(n in e for e in ins if e[0] != e[1])
+        if grows:
+            vlab.append(int(rng.integers(0, 2)))
+            n += 1
+        keys = sorted(model)
+        cur = _graph_from_pairs(n, keys, vlab=vlab, elab=[model[e] for e in keys])
+        pos, neg, after = _oracle(cur, P, ins, dele, False, labs)
+        got = D.apply(insert=[(u, v, la) for (u, v), la in zip(ins, labs)], delete=dele,
+                      labels={n - 1: vlab[-1]} if grows else None)
+        assert (got[0].positive, got[0].negative) == (len(pos), len(neg))
+        model = _edge_set(after)
+        kept.append(got[1])
+        models.append((n, model))
+        if step % 25 == 24:
+            assert _edge_set(D.graph) == model   # reading the newest version now and then
+    S = D._store
+    assert S.compactions >= 1 and S.generation >= 2, (S.compactions, S.generation)
+    for d, (nv, m) in zip(kept, models):
+        assert d.graph.n == nv and _edge_set(d.graph) == m
+    _same_tables(D, D.graph)
+
+
+def test_match_delta_puts_the_graph_back_and_is_thread_safe():
+    """match_delta changes G's kept store during a call and puts it back: repeated and concurrent calls
+    on one graph (batches that add vertices among them) equal brute force and leave G as it was."""
+    from concurrent.futures import ThreadPoolExecutor
+    rng = np.random.default_rng(3)
+    G = la_gpm.datasets.load("karate")
+    batches = []
+    for _ in range(12):
+        ins, dele = _random_batch(rng, G, 6, 4)
+        ins = np.vstack([ins, [[34, 0], [35, 34]]]) if len(batches) % 3 == 0 else ins
+        batches.append((ins.tolist(), dele.tolist()))
+    Gx = _graph_from_pairs(36, sorted(_edge_set(G)))   # G with the two vertices some batches add
+    want = [_oracle(Gx, Pattern([(0, 1), (1, 2), (2, 0), (2, 3)]), i, d, False)[:2] for i, d in batches]
+    want = [(len(p), len(n)) for p, n in want]
+    with ThreadPoolExecutor(4) as ex:
+        got = list(ex.map(lambda b: la_gpm.match_delta(G, "tailed-triangle", insert=b[0], delete=b[1]), batches * 3))
+    assert [(d.positive, d.negative) for d in got] == want * 3
+    assert G.n == 34 and G.m == 78
 
 
 def test_auto_backend_runs_on_the_cpu():

@@ -39,7 +39,7 @@ def list_cheaper(nc, npar, row):
 
 
 @nb.njit(cache=True)
-def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, store):
+def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, store):
     """Candidates of level l.  ``base`` >= 0: scan that parent's row (positions [lo_off, hi_off) of it
     when hi_off >= 0); -2: scan the query vertex's candidate list (positions [lo_off, hi_off)), every
     parent checked by binary search; -1: choose here, the shortest parent row or the candidate list when
@@ -50,10 +50,11 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, ue
     nc = cptr[qv + 1] - cptr[qv]
     if base == -1:
         base = 0
-        best = uptr[M[T[F_PAR, p, l, 0]] + 1] - uptr[M[T[F_PAR, p, l, 0]]]
+        w0 = M[T[F_PAR, p, l, 0]]
+        best = urows[w0, 1] - urows[w0, 0]
         for s in range(1, npl):
             w = M[T[F_PAR, p, l, s]]
-            d = uptr[w + 1] - uptr[w]
+            d = urows[w, 1] - urows[w, 0]
             if d < best:
                 best = d
                 base = s
@@ -64,8 +65,9 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, ue
         lo = cptr[qv]
         hi = cptr[qv + 1]
     else:
-        lo = uptr[M[T[F_PAR, p, l, base]]]
-        hi = uptr[M[T[F_PAR, p, l, base]] + 1]
+        bv = M[T[F_PAR, p, l, base]]
+        lo = urows[bv, 0]
+        hi = urows[bv, 1]
     if hi_off >= 0:
         hi = lo + hi_off
         lo = lo + lo_off
@@ -113,8 +115,8 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, ue
             if t == base:
                 continue
             w = M[T[F_PAR, p, l, t]]
-            e = uptr[w + 1]
-            pos = lower_bound(uidx, uptr[w], e, c)
+            e = urows[w, 1]
+            pos = lower_bound(uidx, urows[w, 0], e, c)
             if pos >= e or uidx[pos] != c:
                 ok = False
                 break
@@ -130,8 +132,8 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, uptr, uidx, ust, uod, ue
             continue
         for t in range(nanti):
             w = M[T[F_ANTI, p, l, t]]
-            e = uptr[w + 1]
-            pos = lower_bound(uidx, uptr[w], e, c)
+            e = urows[w, 1]
+            pos = lower_bound(uidx, urows[w, 0], e, c)
             if pos < e and uidx[pos] == c and not (ust[pos] == old and uod[pos] > i):
                 ok = False
                 break
@@ -180,7 +182,7 @@ def _pairs(a, na, b, nb_, rel):
 
 
 @nb.njit(cache=True)
-def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out, at,
+def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out, at,
               listing):
     j = items[it, 0]
     p = items[it, 1]
@@ -199,7 +201,7 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
     # pairs x < y (or x > y), by one merge
     rel = 0 if listing else T[F_INDEP, p, 0, 0]
     store2 = listing or last > 2
-    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, uptr, uidx, ust, uod, uel, el_on,
+    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, urows, uidx, ust, uod, uel, el_on,
               ct, cptr, cidx, buf, store2)
     if last == 2:
         if listing:
@@ -211,7 +213,7 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
         if c2 == 0:
             return 0
         M[2] = -1
-        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True)
+        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True)
         return _pairs(buf[2], c2, buf[3], c3, rel)
     total = 0
     cnt[2] = c2
@@ -226,7 +228,7 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
             continue
         M[lv] = buf[lv, pos[lv]]
         if lv + 1 == last:
-            c = _gen(last, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
+            c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
                      listing)
             if listing:
                 for t in range(c):
@@ -235,16 +237,16 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
             total += c
             pos[lv] += 1
         elif rel > 0 and lv + 2 == last:
-            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
+            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
                      True)
             if a:
                 M[lv + 1] = -1
-                b = _gen(last, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                b = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, True)
                 total += _pairs(buf[lv + 1], a, buf[last], b, rel)
             pos[lv] += 1
         else:
-            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr,
+            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr,
                                cidx, buf, True)
             pos[lv + 1] = 0
             lv += 1
@@ -252,7 +254,7 @@ def _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cid
 
 
 @nb.njit(cache=True)
-def _items(upd, ustate, uel, ct, csize, uptr, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
+def _items(upd, ustate, uel, ct, csize, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
     """Work items (j, p, base, lo, hi, side) of every update and start pair (count pass: ``fill`` False)."""
     n = 0
     for j in range(upd.shape[0]):
@@ -273,8 +275,8 @@ def _items(upd, ustate, uel, ct, csize, uptr, T, pairs, pair_edge, pair_el, pair
             L = 0
             if k > 2:  # level 2: the shorter parent row of x and y, or its candidate list where cheaper
                 npar2 = T[F_NPAR, p, 2, 0]
-                lx = uptr[x + 1] - uptr[x]
-                ly = uptr[y + 1] - uptr[y]
+                lx = urows[x, 1] - urows[x, 0]
+                ly = urows[y, 1] - urows[y, 0]
                 L = lx if T[F_PAR, p, 2, 0] == 0 else ly
                 if npar2 == 2:
                     L1 = lx if T[F_PAR, p, 2, 1] == 0 else ly
@@ -298,13 +300,13 @@ def _items(upd, ustate, uel, ct, csize, uptr, T, pairs, pair_edge, pair_el, pair
     return n
 
 
-def build_items(plan, upd, ustate, uel, cand, uptr, split):
+def build_items(plan, upd, ustate, uel, cand, urows, split):
     """Work items ``(j, p, base, lo, hi, side)`` of both sides, heaviest first.
 
     Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
     positives, a delete negatives) and the other side when p is a query non-edge (induced); a hub's
     level-2 scan is split into pieces of ``split`` positions."""
-    args = (upd, ustate.astype(np.int64), uel, cand.ct, np.diff(cand.ptr), uptr, plan.packed,
+    args = (upd, ustate.astype(np.int64), uel, cand.ct, np.diff(cand.ptr), urows, plan.packed,
             plan.pairs.astype(np.int64), plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, int(split))
     n = _items(*args, np.zeros((1, 6), np.int64), False)
     items = np.empty((n, 6), np.int64)
@@ -313,7 +315,7 @@ def build_items(plan, upd, ustate, uel, cand, uptr, split):
     return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
 
 
-def _drive_impl(items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, nchunks, counts, offsets,
+def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, nchunks, counts, offsets,
                 out, listing):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
@@ -323,7 +325,7 @@ def _drive_impl(items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
         M = np.zeros(k, dtype=np.int64)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
-            counts[it] = _run_item(it, items, upd, T, uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+            counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
                                    pos, M, out, at, listing)
 
 
@@ -337,28 +339,27 @@ def _drive(items, *args):
     f(items, *args)
 
 
-def _args(items, upd, plan, U, cand):
-    el_on = U.elab is not None
-    uel = U.elab if el_on else np.zeros(1, np.int64)
-    maxdeg = int(np.diff(U.ptr).max()) if U.n else 0  # a level scans a list only where it is shorter than a row
-    return (items, upd, plan.packed, U.ptr, U.idx, U.state, U.order, uel, el_on, cand.ct, cand.ptr, cand.idx,
-            plan.k, maxdeg)
+def _args(items, upd, plan, S, cand):
+    """The search's arguments on the opened store ``S`` (rows over its arc buffer; ``S.maxdeg`` bounds
+    every row: the per-level candidate buffers)."""
+    return (items, upd, plan.packed, S.rows, S.idx, S.st, S.od, S.el, S.labeled, cand.ct, cand.ptr, cand.idx,
+            plan.k, S.maxdeg)
 
 
 def _chunks(nitems: int) -> int:
     return max(1, min(nitems, nb.get_num_threads() * 16))
 
 
-def count_items(items, upd, plan, U, cand) -> np.ndarray:
-    """Matches found by each work item (int64 per item)."""
+def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
+    """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(*_args(items, upd, plan, U, cand), _chunks(items.shape[0]), counts,
+        _drive(*_args(items, upd, plan, S, cand), _chunks(items.shape[0]), counts,
                np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
     return counts
 
 
-def list_items(items, upd, plan, U, cand, counts) -> np.ndarray:
+def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     """The matches (rows: data vertex of each query vertex), each item's at its prefix-sum offset."""
     offsets = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0] > 1:
@@ -367,5 +368,5 @@ def list_items(items, upd, plan, U, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(*_args(items, upd, plan, U, cand), _chunks(items.shape[0]), again, offsets, out, True)
+        _drive(*_args(items, upd, plan, S, cand), _chunks(items.shape[0]), again, offsets, out, True)
     return out

@@ -22,10 +22,10 @@ from ..config import config
 from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
 from ..patterns import as_pattern
 from . import cpu
-from .filter import Candidates, NLFState
+from .filter import NLFState
 from .query import compile_delta_plan
-from .updates import (DELETED, INSERTED, Batch, UnionGraph, after_graph, arc_positions, ids_after, normalise,
-                      union_graph)
+from .store import DELETED, INSERTED, ArcStore
+from .updates import ids_after, normalise
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
 
@@ -96,18 +96,6 @@ def _check_count(count):
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
 
 
-def _update_table(batch: Batch, U: UnionGraph):
-    """All updates in order-id order: (a + b, 2) pairs, their state and their edge label."""
-    upd = np.concatenate([batch.insert, batch.delete]).astype(np.int64).reshape(-1, 2)
-    state = np.concatenate([np.full(batch.insert.shape[0], INSERTED, np.int8),
-                            np.full(batch.delete.shape[0], DELETED, np.int8)])
-    if U.elab is None:
-        el = np.zeros(upd.shape[0], np.int64)
-    else:
-        el = U.elab[arc_positions(U.ptr, U.idx, upd[:, 0], upd[:, 1])]
-    return np.ascontiguousarray(upd), state, el
-
-
 def _total(counts: np.ndarray) -> int:
     if counts.size == 0:
         return 0
@@ -127,11 +115,11 @@ class _Engine:
         else:
             self.mod = cpu
 
-    def run(self, items, upd, plan, U, cand, listing, progress):
+    def run(self, items, upd, plan, S, op, cand, listing, progress):
         """(positive, negative, positive rows, negative rows) of one query on one batch."""
         mod = self.mod
         if not progress or items.shape[0] < 64:
-            counts = mod.count_items(items, upd, plan, U, cand)
+            counts = mod.count_items(items, upd, plan, S, op, cand)
         else:
             from tqdm.auto import tqdm
             counts = np.zeros(items.shape[0], np.int64)
@@ -139,23 +127,23 @@ class _Engine:
             with tqdm(total=items.shape[0], desc="match_delta", unit="item") as bar:
                 for s in range(sl):
                     sel = np.arange(s, items.shape[0], sl)
-                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, U, cand)
+                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, S, op, cand)
                     bar.update(sel.size)
         side = items[:, 5]
         pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
         if not listing:
             return pos, neg, None, None
-        rows = mod.list_items(items, upd, plan, U, cand, counts)
+        rows = mod.list_items(items, upd, plan, S, op, cand, counts)
         row_side = np.repeat(side, counts)
         return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
 
-def _delta(P, plan, engine, U, upd, ustate, uel, ct, *, count, listing, progress, ids):
+def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
+    """One query on one opened batch: (positive, negative, [listings], stats)."""
     t = time.perf_counter()
-    cand = Candidates(ct, P.k)
-    items = cpu.build_items(plan, upd, ustate, uel, cand, U.ptr, config.dynamic_split)
+    items = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
-    pos, neg, prow, nrow = engine.run(items, upd, plan, U, cand, listing, progress)
+    pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
         pos *= P.automorphism_count
         neg *= P.automorphism_count
@@ -169,15 +157,22 @@ def _delta(P, plan, engine, U, upd, ustate, uel, ct, *, count, listing, progress
                              "items_s": t_items, "search_s": time.perf_counter() - t - t_items}
 
 
-def _prepare(G, batch, nlf):
+def _open(S, nlf, batch):
+    """The batch's union graph on the store and its candidate tables: (store's batch, tables' batch, times)."""
     t = time.perf_counter()
-    U = union_graph(G, batch)
+    op = S.open(batch)
     t_union = time.perf_counter() - t
     t = time.perf_counter()
-    cts = nlf.union_tables(batch, U.vlab)
-    t_filter = time.perf_counter() - t
-    upd, ustate, uel = _update_table(batch, U)
-    return U, cts, upd, ustate, uel, {"union_s": t_union, "filter_s": t_filter}
+    fo = nlf.open(batch, op.vlab)
+    return op, fo, {"union_s": t_union, "filter_s": time.perf_counter() - t}
+
+
+def _after_graph(G, batch):
+    """The graph after ``batch`` applied to the immutable graph G (a new Graph; O(n + m))."""
+    S = ArcStore(G)
+    op = S.open(batch)
+    S.commit(op, batch)
+    return S.graph()
 
 
 def _resolve(backend):
@@ -194,6 +189,11 @@ def _use_symmetry(count, listing):
 
 def _nlf_key(P):
     return f"cpu:dynamic:nlf:{P.k}:{P.edges}:{P.vertex_labels}"
+
+
+def _store(G) -> ArcStore:
+    """G's arc store (made once per graph; its lock serialises the calls on G)."""
+    return G.device_cache("cpu:dynamic:store", lambda: ArcStore(G))
 
 
 def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", induced: bool = False,
@@ -247,19 +247,25 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     _check_query(G, P, induced)
     b = _resolve(backend)
     t0 = time.perf_counter()
+    S = _store(G)
     key = _nlf_key(P)
-    nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
     sym = _use_symmetry(count, listing)
-    plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
-        P, induced=bool(induced), candidates=Candidates(nlf.ct[0], P.k).sizes, symmetry=sym))
-    batch = normalise(G, insert, delete, labels=labels, strict=strict)
-    t_norm = time.perf_counter() - t0
-    U, cts, upd, ustate, uel, st = _prepare(G, batch, nlf)
-    ids = ids_after(G, batch)
-    pos, neg, lists, st2 = _delta(P, plan, _Engine(b), U, upd, ustate, uel, cts[0], count=count, listing=listing,
-                                  progress=progress, ids=ids)
+    with S.lock:   # the store and the tables are changed during the call and put back after it
+        nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
+        plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
+            P, induced=bool(induced), candidates=nlf.cand[0].sizes, symmetry=sym))
+        batch = normalise(S, insert, delete, labels=labels, strict=strict)
+        t_norm = time.perf_counter() - t0
+        ids = ids_after(S, batch)
+        op, fo, st = _open(S, nlf, batch)
+        try:
+            pos, neg, lists, st2 = _delta(P, plan, _Engine(b), S, op, fo.cands[0], count=count, listing=listing,
+                                          progress=progress, ids=ids)
+        finally:
+            nlf.revert(fo)
+            S.revert(op)
     stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, seconds=time.perf_counter() - t0)
-    return MatchDelta(pos, neg, lambda: after_graph(G, batch, U), stats, lists[0], lists[1], count, bool(induced))
+    return MatchDelta(pos, neg, lambda: _after_graph(G, batch), stats, lists[0], lists[1], count, bool(induced))
 
 
 class DynamicGraph:
@@ -301,18 +307,17 @@ class DynamicGraph:
         self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
         self._plans = {}  # (query index, symmetry) -> plan, compiled on first use
         self._engine = _Engine(self._backend)
-        self._G = G
-        self._version = 0
+        self._store = ArcStore(G)
 
     @property
     def graph(self):
-        """The current graph (immutable; a new object after each batch)."""
-        return self._G
+        """The current graph (immutable; a new object after each batch, built when first read: O(n + m))."""
+        return self._store.graph()
 
     @property
     def version(self) -> int:
         """Number of batches applied."""
-        return self._version
+        return self._store.version
 
     @property
     def queries(self) -> list:
@@ -323,25 +328,31 @@ class DynamicGraph:
         """Apply one batch; one :class:`MatchDelta` per query, in the order of ``queries``.
 
         A batch that raises (bad input) leaves the graph and every table as they were."""
-        G = self._G
-        t0 = time.perf_counter()
-        batch = normalise(G, insert, delete, labels=labels, strict=strict)
-        t_norm = time.perf_counter() - t0
-        U, cts, upd, ustate, uel, st = _prepare(G, batch, self._nlf)
-        ids = ids_after(G, batch)
-        G2 = after_graph(G, batch, U)
-        out = []
-        sym = _use_symmetry(self._count, listing)
-        for q, (P, ct) in enumerate(zip(self._queries, cts)):
-            plan = self._plans.get((q, sym))
-            if plan is None:
-                plan = self._plans[(q, sym)] = compile_delta_plan(
-                    P, induced=self._induced, candidates=Candidates(ct, P.k).sizes, symmetry=sym)
-            pos, neg, lists, st2 = _delta(P, plan, self._engine, U, upd, ustate, uel, ct, count=self._count,
-                                          listing=listing, progress=progress, ids=ids)
-            out.append(MatchDelta(pos, neg, G2, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st,
-                                                     **st2), lists[0], lists[1], self._count, self._induced))
-        self._nlf.advance(batch, U.vlab)
-        self._G = G2
-        self._version += 1
-        return out
+        S = self._store
+        with S.lock:
+            t0 = time.perf_counter()
+            batch = normalise(S, insert, delete, labels=labels, strict=strict)
+            t_norm = time.perf_counter() - t0
+            ids = ids_after(S, batch)
+            op, fo, st = _open(S, self._nlf, batch)
+            out = []
+            sym = _use_symmetry(self._count, listing)
+            try:
+                for q, (P, cand) in enumerate(zip(self._queries, fo.cands)):
+                    plan = self._plans.get((q, sym))
+                    if plan is None:
+                        plan = self._plans[(q, sym)] = compile_delta_plan(
+                            P, induced=self._induced, candidates=cand.sizes, symmetry=sym)
+                    out.append(_delta(P, plan, self._engine, S, op, cand, count=self._count, listing=listing,
+                                      progress=progress, ids=ids))
+            except BaseException:
+                self._nlf.revert(fo)
+                S.revert(op)
+                raise
+            t = time.perf_counter()
+            self._nlf.commit(fo, batch, op.vlab)
+            S.commit(op, batch)
+            st["commit_s"] = time.perf_counter() - t
+            after = S.snapshot()
+        return [MatchDelta(pos, neg, after, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
+                           lists[0], lists[1], self._count, self._induced) for pos, neg, lists, st2 in out]

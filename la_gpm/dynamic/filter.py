@@ -97,6 +97,40 @@ def _candidate_lists(ct, k):
     return ptr, idx
 
 
+@nb.njit(cache=True)
+def _patch_lists(ptr, idx, rows, bits, k):
+    """Candidate lists after rows ``rows`` (sorted) got the bits ``bits``: each list u loses the rows and
+    regains those whose bit u is set; one merge per list, O(sum of the lists + |rows| k)."""
+    add = np.zeros(k + 1, dtype=np.int64)
+    for t in range(rows.shape[0]):
+        for u in range(k):
+            if (bits[t] >> np.uint32(u)) & np.uint32(1):
+                add[u + 1] += 1
+    cap = ptr[k] + rows.shape[0] * k
+    out = np.empty(cap, dtype=np.int32)
+    nptr = np.zeros(k + 1, dtype=np.int64)
+    o = 0
+    for u in range(k):
+        a = ptr[u]
+        ae = ptr[u + 1]
+        t = 0
+        nr = rows.shape[0]
+        while a < ae or t < nr:
+            if t >= nr or (a < ae and idx[a] < rows[t]):
+                out[o] = idx[a]
+                o += 1
+                a += 1
+            else:
+                if a < ae and idx[a] == rows[t]:
+                    a += 1           # the row's old entry: replaced by its new bit below
+                if (bits[t] >> np.uint32(u)) & np.uint32(1):
+                    out[o] = rows[t]
+                    o += 1
+                t += 1
+        nptr[u + 1] = o
+    return nptr, out[:o].copy()
+
+
 class Candidates:
     """One query's candidates on one batch's union: the table ``ct`` (bit u of ``ct[v]``: v may play
     query vertex u) and, per query vertex, the sorted list of its candidates (``ptr``/``idx``, CSR over
@@ -104,9 +138,9 @@ class Candidates:
 
     __slots__ = ("ct", "ptr", "idx", "__weakref__")
 
-    def __init__(self, ct: np.ndarray, k: int):
+    def __init__(self, ct: np.ndarray, k: int, lists=None):
         self.ct = ct
-        self.ptr, self.idx = _candidate_lists(ct, k)
+        self.ptr, self.idx = _candidate_lists(ct, k) if lists is None else lists
 
     @property
     def sizes(self) -> np.ndarray:
@@ -114,92 +148,147 @@ class Candidates:
 
 
 class _Query:
-    __slots__ = ("qlab", "qdeg", "qdem", "labeled")
+    __slots__ = ("qlab", "qdeg", "qdem", "labeled", "k")
 
     def __init__(self, P, columns, graph_labeled):
+        self.k = P.k
         self.labeled = P.vertex_labels is not None and graph_labeled
         self.qlab = np.array(P.vertex_labels if self.labeled else [0] * P.k, dtype=np.int64)
         self.qdeg = np.array(P.degrees, dtype=np.int64)
         self.qdem = query_label_table(P, columns) if self.labeled else np.zeros((P.k, 1), np.int32)
 
 
+class Opened:
+    """What :meth:`NLFState.open` changed, for :meth:`NLFState.revert` / :meth:`NLFState.commit`."""
+    __slots__ = ("rows", "saved", "n_before", "src", "dst", "cands")
+
+    def __init__(self, rows, saved, n_before, src, dst, cands):
+        self.rows, self.saved, self.n_before, self.src, self.dst, self.cands = rows, saved, n_before, src, dst, cands
+
+
+def _grow(a, size):
+    if a.shape[0] >= size:
+        return a
+    b = np.zeros((max(size, int(a.shape[0] * 1.5) + 16),) + a.shape[1:], dtype=a.dtype)
+    b[:a.shape[0]] = a
+    return b
+
+
 class NLFState:
-    """Neighbour-label counts N, degrees and one candidate table per query, for one graph state."""
+    """Neighbour-label counts N, degrees and one candidate table (and its candidate lists) per query, for
+    one graph state, changed in place by each batch: O(batch) work, not O(n), except the lists of a query
+    vertex whose candidates change (one copy of that list).
+
+    A batch is :meth:`open` ed (the tables become those of the union graph), then :meth:`revert` ed or
+    :meth:`commit` ted (the tables become those of the graph after it)."""
 
     def __init__(self, ptr, idx, vlab, queries):
-        self.vlab = vlab
         labels = sorted({int(x) for P in queries if P.vertex_labels is not None for x in P.vertex_labels})
         self.columns = {lab: c for c, lab in enumerate(labels)}
         self.L = max(len(labels), 1)
+        self.n = len(ptr) - 1
+        self.vlab = vlab
+        self._on = vlab is not None and bool(labels)   # label counts kept?
         self.deg = np.diff(ptr).astype(np.int64)
-        self.vcol = self._vcol(vlab)
-        self.N = _label_counts(ptr, idx, self.vcol, self.L) if (vlab is not None and labels) else \
-            np.zeros((len(self.deg), 1), np.int32)
+        self.vcol = self._vcol(vlab) if self._on else np.full(1, -1, np.int64)
+        self.N = _label_counts(ptr, idx, self.vcol, self.L) if self._on else np.zeros((self.n, 1), np.int32)
         self.q = [_Query(P, self.columns, vlab is not None) for P in queries]
-        n = len(self.deg)
-        rows = np.arange(n, dtype=np.int64)
-        self.ct = []
+        rows = np.arange(self.n, dtype=np.int64)
+        self._ct = []
         for q in self.q:
-            ct = np.zeros(n, dtype=np.uint32)
-            _ct_rows(rows, self.N, self.deg, self._vl(), q.labeled, q.qlab, q.qdeg, q.qdem, ct)
-            self.ct.append(ct)
+            ct = np.zeros(self.n, dtype=np.uint32)
+            _ct_rows(rows, self.N, self.deg, self._vl(vlab), q.labeled, q.qlab, q.qdeg, q.qdem, ct)
+            self._ct.append(ct)
+        self.cand = [Candidates(ct, q.k) for ct, q in zip(self._ct, self.q)]
 
-    def _vl(self):
-        return self.vlab if self.vlab is not None else np.zeros(1, np.int64)
+    @property
+    def ct(self) -> list:
+        """The candidate table of each query (bit u of ``ct[v]``: v may play query vertex u)."""
+        return [c[:self.n] for c in self._ct]
+
+    @staticmethod
+    def _vl(vlab):
+        return vlab if vlab is not None else np.zeros(1, np.int64)
 
     def _vcol(self, vlab):
-        if vlab is None or not self.columns:
-            return np.full(1 if vlab is None else len(vlab), -1, np.int64)
         keys = np.array(sorted(self.columns), dtype=np.int64)
         pos = np.minimum(np.searchsorted(keys, vlab), len(keys) - 1)
         return np.where(keys[pos] == vlab, pos, -1).astype(np.int64)
 
-    def _grown(self, n_after, vlab_after):
-        """Arrays extended by the vertices a batch adds (no neighbours yet)."""
-        extra = n_after - len(self.deg)
-        deg = np.concatenate([self.deg, np.zeros(extra, np.int64)]) if extra else self.deg.copy()
-        N = np.concatenate([self.N, np.zeros((extra, self.N.shape[1]), np.int32)]) if extra else self.N.copy()
-        vcol = self._vcol(vlab_after) if extra else self.vcol
-        return deg, N, vcol
+    def _ensure(self, n_after, vlab_after):
+        """Rows for the vertices a batch adds (no neighbours yet)."""
+        if n_after <= self.n:
+            return
+        self.deg = _grow(self.deg, n_after)
+        self.N = _grow(self.N, n_after)
+        self._ct = [_grow(c, n_after) for c in self._ct]
+        self.deg[self.n:n_after] = 0
+        self.N[self.n:n_after] = 0
+        if self._on:
+            self.vcol = _grow(self.vcol, n_after)
+            self.vcol[self.n:n_after] = self._vcol(vlab_after[self.n:n_after])
 
-    def _apply(self, deg, N, vcol, src, dst, sign):
-        np.add.at(deg, src, sign)
-        if self.vlab is not None and self.columns:
-            c = vcol[dst]
+    def _apply(self, src, dst, sign):
+        np.add.at(self.deg, src, sign)
+        if self._on:
+            c = self.vcol[dst]
             ok = c >= 0
-            np.add.at(N, (src[ok], c[ok]), sign)
+            np.add.at(self.N, (src[ok], c[ok]), sign)
 
-    def _tables(self, rows, N, deg, vlab_after, n_after):
-        out = []
-        vl = vlab_after if vlab_after is not None else np.zeros(1, np.int64)
-        for q, ct in zip(self.q, self.ct):
-            t = np.concatenate([ct, np.zeros(n_after - len(ct), np.uint32)]) if n_after > len(ct) else ct.copy()
-            _ct_rows(rows, N, deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, t)
-            out.append(t)
-        return out
+    def _tables(self, rows, vlab):
+        vl = self._vl(vlab)
+        for q, ct in zip(self.q, self._ct):
+            _ct_rows(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct)
 
     @staticmethod
     def _arcs(pairs):
         return (np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int64),
                 np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int64))
 
-    def union_tables(self, batch, vlab_after):
-        """Candidate tables on the union graph (before + inserted edges), one per query.
+    def _lists(self, base, rows, saved, n):
+        """Candidates of each query on the current tables (rows[:n]), the lists patched where bits changed."""
+        out = []
+        for q, ct, old, cand in zip(self.q, self._ct, saved, base):
+            view = ct[:n]
+            new = view[rows]
+            if np.array_equal(new, old):
+                out.append(Candidates(view, q.k, (cand.ptr, cand.idx)))
+            else:
+                out.append(Candidates(view, q.k, _patch_lists(cand.ptr, cand.idx, rows, new, q.k)))
+        return out
 
-        Only the rows of the inserted edges' endpoints and of new vertices are recomputed."""
-        deg, N, vcol = self._grown(batch.n_after, vlab_after)
+    def open(self, batch, vlab_after) -> Opened:
+        """The tables of the union graph (before + inserted edges): only the rows of the inserted edges'
+        endpoints and of new vertices change; returns them with one :class:`Candidates` per query."""
+        n0 = self.n
+        self._ensure(batch.n_after, vlab_after)
         src, dst = self._arcs(batch.insert)
-        self._apply(deg, N, vcol, src, dst, 1)
-        rows = np.unique(np.concatenate([src, np.arange(len(self.deg), batch.n_after)]))
-        return self._tables(rows, N, deg, vlab_after, batch.n_after)
+        self._apply(src, dst, 1)
+        rows = np.unique(np.concatenate([src, np.arange(n0, batch.n_after)]))
+        saved = [ct[rows].copy() for ct in self._ct]
+        self._tables(rows, vlab_after)
+        self.n = batch.n_after
+        cands = self._lists(self.cand, rows, saved, batch.n_after)
+        return Opened(rows, saved, n0, src, dst, cands)
 
-    def advance(self, batch, vlab_after):
-        """Move this state to the graph after ``batch`` (inserted +1, deleted -1 on touched rows)."""
-        deg, N, vcol = self._grown(batch.n_after, vlab_after)
-        s1, d1 = self._arcs(batch.insert)
+    def revert(self, o: Opened) -> None:
+        """Back to the graph before the batch."""
+        self._apply(o.src, o.dst, -1)
+        for ct, old in zip(self._ct, o.saved):
+            ct[o.rows] = old
+        self.n = o.n_before
+
+    def commit(self, o: Opened, batch, vlab_after) -> None:
+        """Move to the graph after the batch (its deleted edges removed from the union's counts)."""
         s2, d2 = self._arcs(batch.delete)
-        self._apply(deg, N, vcol, s1, d1, 1)
-        self._apply(deg, N, vcol, s2, d2, -1)
-        rows = np.unique(np.concatenate([s1, s2, np.arange(len(self.deg), batch.n_after)]))
-        self.ct = self._tables(rows, N, deg, vlab_after, batch.n_after)
-        self.deg, self.N, self.vcol, self.vlab = deg, N, vcol, vlab_after
+        self._apply(s2, d2, -1)
+        rows = np.unique(np.concatenate([o.rows, s2]))
+        # bits of these rows before the batch: the saved ones for the union's rows, the current ones else
+        before = []
+        for ct, old in zip(self._ct, o.saved):
+            b = ct[rows].copy()
+            b[np.searchsorted(rows, o.rows)] = old
+            before.append(b)
+        self._tables(rows, vlab_after)
+        self.vlab = vlab_after
+        self.cand = self._lists(self.cand, rows, before, batch.n_after)

@@ -25,7 +25,8 @@ struct Tables {
 };
 
 struct Union {
-    const long long* ptr; const int* idx; const signed char* st; const int* od; const long long* el; int el_on;
+    const long long* rows; const int* idx;  // rows[2v], rows[2v+1]: begin and end of v's arcs in idx
+    const signed char* st; const int* od; const long long* el; int el_on;
     const unsigned* ct; const long long* cptr; const int* cidx;  // candidate table; candidate lists per query vertex
 };
 
@@ -58,10 +59,10 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
     if (base == -1) {  // the shortest parent row, or the candidate list where cheaper
         base = 0;
         long long w0 = M[T.par[tb]];
-        long long best = U.ptr[w0 + 1] - U.ptr[w0];
+        long long best = U.rows[2 * w0 + 1] - U.rows[2 * w0];
         for (int s = 1; s < npl; ++s) {
             long long w = M[T.par[tb + s]];
-            long long d = U.ptr[w + 1] - U.ptr[w];
+            long long d = U.rows[2 * w + 1] - U.rows[2 * w];
             if (d < best) { best = d; base = s; }
         }
         if (list_cheaper(nc, npl, best)) base = -2;
@@ -73,7 +74,7 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
         lo = U.cptr[qv]; hi = U.cptr[qv + 1];
     } else {
         const long long bv = M[T.par[tb + base]];
-        lo = U.ptr[bv]; hi = U.ptr[bv + 1];
+        lo = U.rows[2 * bv]; hi = U.rows[2 * bv + 1];
     }
     if (hi_off >= 0) { hi = lo + hi_off; lo = lo + lo_off; }
     // symmetry bounds: rows are sorted, so c > M[low] and c < M[up] are a window of the base row
@@ -109,13 +110,13 @@ __device__ long long gen(int l, int p, const long long* M, long long i, int nw, 
             for (int t = 0; ok && t < npl; ++t) {
                 if (t == base) continue;  // (never skips in list mode: base is -2)
                 const long long w = M[T.par[tb + t]];
-                const long long pos = binary_find(U.idx, U.ptr[w], U.ptr[w + 1], c);
+                const long long pos = binary_find(U.idx, U.rows[2 * w], U.rows[2 * w + 1], c);
                 ok = pos >= 0 && edge_ok(U, pos, nw, i) &&
                      !(U.el_on && T.parel[tb + t] >= 0 && U.el[pos] != T.parel[tb + t]);
             }
             for (int t = 0; ok && t < nanti; ++t) {
                 const long long w = M[T.anti[tb + t]];
-                const long long pos = binary_find(U.idx, U.ptr[w], U.ptr[w + 1], c);
+                const long long pos = binary_find(U.idx, U.rows[2 * w], U.rows[2 * w + 1], c);
                 if (pos >= 0) ok = U.st[pos] == ods && U.od[pos] > i;
             }
         }
@@ -154,7 +155,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                                        const int* nanti, const int* anti, const int* ninj, const int* inj,
                                        const int* nlow, const int* low, const int* nup, const int* up,
                                        const int* indep, int k,
-                                       const long long* uptr, const int* uidx, const signed char* ust,
+                                       const long long* urows, const int* uidx, const signed char* ust,
                                        const int* uod, const long long* uel, int el_on, const unsigned* ct,
                                        const long long* cptr, const int* cidx,
                                        int* bufs, long long maxdeg, unsigned long long* next,
@@ -171,7 +172,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     const long long gw = (long long)blockIdx.x * (blockDim.x >> 5) + wib;
     int* buf = bufs + gw * (long long)k * maxdeg;
     const Tables T{order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, indep, k};
-    const Union U{uptr, uidx, ust, uod, uel, el_on, ct, cptr, cidx};
+    const Union U{urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx};
     const bool list = listing != 0;
     const int last = k - 1;
     while (true) {

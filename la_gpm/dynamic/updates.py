@@ -1,10 +1,7 @@
-"""A batch of edge updates, normalised once at the edge: ids mapped, net effect, union graph.
+"""A batch of edge updates, normalised once at the edge: ids mapped, net effect.
 
-The batch-dynamic engine searches one graph, the **union** U = K + D⁺ + D⁻ of the kept,
-inserted and deleted edges, whose arcs carry a state (kept / inserted / deleted) and the
-update's position in one total order (inserts first, then deletes).  Positives are searched on
-{kept, inserted}, negatives on {kept, deleted} (notes/001_gamma.md §2.2), so no graph is
-searched twice and the graph before the batch is never rebuilt.
+Each update gets a position in one total order (inserts first, then deletes): the order ids of
+the union graph's arcs (:mod:`.store`).
 
 What counts as an update (documented in docs/dynamic.md):
 * pairs are undirected; ``(u, v)`` and ``(v, u)`` are one pair;
@@ -21,18 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numba as nb
 import numpy as np
 
-from ..primitives.sorted_ops import adjacent, lower_bound
-from ..config import config
 from ..exceptions import GraphFormatError, InvalidUpdate
-from ..graph import Graph
 
-__all__ = ["Batch", "UnionGraph", "read_stream", "read_stream_ops", "split_ops", "normalise", "union_graph",
-           "after_graph", "KEPT", "INSERTED", "DELETED", "arc_positions", "ids_after"]
-
-KEPT, INSERTED, DELETED = 0, 1, 2
+__all__ = ["Batch", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after"]
 
 
 @dataclass(frozen=True)
@@ -49,21 +39,6 @@ class Batch:
     new_ids: np.ndarray           # original ids of the vertices added (internal ids n_before ...)
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
-
-
-@dataclass(frozen=True, eq=False)
-class UnionGraph:
-    """CSR of U = kept + inserted + deleted arcs with per-arc state and order id (sorted rows)."""
-    ptr: np.ndarray     # int64 (n + 1)
-    idx: np.ndarray     # int32
-    state: np.ndarray   # int8: KEPT / INSERTED / DELETED
-    order: np.ndarray   # int32: the update's order id, -1 for kept arcs
-    elab: np.ndarray | None  # int64 arc labels, or None
-    vlab: np.ndarray | None  # int64 vertex labels (n), or None
-
-    @property
-    def n(self) -> int:
-        return int(self.ptr.shape[0] - 1)
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -165,97 +140,7 @@ def _pairs(obj, what: str) -> np.ndarray:
     return a
 
 
-# ---------------------------------------------------------------------------------------------- kernels
-
-@nb.njit(cache=True)
-def _has_edges(ptr, idx, x, y):
-    """x[t] ~ y[t] in G (pairs naming a vertex G does not have yet: False)."""
-    n = ptr.shape[0] - 1
-    out = np.zeros(x.shape[0], dtype=np.bool_)
-    for t in range(x.shape[0]):
-        out[t] = x[t] < n and y[t] < n and adjacent(ptr, idx, x[t], y[t])
-    return out
-
-
-@nb.njit(cache=True)
-def arc_positions(ptr, idx, x, y):
-    """Position of arc (x[t], y[t]) in the CSR (the arcs must exist)."""
-    out = np.empty(x.shape[0], dtype=np.int64)
-    for t in range(x.shape[0]):
-        out[t] = lower_bound(idx, ptr[x[t]], ptr[x[t] + 1], y[t])
-    return out
-
-
-def _merge_impl(gptr, gidx, gel, n, iptr, iidx, iel, iord, labeled):
-    """Rows of G merged with the (sorted) inserted arcs: the union's CSR, states and order ids."""
-    n_old = gptr.shape[0] - 1
-    deg = np.zeros(n + 1, dtype=np.int64)
-    for v in range(n):
-        d = iptr[v + 1] - iptr[v]
-        if v < n_old:
-            d += gptr[v + 1] - gptr[v]
-        deg[v + 1] = d
-    uptr = np.cumsum(deg)
-    m = uptr[n]
-    uidx = np.empty(m, dtype=np.int32)
-    ust = np.zeros(m, dtype=np.int8)
-    uod = np.full(m, -1, dtype=np.int32)
-    uel = np.zeros(m if labeled else 1, dtype=np.int64)
-    for v in nb.prange(n):
-        a, ae = (gptr[v], gptr[v + 1]) if v < n_old else (0, 0)
-        b, be = iptr[v], iptr[v + 1]
-        o = uptr[v]
-        while a < ae or b < be:
-            if b >= be or (a < ae and gidx[a] < iidx[b]):
-                uidx[o] = gidx[a]
-                if labeled:
-                    uel[o] = gel[a]
-                a += 1
-            else:
-                uidx[o] = iidx[b]
-                ust[o] = 1
-                uod[o] = iord[b]
-                if labeled:
-                    uel[o] = iel[b]
-                b += 1
-            o += 1
-    return uptr, uidx, ust, uod, uel
-
-
-_merge_par = nb.njit(parallel=True, cache=True)(_merge_impl)
-_merge_ser = nb.njit(cache=True)(_merge_impl)   # prange runs as range: no parallel region for small graphs
-
-
-@nb.njit(cache=True)
-def _mark_deleted(uptr, uidx, ust, uod, dx, dy, first):
-    for t in range(dx.shape[0]):
-        for u, v in ((dx[t], dy[t]), (dy[t], dx[t])):
-            lo, hi = uptr[u], uptr[u + 1]
-            p = lower_bound(uidx, lo, hi, v)
-            ust[p] = 2
-            uod[p] = first + t
-
-
 # ---------------------------------------------------------------------------------------------- batch
-
-def _internal(G: Graph, orig: np.ndarray):
-    """Internal ids of original ids (-1 where G has no such vertex)."""
-    if orig.size == 0:
-        return orig.copy()
-    if G._ids is None:
-        out = orig.copy()
-        out[orig >= G.n] = -1
-        return out
-    ids = G.ids
-    sorter = G.cached("ids_sorter", lambda: np.argsort(ids, kind="stable"))
-    pos = np.searchsorted(ids, orig, sorter=sorter)
-    pos = np.minimum(pos, len(ids) - 1) if len(ids) else pos
-    out = np.full(orig.shape, -1, dtype=np.int64)
-    if len(ids):
-        hit = ids[sorter[pos]] == orig
-        out[hit] = sorter[pos[hit]]
-    return out
-
 
 def _canonical(a: np.ndarray, n: int):
     """Sorted unique (min, max) pairs of the (m, 2+) array (ids < n); the row of each pair's first
@@ -272,8 +157,9 @@ def _strict_fail(what: str, n: int, example, fix: str):
     raise InvalidUpdate(f"strict=True: {n} {what} (e.g. {example}); {fix}")
 
 
-def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool = False) -> Batch:
-    """Validate one batch against G and reduce it to its net effect (see the module notes)."""
+def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False) -> Batch:
+    """Validate one batch against the graph of store S (:class:`.store.ArcStore`) and reduce it to its net
+    effect (see the module notes)."""
     sources = []
     for name, obj in (("insert", insert), ("delete", delete)):
         if isinstance(obj, (str, Path)):
@@ -291,7 +177,7 @@ def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool =
             file_labels.update(s["labels"])
         else:
             (ins_parts if name == "insert" else del_parts).append(_pairs(obj, name))
-    edge_labeled = G.edge_labels is not None
+    edge_labeled = S.edge_labeled
 
     def cat(parts, what):
         parts = [p for p in parts if p.shape[0]]
@@ -319,17 +205,17 @@ def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool =
     ins_raw, del_raw = ins_raw[~loops_i], del_raw[~loops_d]
 
     # vertices: deletes must name existing ones, inserts may add new ones
-    dint = _internal(G, del_raw[:, :2])
+    dint = S.internal(del_raw[:, :2])
     if (dint < 0).any():
         bad = del_raw[np.flatnonzero((dint < 0).any(axis=1))[0], :2].tolist()
         raise InvalidUpdate(f"delete names a vertex the graph does not have: pair {bad}; only existing edges "
                             "can be deleted (vertex ids are the graph's original ids, G.ids)")
-    iint = _internal(G, ins_raw[:, :2])
+    iint = S.internal(ins_raw[:, :2])
     new_ids = np.unique(ins_raw[:, :2][iint < 0]) if ins_raw.shape[0] else np.zeros(0, dtype=np.int64)
     new_labels = None
     if new_ids.size:
-        iint[iint < 0] = G.n + np.searchsorted(new_ids, ins_raw[:, :2][iint < 0])
-        if G.vertex_labels is not None:
+        iint[iint < 0] = S.n + np.searchsorted(new_ids, ins_raw[:, :2][iint < 0])
+        if S.vertex_labels is not None:
             lab = dict(file_labels)
             if labels is not None:
                 if not isinstance(labels, Mapping):
@@ -345,7 +231,7 @@ def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool =
             except (TypeError, ValueError):
                 raise InvalidUpdate("labels must map vertex ids to integer labels") from None
     stats["new_vertices"] = int(new_ids.size)
-    n_after = G.n + int(new_ids.size)
+    n_after = S.n + int(new_ids.size)
 
     ins, ifirst = _canonical(iint, n_after)
     dele, _ = _canonical(dint, n_after)
@@ -369,66 +255,26 @@ def normalise(G: Graph, insert=None, delete=None, *, labels=None, strict: bool =
         ins = ins[~both]
         ins_lab = None if ins_lab is None else ins_lab[~both]
 
-    exists = _has_edges(G.indptr, G.indices, ins[:, 0], ins[:, 1]) if ins.shape[0] else np.zeros(0, bool)
+    exists = S.has_edges(ins[:, 0], ins[:, 1]) if ins.shape[0] else np.zeros(0, bool)
     stats["ignored_existing_inserts"] = int(exists.sum())
     if strict and exists.any():
         _strict_fail("inserts of existing edges", int(exists.sum()), ins[exists][0].tolist(), "drop them")
     ins = ins[~exists]
     ins_lab = None if ins_lab is None else ins_lab[~exists]
-    present = _has_edges(G.indptr, G.indices, dele[:, 0], dele[:, 1]) if dele.shape[0] else np.zeros(0, bool)
+    present = S.has_edges(dele[:, 0], dele[:, 1]) if dele.shape[0] else np.zeros(0, bool)
     stats["ignored_missing_deletes"] = int((~present).sum())
     if strict and (~present).any():
         _strict_fail("deletes of missing edges", int((~present).sum()), dele[~present][0].tolist(), "drop them")
     dele = dele[present]
     stats["inserted"] = int(ins.shape[0])
     stats["deleted"] = int(dele.shape[0])
-    return Batch(G.n, n_after, np.ascontiguousarray(ins), ins_lab, np.ascontiguousarray(dele),
+    return Batch(S.n, n_after, np.ascontiguousarray(ins), ins_lab, np.ascontiguousarray(dele),
                  new_ids.astype(np.int64), new_labels, stats)
 
 
-def union_graph(G: Graph, b: Batch) -> UnionGraph:
-    """U = G + inserted arcs, deleted arcs marked: one merge pass over the rows, O(n + m + |batch| log)."""
-    a = b.insert.shape[0]
-    src = np.concatenate([b.insert[:, 0], b.insert[:, 1]])
-    dst = np.concatenate([b.insert[:, 1], b.insert[:, 0]])
-    iord = np.concatenate([np.arange(a), np.arange(a)]).astype(np.int32)
-    labeled = G.edge_labels is not None
-    iel = np.concatenate([b.insert_labels, b.insert_labels]) if labeled else np.zeros(1, np.int64)
-    perm = np.lexsort((dst, src))
-    src, dst, iord = src[perm], dst[perm], iord[perm]
-    if labeled:
-        iel = iel[perm]
-    iptr = np.zeros(b.n_after + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=b.n_after), out=iptr[1:])
-    gel = G.edge_labels if labeled else np.zeros(1, np.int64)
-    merge = _merge_par if G.nnz + dst.shape[0] >= config.parallel_min else _merge_ser
-    uptr, uidx, ust, uod, uel = merge(G.indptr, G.indices, gel, b.n_after, iptr, dst.astype(np.int32), iel,
-                                       iord, labeled)
-    if b.delete.shape[0]:
-        _mark_deleted(uptr, uidx, ust, uod, b.delete[:, 0], b.delete[:, 1], a)
-    vl = G.vertex_labels
-    if vl is not None and b.new_ids.size:
-        vl = np.concatenate([vl, b.new_labels])
-    return UnionGraph(uptr, uidx, ust, uod, uel if labeled else None, vl)
-
-
-def ids_after(G: Graph, b: Batch):
+def ids_after(S, b: Batch):
     """Original ids of the graph after the batch (None: the identity, as for most graphs)."""
-    if G._ids is None and (b.new_ids.size == 0 or np.array_equal(b.new_ids, np.arange(G.n, b.n_after))):
+    if S.ids is None and (b.new_ids.size == 0 or np.array_equal(b.new_ids, np.arange(S.n, b.n_after))):
         return None
-    return np.concatenate([G.ids, b.new_ids])
-
-
-def after_graph(G: Graph, b: Batch, U: UnionGraph) -> Graph:
-    """G after the batch: the union without its deleted arcs (a new immutable Graph)."""
-    if b.delete.shape[0] == 0 and b.insert.shape[0] == 0 and b.n_after == G.n:
-        return G
-    keep = U.state != DELETED
-    rows = np.repeat(np.arange(U.n, dtype=np.int64), np.diff(U.ptr))
-    ptr = np.zeros(U.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(rows[keep], minlength=U.n), out=ptr[1:])
-    ids = None
-    if G._ids is not None or (b.new_ids.size and not np.array_equal(b.new_ids, np.arange(G.n, b.n_after))):
-        ids = np.concatenate([G.ids, b.new_ids])
-    return Graph(ptr, U.idx[keep], ids=ids, vertex_labels=U.vlab,
-                 edge_labels=None if U.elab is None else U.elab[keep], name=G.name, _trusted=True)
+    base = S.ids if S.ids is not None else np.arange(S.n, dtype=np.int64)
+    return np.concatenate([base, b.new_ids])

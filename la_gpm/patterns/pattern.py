@@ -83,7 +83,13 @@ class Pattern:
         self._elabels = None
         if edge_labels is not None:
             el = {}
-            for (u, v), lab in dict(edge_labels).items():
+            try:
+                given = dict(edge_labels)
+                items = [((int(u), int(v)), lab) for (u, v), lab in given.items()]
+            except (TypeError, ValueError):
+                raise InvalidPattern("edge_labels must map each edge (u, v) to its label, e.g. {(0, 1): 3, (1, 2): 0}; "
+                                     f"got {type(edge_labels).__name__} {edge_labels!r:.80}") from None
+            for (u, v), lab in items:
                 key = (min(u, v), max(u, v))
                 if key not in es:
                     raise InvalidPattern(f"edge label given for ({u}, {v}), which is not an edge")

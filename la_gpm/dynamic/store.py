@@ -1,0 +1,430 @@
+"""The graph a batch is searched on, kept so that a batch costs O(batch), not O(n + m).
+
+An :class:`ArcStore` holds the current graph as **rows over one arc buffer**: ``rows[v] = (begin, end)``
+of v's sorted neighbours in ``idx``, with a state (``st``: kept / inserted / deleted), an order id
+(``od``) and an edge label (``el``) per arc.  Between batches every live arc is kept (state 0,
+order -1).  A batch is opened by writing, at the buffer's tail, one merged row per **touched**
+vertex (an endpoint of an update): its old arcs, its inserted arcs (state 1) and its deleted arcs
+marked (state 2), and pointing ``rows[v]`` there; untouched rows still point at their old place.
+That is the union graph U = K + D⁺ + D⁻ of notes/001_gamma.md §2.2, built in time proportional to
+the touched rows, however large the graph.  Then the batch is either
+
+* **reverted** (:func:`la_gpm.match_delta` on an immutable ``Graph``): the touched rows point back
+  at their old place, the tail is free again; or
+* **committed** (:class:`la_gpm.DynamicGraph`): each touched row is compacted in place (deleted arcs
+  dropped, inserted arcs become kept), and its old copy becomes garbage.  When garbage passes half
+  of the buffer, the live rows are copied into a fresh buffer (amortised O(1) per arc).
+
+Earlier versions of the graph stay readable (``snapshot``) while something holds them: each commit
+logs the old (begin, end) of the rows it moved, and a snapshot rebuilds its rows by undoing the
+later logs; before a compaction frees old rows, the snapshots still alive are materialised.
+
+The store is not safe for concurrent use by itself: ``lock`` serialises the calls that use it.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+
+import numba as nb
+import numpy as np
+
+from ..config import config
+from ..graph import Graph
+from ..primitives.sorted_ops import lower_bound
+
+__all__ = ["ArcStore", "Opened", "KEPT", "INSERTED", "DELETED"]
+
+KEPT, INSERTED, DELETED = 0, 1, 2
+
+
+@nb.njit(cache=True)
+def _has_edges(rows, idx, n, x, y):
+    out = np.zeros(x.shape[0], dtype=np.bool_)
+    for t in range(x.shape[0]):
+        u = x[t]
+        v = y[t]
+        if u < n and v < n:
+            lo = rows[u, 0]
+            hi = rows[u, 1]
+            p = lower_bound(idx, lo, hi, v)
+            out[t] = p < hi and idx[p] == v
+    return out
+
+
+def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, ins_dst, ins_ord, ins_el, iptr,
+                del_dst, del_ord, dptr, dfirst, del_el):
+    """Write the merged row of touched vertex t at ``offs[t]`` (rows[v] then points there).
+
+    ``ins_*``/``del_*``: the batch's arcs sorted by (src, dst), ``iptr``/``dptr`` their offsets per
+    touched vertex (CSR over ``touched``).  ``del_el[j]``: the edge label of delete j (order id
+    ``dfirst + j``; filled here)."""
+    for t in nb.prange(touched.shape[0]):
+        v = touched[t]
+        if v < n_old:
+            a = rows[v, 0]
+            ae = rows[v, 1]
+        else:
+            a = 0
+            ae = 0
+        b = iptr[t]
+        be = iptr[t + 1]
+        d = dptr[t]
+        de = dptr[t + 1]
+        o = offs[t]
+        while a < ae or b < be:
+            if b >= be or (a < ae and idx[a] < ins_dst[b]):
+                w = idx[a]
+                idx[o] = w
+                lab = el[a] if labeled else 0
+                if d < de and del_dst[d] == w:
+                    st[o] = 2
+                    od[o] = del_ord[d]
+                    del_el[del_ord[d] - dfirst] = lab
+                    d += 1
+                else:
+                    st[o] = 0
+                    od[o] = -1
+                if labeled:
+                    el[o] = lab
+                a += 1
+            else:
+                idx[o] = ins_dst[b]
+                st[o] = 1
+                od[o] = ins_ord[b]
+                if labeled:
+                    el[o] = ins_el[b]
+                b += 1
+            o += 1
+        rows[v, 0] = offs[t]
+        rows[v, 1] = o
+
+
+_patch_par = nb.njit(parallel=True, cache=True)(_patch_impl)
+_patch_ser = nb.njit(cache=True)(_patch_impl)
+
+
+@nb.njit(cache=True)
+def _row_lengths(rows, n_old, touched):
+    out = np.zeros(touched.shape[0], dtype=np.int64)
+    for t in range(touched.shape[0]):
+        v = touched[t]
+        if v < n_old:
+            out[t] = rows[v, 1] - rows[v, 0]
+    return out
+
+
+@nb.njit(cache=True)
+def _compact_rows(rows, idx, st, od, el, labeled, touched):
+    """Commit: in each touched row drop the deleted arcs and make the inserted ones kept (in place)."""
+    maxd = 0
+    for t in range(touched.shape[0]):
+        v = touched[t]
+        a = rows[v, 0]
+        o = a
+        for q in range(a, rows[v, 1]):
+            if st[q] == 2:
+                continue
+            idx[o] = idx[q]
+            if labeled:
+                el[o] = el[q]
+            st[o] = 0
+            od[o] = -1
+            o += 1
+        for q in range(o, rows[v, 1]):
+            st[q] = 0
+            od[q] = -1
+        rows[v, 1] = o
+        if o - a > maxd:
+            maxd = o - a
+    return maxd
+
+
+@nb.njit(cache=True)
+def _gather(rows, idx, el, labeled, n):
+    """CSR (ptr, idx, el) of rows[:n]."""
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for v in range(n):
+        ptr[v + 1] = ptr[v] + rows[v, 1] - rows[v, 0]
+    out = np.empty(ptr[n], dtype=np.int32)
+    oel = np.empty(ptr[n] if labeled else 0, dtype=np.int64)
+    for v in range(n):
+        o = ptr[v]
+        for q in range(rows[v, 0], rows[v, 1]):
+            out[o] = idx[q]
+            if labeled:
+                oel[o] = el[q]
+            o += 1
+    return ptr, out, oel
+
+
+def _grow(a, size, fill=None):
+    """``a`` with at least ``size`` rows (x1.5 growth; new space filled with ``fill`` when given)."""
+    if a.shape[0] >= size:
+        return a
+    cap = max(size, int(a.shape[0] * 1.5) + 16)
+    b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+    b[:a.shape[0]] = a
+    if fill is not None:
+        b[a.shape[0]:] = fill
+    return b
+
+
+class Opened:
+    """One batch opened on a store: the union graph's view and what closing it needs."""
+    __slots__ = ("touched", "old_rows", "n_before", "used_before", "lo", "hi", "upd", "ustate", "uel", "vlab")
+
+    def __init__(self, **kw):
+        for k, v in kw.items():
+            setattr(self, k, v)
+
+
+class _Snapshot:
+    """A lazily materialised version of a store's graph (see the module notes)."""
+
+    def __init__(self, store, version):
+        self._store = store
+        self.version = version
+        self._graph = None
+
+    def __call__(self) -> Graph:
+        if self._graph is None:
+            with self._store.lock:
+                if self._graph is None:
+                    self._graph = self._store._materialise(self.version)
+                    self._store._live.discard(self)
+                    self._store._prune()
+        return self._graph
+
+
+class ArcStore:
+    """The current graph as rows over one arc buffer (see the module notes).
+
+    Attributes read by the engines: ``rows`` ((capacity, 2) int64), ``idx`` (int32), ``st`` (int8),
+    ``od`` (int32), ``el`` (int64, or a 1-element dummy when unlabeled), ``n``, ``maxdeg`` (an upper bound
+    of every row length so far), ``vlab`` (vertex labels of the n vertices, or None), ``generation``
+    (changes whenever the arrays are replaced: device copies then refresh in full)."""
+
+    def __init__(self, G: Graph):
+        self.lock = threading.RLock()
+        n = G.n
+        nnz = int(G.indptr[-1])
+        self.n = n
+        self.rows = np.empty((max(n, 1), 2), dtype=np.int64)
+        self.rows[:n, 0] = G.indptr[:-1]
+        self.rows[:n, 1] = G.indptr[1:]
+        cap = max(nnz + nnz // 4, 1024)
+        self.idx = np.empty(cap, dtype=np.int32)
+        self.idx[:nnz] = G.indices
+        self.st = np.zeros(cap, dtype=np.int8)
+        self.od = np.full(cap, -1, dtype=np.int32)
+        self.labeled = G.edge_labels is not None
+        if self.labeled:
+            self.el = np.empty(cap, dtype=np.int64)
+            self.el[:nnz] = G.edge_labels
+        else:
+            self.el = np.zeros(1, dtype=np.int64)
+        self.used = nnz
+        self.live = nnz
+        self.maxdeg = int(np.diff(G.indptr).max()) if n else 0
+        self.vlab = None if G.vertex_labels is None else np.asarray(G.vertex_labels, dtype=np.int64)
+        self.ids = None if G._ids is None else np.asarray(G.ids, dtype=np.int64)
+        self._sorter = None
+        self.name = G.name
+        self.version = 0
+        self.generation = 0
+        self.compactions = 0
+        self._log = []                 # (version, touched, old rows, n before) of each commit
+        self._live = weakref.WeakSet()  # snapshots not materialised yet
+        self._graph = (0, G)           # (version, Graph) of the newest materialised version
+
+    # ------------------------------------------------------------------ vertices
+    @property
+    def vertex_labels(self):
+        return self.vlab
+
+    @property
+    def edge_labeled(self) -> bool:
+        return self.labeled
+
+    def internal(self, orig: np.ndarray) -> np.ndarray:
+        """Internal ids of original ids (-1 where the graph has no such vertex)."""
+        if orig.size == 0:
+            return orig.copy()
+        if self.ids is None:
+            out = orig.copy()
+            out[(orig >= self.n) | (orig < 0)] = -1
+            return out
+        if self._sorter is None:
+            self._sorter = np.argsort(self.ids, kind="stable")
+        ids, sorter = self.ids, self._sorter
+        pos = np.minimum(np.searchsorted(ids, orig, sorter=sorter), len(ids) - 1)
+        out = np.full(orig.shape, -1, dtype=np.int64)
+        hit = ids[sorter[pos]] == orig
+        out[hit] = sorter[pos[hit]]
+        return out
+
+    def ids_view(self):
+        """Original ids of the current vertices, or None for the identity."""
+        return self.ids
+
+    def has_edges(self, x, y) -> np.ndarray:
+        return _has_edges(self.rows, self.idx, self.n, np.asarray(x, np.int64), np.asarray(y, np.int64))
+
+    # ------------------------------------------------------------------ batches
+    def open(self, batch) -> Opened:
+        """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph."""
+        a = batch.insert.shape[0]
+        b = batch.delete.shape[0]
+        N = max(batch.n_after, 1)
+        ins, dele = batch.insert, batch.delete
+        # arcs of both directions, sorted by (src, dst) through one key sort each
+        ikey = np.concatenate([ins[:, 0] * N + ins[:, 1], ins[:, 1] * N + ins[:, 0]])
+        ip = np.argsort(ikey, kind="stable")
+        ikey = ikey[ip]
+        isrc, idst = ikey // N, (ikey % N).astype(np.int32)
+        iord = (ip % max(a, 1)).astype(np.int32)
+        iel = np.concatenate([batch.insert_labels, batch.insert_labels])[ip] if self.labeled else np.zeros(1, np.int64)
+        dkey = np.concatenate([dele[:, 0] * N + dele[:, 1], dele[:, 1] * N + dele[:, 0]])
+        dp = np.argsort(dkey, kind="stable")
+        dkey = dkey[dp]
+        dsrc, ddst = dkey // N, (dkey % N).astype(np.int32)
+        dord = (a + dp % max(b, 1)).astype(np.int32)
+        n_before = self.n
+        touched = np.unique(np.concatenate([isrc, dsrc, np.arange(n_before, batch.n_after, dtype=np.int64)]))
+        iptr = np.searchsorted(isrc, touched, side="left")
+        iptr = np.append(iptr, isrc.shape[0])
+        dptr = np.append(np.searchsorted(dsrc, touched, side="left"), dsrc.shape[0])
+        self._reserve(0, batch.n_after)
+        lens = _row_lengths(self.rows, n_before, touched) + np.diff(iptr)
+        need = int(lens.sum())
+        self._reserve(need, batch.n_after)
+        old_rows = self.rows[touched]
+        old_rows[touched >= n_before] = 0
+        lo = self.used
+        offs = np.empty(touched.shape[0] + 1, dtype=np.int64)
+        offs[0] = lo
+        np.cumsum(lens, out=offs[1:])
+        offs[1:] += lo
+        del_el = np.zeros(max(b, 1), dtype=np.int64)
+        patch = _patch_par if need >= config.parallel_min else _patch_ser
+        patch(self.rows, self.idx, self.st, self.od, self.el, self.labeled, n_before, touched, offs, idst, iord,
+              iel, iptr, ddst, dord, dptr, a, del_el)
+        hi = int(offs[-1])
+        self.used = hi
+        self.n = batch.n_after
+        if touched.size:
+            self.maxdeg = max(self.maxdeg, int(lens.max()))
+        vlab = self.vlab
+        if vlab is not None and batch.new_ids.size:
+            vlab = np.concatenate([vlab, batch.new_labels])
+        upd = np.concatenate([ins, dele]).astype(np.int64, copy=False).reshape(-1, 2)
+        ustate = np.empty(a + b, np.int8)
+        ustate[:a] = INSERTED
+        ustate[a:] = DELETED
+        if self.labeled:
+            uel = np.concatenate([batch.insert_labels.astype(np.int64), del_el[:b]])
+        else:
+            uel = np.zeros(a + b, np.int64)
+        return Opened(touched=touched, old_rows=old_rows, n_before=n_before, used_before=lo, lo=lo, hi=hi,
+                      upd=np.ascontiguousarray(upd), ustate=ustate, uel=uel, vlab=vlab)
+
+    def revert(self, op: Opened) -> None:
+        """Undo :meth:`open`: the graph before the batch again."""
+        if op.touched.size:
+            self.rows[op.touched] = op.old_rows
+        self.n = op.n_before
+        self.used = op.used_before
+
+    def commit(self, op: Opened, batch) -> None:
+        """Keep the batch: the touched rows become the graph after it (deleted arcs dropped)."""
+        if op.touched.size:
+            _compact_rows(self.rows, self.idx, self.st, self.od, self.el, self.labeled, op.touched)
+        self.live += 2 * (batch.insert.shape[0] - batch.delete.shape[0])
+        self.vlab = op.vlab
+        if batch.new_ids.size:
+            self.ids = np.concatenate([self.ids if self.ids is not None else np.arange(op.n_before, dtype=np.int64),
+                                       batch.new_ids.astype(np.int64)])
+            if np.array_equal(self.ids, np.arange(self.ids.shape[0])):
+                self.ids = None
+            self._sorter = None
+        self.version += 1
+        if self._live:
+            self._log.append((self.version, op.touched, op.old_rows, op.n_before))
+        else:
+            self._log.clear()
+
+    def _reserve(self, arcs: int, n_after: int) -> None:
+        """Room for ``arcs`` more arcs at the tail and ``n_after`` rows; compacts when half is garbage."""
+        if n_after > self.rows.shape[0]:
+            self.rows = _grow(self.rows, n_after)
+            self.generation += 1
+        if self.used + arcs <= self.idx.shape[0]:
+            return
+        if self.used - self.live > self.live:   # more garbage than live arcs: copy the live rows out
+            self._materialise_live_snapshots()
+            ptr, idx, el = _gather(self.rows, self.idx, self.el, self.labeled, self.n)
+            cap = max(int((ptr[-1] + arcs) * 1.5), 1024)
+            self._fresh(cap, idx, el)
+            self.rows[:self.n, 0] = ptr[:-1]
+            self.rows[:self.n, 1] = ptr[1:]
+            self.used = int(ptr[-1])
+            self.live = self.used
+            self.compactions += 1
+        else:
+            cap = max(int((self.used + arcs) * 1.5), 1024)
+            self._fresh(cap, self.idx[:self.used], self.el[:self.used] if self.labeled else None)
+        self.generation += 1
+
+    def _fresh(self, cap, idx, el):
+        # between batches every arc below ``used`` is kept: state 0, order -1
+        self.idx = _grow(np.ascontiguousarray(idx), cap)
+        self.st = np.zeros(cap, dtype=np.int8)
+        self.od = np.full(cap, -1, dtype=np.int32)
+        if self.labeled:
+            self.el = _grow(np.ascontiguousarray(el), cap)
+
+    # ------------------------------------------------------------------ graphs
+    def snapshot(self):
+        """A function returning the current version as a Graph (built on first call, O(n + m))."""
+        s = _Snapshot(self, self.version)
+        if self._graph[0] == self.version:
+            s._graph = self._graph[1]
+        else:
+            self._live.add(s)
+        return s
+
+    def graph(self) -> Graph:
+        with self.lock:
+            if self._graph[0] != self.version:
+                self._graph = (self.version, self._materialise(self.version))
+            return self._graph[1]
+
+    def _materialise(self, version) -> Graph:
+        rows, n = self.rows, self.n
+        if version != self.version:
+            rows = self.rows[:self.n].copy()
+            for ver, touched, old, n_before in reversed(self._log):
+                if ver <= version:
+                    break
+                rows[touched] = old
+                n = n_before
+        ptr, idx, el = _gather(rows, self.idx, self.el, self.labeled, n)
+        ids = None if self.ids is None else self.ids[:n]
+        vl = None if self.vlab is None else self.vlab[:n]
+        return Graph(ptr, idx, ids=ids, vertex_labels=vl, edge_labels=el if self.labeled else None,
+                     name=self.name, _trusted=True)
+
+    def _prune(self):
+        """Drop the commit logs no live snapshot needs (a snapshot of version s needs those after s)."""
+        keep = [s.version for s in self._live if s._graph is None]
+        oldest = min(keep) if keep else self.version
+        self._log = [e for e in self._log if e[0] > oldest]
+
+    def _materialise_live_snapshots(self):
+        for s in list(self._live):
+            if s._graph is None:
+                s._graph = self._materialise(s.version)
+        self._live = weakref.WeakSet()
+        self._log.clear()
