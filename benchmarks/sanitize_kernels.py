@@ -195,6 +195,15 @@ def dynamic(G):
                 b = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, listing=listing, backend="gpu")
                 assert (a.positive, a.negative) == (b.positive, b.negative), (q, a, b)
                 print(q, ind, listing, a.positive, a.negative, "cpu == gpu")
+    # DynamicGraph: the device mirror of the arc store, sent in part per batch, committed batches
+    Dc = la_gpm.DynamicGraph(G, ["triangle", "diamond"], backend="cpu")
+    Dg = la_gpm.DynamicGraph(G, ["triangle", "diamond"], backend="gpu")
+    for t in range(4):
+        i2, d2 = (ins[60 * t:60 * t + 60], dele[30 * t:30 * t + 30])
+        a = [(d.positive, d.negative) for d in Dc.apply(insert=i2, delete=d2)]
+        b = [(d.positive, d.negative) for d in Dg.apply(insert=i2, delete=d2)]
+        assert a == b, (t, a, b)
+        print("DynamicGraph batch", t, a, "cpu == gpu")
 
 
 PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "enum": enum, "census": census, "batch": batch,
