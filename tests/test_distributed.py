@@ -158,3 +158,141 @@ def test_the_engine_table_decides_here_too(client):
     G = la_gpm.datasets.load("karate")
     for pattern in ([(3, 0), (0, 1), (2, 0)], "4-path", "triangle", "4-cycle"):
         assert dcount(G, pattern, client=client, parts=3) == la_gpm.count(G, pattern, backend="cpu")
+
+
+# ------------------------------------------------------------------ estimated census (Motivo) on the cluster
+def _same_table(a, b):
+    """Two estimate_census tables equal: every column exactly and the run's totals."""
+    assert list(a.columns) == list(b.columns)
+    assert a.equals(b), (a, b)
+    for key in ("k", "seed", "colorings", "samples", "total", "converged", "pending", "adaptive_colorings",
+                "checks", "batch"):
+        assert a.attrs[key] == b.attrs[key], key
+
+
+@pytest.mark.filterwarnings("ignore:estimate_census stopped before convergence")
+@pytest.mark.parametrize("k,kw", [
+    (4, dict(seed=3, eps=0.05, max_colorings=60, samples_per_coloring=2048)),            # AGS steers between batches
+    (5, dict(seed=4, max_samples=11_000, samples_per_coloring=3000)),                     # budget runs out mid-batch
+    (8, dict(seed=7, max_colorings=6, samples_per_coloring=2000, min_colorings=3)),       # classes found as sampled
+])
+def test_estimate_census_equals_local(client, k, kw):
+    from la_gpm.distributed import estimate_census as dest
+    G = la_gpm.datasets.load("karate")
+    for batch in (1, 5):
+        d = dest(G, k, client=client, batch=batch, **kw)
+        s = la_gpm.estimate_census(G, k, backend="cpu", batch=batch, **kw)
+        _same_table(d, s)
+        ran = sum(w["colorings"] for w in d.attrs["workers"].values())
+        # with a batch of 5 the budget runs out inside the batch: that coloring ran once more, with the remainder
+        assert ran == d.attrs["colorings"] + (batch > 1 and "max_samples" in kw)
+        assert d.attrs["n_workers"] == 2
+    if k == 4:
+        # AGS steered some colorings, so the batch changed the design: batch 1 and 5 differ here,
+        # and the distributed run followed its batch, not the other one
+        assert d.attrs["adaptive_colorings"] > 0
+        assert not d.equals(la_gpm.estimate_census(G, k, backend="cpu", batch=1, **kw))
+
+
+def test_estimate_census_batch_free_without_steering(client):
+    """adaptive=False and a fixed sample count: no state carries between colorings, so every batch (and
+    the distributed call) gives the plain single-machine table; the intervals cover the exact census."""
+    from la_gpm.distributed import estimate_census as dest
+    G = la_gpm.datasets.load("karate")
+    kw = dict(seed=11, adaptive=False, samples_per_coloring=1024, eps=0.2)
+    want = la_gpm.estimate_census(G, 4, backend="cpu", **kw)
+    got = dest(G, 4, client=client, batch=7, **kw)
+    assert got.attrs["converged"]
+    assert got.equals(want)
+    assert (got.attrs["colorings"], got.attrs["samples"]) == (want.attrs["colorings"], want.attrs["samples"])
+    exact = la_gpm.census(G, 4, backend="cpu").set_index("name")["count"]
+    for name, lo, hi in zip(got["name"], got["ci_low"], got["ci_high"]):
+        assert lo <= exact[name] <= hi, name
+    with pytest.raises(InvalidArgument, match="batch"):
+        dest(G, 4, client=client, batch=0)
+    with pytest.raises(InvalidArgument, match="backend"):
+        dest(G, 4, client=client, backend="graphblas")
+
+
+# ------------------------------------------------------------------ a worker process dies in the middle of a call
+@pytest.fixture(scope="module")
+def process_client():
+    """Two worker processes (one thread each, numba on one thread: the test machine may have 2 cores) under
+    nannies, which restart a worker that dies."""
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
+                                  env={"NUMBA_NUM_THREADS": "1"}) as lc, distributed.Client(lc) as c:
+        yield c
+
+
+def _kill_a_worker_mid_call(c, call, task_prefix):
+    """Run ``call()`` in a thread; as soon as one of its tasks (key prefix ``task_prefix``) is processing on a
+    worker, SIGKILL that worker's process; return the call's result. Fails if the call ended before the kill
+    (then the test would not have tested a death) or if it raised."""
+    import os
+    import signal
+    import threading
+    import time
+
+    pids = c.run(os.getpid)                      # {worker address: pid} of the worker processes
+    assert len(pids) == 2
+    box = {}
+
+    def target():
+        try:
+            box["result"] = call()
+        except BaseException as e:  # noqa: BLE001 -- re-raised in the test's thread
+            box["error"] = e
+    th = threading.Thread(target=target, daemon=True)
+    th.start()
+    victim = None
+    deadline = time.monotonic() + 60
+    while victim is None and th.is_alive() and time.monotonic() < deadline:
+        for addr, keys in c.processing().items():
+            if addr in pids and any(str(key).startswith(task_prefix) for key in keys):
+                victim = addr
+                break
+        else:
+            time.sleep(0.005)
+    assert victim is not None, "the call ended before a task of it was seen running: nothing was killed"
+    os.kill(pids[victim], signal.SIGKILL)
+    assert th.is_alive(), "the call ended before the kill"
+    th.join(120)
+    assert not th.is_alive(), "the call did not finish after the worker died"
+    if "error" in box:
+        raise box["error"]
+    # the killed process is gone; its nanny started a new one
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            now = c.run(os.getpid)
+        except OSError:
+            now = {}
+        if len(now) == 2 and pids[victim] not in now.values():
+            break
+        time.sleep(0.1)
+    assert pids[victim] not in c.run(os.getpid).values()
+    return box["result"]
+
+
+def test_worker_death_mid_census_gives_the_exact_census(process_client):
+    """A worker killed while the census's root ranges run: Dask runs its tasks again; the exact table is unchanged."""
+    from la_gpm.distributed import census as dcensus
+    G = la_gpm.generators.rmat(10, seed=3)     # about 4 s of 5-vertex enumeration on one core, cut in 24 parts
+    got = _kill_a_worker_mid_call(process_client, lambda: dcensus(G, 5, client=process_client, parts=24),
+                                  "census_part")
+    want = la_gpm.census(G, 5, backend="cpu")
+    assert list(got["name"]) == list(want["name"])
+    assert list(got["count"]) == list(want["count"])
+
+
+@pytest.mark.filterwarnings("ignore:estimate_census stopped before convergence")
+def test_worker_death_mid_estimate_census_gives_the_same_table(process_client):
+    """A worker killed while the estimated census's colorings run: their tasks run again elsewhere and the
+    client still takes the colorings in order, so the table equals the single-machine one of the same seed."""
+    from la_gpm.distributed import estimate_census as dest
+    G = la_gpm.datasets.load("karate")
+    kw = dict(seed=3, batch=8, samples_per_coloring=4096, max_colorings=120)
+    got = _kill_a_worker_mid_call(process_client, lambda: dest(G, 4, client=process_client, **kw), "census_colorings")
+    want = la_gpm.estimate_census(G, 4, backend="cpu", **kw)
+    assert got.attrs["colorings"] == want.attrs["colorings"] == 120
+    assert got.equals(want)

@@ -13,6 +13,15 @@ colorings to the workers in equal consecutive ranges; the seed and coloring numb
 :func:`la_gpm.estimate`, so a distributed estimate equals the single-machine one with the same seed
 and ``batch``.
 
+:func:`estimate_census`: the colorings of Motivo's estimated census (:func:`la_gpm.estimate_census`) run as
+Dask tasks, one coloring each, in batches of a fixed size; the stop rule, the AGS steering and the class
+registry stay on the client and take the colorings' statistics in coloring order, so the table depends
+on the seed and ``batch`` only (not on the workers, their number or their timing) and equals
+``la_gpm.estimate_census(G, k, ..., batch=batch)``.
+
+A worker that dies mid-call loses its tasks; the scheduler runs them again on the other workers (or the
+restarted one), and every task is a pure function of its arguments, so the answer is the same.
+
 Install with the ``dist`` extra (``pip install la-gpm[dist]``; add ``dask-cuda`` for GPU clusters).
 """
 
@@ -24,7 +33,7 @@ from ..exceptions import BackendUnavailable, InvalidArgument
 from ..patterns import as_pattern
 from ..validation import as_graph
 
-__all__ = ["census", "count", "count_part", "count_whole", "estimate"]
+__all__ = ["census", "census_colorings", "count", "count_part", "count_whole", "estimate", "estimate_census"]
 
 
 def _client(client):
@@ -247,3 +256,103 @@ def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = 
     I = [sum(int(x) for x in col) for col in zip(*c.gather(futs))]
     counts = I if induced else _to_noninduced(cls.M, I)
     return _frame(cls, k, counts, induced, "distributed_enumerate")
+
+
+def census_colorings(G, k: int, seed: int, first: int, count: int, **kw):
+    """One task of :func:`estimate_census`: ``(worker address, seconds, [ColoringStats])`` of colorings
+    ``first .. first+count-1`` (:func:`la_gpm.motif_estimate.driver.coloring_stats`, keywords passed on)."""
+    import time
+
+    from ..motif_estimate.driver import coloring_stats
+
+    t0 = time.perf_counter()
+    stats = coloring_stats(G, k, seed, first, count, **kw)
+    try:
+        from distributed import get_worker
+        where = get_worker().address
+    except (ImportError, ValueError):   # called outside a Dask worker
+        where = "local"
+    return where, time.perf_counter() - t0, stats
+
+
+def estimate_census(G, k: int, *, client=None, batch: int = 8, eps: float = 0.1, delta: float = 0.05, seed=None,
+                    time_budget: float | None = None, max_samples: int | None = None, backend: str = "cpu",
+                    progress: bool = False, min_frequency: float = 0.01, samples_per_coloring=None,
+                    min_colorings: int = 10, max_colorings: int | None = None, adaptive: bool = True,
+                    natural_share: float = 0.25, checkpoints: str = "geometric", coloring: str = "balanced"):
+    """Estimated motif census (:func:`la_gpm.estimate_census`, Motivo + AGS) with its colorings on a Dask cluster.
+
+    **Batch rule.**  Coloring ``j`` is always the j-th of the seed's stream (its colours and its samples come
+    from ``(seed, j)`` only, on any worker and backend).  The colorings run in batches of ``batch``:
+    batch b is colorings ``b·batch .. b·batch + batch - 1``, one Dask task each, all with the AGS steering
+    state (and the ``"auto"`` sample count) the client had after coloring ``b·batch``.  The client takes
+    their statistics in coloring order, runs the checks and the stop rule after each coloring as the
+    single-machine run does, and cancels the batch's colorings past the stop.  So the result depends on
+    the seed and ``batch`` only, not on the number of workers or which finishes first, and equals
+    ``la_gpm.estimate_census(G, k, ..., batch=batch)`` (with ``adaptive=False`` and a fixed sample count
+    it equals every batch, ``batch=1`` included).  ``time_budget`` and ``samples_per_coloring="auto"``
+    depend on measured times, as on one machine.
+
+    Parameters
+    ----------
+    G, k, eps, delta, seed, time_budget, max_samples, progress, min_frequency, samples_per_coloring,
+    min_colorings, max_colorings, adaptive, natural_share, checkpoints, coloring :
+        as in :func:`la_gpm.estimate_census` (the same intervals and guarantees)
+    client : a ``dask.distributed.Client`` (default: the current one)
+    batch : colorings per batch (default 8); at least the number of workers keeps them all busy; larger
+        batches steer AGS less often and may compute up to ``batch - 1`` colorings past the stop
+    backend : ``"cpu"`` or ``"gpu"``: what every worker runs (the client needs no GPU)
+
+    Returns
+    -------
+    The DataFrame of :func:`la_gpm.estimate_census`; ``df.attrs["workers"]`` adds, per worker address, the
+    colorings it contributed and their seconds (``task_s`` per task, ``build_s`` tables, ``sample_s``
+    sampling), ``df.attrs["n_workers"]`` the workers at the end of the call.
+
+    Examples
+    --------
+    >>> import la_gpm, la_gpm.distributed
+    >>> from distributed import Client, LocalCluster
+    >>> G = la_gpm.datasets.load("karate")
+    >>> with LocalCluster(n_workers=2, threads_per_worker=1, processes=False) as lc, Client(lc) as c:
+    ...     df = la_gpm.distributed.estimate_census(G, 3, client=c, seed=1)
+    >>> df.equals(la_gpm.estimate_census(G, 3, seed=1, batch=8, backend="cpu"))
+    True
+    """
+    from ..color_coding.driver import resolve_seed
+    from ..motif_estimate.driver import estimate_census as me_estimate_census
+
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+    G = as_graph(G)
+    c = _client(client)
+    s = resolve_seed(seed)
+    kw = dict(adaptive=adaptive, natural_share=natural_share, coloring=coloring, backend=backend)
+    per_worker: dict = {}
+
+    def colorings(first, count, samples, left, steer):
+        Gf = _scattered(c, G)
+        futs = [c.submit(census_colorings, Gf, k, s, j, 1, samples=samples, left=left, steer=steer, pure=False, **kw)
+                for j in range(first, first + count)]
+        try:
+            for f in futs:
+                where, secs, stats = f.result()
+                w = per_worker.setdefault(where, {"colorings": 0, "task_s": 0.0, "build_s": 0.0, "sample_s": 0.0})
+                w["colorings"] += len(stats)
+                w["task_s"] += secs
+                w["build_s"] += sum(r.build_s for r in stats)
+                w["sample_s"] += sum(r.sample_s for r in stats)
+                yield from stats
+        finally:
+            left_over = [f for f in futs if not f.done()]
+            if left_over:
+                c.cancel(left_over)
+
+    df = me_estimate_census(G, k, eps=eps, delta=delta, seed=s, time_budget=time_budget, max_samples=max_samples,
+                            backend=backend, progress=progress, min_frequency=min_frequency,
+                            samples_per_coloring=samples_per_coloring, min_colorings=min_colorings,
+                            max_colorings=max_colorings, adaptive=adaptive, natural_share=natural_share,
+                            checkpoints=checkpoints, coloring=coloring, batch=batch, _colorings=colorings)
+    df.attrs.update(workers=per_worker, n_workers=len(c.scheduler_info()["workers"]),
+                    method=df.attrs["method"] + ", colorings on a Dask cluster")
+    return df

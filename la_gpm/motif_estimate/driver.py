@@ -41,6 +41,7 @@ from __future__ import annotations
 import functools
 import math
 import time
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -53,7 +54,7 @@ from .shapes import free_shapes, spanning_trees
 from .tables import CpuTables, shape_sigma
 
 __all__ = ["estimate_census", "MAX_ESTIMATE_K", "COLORINGS", "balanced_classes", "balanced_colors",
-           "colorful_probability", "variance_split"]
+           "colorful_probability", "variance_split", "coloring_stats", "ColoringStats"]
 
 MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
@@ -253,17 +254,25 @@ def _ags_mixture(T, reg, m, pending, natural_share, max_shapes=None):
     uniform treelet distribution (so every class keeps a positive hit probability and the estimator
     stays unbiased for all classes) plus an equal split of the rest over the chosen shapes.
     """
+    P = np.asarray(pending, dtype=np.int64)
+    if P.size == 0 or T.treelets <= 0:
+        return T.natural_mixture(), []
+    return _ags_rows(T, reg.sigF[P], m[P], natural_share, max_shapes)
+
+
+def _ags_rows(T, sigF, m, natural_share, max_shapes=None):
+    """:func:`_ags_mixture` on the pending classes' own rows: ``sigF`` (pending, free shapes) their σ per
+    free shape, ``m`` their current estimates (what a worker of :mod:`la_gpm.distributed` receives)."""
     max_shapes = _AGS_MAX_SHAPES if max_shapes is None else max_shapes
     nat = T.natural_mixture()
     NF = T.shape_treelets
-    P = np.asarray(pending, dtype=np.int64)
-    if P.size == 0 or T.treelets <= 0:
+    if sigF.shape[0] == 0 or T.treelets <= 0:
         return nat, []
     with np.errstate(divide="ignore", invalid="ignore"):
-        rate = np.where(NF[None, :] > 0, reg.sigF[P] / NF[None, :], 0.0)
-    w = np.maximum(m[P], 0.0)
+        rate = np.where(NF[None, :] > 0, sigF / NF[None, :], 0.0)
+    w = np.maximum(m, 0.0)
     if not np.any(w > 0):
-        w = np.ones(P.size)
+        w = np.ones(sigF.shape[0])
     best = rate.max(axis=1)
     live = best > 0
     chosen = []
@@ -457,12 +466,22 @@ def _coloring(G, k, coloring, key, xp):
     return colors_from_keys(np.array([key], dtype=np.uint64), G.n, k) if G.n else np.zeros(0, np.int8)
 
 
-def _mixture(T, reg, m, pending, adaptive, natural_share):
+def _steer_rows(reg, m, pending):
+    """The steering state AGS needs for the next colorings: (σ per free shape, current estimate) of the pending
+    classes' rows, or None when none is pending.  Computed on the client at the start of a batch and sent
+    with its colorings (small: pending classes × free shapes)."""
+    if not pending:
+        return None
+    P = np.asarray(pending, dtype=np.int64)
+    return np.ascontiguousarray(reg.sigF[P]), np.pad(m, (0, len(reg) - len(m)))[P]
+
+
+def _mixture(T, steer, adaptive, natural_share):
     """(q, steered): the coloring's sampling mixture over free shapes, AGS's where it chose shapes for the
-    pending classes (then set on the tables T), else the natural one."""
+    pending classes of ``steer`` (:func:`_steer_rows`; then set on the tables T), else the natural one."""
     q = T.natural_mixture()
-    if adaptive and pending and T.treelets > 0:
-        q, chosen = _ags_mixture(T, reg, np.pad(m, (0, len(reg) - len(m))), pending, natural_share)
+    if adaptive and steer is not None and T.treelets > 0:
+        q, chosen = _ags_rows(T, steer[0], steer[1], natural_share)
         if chosen:
             T.set_mixture(q)
             return q, True
@@ -479,6 +498,102 @@ def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
             rows.append(T.classify(reg, c, skey, first) if engine is not None
                         else reg.classify(G, T.sample(c, skey, first)[0]))
     return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+
+
+def _sample_codes(G, T, engine, count, skey) -> list:
+    """k = 8 on a worker: per batch of ``_BATCH`` samples, (sorted labelled adjacency bitmasks, their counts);
+    the client maps them to class rows in coloring order (:func:`_hits_of_codes`), so its registry grows
+    exactly as in a single-machine run."""
+    from . import cpu as K
+    out = []
+    for first in range(0, count, _BATCH):
+        c = min(_BATCH, count - first)
+        if T.rooted > 0:
+            if engine is not None:
+                codes = engine.cp.asnumpy(T.sample_device(c, skey, first)[1])
+            else:
+                codes = K.adjacency_codes(G.indptr, G.indices, T.sample(c, skey, first)[0])
+            out.append(np.unique(np.asarray(codes, dtype=np.int64), return_counts=True))
+    return out
+
+
+def _hits_of_codes(reg, codes) -> np.ndarray:
+    """Hits per class row from :func:`_sample_codes`' batches (new classes join ``reg`` as in
+    :func:`_sample_hits`: ``rows_of_codes`` sees the same unique codes batch by batch)."""
+    if not codes:
+        return np.zeros(len(reg), np.int64)
+    rows = [reg.rows_of_codes(u) for u, _ in codes]
+    w = np.concatenate([c for _, c in codes]).astype(np.float64)
+    return np.rint(np.bincount(np.concatenate(rows), weights=w, minlength=len(reg))).astype(np.int64)
+
+
+class ColoringStats(NamedTuple):
+    """What one coloring contributes to :func:`estimate_census` (its sufficient statistics)."""
+    j: int                 # coloring number (the seed stream's index)
+    hits: Any              # hits per class row (np.ndarray), or None with ``codes``
+    codes: Any             # k = 8 away from the client: [(labelled bitmasks, counts)] per sample batch, else None
+    samples: int           # samples drawn
+    qn: np.ndarray         # the sampling design q_F / N_F per free shape
+    treelets: float        # colorful k-treelets N_j
+    steered: bool          # AGS chose shapes for this coloring
+    build_s: float         # seconds: table build
+    sample_s: float        # seconds: sampling and classification
+
+
+def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive, natural_share) -> ColoringStats:
+    """Coloring ``j`` of seed ``s``: its tables, its mixture (AGS, from ``steer``), its samples (at most
+    ``spc``, ``left`` where a sample budget remains); ``reg`` None: k = 8 codes instead of hits."""
+    from ..color_coding.cpu_kernels import coloring_keys, splitmix64_py
+    key = int(coloring_keys(s, j, 1)[0])
+    colors = _coloring(G, k, coloring, key, np if engine is None else engine.cp)
+    tb0 = time.perf_counter()
+    T = CpuTables(G, k, colors) if engine is None else engine.tables(colors)
+    t_build = time.perf_counter() - tb0
+    q, chosen = _mixture(T, steer, adaptive, natural_share)
+    # no more samples than twice the colorful treelets: past that the coloring's variance dominates
+    want = min(spc, max(256, int(2 * T.treelets)))
+    if left is not None:
+        want = min(want, left)
+    ts0 = time.perf_counter()
+    skey = splitmix64_py(key ^ 0x5851F42D4C957F2D)
+    if reg is None:
+        hits, codes = None, _sample_codes(G, T, engine, want, skey)
+    else:
+        hits, codes = _sample_hits(G, T, reg, engine, want, skey), None
+    t_sample = time.perf_counter() - ts0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
+    return ColoringStats(j, hits, codes, want, qn, float(T.treelets), bool(chosen), t_build, t_sample)
+
+
+def coloring_stats(G, k: int, seed: int, first: int, count: int, *, samples: int, left: int | None = None,
+                   steer=None, adaptive: bool = True, natural_share: float = 0.25, coloring: str = "balanced",
+                   backend: str = "cpu") -> list:
+    """Colorings ``first .. first+count-1`` of ``seed`` for :func:`estimate_census`: one task of
+    :func:`la_gpm.distributed.estimate_census`.
+
+    Each coloring is the one a single-machine run draws at that index (its key comes from the seed and the
+    index only), sampled with at most ``samples`` samples (``left``: the run's remaining sample budget) and the
+    AGS steering state ``steer`` the client computed at the start of the batch.  Returns one
+    :class:`ColoringStats` per coloring: hits per class row for k <= 7 (the rows are fixed), the sampled
+    adjacency bitmasks for k = 8 (the client owns the class registry).  On the gpu backend the device state
+    is kept on the worker's copy of the graph between tasks.
+    """
+    G = as_graph(G)
+    engine = G.device_cache(f"motif-estimate:sampler:{k}", lambda: _gpu_sampler(G, k)) if backend == "gpu" else None
+    reg = _Registry(k) if k <= 7 else None
+    j = first
+    try:
+        out = []
+        for j in range(first, first + count):
+            out.append(_one_coloring(G, k, seed, j, coloring, engine, reg, samples, left, steer, adaptive,
+                                     natural_share))
+        return out
+    except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
+        if engine is not None:
+            from ..device import raise_if_device_oom
+            raise_if_device_oom(e, f"motif estimation on the GPU (k = {k}, coloring {j})")
+        raise
 
 
 def _stop(G, k, rec, j, min_colorings, pending) -> bool:
@@ -516,7 +631,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int | str | None = None, min_colorings: int = 10,
                     max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
-                    checkpoints: str = "geometric", coloring: str = "balanced"):
+                    checkpoints: str = "geometric", coloring: str = "balanced", batch: int = 1, _colorings=None):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
     Parameters
@@ -550,6 +665,14 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     coloring : ``"balanced"`` (default: every colour class has n/k vertices, up to one; a uniformly random
         such assignment, colourful probability k!·Π sizes / n(n-1)···(n-k+1); fewer colorings for the same
         interval, see the docs) or ``"uniform"`` (independent uniform colours, probability k!/k^k)
+    batch : colorings drawn with one steering state (default 1: each coloring sees the AGS state and the
+        ``"auto"`` sample count of all colorings before it).  With ``batch=B`` the colorings B·b .. B·b+B-1 use
+        the state as it was after coloring B·b (they may run in parallel: :func:`la_gpm.distributed.estimate_census`);
+        the checks and the stop rule still run coloring by coloring in order, so a run with ``adaptive=False``
+        and a fixed sample count gives the same table for every batch
+    _colorings : internal (:func:`la_gpm.distributed.estimate_census`): ``f(first, count, samples, left, steer)``
+        returning the :class:`ColoringStats` of colorings ``first .. first+count-1`` in order (see
+        :func:`coloring_stats`)
 
     Returns
     -------
@@ -572,17 +695,29 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     k, eps, delta, min_frequency, max_samples, max_colorings, spc, auto_spc, min_colorings = _check_census_args(
         k, eps, delta, min_frequency, max_samples, max_colorings, samples_per_coloring, min_colorings, time_budget,
         adaptive, natural_share, checkpoints, coloring)
+    batch = _check_pos_int("batch", batch)
+    if batch is None:
+        raise InvalidArgument("batch must be a positive integer; got None")
     G = as_graph(G)
     G.require_undirected("estimate_census")
-    be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
+    if _colorings is None:
+        be = resolve_backend(backend, supported=("cpu", "gpu"), what="estimate_census")
+    elif backend in ("cpu", "gpu"):
+        be = backend       # the colorings run elsewhere (on the workers): no device needed here
+    else:
+        raise InvalidArgument(f"backend must be 'cpu' or 'gpu'; got {backend!r}")
     if spc is None:
         spc = DEFAULT_SAMPLES_PER_COLORING[be]
     s = resolve_seed(seed)
-    from ..color_coding.cpu_kernels import coloring_keys, splitmix64_py
-    engine = _gpu_sampler(G, k) if be == "gpu" else None
-    xp = np if engine is None else engine.cp
+    engine = _gpu_sampler(G, k) if be == "gpu" and _colorings is None else None
 
     reg = _Registry(k)
+
+    def local(first, count, spc_, left_, steer_):
+        for jj in range(first, first + count):
+            yield _one_coloring(G, k, s, jj, coloring, engine, reg, spc_, left_, steer_, adaptive, natural_share)
+
+    run = local if _colorings is None else _colorings
     p = colorful_probability(G.n, k, coloring)
     cap = max_colorings if max_colorings is not None else DEFAULT_MAX_COLORINGS
     rec = _Record()
@@ -596,57 +731,63 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     ags_colorings = 0
     steered = 0
     t_build = t_sample = 0.0
+    j = 0
     try:
-        j = 0
-        while j < cap:
-            # one coloring: its tables, its mixture (AGS), its samples
-            key = int(coloring_keys(s, j, 1)[0])
-            colors = _coloring(G, k, coloring, key, xp)
-            T = None                       # free the previous coloring's tables before building the next
-            tb0 = time.perf_counter()
-            T = CpuTables(G, k, colors) if engine is None else engine.tables(colors)
-            t_build += time.perf_counter() - tb0
-            q, chosen = _mixture(T, reg, m, pending_rows, adaptive, natural_share)
-            ags_colorings += chosen
-            # no more samples than twice the colorful treelets: past that the coloring's variance dominates
-            want = min(spc, max(256, int(2 * T.treelets)))
-            if max_samples is not None:
-                want = min(want, max_samples - drawn)
-            ts0 = time.perf_counter()
-            h = _sample_hits(G, T, reg, engine, want, splitmix64_py(key ^ 0x5851F42D4C957F2D))
-            t_sample += time.perf_counter() - ts0
-            drawn += want
-            j += 1
-            with np.errstate(divide="ignore", invalid="ignore"):
-                qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
-            rec.add(h, max(want, 1), qn, T.treelets)
-            if bar is not None:
-                bar.update(1)
-            # checks and steering
-            last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
-                time_budget is not None and time.perf_counter() - t0 >= time_budget)
-            at_check = j >= next_check or last
-            steer = (adaptive or auto_spc) and j >= min(_AGS_PILOT, min_colorings) and j - steered >= max(1, j // 8)
-            if at_check or steer:
-                # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
-                # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
-                # Between checks the same summary (at the next check's level) only steers AGS
-                # (recomputed after every j/8 colorings: its cost grows with the colorings).
-                steered = j
-                lvl = check + 1
-                summary = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
-                m, freq, rel = summary[0], summary[3], summary[4]
-                pending_rows = np.flatnonzero((freq >= min_frequency) & ~(rel <= eps)).tolist()
-                if auto_spc:
-                    spc = _auto_samples(rec, reg, p, m, pending_rows, t_build / j, t_sample / max(drawn, 1))
-            if at_check:
-                check += 1
-                if _stop(G, k, rec, j, min_colorings, pending_rows):
-                    converged = True
-                    break
-                next_check = _next_check(rec, reg, p, m, pending_rows, eps, delta, check, j, checkpoints)
-            if last:
-                break
+        done = False
+        while j < cap and not done:
+            # one batch: colorings j .. j+nb-1 with the steering state (AGS rows, sample count) of now
+            nb = min(batch, cap - j)
+            steer = _steer_rows(reg, m, pending_rows) if adaptive else None
+            left = None if max_samples is None else max_samples - drawn
+            it = run(j, nb, spc, left, steer)
+            try:
+                for r in it:
+                    if r.j != j:
+                        raise RuntimeError(f"coloring {r.j} arrived where coloring {j} was due")
+                    if max_samples is not None and r.samples > max_samples - drawn:
+                        # the budget ran out inside the batch: this coloring again with the exact remainder
+                        # (its samples are a prefix of the same stream), as a batch of one would have drawn it
+                        r = _first(run(j, 1, spc, max_samples - drawn, steer))
+                    h = r.hits if r.hits is not None else _hits_of_codes(reg, r.codes)
+                    t_build += r.build_s
+                    t_sample += r.sample_s
+                    ags_colorings += r.steered
+                    drawn += r.samples
+                    j += 1
+                    rec.add(h, max(r.samples, 1), r.qn, r.treelets)
+                    if bar is not None:
+                        bar.update(1)
+                    # checks and steering
+                    last = (max_samples is not None and drawn >= max_samples) or j >= cap or (
+                        time_budget is not None and time.perf_counter() - t0 >= time_budget)
+                    at_check = j >= next_check or last
+                    steer_now = (adaptive or auto_spc) and j >= min(_AGS_PILOT, min_colorings) and \
+                        j - steered >= max(1, j // 8)
+                    if at_check or steer_now:
+                        # checks at geometric checkpoints; check i spends delta/(i(i+1)) of the error
+                        # probability (Σ = delta), so stopping at a check keeps the level 1 - delta.
+                        # Between checks the same summary (at the next check's level) only steers AGS
+                        # (recomputed after every j/8 colorings: its cost grows with the colorings).
+                        steered = j
+                        lvl = check + 1
+                        summary = _summary(rec, reg, p, delta / (lvl * (lvl + 1)))
+                        m, freq, rel = summary[0], summary[3], summary[4]
+                        pending_rows = np.flatnonzero((freq >= min_frequency) & ~(rel <= eps)).tolist()
+                        if auto_spc:
+                            spc = _auto_samples(rec, reg, p, m, pending_rows, t_build / j, t_sample / max(drawn, 1))
+                    if at_check:
+                        check += 1
+                        if _stop(G, k, rec, j, min_colorings, pending_rows):
+                            converged = True
+                            done = True
+                            break
+                        next_check = _next_check(rec, reg, p, m, pending_rows, eps, delta, check, j, checkpoints)
+                    if last:
+                        done = True
+                        break
+            finally:
+                if hasattr(it, "close"):
+                    it.close()       # the batch's colorings past the stop are not needed (cancelled on a cluster)
     except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
         if engine is not None:
             from ..device import raise_if_device_oom
@@ -666,7 +807,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     colorful_probability=p, converged=bool(converged and not pending), pending=pending,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
-                    checkpoints=checkpoints, checks=check, coloring=coloring,
+                    checkpoints=checkpoints, checks=check, coloring=coloring, batch=batch,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive
@@ -674,6 +815,15 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     backend=be, elapsed_s=time.perf_counter() - t0)
     _warn_unconverged(df)
     return df
+
+
+def _first(it):
+    """The first item of the iterator ``it`` (then closed)."""
+    try:
+        return next(iter(it))
+    finally:
+        if hasattr(it, "close"):
+            it.close()
 
 
 def _warn_unconverged(df) -> None:
