@@ -13,11 +13,14 @@ from .triangles import triangle_count, triangles_per_vertex
 from .api import count, count_many
 from .backends import available_backends
 from .config import config
-from .exceptions import (BackendUnavailable, DeviceOutOfMemory, GraphFormatError, InvalidArgument, InvalidGraph,
-                         InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError, PatternTooLarge)
+from .exceptions import (BackendUnavailable, CompileNotice, DeviceOutOfMemory, GraphFormatError, InvalidArgument,
+                         InvalidGraph, InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError, PatternTooLarge)
 from .graph import Graph
 from .io import read_graph
 from .patterns import Pattern
+from .primitives import compile_notice as _compile_notice
+
+_compile_notice.install()   # one line on stderr when a call compiles kernels (docs/first_call.md)
 
 __version__ = "0.1.0"
 
@@ -35,6 +38,7 @@ _LAZY = {
     "estimate_census": ("la_gpm.motif_estimate", "estimate_census"),
     "plot_census": ("la_gpm.plot", "plot_census"),
     "match_delta": ("la_gpm.dynamic", "match_delta"),
+    "warmup": ("la_gpm.first_call", "warmup"),
     "DynamicGraph": ("la_gpm.dynamic", "DynamicGraph"),
     "MatchDelta": ("la_gpm.dynamic", "MatchDelta"),
 }
@@ -58,5 +62,5 @@ __all__ = [
     "Graph", "Pattern", "as_graph", "read_graph", "count", "count_many", "triangle_count", "triangles_per_vertex",
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
-    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate",
+    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate", "CompileNotice",
 ] + list(_LAZY)

@@ -1,4 +1,4 @@
-"""``la-gpm`` command line: count, info, census, orbits, match, dynamic, estimate, trees, patterns, demo.
+"""``la-gpm`` command line: count, info, census, orbits, match, dynamic, estimate, trees, patterns, demo, warmup.
 
 Every command takes ``--json`` (one JSON document on stdout) and ``--progress`` / ``--quiet``: progress
 bars and a "working..." line with the elapsed time go to stderr (shown by default when stderr is a
@@ -17,6 +17,7 @@ import math
 import sys
 import threading
 import time
+import warnings
 from pathlib import Path
 
 from .exceptions import LaGpmError
@@ -455,6 +456,27 @@ def cmd_demo(args):
     return 0
 
 
+# --------------------------------------------------------------------------- warmup
+
+
+def cmd_warmup(args):
+    """Compile and cache the kernels of the common calls (la_gpm.warmup), then say how long each kind took."""
+    from .first_call import KINDS, warmup
+
+    kinds = None if not args.kinds else [k.strip() for k in args.kinds.split(",") if k.strip()]
+    t = time.perf_counter()
+    secs = warmup(kinds, backend=args.backend, progress=_show(args))
+    total = time.perf_counter() - t
+    if args.json:
+        print(json.dumps({"backend": args.backend, "seconds": secs, "total_seconds": total}))
+        return 0
+    for kind, s in secs.items():
+        print(f"  {kind:<15} {s:8.2f} s   {KINDS[kind]}")
+    print(f"warmup ({args.backend}): {total:.2f} s; the kernels are in numba's disk cache"
+          + (" and CuPy's" if args.backend == "gpu" else "") + ": later processes load them instead of compiling")
+    return 0
+
+
 # --------------------------------------------------------------------------- parser
 
 
@@ -597,21 +619,49 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("graph", nargs="?", default=None, help="bundled dataset (default: email-Eu-core)")
     common(d, backend=False, graph=False)
     d.set_defaults(func=cmd_demo)
+    from .first_call import KINDS
+    w = add("warmup", "compile the kernels of the common calls once and cache them on disk, so that no later "
+                      "call waits for a compile (docs/first_call.md)",
+            epilog="kinds: " + "; ".join(f"{k}: {v}" for k, v in KINDS.items()))
+    w.add_argument("--kinds", default=None, help=f"comma separated kinds (default: all): {', '.join(KINDS)}")
+    w.add_argument("--backend", choices=["cpu", "gpu"], default="cpu",
+                   help="gpu: also the CUDA kernels (needs a GPU)")
+    common(w, backend=False, graph=False)
+    w.set_defaults(func=cmd_warmup)
     return p
 
 
 # commands with their own progress display (or none needed): no "working..." line around them
-_OWN_DISPLAY = ("dynamic", "demo", "patterns")
+_OWN_DISPLAY = ("dynamic", "demo", "patterns", "warmup")
+
+
+@contextlib.contextmanager
+def _compile_notices(args):
+    """A :class:`la_gpm.CompileNotice` as one line on stderr (the spinner paused; none with ``--quiet``);
+    other warnings shown as before."""
+    from .exceptions import CompileNotice
+    with warnings.catch_warnings():
+        shown = warnings.showwarning
+
+        def show(message, category, filename, lineno, file=None, line=None):
+            if not issubclass(category, CompileNotice):
+                return shown(message, category, filename, lineno, file, line)
+            if not getattr(args, "quiet", False):
+                with _spinner(args).paused():
+                    print(str(message), file=sys.stderr, flush=True)
+        warnings.showwarning = show
+        yield
 
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        if args.cmd in _OWN_DISPLAY:
-            return args.func(args) or 0
-        with _working(args) as spin:
-            args.spinner = spin
-            return args.func(args) or 0
+        with _compile_notices(args):
+            if args.cmd in _OWN_DISPLAY:
+                return args.func(args) or 0
+            with _working(args) as spin:
+                args.spinner = spin
+                return args.func(args) or 0
     except LaGpmError as e:
         msg = str(e)
         if getattr(args, "directed", False) and "undirected" in msg and "--directed" not in msg:

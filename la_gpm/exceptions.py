@@ -17,6 +17,7 @@ __all__ = [
     "DeviceOutOfMemory",
     "InvalidArgument",
     "InvalidUpdate",
+    "CompileNotice",
 ]
 
 
@@ -71,3 +72,10 @@ class InvalidUpdate(InvalidArgument):
     """A batch of edge updates is malformed (shape, unknown vertex, missing labels) or, with
     ``strict=True``, asks for something the graph cannot do (insert an existing edge, delete a
     missing one, a self-loop, a pair both inserted and deleted).  The graph is left unchanged."""
+
+
+class CompileNotice(UserWarning):
+    """Not an error: a call is compiling numba kernels that are not yet in numba's disk cache (the first use
+    of a kind of call on this machine, seconds to a minute; later processes load them from disk).
+    ``la_gpm.warmup()`` or ``la-gpm warmup`` pre-pays it; ``warnings.filterwarnings("ignore",
+    category=la_gpm.CompileNotice)`` silences it (docs/first_call.md)."""

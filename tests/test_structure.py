@@ -17,7 +17,8 @@ from pathlib import Path
 import la_gpm
 
 ROOT = Path(la_gpm.__file__).resolve().parent
-ENTRY = {"la_gpm", "la_gpm.api", "la_gpm.engines", "la_gpm.distributed", "la_gpm.cli", "la_gpm.algorithms"}
+ENTRY = {"la_gpm", "la_gpm.api", "la_gpm.engines", "la_gpm.distributed", "la_gpm.cli", "la_gpm.algorithms",
+         "la_gpm.first_call"}
 
 
 def _module(path: Path) -> str:

@@ -12,8 +12,8 @@ import numpy as np
 from ..config import config
 from ..exceptions import InvalidArgument
 from .batch import batch_roots, pack_batch_tables
-from .cpu_kernels import (N_STATS, ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial, list_plan,
-                          search_buffers)
+from .cpu_kernels import (N_STATS, ST_NODES, ST_OPS, ST_REUSE, ST_SAVED, count_plan, count_plan_serial, count_tasks,
+                          list_plan, search_buffers)
 from .plans import engine_arrays, plan_for, plan_roots, prepare_roots, resolve_budget
 
 __all__ = ["run_plan", "count_plans_batch_cpu", "list_matches", "check_overflow", "SERIAL_WORK", "CPU_TASK_ROOTS"]
@@ -118,40 +118,6 @@ def run_plan(G, plan, *, memory_budget=None, progress=False, part=None):
     return total, stats
 
 
-_CPU_BATCH = None
-
-
-def _cpu_batch_kernel():
-    """The numba kernel of the cpu batch (built on first use): one parallel region over tasks, each
-    a range of roots of one query, running the CPU engine's ``count_roots`` on that query's plan
-    tables sliced out of the packed batch tables."""
-    global _CPU_BATCH
-    if _CPU_BATCH is None:
-        import numba as nb
-
-        from .cpu_kernels import N_STATS, count_roots
-
-        @nb.njit(parallel=True, cache=True)
-        def count_tasks(task_q, task_lo, task_hi, roots, Tall, Call, qtab, ptr, idx, nlab, elab, deg, vlabeled,
-                        elabeled, maxd):
-            nt = task_q.shape[0]
-            counts = np.zeros(nt, dtype=np.int64)
-            over = np.zeros(nt, dtype=np.bool_)
-            for t in nb.prange(nt):
-                q = task_q[t]
-                ot, oc, k = qtab[3 * q], qtab[3 * q + 1], qtab[3 * q + 2]
-                T = Tall[ot:ot + 6 * k * k].reshape((6, k, k))
-                C = Call[oc:oc + 10 * k].reshape((10, k))
-                st = np.zeros(N_STATS, dtype=np.int64)
-                c, o = count_roots(roots, task_lo[t], task_hi[t], k, T, C, ptr, idx, nlab, elab, deg, vlabeled,
-                                    elabeled, maxd, st)
-                counts[t] = c
-                over[t] = o
-            return counts, over
-        _CPU_BATCH = count_tasks
-    return _CPU_BATCH
-
-
 CPU_TASK_ROOTS = 16  # roots per task of the cpu batch (a query's roots are cut into tasks of this many)
 
 
@@ -175,7 +141,6 @@ def count_plans_batch_cpu(G, plans):
             counts[i] = int(plan_roots(G, plan)[1].shape[0])
         else:
             groups.setdefault((plan.vertex_labels is not None, plan.edge_labels is not None), []).append(i)
-    kern = _cpu_batch_kernel()
     cache = G.cached("batch:cpu", dict)
     for (vl, el), members in groups.items():
         ps = [plans[i] for i in members]
@@ -202,7 +167,7 @@ def count_plans_batch_cpu(G, plans):
         old = numba.get_parallel_chunksize()
         try:
             numba.set_parallel_chunksize(1)
-            got, over = kern(task_q, task_lo, task_hi, roots, Tall, Call, qtab, ptr, idx, nlab, elab, deg, vl, el,
+            got, over = count_tasks(task_q, task_lo, task_hi, roots, Tall, Call, qtab, ptr, idx, nlab, elab, deg, vl, el,
                              max(G.max_degree, 1))
         finally:
             numba.set_parallel_chunksize(old)

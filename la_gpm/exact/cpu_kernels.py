@@ -304,6 +304,31 @@ def count_plan(roots, bounds, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elab
     return counts, over, stats
 
 
+@nb.njit(parallel=True, cache=True)
+def count_tasks(task_q, task_lo, task_hi, roots, Tall, Call, qtab, ptr, idx, nlab, elab, deg, vlabeled, elabeled,
+                maxd):
+    """The cpu batch (:func:`la_gpm.exact.cpu.count_plans_batch_cpu`): one parallel region over tasks, each a
+    range roots[task_lo[t]:task_hi[t]] of query task_q[t], counted by :func:`count_roots` on that query's plan
+    tables sliced out of the packed batch tables (``qtab``: offset in ``Tall``, offset in ``Call``, k per
+    query). A module-level function, not a closure built per process, so that numba's disk cache serves it
+    to every new process (a closure over dispatchers misses the cache: the dispatchers pickle with a
+    per-process id). Returns (count per task, overflow flag per task)."""
+    nt = task_q.shape[0]
+    counts = np.zeros(nt, dtype=np.int64)
+    over = np.zeros(nt, dtype=np.bool_)
+    for t in nb.prange(nt):
+        q = task_q[t]
+        ot, oc, k = qtab[3 * q], qtab[3 * q + 1], qtab[3 * q + 2]
+        T = Tall[ot:ot + 6 * k * k].reshape((6, k, k))
+        C = Call[oc:oc + 10 * k].reshape((10, k))
+        st = np.zeros(N_STATS, dtype=np.int64)
+        c, o = count_roots(roots, task_lo[t], task_hi[t], k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled,
+                           maxd, st)
+        counts[t] = c
+        over[t] = o
+    return counts, over
+
+
 @nb.njit(cache=True)
 def count_plan_serial(roots, k, T, C, ptr, idx, nlab, elab, deg, vlabeled, elabeled, maxd):
     """One worker, one chunk: for small inputs, where starting a parallel region costs more than the work."""
