@@ -131,6 +131,17 @@ def _patch_lists(ptr, idx, rows, bits, k):
     return nptr, out[:o].copy()
 
 
+@nb.njit(cache=True)
+def _add_arcs(deg, N, vcol, src, dst, sign, on):
+    """deg[src] += sign and, with label counts on, N[src, column of dst's label] += sign, per arc."""
+    for t in range(src.shape[0]):
+        deg[src[t]] += sign
+        if on:
+            c = vcol[dst[t]]
+            if c >= 0:
+                N[src[t], c] += sign
+
+
 class Candidates:
     """One query's candidates on one batch's union: the table ``ct`` (bit u of ``ct[v]``: v may play
     query vertex u) and, per query vertex, the sorted list of its candidates (``ptr``/``idx``, CSR over
@@ -229,11 +240,7 @@ class NLFState:
             self.vcol[self.n:n_after] = self._vcol(vlab_after[self.n:n_after])
 
     def _apply(self, src, dst, sign):
-        np.add.at(self.deg, src, sign)
-        if self._on:
-            c = self.vcol[dst]
-            ok = c >= 0
-            np.add.at(self.N, (src[ok], c[ok]), sign)
+        _add_arcs(self.deg, self.N, self.vcol, src, dst, sign, self._on)
 
     def _tables(self, rows, vlab):
         vl = self._vl(vlab)

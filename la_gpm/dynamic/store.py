@@ -32,25 +32,10 @@ import numpy as np
 
 from ..config import config
 from ..graph import Graph
-from ..primitives.sorted_ops import lower_bound
 
 __all__ = ["ArcStore", "Opened", "KEPT", "INSERTED", "DELETED"]
 
 KEPT, INSERTED, DELETED = 0, 1, 2
-
-
-@nb.njit(cache=True)
-def _has_edges(rows, idx, n, x, y):
-    out = np.zeros(x.shape[0], dtype=np.bool_)
-    for t in range(x.shape[0]):
-        u = x[t]
-        v = y[t]
-        if u < n and v < n:
-            lo = rows[u, 0]
-            hi = rows[u, 1]
-            p = lower_bound(idx, lo, hi, v)
-            out[t] = p < hi and idx[p] == v
-    return out
 
 
 def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, ins_dst, ins_ord, ins_el, iptr,
@@ -106,13 +91,65 @@ _patch_ser = nb.njit(cache=True)(_patch_impl)
 
 
 @nb.njit(cache=True)
-def _row_lengths(rows, n_old, touched):
-    out = np.zeros(touched.shape[0], dtype=np.int64)
-    for t in range(touched.shape[0]):
-        v = touched[t]
-        if v < n_old:
-            out[t] = rows[v, 1] - rows[v, 0]
-    return out
+def _arcs(pairs, N, first):
+    """Both arcs of every pair sorted by (source, target): sources, targets (int32), order ids (``first`` + the
+    pair's row) and the permutation (into [pairs; reversed pairs])."""
+    m = pairs.shape[0]
+    key = np.empty(2 * m, dtype=np.int64)
+    for t in range(m):
+        key[t] = pairs[t, 0] * N + pairs[t, 1]
+        key[m + t] = pairs[t, 1] * N + pairs[t, 0]
+    perm = np.argsort(key, kind="mergesort")
+    src = np.empty(2 * m, dtype=np.int64)
+    dst = np.empty(2 * m, dtype=np.int32)
+    od = np.empty(2 * m, dtype=np.int32)
+    for q in range(2 * m):
+        k = key[perm[q]]
+        src[q] = k // N
+        dst[q] = k % N
+        od[q] = first + perm[q] % m
+    return src, dst, od, perm
+
+
+@nb.njit(cache=True)
+def _layout(ins, dele, n_before, n_after, rows):
+    """Where a batch's arcs go: the touched vertices (sorted: endpoints of updates and new vertices), the
+    inserted and deleted arcs sorted by (source, target) with their offsets per touched vertex, and each
+    touched row's length in the union."""
+    N = max(n_after, 1)
+    isrc, idst, iord, ip = _arcs(ins, N, 0)
+    dsrc, ddst, dord, _ = _arcs(dele, N, ins.shape[0])
+    cap = isrc.shape[0] + dsrc.shape[0] + (n_after - n_before)
+    touched = np.empty(cap, dtype=np.int64)
+    iptr = np.empty(cap + 1, dtype=np.int64)
+    dptr = np.empty(cap + 1, dtype=np.int64)
+    lens = np.empty(cap, dtype=np.int64)
+    i = 0
+    d = 0
+    nv = n_before
+    u = 0
+    while i < isrc.shape[0] or d < dsrc.shape[0] or nv < n_after:
+        v = n_after
+        if i < isrc.shape[0]:
+            v = isrc[i]
+        if d < dsrc.shape[0] and dsrc[d] < v:
+            v = dsrc[d]
+        if nv < n_after and nv < v:
+            v = nv
+        if v == nv:
+            nv += 1
+        touched[u] = v
+        iptr[u] = i
+        dptr[u] = d
+        while i < isrc.shape[0] and isrc[i] == v:
+            i += 1
+        while d < dsrc.shape[0] and dsrc[d] == v:
+            d += 1
+        lens[u] = (i - iptr[u]) + (rows[v, 1] - rows[v, 0] if v < n_before else 0)
+        u += 1
+    iptr[u] = i
+    dptr[u] = d
+    return touched[:u], iptr[:u + 1], idst, iord, ip, dptr[:u + 1], ddst, dord, lens[:u]
 
 
 @nb.njit(cache=True)
@@ -269,35 +306,16 @@ class ArcStore:
         """Original ids of the current vertices, or None for the identity."""
         return self.ids
 
-    def has_edges(self, x, y) -> np.ndarray:
-        return _has_edges(self.rows, self.idx, self.n, np.asarray(x, np.int64), np.asarray(y, np.int64))
-
     # ------------------------------------------------------------------ batches
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph."""
         a = batch.insert.shape[0]
         b = batch.delete.shape[0]
-        N = max(batch.n_after, 1)
         ins, dele = batch.insert, batch.delete
-        # arcs of both directions, sorted by (src, dst) through one key sort each
-        ikey = np.concatenate([ins[:, 0] * N + ins[:, 1], ins[:, 1] * N + ins[:, 0]])
-        ip = np.argsort(ikey, kind="stable")
-        ikey = ikey[ip]
-        isrc, idst = ikey // N, (ikey % N).astype(np.int32)
-        iord = (ip % max(a, 1)).astype(np.int32)
-        iel = np.concatenate([batch.insert_labels, batch.insert_labels])[ip] if self.labeled else np.zeros(1, np.int64)
-        dkey = np.concatenate([dele[:, 0] * N + dele[:, 1], dele[:, 1] * N + dele[:, 0]])
-        dp = np.argsort(dkey, kind="stable")
-        dkey = dkey[dp]
-        dsrc, ddst = dkey // N, (dkey % N).astype(np.int32)
-        dord = (a + dp % max(b, 1)).astype(np.int32)
         n_before = self.n
-        touched = np.unique(np.concatenate([isrc, dsrc, np.arange(n_before, batch.n_after, dtype=np.int64)]))
-        iptr = np.searchsorted(isrc, touched, side="left")
-        iptr = np.append(iptr, isrc.shape[0])
-        dptr = np.append(np.searchsorted(dsrc, touched, side="left"), dsrc.shape[0])
         self._reserve(0, batch.n_after)
-        lens = _row_lengths(self.rows, n_before, touched) + np.diff(iptr)
+        touched, iptr, idst, iord, ip, dptr, ddst, dord, lens = _layout(ins, dele, n_before, batch.n_after, self.rows)
+        iel = np.concatenate([batch.insert_labels, batch.insert_labels])[ip] if self.labeled else np.zeros(1, np.int64)
         need = int(lens.sum())
         self._reserve(need, batch.n_after)
         old_rows = self.rows[touched]

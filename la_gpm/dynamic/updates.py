@@ -18,9 +18,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from ..exceptions import GraphFormatError, InvalidUpdate
+from ..primitives.sorted_ops import lower_bound
 
 __all__ = ["Batch", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after"]
 
@@ -142,17 +144,6 @@ def _pairs(obj, what: str) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- batch
 
-def _canonical(a: np.ndarray, n: int):
-    """Sorted unique (min, max) pairs of the (m, 2+) array (ids < n); the row of each pair's first
-    occurrence (one 1-D sort of the keys min * n + max)."""
-    if a.shape[0] == 0:
-        return np.zeros((0, 2), dtype=np.int64), np.zeros(0, dtype=np.int64)
-    lo = np.minimum(a[:, 0], a[:, 1])
-    hi = np.maximum(a[:, 0], a[:, 1])
-    keys, first = np.unique(lo * n + hi, return_index=True)
-    return np.stack([keys // n, keys % n], axis=1).astype(np.int64), first
-
-
 def _strict_fail(what: str, n: int, example, fix: str):
     raise InvalidUpdate(f"strict=True: {n} {what} (e.g. {example}); {fix}")
 
@@ -233,43 +224,125 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False)
     stats["new_vertices"] = int(new_ids.size)
     n_after = S.n + int(new_ids.size)
 
-    ins, ifirst = _canonical(iint, n_after)
-    dele, _ = _canonical(dint, n_after)
-    stats["ignored_duplicates"] = int(iint.shape[0] - ins.shape[0] + dint.shape[0] - dele.shape[0])
-    if strict and stats["ignored_duplicates"]:
-        _strict_fail("repeated pairs", stats["ignored_duplicates"], "a pair given twice", "give each pair once")
-    ins_lab = ins_raw[ifirst, 2].astype(np.int64) if edge_labeled else None
-
-    # a pair both inserted and deleted: nothing happens to it
-    if ins.shape[0] and dele.shape[0]:
-        both = np.isin(ins[:, 0] * n_after + ins[:, 1], dele[:, 0] * n_after + dele[:, 1])
-    else:
-        both = np.zeros(ins.shape[0], dtype=bool)
-    stats["ignored_insert_and_delete"] = int(both.sum())
-    if strict and both.any():
-        _strict_fail("pairs both inserted and deleted", int(both.sum()), ins[both][0].tolist(),
+    # net effect in one pass (_net): canonical pairs, duplicates, pairs both inserted and deleted, inserts of
+    # existing edges, deletes of missing ones
+    ins, ifirst, dele, cnt, ex = _net(iint[:, :2], dint[:, :2], n_after, S.rows, S.idx, S.n)
+    stats["ignored_duplicates"] = int(cnt[0])
+    if strict and cnt[0]:
+        _strict_fail("repeated pairs", int(cnt[0]), "a pair given twice", "give each pair once")
+    stats["ignored_insert_and_delete"] = int(cnt[1])
+    if strict and cnt[1]:
+        _strict_fail("pairs both inserted and deleted", int(cnt[1]), ex[0].tolist(),
                      "a batch has no order inside it: split it into two batches")
-    if both.any():
-        bkeys = ins[both, 0] * n_after + ins[both, 1]
-        dele = dele[~np.isin(dele[:, 0] * n_after + dele[:, 1], bkeys)]
-        ins = ins[~both]
-        ins_lab = None if ins_lab is None else ins_lab[~both]
-
-    exists = S.has_edges(ins[:, 0], ins[:, 1]) if ins.shape[0] else np.zeros(0, bool)
-    stats["ignored_existing_inserts"] = int(exists.sum())
-    if strict and exists.any():
-        _strict_fail("inserts of existing edges", int(exists.sum()), ins[exists][0].tolist(), "drop them")
-    ins = ins[~exists]
-    ins_lab = None if ins_lab is None else ins_lab[~exists]
-    present = S.has_edges(dele[:, 0], dele[:, 1]) if dele.shape[0] else np.zeros(0, bool)
-    stats["ignored_missing_deletes"] = int((~present).sum())
-    if strict and (~present).any():
-        _strict_fail("deletes of missing edges", int((~present).sum()), dele[~present][0].tolist(), "drop them")
-    dele = dele[present]
+    stats["ignored_existing_inserts"] = int(cnt[2])
+    if strict and cnt[2]:
+        _strict_fail("inserts of existing edges", int(cnt[2]), ex[1].tolist(), "drop them")
+    stats["ignored_missing_deletes"] = int(cnt[3])
+    if strict and cnt[3]:
+        _strict_fail("deletes of missing edges", int(cnt[3]), ex[2].tolist(), "drop them")
+    ins_lab = ins_raw[ifirst, 2].astype(np.int64) if edge_labeled else None
     stats["inserted"] = int(ins.shape[0])
     stats["deleted"] = int(dele.shape[0])
-    return Batch(S.n, n_after, np.ascontiguousarray(ins), ins_lab, np.ascontiguousarray(dele),
-                 new_ids.astype(np.int64), new_labels, stats)
+    return Batch(S.n, n_after, ins, ins_lab, dele, new_ids.astype(np.int64), new_labels, stats)
+
+
+@nb.njit(cache=True)
+def _sorted_unique(x, y, N):
+    """Keys min*N + max of the pairs, sorted and unique, with the row of each key's first occurrence."""
+    m = x.shape[0]
+    key = np.empty(m, dtype=np.int64)
+    for t in range(m):
+        lo, hi = (x[t], y[t]) if x[t] < y[t] else (y[t], x[t])
+        key[t] = lo * N + hi
+    order = np.argsort(key, kind="mergesort")   # stable: equal keys keep their input order
+    out = np.empty(m, dtype=np.int64)
+    first = np.empty(m, dtype=np.int64)
+    u = 0
+    for q in order:
+        if u == 0 or key[q] != out[u - 1]:
+            out[u] = key[q]
+            first[u] = q
+            u += 1
+    return out[:u], first[:u]
+
+
+@nb.njit(cache=True)
+def _present(rows, idx, n, lo, hi):
+    if lo >= n or hi >= n:
+        return False
+    b = rows[lo, 0]
+    e = rows[lo, 1]
+    p = lower_bound(idx, b, e, hi)
+    return p < e and idx[p] == hi
+
+
+@nb.njit(cache=True)
+def _net(iint, dint, N, rows, idx, n):
+    """The net effect of a batch (internal ids, self-loops removed) against the graph (rows, idx, n vertices):
+    sorted unique (lo, hi) inserts that are not edges and deletes that are, neither both inserted and deleted;
+    the input row of each kept insert's first occurrence; counts of (duplicates, both, existing inserts, missing
+    deletes); an example pair of the last three (row of ``ex``; -1 where none)."""
+    ik, ifirst = _sorted_unique(iint[:, 0], iint[:, 1], N)
+    dk, _ = _sorted_unique(dint[:, 0], dint[:, 1], N)
+    cnt = np.zeros(4, dtype=np.int64)
+    cnt[0] = iint.shape[0] - ik.shape[0] + dint.shape[0] - dk.shape[0]
+    ex = np.full((3, 2), -1, dtype=np.int64)
+    ikeep = np.ones(ik.shape[0], dtype=np.bool_)
+    dkeep = np.ones(dk.shape[0], dtype=np.bool_)
+    j = 0
+    for t in range(ik.shape[0]):           # both inserted and deleted: one merge of the sorted keys
+        while j < dk.shape[0] and dk[j] < ik[t]:
+            j += 1
+        if j < dk.shape[0] and dk[j] == ik[t]:
+            ikeep[t] = False
+            dkeep[j] = False
+            if cnt[1] == 0:
+                ex[0, 0] = ik[t] // N
+                ex[0, 1] = ik[t] % N
+            cnt[1] += 1
+    ni = 0
+    for t in range(ik.shape[0]):
+        if ikeep[t]:
+            lo = ik[t] // N
+            hi = ik[t] % N
+            if _present(rows, idx, n, lo, hi):
+                ikeep[t] = False
+                if cnt[2] == 0:
+                    ex[1, 0] = lo
+                    ex[1, 1] = hi
+                cnt[2] += 1
+            else:
+                ni += 1
+    nd = 0
+    for t in range(dk.shape[0]):
+        if dkeep[t]:
+            lo = dk[t] // N
+            hi = dk[t] % N
+            if not _present(rows, idx, n, lo, hi):
+                dkeep[t] = False
+                if cnt[3] == 0:
+                    ex[2, 0] = lo
+                    ex[2, 1] = hi
+                cnt[3] += 1
+            else:
+                nd += 1
+    ins = np.empty((ni, 2), dtype=np.int64)
+    first = np.empty(ni, dtype=np.int64)
+    o = 0
+    for t in range(ik.shape[0]):
+        if ikeep[t]:
+            ins[o, 0] = ik[t] // N
+            ins[o, 1] = ik[t] % N
+            first[o] = ifirst[t]
+            o += 1
+    dele = np.empty((nd, 2), dtype=np.int64)
+    o = 0
+    for t in range(dk.shape[0]):
+        if dkeep[t]:
+            dele[o, 0] = dk[t] // N
+            dele[o, 1] = dk[t] % N
+            o += 1
+    return ins, first, dele, cnt, ex
 
 
 def ids_after(S, b: Batch):
