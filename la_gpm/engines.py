@@ -23,7 +23,9 @@ triangles      ``la_gpm/triangles``          cpu, graphblas, gpu        the unla
 kcliques       ``la_gpm/kcliques``           cpu, graphblas, gpu        an unlabeled k-clique, k = 3..32
 closed_form    ``la_gpm/motifs/closed_forms``  cpu                      non-induced, unlabeled, a pattern with
                                                                         a closed form (stars, wedge, 4-path,
-                                                                        tailed triangle, bowtie, house)
+                                                                        tailed triangle, and 18 of the 21
+                                                                        connected 5-vertex classes:
+                                                                        docs/closed_forms.md)
 cuts           ``la_gpm/exact/cuts.py``      gpu                        unlabeled, 5+ vertices (or asked for)
 dumato         ``la_gpm/exact/dumato.py``    gpu                        any pattern
 plan_dfs       ``la_gpm/exact/cpu.py``       cpu                        any pattern
@@ -164,7 +166,22 @@ def _closed_form_of(P):
         return functools.partial(star_noninduced, k=P.k), f"{P.k}-star = Σ_v C(d_v, {P.k - 1})"
     if P.k > MAX_CANONICAL_VERTICES:
         return None
-    return _closed_form_table().get(P.canonical_key)
+    found = _closed_form_table().get(P.canonical_key)
+    if found is None and P.k == 5:
+        from .motifs.closed_forms5 import formula_of
+        f = formula_of(P)
+        found = None if f is None else (f[1], f[2])
+    return found
+
+
+def _closed_guard(P, G):
+    """Why the closed form of P cannot count G exactly in int64 (the 5-vertex forms of
+    :mod:`la_gpm.motifs.closed_forms5` bound their terms up front), or None."""
+    if P.k != 5 or _closed_form_table().get(P.canonical_key) is not None:
+        return None
+    from .motifs.closed_forms5 import overflow_reason
+    why = overflow_reason(G)
+    return None if why is None else f"the closed form could overflow int64 on this graph: {why}"
 
 
 def _closed_can(r):
@@ -177,8 +194,10 @@ def _closed_can(r):
     if r.part is not None:
         return "a closed form counts the whole graph at once (no part=)"
     if _closed_form_of(r.P) is None:
-        return "no closed form is known for this pattern"
-    return None
+        return ("no closed form is known for this pattern (5-vertex: the 5-cycle and K2,3 plus an edge on its "
+                "3-side have none; docs/closed_forms.md)" if r.P.k == 5 else
+                "no closed form is known for this pattern")
+    return _closed_guard(r.P, r.G)
 
 
 def _closed_should(r):
@@ -244,8 +263,9 @@ ENGINES = (
            paper="k-cliques on the degree-ordered DAG (each clique once, O(√m) out-lists)",
            backends=("cpu", "graphblas", "gpu"), splits=True, linear=False, batches=False, auto_gpu=True,
            can_run=_clique_can, should_run=_no_objection, run=_clique_run),
-    Engine(name="closed_form", where="la_gpm/motifs/degree_forms.py, la_gpm/motifs/closed_forms.py",
-           paper="closed forms over degrees and triangles (FGLT / ESCAPE)",
+    Engine(name="closed_form", where="la_gpm/motifs/degree_forms.py, la_gpm/motifs/closed_forms.py, "
+                                     "la_gpm/motifs/closed_forms5.py",
+           paper="closed forms over degrees, triangles, 4-cycles and 4-cliques (FGLT / ESCAPE)",
            backends=("cpu",), splits=False, linear=True, batches=False, auto_gpu=False,
            can_run=_closed_can, should_run=_closed_should, run=_closed_run,
            detail=lambda r: _closed_form_of(r.P)[1]),

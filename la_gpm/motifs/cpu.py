@@ -980,3 +980,213 @@ def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowti
             _bowtie_hits(indptr, indices, table, h, mark, u, ea, eb, bowtie_bulk, lid, lptr, lidx, lfill, lmk, lmk2,
                          ltx, lcnt, ltouch, lwl, bowrows)
     return hits
+
+
+# --------------------------------------------------------------------------- 5-vertex closed forms (single patterns)
+
+
+@nb.njit(cache=True)
+def _triangle_k4_chunk(indptr, indices, te, c, nchunks, out):
+    n = indptr.shape[0] - 1
+    mark = np.full(n, -1, dtype=np.int64)    # mark[x] == u: x ~ u
+    pos = np.zeros(n, dtype=np.int64)        # the arc u -> x
+    mark2 = np.full(n, -1, dtype=np.int64)   # mark2[x] == j: x is a common neighbour of the arc j = (u, v)
+    lst = np.empty(n, dtype=np.int64)
+    lq = np.empty(n, dtype=np.int64)
+    for u in range(c, n, nchunks):
+        for j in range(indptr[u], indptr[u + 1]):
+            x = indices[j]
+            mark[x] = u
+            pos[x] = j
+        du = indptr[u + 1] - indptr[u]
+        s0 = 0
+        s1 = 0
+        s2 = 0
+        s3 = 0
+        s4 = 0
+        s5 = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            v = indices[j]
+            if v <= u:
+                continue
+            dv = indptr[v + 1] - indptr[v]
+            nl = 0
+            for q in range(indptr[v], indptr[v + 1]):
+                w = indices[q]
+                if mark[w] == u:
+                    mark2[w] = j
+                    lst[nl] = w
+                    lq[nl] = q
+                    nl += 1
+            tuv = te[j] - 1
+            for i in range(nl):
+                w = lst[i]
+                if w <= v:
+                    continue
+                # triangle u < v < w (w has the smallest degree on the degree-descending CSR): its K4 extensions
+                k = 0
+                for r in range(indptr[w], indptr[w + 1]):
+                    if mark2[indices[r]] == j:
+                        k += 1
+                tvw = te[lq[i]] - 1
+                tuw = te[pos[w]] - 1
+                s0 += k
+                s1 += k * (k - 1) // 2
+                s2 += k * (tuv + tvw + tuw - 3)
+                s3 += tuv * tuw + tuv * tvw + tuw * tvw
+                dw = indptr[w + 1] - indptr[w]
+                s4 += du * tvw + dv * tuw + dw * tuv
+                s5 += k * (du + dv + dw)
+        out[u, 0] = s0
+        out[u, 1] = s1
+        out[u, 2] = s2
+        out[u, 3] = s3
+        out[u, 4] = s4
+        out[u, 5] = s5
+
+
+@nb.njit(parallel=True, cache=True)
+def triangle_k4_sums(indptr, indices, te, nchunks):
+    """Per vertex u, over the triangles u < v < w of the degree-descending CSR (each triangle once), with
+    k = |N(u) ∩ N(v) ∩ N(w)| (its 4-clique extensions) and t_e = te of its three edges (``te`` from
+    :func:`arc_triangles` on the same CSR), the four sums
+
+        Σ k,   Σ C(k, 2),   Σ k (t_uv + t_vw + t_uw − 6),   Σ over the three pairs of its edges (t_e − 1)(t_f − 1)
+
+    (4 × 4-cliques, K5 − e, 2 × (K4 + a vertex on two of its vertices), the gem's P4 sum), and with d the
+    degrees, Σ over the three vertices of d_x (t_opposite edge − 1) (= Σ_v d_v · diamond wings at v) and
+    Σ k (d_u + d_v + d_w) (= 3 Σ_v d_v · 4-cliques at v). Cost: each edge
+    once with a scan of its lower-degree end's row, and a scan of each triangle's lowest-degree row."""
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, 6), dtype=np.int64)
+    for c in nb.prange(nchunks):
+        _triangle_k4_chunk(indptr, indices, te, c, nchunks, out)
+    return out
+
+
+@nb.njit(cache=True)
+def triangle_k4_sums_serial(indptr, indices, te):
+    """:func:`triangle_k4_sums` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros((n, 6), dtype=np.int64)
+    _triangle_k4_chunk(indptr, indices, te, 0, 1, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _pair_codegree_chunk(indptr, indices, c, nchunks, out):
+    n = indptr.shape[0] - 1
+    cnt = np.zeros(n, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    for v in range(c, n, nchunks):
+        nt = 0
+        s3 = 0
+        for j in range(indptr[v], indptr[v + 1]):
+            a = indices[j]
+            for q in range(indptr[a], indptr[a + 1]):
+                w = indices[q]
+                if w >= v:      # rows ascending: each pair {w, v} once, from its larger id
+                    break
+                x = cnt[w]
+                if x == 0:
+                    touched[nt] = w
+                    nt += 1
+                s3 += x * (x - 1) // 2   # C(x + 1, 3) − C(x, 3)
+                cnt[w] = x + 1
+        for i in range(nt):
+            cnt[touched[i]] = 0
+        out[v] = s3
+
+
+@nb.njit(parallel=True, cache=True)
+def pair_codegree_triples(indptr, indices, nchunks):
+    """out[v] = Σ_{w < v} C(|N(v) ∩ N(w)|, 3): summed, the K2,3 copies (each vertex pair once, from its larger
+    id, through the 2-paths v − a − w). Cost Σ_a C(d_a, 2) counter updates (rows must be sorted)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    for c in nb.prange(nchunks):
+        _pair_codegree_chunk(indptr, indices, c, nchunks, out)
+    return out
+
+
+@nb.njit(cache=True)
+def pair_codegree_triples_serial(indptr, indices):
+    """:func:`pair_codegree_triples` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    _pair_codegree_chunk(indptr, indices, 0, 1, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _wheel_chunk(indptr, indices, c, nchunks, dmax, maxl, out):
+    n = indptr.shape[0] - 1
+    mark = np.full(n, -1, dtype=np.int64)
+    loc = np.zeros(n, dtype=np.int64)
+    lptr = np.zeros(dmax + 1, dtype=np.int64)
+    lidx = np.empty(max(maxl, 1), dtype=np.int64)
+    cnt = np.zeros(max(dmax, 1), dtype=np.int64)
+    touched = np.empty(max(dmax, 1), dtype=np.int64)
+    for v in range(c, n, nchunks):
+        base = indptr[v]
+        dv = indptr[v + 1] - base
+        if dv < 4:
+            continue
+        for i in range(dv):
+            x = indices[base + i]
+            mark[x] = v
+            loc[x] = i
+        # H = G[N(v)] as a local CSR over positions 0..dv-1 (rows ascending, as N(v) is)
+        fill = 0
+        for i in range(dv):
+            lptr[i] = fill
+            x = indices[base + i]
+            for q in range(indptr[x], indptr[x + 1]):
+                y = indices[q]
+                if mark[y] == v:
+                    lidx[fill] = loc[y]
+                    fill += 1
+        lptr[dv] = fill
+        # 4-cycles of H, each once from its smallest position a: pairs of 2-paths a - x - b with x, b > a
+        s = 0
+        for a in range(dv):
+            nt = 0
+            for p in range(lptr[a], lptr[a + 1]):
+                x = lidx[p]
+                if x <= a:
+                    continue
+                for r in range(lptr[x + 1] - 1, lptr[x] - 1, -1):
+                    b = lidx[r]
+                    if b <= a:
+                        break
+                    if cnt[b] == 0:
+                        touched[nt] = b
+                        nt += 1
+                    cnt[b] += 1
+            for i in range(nt):
+                b = touched[i]
+                k = cnt[b]
+                s += k * (k - 1) // 2
+                cnt[b] = 0
+        out[v] = s
+
+
+@nb.njit(parallel=True, cache=True)
+def wheel_hubs(indptr, indices, dmax, maxl, nchunks):
+    """out[v] = 4-cycles of G[N(v)] (summed: the wheels W4, each once at its hub). ``maxl`` >= 2 t_v for
+    every v (the local adjacency of N(v)). Cost per v: Σ_{x ~ v} d_x to build G[N(v)], then its 4-cycles from
+    their smallest position (on the degree-descending CSR: their highest-degree vertex)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    for c in nb.prange(nchunks):
+        _wheel_chunk(indptr, indices, c, nchunks, dmax, maxl, out)
+    return out
+
+
+@nb.njit(cache=True)
+def wheel_hubs_serial(indptr, indices, dmax, maxl):
+    """:func:`wheel_hubs` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    _wheel_chunk(indptr, indices, 0, 1, dmax, maxl, out)
+    return out

@@ -1,0 +1,170 @@
+"""Closed forms of single 5-vertex patterns (la_gpm/motifs/closed_forms5.py) and their row in the engine table:
+every formula against a brute-force oracle on random graphs, any spelling of the pattern reaching it, the
+overflow guard, and the classes without a formula staying with enumeration."""
+
+from __future__ import annotations
+
+import itertools
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import engines
+from la_gpm.api import count_pattern
+from la_gpm.exceptions import InvalidArgument
+from la_gpm.motifs import closed_forms5 as cf5
+from la_gpm.patterns import Pattern
+
+NEW = ["fork", "5-path", "cricket", "bull", "banner", "tadpole", "dart", "kite", "K4+pendant", "K2,3", "book",
+       "gem", "K4+wedge", "wheel", "K5-e"]
+WITHOUT = ["5-cycle", "K2,3+e"]       # no closed form: enumeration
+PAIRS = list(itertools.combinations(range(5), 2))
+
+
+def _mask(edges, perm=range(5)):
+    return sum(1 << PAIRS.index(tuple(sorted((perm[a], perm[b])))) for a, b in edges)
+
+
+def _embedding_tables():
+    """{name: emb} with emb[code] = edge-preserving maps of the pattern into the labelled 5-vertex graph ``code``
+    (bit i of code: the pair PAIRS[i]), and {name: |Aut|}; plain itertools, nothing from la_gpm."""
+    codes = np.arange(1 << 10)
+    emb, aut = {}, {}
+    for name, E in cf5.FIVE_VERTEX.items():
+        masks = [_mask(E, p) for p in itertools.permutations(range(5))]
+        emb[name] = sum(((codes & m) == m).astype(np.int64) for m in masks)
+        aut[name] = sum(m == _mask(E) for m in masks)
+    return emb, aut
+
+
+EMB, AUT = _embedding_tables()
+
+
+def brute5(G):
+    """Non-induced unique counts of every connected 5-vertex class: all 5-subsets, their labelled adjacency codes."""
+    adj = set()
+    src = np.repeat(np.arange(G.n), G.degrees)
+    for u, v in zip(src.tolist(), G.indices.tolist()):
+        adj.add((u, v))
+    hist = np.zeros(1 << 10, dtype=np.int64)
+    for S in itertools.combinations(range(G.n), 5):
+        hist[sum(1 << i for i, (a, b) in enumerate(PAIRS) if (S[a], S[b]) in adj)] += 1
+    return {nm: int(hist @ EMB[nm]) // AUT[nm] for nm in cf5.FIVE_VERTEX}
+
+
+def _spelling(name, rng):
+    """The class as a shuffled edge list on permuted vertex ids (no name)."""
+    perm = list(range(5))
+    rng.shuffle(perm)
+    E = [(perm[a], perm[b]) if rng.random() < 0.5 else (perm[b], perm[a]) for a, b in cf5.FIVE_VERTEX[name]]
+    rng.shuffle(E)
+    return E
+
+
+def test_the_oracle_tables():
+    assert len(cf5.FIVE_VERTEX) == 21
+    assert AUT["5-star"] == 24 and AUT["5-cycle"] == 10 and AUT["5-clique"] == 120 and AUT["bull"] == 2
+    # the 21 edge lists are 21 distinct connected classes
+    assert len({Pattern(E, k=5).canonical_key for E in cf5.FIVE_VERTEX.values()}) == 21
+
+
+@settings(max_examples=30, deadline=None)
+@given(n=st.integers(1, 12), p=st.floats(0.0, 1.0), seed=st.integers(0, 10**6))
+def test_every_5_vertex_count_equals_brute_force(n, p, seed):
+    G = la_gpm.generators.gnm(n, int(p * n * (n - 1) / 2), seed=seed)
+    want = brute5(G)
+    rng = random.Random(seed)
+    for name in cf5.FIVE_VERTEX:
+        got, stats = count_pattern(G, _spelling(name, rng), backend="cpu", return_stats=True)
+        assert got == want[name], (name, n, p, seed)
+        if name in NEW:
+            assert stats["engine"] == "closed_form", (name, stats)
+        if name in WITHOUT:
+            assert stats["engine"] == "plan_dfs", (name, stats)
+
+
+@pytest.mark.parametrize("serial", [True, False])
+def test_larger_graphs_against_the_census(serial, monkeypatch):
+    """A graph with hubs (R-MAT) and a denser G(n, m), both drivers: the same counts as the census's
+    enumeration (every class at once, another code path)."""
+    if not serial:
+        monkeypatch.setattr(la_gpm.motifs.common, "_SERIAL_ARCS", 0)
+    for G in (la_gpm.generators.rmat(7, seed=3), la_gpm.generators.gnm(40, 400, seed=5)):
+        df = la_gpm.census(G, 5, induced=False, method="enumerate")
+        ref = {cf5.formula_of(p)[0]: int(c) for p, c in zip(df["pattern"], df["count"]) if cf5.formula_of(p)}
+        assert sorted(ref) == sorted(NEW)
+        for name in NEW:
+            assert cf5.count5(G, Pattern(cf5.FIVE_VERTEX[name], k=5)) == ref[name], name
+
+
+@pytest.mark.parametrize("name", NEW)
+def test_every_spelling_reaches_the_closed_form(name):
+    G = la_gpm.datasets.load("karate")
+    rng = random.Random(name)
+    want = count_pattern(G, cf5.FIVE_VERTEX[name], backend="cpu", closed_forms=False)
+    aut = Pattern(cf5.FIVE_VERTEX[name], k=5).automorphism_count
+    for _ in range(3):
+        E = _spelling(name, rng)
+        n, stats = count_pattern(G, E, backend="cpu", return_stats=True)
+        assert stats["engine"] == "closed_form" and stats["plan"].startswith(f"closed form: {name}"), stats
+        assert n == want
+        assert la_gpm.count(G, E, backend="cpu", count="embeddings") == want * aut
+    rows = {e: (v, why) for e, _, v, why in engines.explain(G, _spelling(name, rng), backend="cpu")}
+    assert rows["closed_form"][0] == "chosen" and f"{name} = " in rows["closed_form"][1]
+    assert rows["plan_dfs"][0] == "can run"
+
+
+def test_classes_without_a_formula_say_why():
+    G = la_gpm.datasets.load("karate")
+    for name in WITHOUT:
+        rows = {e: (v, why) for e, _, v, why in engines.explain(G, cf5.FIVE_VERTEX[name], backend="cpu")}
+        assert rows["closed_form"][0] == "cannot" and "5-cycle" in rows["closed_form"][1]
+        assert rows["plan_dfs"][0] == "chosen"
+    assert cf5.formula_of(Pattern([(0, 1), (1, 2), (2, 3)], k=4)) is None
+    with pytest.raises(InvalidArgument):
+        cf5.count5(G, Pattern(cf5.FIVE_VERTEX["5-cycle"], k=5))
+    with pytest.raises(InvalidArgument):
+        cf5.pendant_noninduced(G, "K2,3")
+
+
+def test_induced_and_closed_forms_false_go_to_the_enumeration():
+    G = la_gpm.datasets.load("karate")
+    for kw in (dict(induced=True), dict(closed_forms=False)):
+        _, stats = count_pattern(G, cf5.FIVE_VERTEX["bull"], backend="cpu", return_stats=True, **kw)
+        assert stats["engine"] == "plan_dfs"
+
+
+def _star(d):
+    return la_gpm.Graph.from_edges(np.zeros(d, dtype=np.int64), np.arange(1, d + 1), n=d + 1)
+
+
+def test_overflow_guard():
+    """A hub of degree 50,000: C(d, 2)·3·d² passes 2**62, so the direct call refuses and the engine table
+    leaves the pattern to enumeration, saying why; below the bound the closed form runs."""
+    d = 50_000
+    G = _star(d)
+    assert "2**62" in cf5.overflow_reason(G)
+    with pytest.raises(InvalidArgument, match="closed_forms=False"):
+        cf5.book_noninduced(G)
+    with pytest.raises(InvalidArgument):
+        cf5.pendant_noninduced(G, "fork")
+    P = cf5.FIVE_VERTEX["book"]
+    rows = {e: (v, why) for e, _, v, why in engines.explain(G, P, backend="cpu")}
+    assert rows["closed_form"][0] == "cannot" and "overflow" in rows["closed_form"][1]
+    assert rows["plan_dfs"][0] == "chosen"
+    assert la_gpm.count(G, P, backend="cpu") == 0
+    small = _star(40_000)
+    assert cf5.overflow_reason(small) is None
+    assert cf5.pendant_noninduced(small, "fork") == 0 and cf5.book_noninduced(small) == 0
+
+
+def test_empty_and_edgeless_graphs():
+    none = np.zeros(0, dtype=np.int64)
+    for G in (la_gpm.Graph.from_edges(none, none, n=0), la_gpm.Graph.from_edges(none, none, n=7),
+              la_gpm.Graph.from_edges([0], [1], n=2)):
+        for name in NEW:
+            assert cf5.count5(G, Pattern(cf5.FIVE_VERTEX[name], k=5)) == 0
