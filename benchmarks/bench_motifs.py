@@ -9,11 +9,12 @@ against the CPU backend, fixed costs on small graphs, the 5-vertex hybrid on R-M
     python benchmarks/bench_motifs.py dense5_bulk [--graphs "R-MAT 9,R-MAT 10,email-Eu-core"]
     python benchmarks/bench_motifs.py gpu_orbits [--gpu]                           # 4-vertex orbits, GPU vs CPU
     python benchmarks/bench_motifs.py closed_forms                                 # bowtie / house vs enumeration
+    python benchmarks/bench_motifs.py closed_forms5 [--enum-timeout 8]             # every 5-vertex class, before/after
     python benchmarks/bench_motifs.py SUITE --quick
 
 Results: census_<tag>, census_small_<tag>, census_gpu_hybrid5_<tag> (census_gpu_<tag> with --full,
 census5_gpu_auto_crossover_<tag>), census5_rmat<scale>_<tag> (census5_rmat_series, census5_k23_bulk,
-census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, closed_forms_<tag>.json.
+census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, closed_forms_<tag>, closed_forms5_<tag>.json.
 """
 
 from __future__ import annotations
@@ -21,8 +22,8 @@ from __future__ import annotations
 import os
 
 import numpy as np
-from harness import (COPY_BW_H100, Family, Record, arg, check, edge_array, graph, numba_threads, once, peer, split_names,
-                     timeit, to_igraph)
+from harness import (COPY_BW_H100, Family, Record, arg, check, command, edge_array, graph, numba_threads, once, peer,
+                     split_names, timeit, to_igraph)
 
 import la_gpm
 from la_gpm.motifs import census, orbits
@@ -837,6 +838,212 @@ def closed_forms(a):
             rec.add(row, echo=f"{label:<14} {name:<7} {got:>16,}  closed form {med * 1e3:9.2f} ms"
                     + (f"  enumeration {row['enumeration_seconds']:8.3f} s  x{row['speedup']:.0f}"
                        if "enumeration_seconds" in row else ""))
+    rec.done()
+
+
+# ------------------------------------------------------------------ closed_forms5 (CPU)
+
+
+def bench_graph(label):
+    """email-Enron from the holdout's edge lists, else :func:`harness.graph`."""
+    from harness import HOLDOUT
+    if label == "email-Enron":
+        return la_gpm.read_graph(HOLDOUT / "el" / "email-Enron.txt")
+    return graph(label)
+
+
+_CHILD = """
+import sys, time, json
+sys.path.insert(0, {bench!r})
+from bench_motifs import bench_graph
+G = bench_graph({label!r})
+E = {edges!r}
+if {what!r} == "igraph":
+    import igraph as ig
+    from harness import to_igraph
+    g, h = to_igraph(G), ig.Graph(n=5, edges=[list(e) for e in E])
+    t = time.perf_counter(); n = g.count_subisomorphisms_vf2(h)
+else:
+    from la_gpm.api import count_pattern
+    count_pattern(la_gpm_warm := __import__("la_gpm").datasets.load("karate"), E, backend="cpu", closed_forms=False)
+    t = time.perf_counter(); n = count_pattern(G, E, backend="cpu", closed_forms=False)
+print("RESULT", json.dumps([time.perf_counter() - t, int(n)]))
+"""
+
+
+def in_fresh_process(label, E, what, timeout):
+    """(seconds, count) of one count in a fresh Python process (numba's OpenMP pool is not fork safe), timed
+    inside it after loading the graph; or a reason (str) when it ran past ``timeout`` s of counting (killed)."""
+    import json
+    import sys
+    import time
+    from harness import HERE
+    code = _CHILD.format(bench=str(HERE), label=label, edges=[list(e) for e in E], what=what)
+    t = time.perf_counter()
+    load = 5.0           # reading email-Enron and loading cached kernels (about 2 s), outside the counting clock
+    r = command([sys.executable, "-c", code], timeout=timeout + load)
+    for ln in r["text"].splitlines():
+        if ln.startswith("RESULT "):
+            return tuple(json.loads(ln[7:]))
+    if r["killed"]:
+        return f"did not finish within {timeout:.0f} s (killed after {time.perf_counter() - t:.0f} s with the load)"
+    return f"failed: {r['text'][-300:]}"
+
+
+@FAMILY.suite(repeats=3, graphs="citeseer,email-Enron,G(20000,200000)", quick={"graphs": "karate"},
+              args=[arg("--enum-timeout", type=float, default=8.0,
+                        help="seconds for one enumeration run (a child process, killed after this)"),
+                    arg("--peer-timeout", type=float, default=3.0, help="seconds for one igraph run (killed after)"),
+                    arg("--no-census", action="store_true", help="skip the census reference (60 s on email-Enron)")])
+def closed_forms5(a):
+    """Every connected 5-vertex class counted by la_gpm.count (non-induced, unique) on the cpu backend: the engine
+    the table chooses now (closed form for 18 classes, the clique engine for K5, enumeration for the 5-cycle
+    and K2,3+e) against the enumeration it replaced (closed_forms=False, the plan engine; one run in a fresh
+    process, killed after --enum-timeout s of counting), and igraph's VF2 subisomorphism count (embeddings,
+    divided by |Aut|; a fresh process killed after --peer-timeout s).
+    Every count is checked against the 5-vertex census (la_gpm.census(G, 5, induced=False): the hybrid,
+    another code path) and against every enumeration and peer that finished."""
+    from la_gpm.api import count_pattern
+    from la_gpm.motifs.closed_forms5 import FIVE_VERTEX
+    from la_gpm.patterns import Pattern
+    rec = Record(a, "closed_forms5", "every connected 5-vertex class: closed forms against enumeration (cpu)",
+                 enum_timeout_s=a.enum_timeout, peer_timeout_s=a.peer_timeout)
+    warm_graph = la_gpm.datasets.load("karate")
+    for E in FIVE_VERTEX.values():   # compile outside the clock
+        count_pattern(warm_graph, E, backend="cpu")
+    for label in a.graphs:
+        G = bench_graph(label)
+        ref = None
+        if not a.no_census:
+            t, df = once(lambda: la_gpm.census(G, 5, induced=False), sync=False)
+            ref = {Pattern(list(e), k=5).canonical_key: int(c) for e, c in zip(df["edges"], df["count"])}
+            rec.add({"graph": label, "n": G.n, "m": G.m, "pattern": "(all 21: census reference)",
+                     "census_method": df.attrs.get("method"), "census_seconds": t},
+                    echo=f"{label:<18} census(G, 5, induced=False) {t:8.2f} s ({df.attrs.get('method')})")
+        for name, E in FIVE_VERTEX.items():
+            P = Pattern(E, k=5)
+            got, stats = count_pattern(G, E, backend="cpu", return_stats=True)
+            row = {"graph": label, "n": G.n, "m": G.m, "pattern": name, "edges": E, "count": got,
+                   "engine": stats["engine"], "plan": stats["plan"]}
+            if ref is not None:
+                check(f"{label} {name} vs the census", got, ref[P.canonical_key])
+            if stats["engine"] == "plan_dfs":       # unchanged: enumeration before and after
+                res = in_fresh_process(label, E, "enumeration", a.enum_timeout)
+                row.update(after_seconds=res[0] if not isinstance(res, str) else None,
+                           after_note=res if isinstance(res, str) else "enumeration (no closed form)")
+            else:
+                med, times, got2 = timeit(lambda: count_pattern(G, E, backend="cpu"), repeat=a.repeats)
+                check(f"{label} {name} repeat", got2, got)
+                row.update(after_seconds=med, after_runs=times)
+            res = res if stats["engine"] == "plan_dfs" else in_fresh_process(label, E, "enumeration", a.enum_timeout)
+            if isinstance(res, str):
+                row.update(before_seconds=None, before_note=res, before_at_least_seconds=a.enum_timeout)
+            else:
+                check(f"{label} {name} closed form vs enumeration", got, res[1])
+                row.update(before_seconds=res[0])
+            if row["before_seconds"] and row["after_seconds"]:
+                row["speedup"] = row["before_seconds"] / row["after_seconds"]
+            elif row["after_seconds"] and row["engine"] != "plan_dfs":
+                row["speedup_at_least"] = a.enum_timeout / row["after_seconds"]
+            pr = in_fresh_process(label, E, "igraph", a.peer_timeout)
+            if isinstance(pr, str):
+                row["peers"] = [{"impl": "igraph count_subisomorphisms_vf2", "skipped": pr}]
+            else:
+                check(f"{label} {name} igraph (embeddings / |Aut|)", pr[1] // P.automorphism_count, got)
+                row["peers"] = [{"impl": "igraph count_subisomorphisms_vf2", "seconds": pr[0]}]
+            b = row["before_seconds"]
+            rec.add(row, echo=f"{label:<18} {name:<11} {got:>18,}  {row['engine']:<11} after "
+                    + (f"{row['after_seconds']:8.3f} s" if row["after_seconds"] is not None else "   (cut)  ")
+                    + "  before " + (f"{b:8.3f} s" if b is not None else f"> {a.enum_timeout:.0f} s (killed)")
+                    + "  igraph " + (f"{row['peers'][0]['seconds']:.3f} s" if "seconds" in row["peers"][0]
+                                     else row["peers"][0]["skipped"]))
+    rec.done()
+
+
+# ------------------------------------------------------------------ directed (CPU, igraph)
+# igraph motifs_randesu(size=4) on the whole of wiki-Vote takes 13 min on 2 cores: its counts, by isoclass, from one
+# run (benchmarks/results/igraph_wiki_vote_directed4.json) are the reference when this run's igraph call times out
+IGRAPH_WIKI4 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results", "igraph_wiki_vote_directed4.json")
+
+
+def directed_graph(name):
+    """(la_gpm directed Graph, igraph Graph) of ``wiki-Vote`` (the shared SNAP file, read as arcs) or
+    ``dgnm(n,m,recip=r,seed=s)``: m arcs drawn uniformly (loops and repeats dropped), a share r of them also reversed."""
+    import re
+
+    import igraph as ig
+    from harness import DATA
+    if name == "wiki-Vote":
+        path = DATA / "wiki-Vote.txt"
+        D = la_gpm.read_graph(path, directed=True)
+    else:
+        m = re.match(r"^dgnm\((\d+), ?(\d+)(?:, ?recip=([\d.]+))?(?:, ?seed=(\d+))?\)$", name)
+        if not m:
+            raise SystemExit(f"unknown directed graph {name!r}: wiki-Vote or dgnm(n,m,recip=r,seed=s)")
+        n, arcs, r, seed = int(m[1]), int(m[2]), float(m[3] or 0), int(m[4] or 1)
+        rng = np.random.default_rng(seed)
+        e = rng.integers(0, n, (arcs, 2))
+        back = e[rng.random(arcs) < r][:, ::-1]
+        e = np.concatenate([e, back])
+        D = la_gpm.Graph.from_edges(e[:, 0], e[:, 1], n=n, directed=True)
+    src = np.repeat(np.arange(D.n), np.diff(D.indptr))
+    g = ig.Graph(n=D.n, edges=np.column_stack([src, D.indices]).tolist(), directed=True)
+    return D, g
+
+
+def by_iso(df):
+    return {int(i): int(c) for i, c in zip(df["isoclass"], df["count"])}
+
+
+@FAMILY.suite(repeats=3, graphs="wiki-Vote,dgnm(20000,200000,recip=0.2,seed=1)",
+              quick={"graphs": "dgnm(300,1500,recip=0.2,seed=1)"},
+              args=[arg("--igraph-timeout", type=float, default=150.0,
+                        help="seconds for one igraph run (wiki-Vote k = 4 takes about 13 min on 2 cores)")])
+def directed(a):
+    """Directed motif census (issue 18): la_gpm.census(D, 3) (closed-form triad census; and ESU enumeration)
+    and la_gpm.census(D, 4) (ESU enumeration) against igraph motifs_randesu(size=3 | 4) in the same run, counts
+    checked equal by igraph isoclass before timing. igraph runs once in a child (no warm-up), killed after
+    --igraph-timeout; where it is killed (wiki-Vote, k = 4) la_gpm's counts are checked against the stored
+    counts of one full igraph run (results/igraph_wiki_vote_directed4.json)."""
+    import json
+    tiny = la_gpm.Graph.from_edges([0, 1, 2, 2], [1, 2, 0, 1], directed=True)
+    for k, meth in ((3, "closed_form"), (3, "enumerate"), (4, "enumerate")):   # compile before timing
+        census(tiny, k, method=meth)
+    rec = Record(a, "directed_census", "directed motif census (cpu) vs igraph motifs_randesu",
+                 numba_threads=numba_threads(), load_average_at_start=os.getloadavg(),
+                 note="shared 2-core machine: compare times within this file only; every count checked first")
+    for label in a.graphs:
+        D, g = directed_graph(label)
+        for k, methods in ((3, ("closed_form", "enumerate")), (4, ("enumerate",))):
+            row = {"graph": label, "n": D.n, "arcs": D.m, "k": k, "impls": []}
+            ref = None
+            for meth in methods:
+                med, times, df = timeit(lambda: census(D, k, method=meth), repeat=a.repeats, budget_s=60)
+                got = by_iso(df)
+                if ref is None:
+                    ref = got
+                check(f"{label}/k{k}/{meth} vs {methods[0]}", got, ref)
+                row["impls"].append({"impl": f"la_gpm census ({meth})", "seconds": med, "runs": times})
+            row["counts_by_isoclass"] = ref
+            ig_row = peer(f"igraph motifs_randesu(size={k})", lambda: (lambda: g.motifs_randesu(size=k)),
+                          want=ref, label=f"{label}/k{k}", timeout=a.igraph_timeout,
+                          convert=lambda vals: {i: int(x) for i, x in enumerate(vals) if x == x},
+                          note="one timed run (no warm-up), child process")
+            if "skipped" in ig_row and label == "wiki-Vote" and k == 4 and os.path.exists(IGRAPH_WIKI4):
+                stored = json.load(open(IGRAPH_WIKI4))
+                check(f"{label}/k4 vs the stored igraph run", ref,
+                      {i: c for i, c in enumerate(stored["counts"]) if c is not None})
+                ig_row.update(checked_against="stored igraph run", stored_seconds=stored["seconds"],
+                              stored_note=stored.get("note"))
+            row["impls"].append(ig_row)
+            ig_s = ig_row.get("seconds") or ig_row.get("stored_seconds")
+            if ig_s:
+                row["speedup_vs_igraph"] = ig_s / row["impls"][0]["seconds"]
+            rec.add(row, echo=False)
+            for x in row["impls"]:
+                s_ = f"{x['seconds']:.4f} s" if x.get("seconds") is not None else "skipped: " + x["skipped"] + (
+                    f" (stored run: {x['stored_seconds']:.1f} s)" if "stored_seconds" in x else "")
+                print(f"{label:38s} k={k}  {x['impl']:36s} {s_}", flush=True)
     rec.done()
 
 

@@ -139,7 +139,7 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     check_count_options(count, memory_budget, induced)
     _reject_unknown_keywords("count_pattern", options, COUNT_PATTERN_KEYWORDS)
     G = as_graph(G)
-    G.require_undirected("pattern counting")
+    G.require_undirected("pattern counting (la_gpm patterns are undirected)")
     P = check_pattern(G, P)
     choice = engines.choose(G, P, induced=induced, backend=backend, closed_forms=closed_forms, gpu_engine=gpu_engine,
                             reuse=reuse, memory_budget=memory_budget, progress=progress, **options)
@@ -198,7 +198,7 @@ def count_many(G, patterns, *, induced: bool = False, count: str = "unique", bac
         raise InvalidArgument("patterns must be an iterable of patterns (a list), not one pattern name; "
                               "use count_pattern for a single pattern")
     G = as_graph(G)
-    G.require_undirected("pattern counting")
+    G.require_undirected("pattern counting (la_gpm patterns are undirected)")
     pats, derived = prepared(G, list(patterns), bool(induced), bool(reuse))
     b = engines.batch_backend(backend)
     kw = dict(induced=bool(induced), count=count, memory_budget=memory_budget, reuse=reuse)

@@ -279,11 +279,33 @@ class Graph:
             for key in [k for k in self._cache if k.startswith("dev:")]:
                 del self._cache[key]
 
+    def to_undirected(self) -> "Graph":
+        """The underlying undirected graph: an edge u ~ v wherever u -> v or v -> u (vertex ids, labels of the
+        vertices and the name kept; edge labels dropped). An undirected graph is returned as is.
+
+        >>> import la_gpm
+        >>> D = la_gpm.Graph.from_edges([0, 1, 1], [1, 0, 2], directed=True)
+        >>> D.m, D.to_undirected().m
+        (3, 2)
+        """
+        if not self._directed:
+            return self
+
+        def make():
+            src = np.repeat(np.arange(self.n, dtype=np.int64), self.degrees)
+            H = Graph.from_edges(src, self._indices, n=self.n)
+            return Graph(H.indptr, H.indices, ids=self._ids, vertex_labels=self._vlabels, name=self.name,
+                         _trusted=True)
+        return self.cached("undirected", make)
+
     def require_undirected(self, what):
-        """Raise InvalidGraph naming ``what`` when the graph is directed."""
+        """Raise InvalidGraph naming ``what`` when the graph is directed, saying how to go on."""
         if self._directed:
-            raise InvalidGraph(f"{what} needs an undirected graph; this one is directed "
-                               "(build it with directed=False)")
+            raise InvalidGraph(
+                f"{what} needs an undirected graph; this one is directed ({self.n} vertices, {self.m} arcs). "
+                "Count on the underlying undirected graph with G.to_undirected() (an edge wherever an arc goes "
+                "either way), or build the graph with directed=False; directed 3- and 4-vertex motifs (triads, "
+                "feed-forward loops, reciprocity) are counted by la_gpm.census(G, 3) and la_gpm.census(G, 4)")
 
     # ----------------------------------------------------------------- immutability
     def __setattr__(self, name, value):

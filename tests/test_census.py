@@ -351,10 +351,13 @@ def test_bad_k():
         census(G, 4, method="hybrid")
 
 
-def test_directed_graph_rejected():
+def test_directed_graph_gets_the_directed_census():
+    """Issue 18: a directed graph gets the directed census (tests/test_directed.py); orbits stay undirected."""
     D = la_gpm.Graph.from_edges(np.array([0, 1, 2]), np.array([1, 2, 0]), directed=True)
-    with pytest.raises(la_gpm.InvalidGraph, match="directed"):
-        census(D, 3)
+    df = census(D, 3)
+    assert df.attrs["directed"] and dict(zip(df["name"], df["count"]))["030C"] == 1
+    with pytest.raises(la_gpm.PatternTooLarge, match="directed"):
+        census(D, 5)
     with pytest.raises(la_gpm.InvalidGraph, match="directed"):
         orbits(D, 4)
 

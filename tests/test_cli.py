@@ -188,7 +188,9 @@ def test_directed(capsys, tmp_path):
     assert res["directed"] is True and res["m"] == 4
     assert main(["info", str(f), "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["directed"] is False
-    for argv in (["count", str(f), "triangle"], ["census", str(f), "-k", "3"], ["orbits", str(f)],
+    assert main(["census", str(f), "-k", "3", "--directed", "-q"]) == 0     # the directed census (issue 18)
+    assert "030C" in capsys.readouterr().out
+    for argv in (["count", str(f), "triangle"], ["census", str(f), "-k", "5"], ["orbits", str(f)],
                  ["estimate", str(f), "u3", "--backend", "cpu"], ["trees", str(f), "-k", "3", "--backend", "cpu"],
                  ["match", str(f), "triangle"]):
         assert main(argv + ["--directed", "-q"]) == 2, argv

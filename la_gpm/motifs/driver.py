@@ -56,8 +56,10 @@ from ..partition import check_part
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
+from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
 from .common import check_safe, descending, nchunks, prepare, serial_pass
+from .directed import directed_census
 from .frames import frame
 from .hybrid import hybrid5_noninduced
 from .orbit_equations import ORBITS_4, solve_orbits
@@ -110,8 +112,10 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
 
     Parameters
     ----------
-    G : graph (anything :func:`la_gpm.as_graph` accepts), undirected
-    k : number of pattern vertices, 3..7
+    G : graph (anything :func:`la_gpm.as_graph` accepts); a directed graph gets the directed census
+        (k = 3, 4: every weakly connected directed class, igraph's isoclass numbering, CPU only; see
+        :func:`la_gpm.motifs.directed.directed_census` for its columns and methods)
+    k : number of pattern vertices, 3..7 (3, 4 for a directed graph)
     induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
         isomorphic to the class, whether or not more edges join its vertices)
     backend : ``"cpu"``, ``"gpu"`` (CUDA kernels, ``motifs/gpu.py``: closed forms for
@@ -137,6 +141,9 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     >>> dict(zip(df.name, df["count"]))
     {'wedge': 393, 'triangle': 45}
     """
+    G = as_graph(G)
+    if G.directed:     # directed motifs (k = 3, 4; CPU): la_gpm.motifs.directed
+        return directed_census(G, k, induced=induced, backend=backend, progress=progress, method=method)
     k = check_k(k)
     G = prepare(G, "census")
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="census")
