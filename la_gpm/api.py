@@ -112,10 +112,10 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
         (measured 6x faster than the dfs engine on the house, wiki-Vote and email-Eu-core), the dfs
         engine otherwise (on par or faster for 4-vertex patterns); see docs/gpu_trie.md
     closed_forms : on the cpu backend, count the non-induced unlabeled patterns that have a closed form
-        (stars, the 4-path, the tailed triangle, the bowtie (hourglass) and the house, whatever way they are
-        given: edge list, name, file) from degrees and triangle counts instead of enumerating their copies
-        (:func:`la_gpm.motifs.closed_forms.bowtie_noninduced`, :func:`~la_gpm.motifs.closed_forms.house_noninduced`;
-        same numbers); False forces the enumeration (for A/B tests)
+        (stars, every 4-vertex pattern but the 4-clique (which the clique engine counts), 19 of the 21
+        5-vertex patterns, whatever way they are given: edge list, name, file) from degrees, triangle and
+        4-cycle counts instead of enumerating their copies (docs/closed_forms.md; same numbers); False forces
+        the enumeration (for A/B tests)
 
     Returns
     -------

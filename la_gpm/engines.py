@@ -155,7 +155,11 @@ def _closed_form_table():
             named_pattern("house").canonical_key: (cf.house_noninduced, "house = Σ_4-cycles Σ_edges t_e − 4 × diamonds"),
             named_pattern("4-path").canonical_key: (df.path4_noninduced, "4-path = Σ_uv (d_u − 1)(d_v − 1) − 3T"),
             named_pattern("tailed-triangle").canonical_key: (df.tailed_triangle_noninduced,
-                                                             "tailed triangle = Σ_v t_v (d_v − 2)")}
+                                                             "tailed triangle = Σ_v t_v (d_v − 2)"),
+            named_pattern("4-cycle").canonical_key: (cf.cycle4_noninduced,
+                                                     "4-cycles counted once at their highest-rank vertex (4-vertex "
+                                                     "census totals)"),
+            named_pattern("diamond").canonical_key: (cf.diamond_noninduced, "diamond = Σ_e C(t_e, 2)")}
 
 
 def _closed_form_of(P):
@@ -177,6 +181,10 @@ def _closed_form_of(P):
 def _closed_guard(P, G):
     """Why the closed form of P cannot count G exactly in int64 (the 5-vertex forms of
     :mod:`la_gpm.motifs.closed_forms5` bound their terms up front), or None."""
+    if P.k == 4 and _closed_form_table().get(P.canonical_key) is not None:
+        d = G.max_degree   # motifs.common.check_safe's bound of the 4-vertex census totals
+        return (None if G.m * d * d < 2**62 else
+                f"the closed form could overflow int64 on this graph (m·dmax² = {G.m * d * d} >= 2**62)")
     if P.k != 5 or _closed_form_table().get(P.canonical_key) is not None:
         return None
     from .motifs.closed_forms5 import overflow_reason
@@ -357,8 +365,10 @@ def explain(G, P, *, induced: bool = False, backend: str | None = None, **kw) ->
 
     >>> import la_gpm
     >>> G = la_gpm.datasets.load("karate")
-    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("4-cycle"), backend="cpu")]
+    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("5-cycle"), backend="cpu")]
     [('triangles', 'cannot'), ('kcliques', 'cannot'), ('closed_form', 'cannot'), ('plan_dfs', 'chosen')]
+    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("4-cycle"), backend="cpu")][2:]
+    [('closed_form', 'chosen'), ('plan_dfs', 'can run')]
     """
     from .patterns import as_pattern
     from .validation import as_graph

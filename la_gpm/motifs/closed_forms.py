@@ -20,7 +20,8 @@ from ..patterns.classes import classes
 from .common import (check_safe, column_sums, deg_binomial_sum, degree_binomials, descending, exact_sum, nchunks,
                      prepare, serial_pass)
 
-__all__ = ["closed_form_noninduced", "noninduced_orbits", "sigma4_columns", "bowtie_noninduced", "house_noninduced"]
+__all__ = ["closed_form_noninduced", "noninduced_orbits", "sigma4_columns", "bowtie_noninduced", "house_noninduced",
+           "cycle4_noninduced", "diamond_noninduced"]
 
 # k = 4 totals on the calling thread below this many arcs, else the thread pool: measured on 16 cores
 # (census_small_gpu.json) karate (156 arcs) 0.003 against 0.025 ms, citeseer (9,072) 0.30 against 0.055 ms
@@ -62,6 +63,31 @@ def closed_form_noninduced(G, k):
 
 
 # --------------------------------------------------------------------------- per vertex
+
+
+def _census4_row(G, name) -> int:
+    return closed_form_noninduced(G, 4)[classes(4).names.index(name)]
+
+
+def cycle4_noninduced(G) -> int:
+    """Non-induced 4-cycles (one pass of the 4-vertex census totals: each 4-cycle once at its highest-rank
+    vertex; email-Enron 0.04 s on 2 cores against 1.3 s enumerated).
+
+    >>> import la_gpm
+    >>> cycle4_noninduced(la_gpm.datasets.load("karate"))
+    154
+    """
+    return _census4_row(G, "4-cycle")
+
+
+def diamond_noninduced(G) -> int:
+    """Non-induced diamonds Σ_e C(t_e, 2) (the same pass; email-Enron 0.04 s against 0.6 s enumerated).
+
+    >>> import la_gpm
+    >>> diamond_noninduced(la_gpm.datasets.load("karate"))
+    151
+    """
+    return _census4_row(G, "diamond")
 
 
 def noninduced_orbits(G, k, with_extra=False):
