@@ -168,3 +168,13 @@ def test_empty_and_edgeless_graphs():
               la_gpm.Graph.from_edges([0], [1], n=2)):
         for name in NEW:
             assert cf5.count5(G, Pattern(cf5.FIVE_VERTEX[name], k=5)) == 0
+
+
+def test_five_vertex_names_are_pattern_names():
+    """Every class of FIVE_VERTEX is also a pattern name (lower case), of the same canonical form."""
+    from la_gpm.motifs.closed_forms5 import FIVE_VERTEX
+    for name, edges in FIVE_VERTEX.items():
+        if name in ("5-star", "5-path", "5-cycle", "5-clique", "bowtie", "house"):
+            continue
+        assert Pattern.named(name).canonical_key == Pattern(edges).canonical_key, name
+        assert Pattern.named(name.upper()).canonical_key == Pattern(edges).canonical_key

@@ -33,6 +33,23 @@ _FIXED = {
     "hourglass": (5, [(0, 1), (0, 2), (1, 2), (0, 3), (0, 4), (3, 4)]),
     "pentagon": (5, [(0, 1), (1, 2), (2, 3), (3, 4), (4, 0)]),
     "bowtie": (5, [(0, 1), (0, 2), (1, 2), (0, 3), (0, 4), (3, 4)]),
+    # the other connected 5-vertex classes by their usual names (docs/closed_forms.md)
+    "fork": (5, [(0, 1), (1, 2), (0, 3), (0, 4)]),
+    "chair": (5, [(0, 1), (1, 2), (0, 3), (0, 4)]),
+    "cricket": (5, [(0, 1), (0, 2), (1, 2), (0, 3), (0, 4)]),
+    "bull": (5, [(0, 1), (0, 2), (1, 2), (1, 3), (0, 4)]),
+    "banner": (5, [(0, 1), (1, 2), (2, 3), (3, 0), (0, 4)]),
+    "tadpole": (5, [(0, 1), (1, 2), (1, 3), (2, 3), (0, 4)]),
+    "dart": (5, [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (0, 4)]),
+    "kite": (5, [(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (0, 4)]),
+    "k2,3": (5, [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]),
+    "k4+pendant": (5, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (0, 4)]),
+    "book": (5, [(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (0, 4), (1, 4)]),
+    "gem": (5, [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (2, 3), (3, 4)]),
+    "k2,3+e": (5, [(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3)]),
+    "k4+wedge": (5, [(0, 1), (0, 2), (0, 3), (1, 2), (1, 3), (2, 3), (0, 4), (1, 4)]),
+    "wheel": (5, [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (2, 3), (3, 4), (4, 1)]),
+    "k5-e": (5, [(0, 1), (0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4)]),
 }
 
 _PARAM = re.compile(r"^(\d+)-(path|star|cycle|clique)$")
@@ -73,8 +90,8 @@ def named_edges(name: str) -> tuple:
         if res.is_file():
             k, edges = parse_fascia(res.read_text(), fname + ".fascia")
             return k, edges, (low if low in TEMPLATES else fname)
-    raise InvalidPattern(f"unknown pattern name {name!r}; known: triangle, wedge, diamond, tailed-triangle, house, "
-                         f"hourglass, pentagon, k-path, k-star, k-cycle, k-clique (e.g. '4-cycle'), "
+    raise InvalidPattern(f"unknown pattern name {name!r}; known: {', '.join(_FIXED)}, "
+                         f"k-path, k-star, k-cycle, k-clique (e.g. '4-cycle'), "
                          f"{', '.join(sorted(set(TEMPLATES)))}; or pass a Pattern, a networkx graph, an edge list "
                          "or a .fascia/.graph file")
 
