@@ -112,3 +112,33 @@ def test_cli_warmup(capsys):
     assert list(res["seconds"]) == ["triangles"] and res["backend"] == "cpu"
     assert main(["warmup", "--kinds", "nope", "--quiet"]) == 2
     assert "unknown kind 'nope'" in capsys.readouterr().err
+
+
+def test_cached_kernels_never_share_a_disk_cache_entry():
+    """numba names its disk cache after a function's module, qualified name and line, not after its options:
+    two cached builds of one function (a parallel and a serial one) would share an entry, and whichever
+    compiled first would be loaded for both (GAMMA's parallel search ran single-threaded that way).  Every
+    cached dispatcher of la_gpm must have a cache name of its own (la_gpm.primitives.jit.parallel_and_serial)."""
+    import importlib
+    import pkgutil
+
+    from numba.core.caching import NullCache
+    from numba.core.registry import CPUDispatcher
+
+    import la_gpm
+    seen = {}
+    for info in pkgutil.walk_packages(la_gpm.__path__, "la_gpm."):
+        if info.name.startswith(("la_gpm.algorithms", "la_gpm.nx_backend")):
+            continue
+        try:
+            mod = importlib.import_module(info.name)
+        except ImportError:   # optional dependencies (cupy, dask, graphblas, ...)
+            continue
+        for obj in vars(mod).values():
+            if isinstance(obj, CPUDispatcher) and not isinstance(obj._cache, NullCache):
+                f = obj.py_func
+                key = (f.__module__, f.__qualname__, f.__code__.co_firstlineno)
+                seen.setdefault(key, set()).add(id(obj))
+    assert len(seen) > 50   # the walk found the kernels
+    shared = {k: len(v) for k, v in seen.items() if len(v) > 1}
+    assert not shared, f"cached dispatchers sharing one disk-cache entry: {shared}"

@@ -19,6 +19,7 @@ import numba as nb
 import numpy as np
 
 from ..config import config
+from ..primitives.jit import parallel_and_serial
 from .query import query_label_table
 
 __all__ = ["NLFState", "Candidates"]
@@ -59,10 +60,8 @@ def _ct_rows_impl(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
 
 
 # each pass in two builds: parallel for large inputs, serial (prange as range) below config.parallel_min
-_label_counts_par = nb.njit(parallel=True, cache=True)(_label_counts_impl)
-_label_counts_ser = nb.njit(cache=True)(_label_counts_impl)
-_ct_rows_par = nb.njit(parallel=True, cache=True)(_ct_rows_impl)
-_ct_rows_ser = nb.njit(cache=True)(_ct_rows_impl)
+_label_counts_par, _label_counts_ser = parallel_and_serial(_label_counts_impl)
+_ct_rows_par, _ct_rows_ser = parallel_and_serial(_ct_rows_impl)
 
 
 def _label_counts(ptr, idx, vcol, L):

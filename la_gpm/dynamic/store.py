@@ -31,6 +31,7 @@ import numba as nb
 import numpy as np
 
 from ..config import config
+from ..primitives.jit import parallel_and_serial
 from ..graph import Graph
 
 __all__ = ["ArcStore", "Opened", "KEPT", "INSERTED", "DELETED"]
@@ -86,8 +87,7 @@ def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, ins_dst, i
         rows[v, 1] = o
 
 
-_patch_par = nb.njit(parallel=True, cache=True)(_patch_impl)
-_patch_ser = nb.njit(cache=True)(_patch_impl)
+_patch_par, _patch_ser = parallel_and_serial(_patch_impl)  # small batches: the serial one
 
 
 @nb.njit(cache=True)
