@@ -65,6 +65,11 @@ def _parts(c, parts, per: str, what: str = "parts"):
     return (4 if per == "worker4" else 1) * max(1, len(info))
 
 
+def _worker_backend(backend):
+    if backend not in ("cpu", "gpu"):
+        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+
+
 def _scattered(c, G):
     """G on every worker of client ``c``: scattered once per (client, graph) and kept for later calls, so the
     workers keep their copy and, cached on it, the derived arrays and device copies of earlier tasks.
@@ -103,8 +108,7 @@ def count_whole(G, P, *, induced=False, count="unique", backend="cpu", memory_bu
 def _checked(G, P, count, backend, memory_budget, induced):
     """The pattern, checked as :func:`la_gpm.api.count_pattern` checks it (options, size, labels)."""
     check_count_options(count, memory_budget, induced)
-    if backend not in ("cpu", "gpu"):
-        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+    _worker_backend(backend)
     return check_pattern(G, P)
 
 
@@ -201,8 +205,7 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
     from ..color_coding.driver import resolve_seed
     from ..color_coding.driver import estimate as cc_estimate
 
-    if backend not in ("cpu", "gpu"):
-        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+    _worker_backend(backend)
     G = as_graph(G)
     P = as_pattern(template)
     c = _client(client)
@@ -322,8 +325,7 @@ def estimate_census(G, k: int, *, client=None, batch: int = 8, eps: float = 0.1,
     from ..color_coding.driver import resolve_seed
     from ..motif_estimate.driver import estimate_census as me_estimate_census
 
-    if backend not in ("cpu", "gpu"):
-        raise InvalidArgument(f"backend must be 'cpu' or 'gpu' (every worker runs it); got {backend!r}")
+    _worker_backend(backend)
     G = as_graph(G)
     c = _client(client)
     s = resolve_seed(seed)

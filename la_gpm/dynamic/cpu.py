@@ -348,10 +348,10 @@ def _drive(items, work, *args):
     f(items, *args)
 
 
-def _args(items, upd, plan, S, cand):
-    """The search's arguments on the opened store ``S`` (rows over its arc buffer; ``S.maxdeg`` bounds
-    every row: the per-level candidate buffers)."""
-    return (items, upd, plan.packed, S.rows, S.idx, S.st, S.od, S.el, S.labeled, cand.ct, cand.ptr, cand.idx,
+def _args(upd, plan, S, cand):
+    """The search's arguments after the items on the opened store ``S`` (rows over its arc buffer;
+    ``S.maxdeg`` bounds every row: the per-level candidate buffers)."""
+    return (upd, plan.packed, S.rows, S.idx, S.st, S.od, S.el, S.labeled, cand.ct, cand.ptr, cand.idx,
             plan.k, S.maxdeg)
 
 
@@ -363,7 +363,7 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), *_args(items, upd, plan, S, cand)[1:], _chunks(items.shape[0]), counts,
+        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), _chunks(items.shape[0]), counts,
                np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
     return counts
 
@@ -377,6 +377,6 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), *_args(items, upd, plan, S, cand)[1:], _chunks(items.shape[0]), again,
+        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), _chunks(items.shape[0]), again,
                offsets, out, True)
     return out

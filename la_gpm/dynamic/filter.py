@@ -21,6 +21,7 @@ import numpy as np
 from ..config import config
 from ..primitives.jit import parallel_and_serial
 from .query import query_label_table
+from .store import grow
 
 __all__ = ["NLFState", "Candidates"]
 
@@ -168,20 +169,12 @@ class _Query:
         self.qdem = query_label_table(P, columns) if self.labeled else np.zeros((P.k, 1), np.int32)
 
 
-class Opened:
+class TablesOpened:
     """What :meth:`NLFState.open` changed, for :meth:`NLFState.revert` / :meth:`NLFState.commit`."""
     __slots__ = ("rows", "saved", "n_before", "src", "dst", "cands")
 
     def __init__(self, rows, saved, n_before, src, dst, cands):
         self.rows, self.saved, self.n_before, self.src, self.dst, self.cands = rows, saved, n_before, src, dst, cands
-
-
-def _grow(a, size):
-    if a.shape[0] >= size:
-        return a
-    b = np.zeros((max(size, int(a.shape[0] * 1.5) + 16),) + a.shape[1:], dtype=a.dtype)
-    b[:a.shape[0]] = a
-    return b
 
 
 class NLFState:
@@ -229,13 +222,13 @@ class NLFState:
         """Rows for the vertices a batch adds (no neighbours yet)."""
         if n_after <= self.n:
             return
-        self.deg = _grow(self.deg, n_after)
-        self.N = _grow(self.N, n_after)
-        self._ct = [_grow(c, n_after) for c in self._ct]
+        self.deg = grow(self.deg, n_after)
+        self.N = grow(self.N, n_after)
+        self._ct = [grow(c, n_after) for c in self._ct]
         self.deg[self.n:n_after] = 0
         self.N[self.n:n_after] = 0
         if self._on:
-            self.vcol = _grow(self.vcol, n_after)
+            self.vcol = grow(self.vcol, n_after)
             self.vcol[self.n:n_after] = self._vcol(vlab_after[self.n:n_after])
 
     def _apply(self, src, dst, sign):
@@ -263,7 +256,7 @@ class NLFState:
                 out.append(Candidates(view, q.k, _patch_lists(cand.ptr, cand.idx, rows, new, q.k)))
         return out
 
-    def open(self, batch, vlab_after) -> Opened:
+    def open(self, batch, vlab_after) -> TablesOpened:
         """The tables of the union graph (before + inserted edges): only the rows of the inserted edges'
         endpoints and of new vertices change; returns them with one :class:`Candidates` per query."""
         n0 = self.n
@@ -275,16 +268,16 @@ class NLFState:
         self._tables(rows, vlab_after)
         self.n = batch.n_after
         cands = self._lists(self.cand, rows, saved, batch.n_after)
-        return Opened(rows, saved, n0, src, dst, cands)
+        return TablesOpened(rows, saved, n0, src, dst, cands)
 
-    def revert(self, o: Opened) -> None:
+    def revert(self, o: TablesOpened) -> None:
         """Back to the graph before the batch."""
         self._apply(o.src, o.dst, -1)
         for ct, old in zip(self._ct, o.saved):
             ct[o.rows] = old
         self.n = o.n_before
 
-    def commit(self, o: Opened, batch, vlab_after) -> None:
+    def commit(self, o: TablesOpened, batch, vlab_after) -> None:
         """Move to the graph after the batch (its deleted edges removed from the union's counts)."""
         s2, d2 = self._arcs(batch.delete)
         self._apply(s2, d2, -1)

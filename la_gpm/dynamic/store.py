@@ -34,7 +34,7 @@ from ..config import config
 from ..primitives.jit import parallel_and_serial
 from ..graph import Graph
 
-__all__ = ["ArcStore", "Opened", "KEPT", "INSERTED", "DELETED"]
+__all__ = ["ArcStore", "Opened", "grow", "KEPT", "INSERTED", "DELETED"]
 
 KEPT, INSERTED, DELETED = 0, 1, 2
 
@@ -196,21 +196,19 @@ def _gather(rows, idx, el, labeled, n):
     return ptr, out, oel
 
 
-def _grow(a, size, fill=None):
-    """``a`` with at least ``size`` rows (x1.5 growth; new space filled with ``fill`` when given)."""
+def grow(a, size):
+    """``a`` itself when it has ``size`` rows, else a copy with room for at least ``size`` (x1.5; new rows zero):
+    the capacity growth of the store's and the candidate tables' arrays."""
     if a.shape[0] >= size:
         return a
-    cap = max(size, int(a.shape[0] * 1.5) + 16)
-    b = np.empty((cap,) + a.shape[1:], dtype=a.dtype)
+    b = np.zeros((max(size, int(a.shape[0] * 1.5) + 16),) + a.shape[1:], dtype=a.dtype)
     b[:a.shape[0]] = a
-    if fill is not None:
-        b[a.shape[0]:] = fill
     return b
 
 
 class Opened:
     """One batch opened on a store: the union graph's view and what closing it needs."""
-    __slots__ = ("touched", "old_rows", "n_before", "used_before", "lo", "hi", "upd", "ustate", "uel", "vlab")
+    __slots__ = ("touched", "old_rows", "n_before", "lo", "hi", "upd", "ustate", "uel", "vlab")
 
     def __init__(self, **kw):
         for k, v in kw.items():
@@ -302,10 +300,6 @@ class ArcStore:
         out[hit] = sorter[pos[hit]]
         return out
 
-    def ids_view(self):
-        """Original ids of the current vertices, or None for the identity."""
-        return self.ids
-
     # ------------------------------------------------------------------ batches
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph."""
@@ -345,7 +339,7 @@ class ArcStore:
             uel = np.concatenate([batch.insert_labels.astype(np.int64), del_el[:b]])
         else:
             uel = np.zeros(a + b, np.int64)
-        return Opened(touched=touched, old_rows=old_rows, n_before=n_before, used_before=lo, lo=lo, hi=hi,
+        return Opened(touched=touched, old_rows=old_rows, n_before=n_before, lo=lo, hi=hi,
                       upd=np.ascontiguousarray(upd), ustate=ustate, uel=uel, vlab=vlab)
 
     def revert(self, op: Opened) -> None:
@@ -353,7 +347,7 @@ class ArcStore:
         if op.touched.size:
             self.rows[op.touched] = op.old_rows
         self.n = op.n_before
-        self.used = op.used_before
+        self.used = op.lo
 
     def commit(self, op: Opened, batch) -> None:
         """Keep the batch: the touched rows become the graph after it (deleted arcs dropped)."""
@@ -376,7 +370,7 @@ class ArcStore:
     def _reserve(self, arcs: int, n_after: int) -> None:
         """Room for ``arcs`` more arcs at the tail and ``n_after`` rows; compacts when half is garbage."""
         if n_after > self.rows.shape[0]:
-            self.rows = _grow(self.rows, n_after)
+            self.rows = grow(self.rows, n_after)
             self.generation += 1
         if self.used + arcs <= self.idx.shape[0]:
             return
@@ -397,11 +391,11 @@ class ArcStore:
 
     def _fresh(self, cap, idx, el):
         # between batches every arc below ``used`` is kept: state 0, order -1
-        self.idx = _grow(np.ascontiguousarray(idx), cap)
+        self.idx = grow(np.ascontiguousarray(idx), cap)
         self.st = np.zeros(cap, dtype=np.int8)
         self.od = np.full(cap, -1, dtype=np.int32)
         if self.labeled:
-            self.el = _grow(np.ascontiguousarray(el), cap)
+            self.el = grow(np.ascontiguousarray(el), cap)
 
     # ------------------------------------------------------------------ graphs
     def snapshot(self):

@@ -300,49 +300,37 @@ def _net(iint, dint, N, rows, idx, n):
                 ex[0, 0] = ik[t] // N
                 ex[0, 1] = ik[t] % N
             cnt[1] += 1
-    ni = 0
-    for t in range(ik.shape[0]):
-        if ikeep[t]:
-            lo = ik[t] // N
-            hi = ik[t] % N
-            if _present(rows, idx, n, lo, hi):
-                ikeep[t] = False
-                if cnt[2] == 0:
-                    ex[1, 0] = lo
-                    ex[1, 1] = hi
-                cnt[2] += 1
-            else:
-                ni += 1
-    nd = 0
-    for t in range(dk.shape[0]):
-        if dkeep[t]:
-            lo = dk[t] // N
-            hi = dk[t] % N
-            if not _present(rows, idx, n, lo, hi):
-                dkeep[t] = False
-                if cnt[3] == 0:
-                    ex[2, 0] = lo
-                    ex[2, 1] = hi
-                cnt[3] += 1
-            else:
-                nd += 1
-    ins = np.empty((ni, 2), dtype=np.int64)
-    first = np.empty(ni, dtype=np.int64)
+    _drop(ik, ikeep, N, rows, idx, n, True, cnt, ex, 2)      # inserts of existing edges
+    _drop(dk, dkeep, N, rows, idx, n, False, cnt, ex, 3)     # deletes of missing edges
+    ins = _pairs_of(ik, ikeep, N)
+    dele = _pairs_of(dk, dkeep, N)
+    return ins, ifirst[ikeep], dele, cnt, ex
+
+
+@nb.njit(cache=True)
+def _drop(keys, keep, N, rows, idx, n, if_present, cnt, ex, c):
+    """Unmark the kept pairs that are (``if_present``) or are not edges of the graph: counted in ``cnt[c]``,
+    the first one in ``ex[c - 1]``."""
+    for t in range(keys.shape[0]):
+        if keep[t] and _present(rows, idx, n, keys[t] // N, keys[t] % N) == if_present:
+            keep[t] = False
+            if cnt[c] == 0:
+                ex[c - 1, 0] = keys[t] // N
+                ex[c - 1, 1] = keys[t] % N
+            cnt[c] += 1
+
+
+@nb.njit(cache=True)
+def _pairs_of(keys, keep, N):
+    """(lo, hi) rows of the kept keys lo * N + hi."""
+    out = np.empty((int(keep.sum()), 2), dtype=np.int64)
     o = 0
-    for t in range(ik.shape[0]):
-        if ikeep[t]:
-            ins[o, 0] = ik[t] // N
-            ins[o, 1] = ik[t] % N
-            first[o] = ifirst[t]
+    for t in range(keys.shape[0]):
+        if keep[t]:
+            out[o, 0] = keys[t] // N
+            out[o, 1] = keys[t] % N
             o += 1
-    dele = np.empty((nd, 2), dtype=np.int64)
-    o = 0
-    for t in range(dk.shape[0]):
-        if dkeep[t]:
-            dele[o, 0] = dk[t] // N
-            dele[o, 1] = dk[t] % N
-            o += 1
-    return ins, first, dele, cnt, ex
+    return out
 
 
 def ids_after(S, b: Batch):

@@ -55,7 +55,7 @@ import numpy as np
 from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
-from ..patterns.classes import bit, build_class_table, classes, inclusion_counts, to_noninduced
+from ..patterns.classes import bit, classes, connected_rows, to_noninduced
 from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..validation import as_graph
 from .common import deg_binomial_sum, nchunks, serial_pass, weighted_sum
@@ -143,17 +143,9 @@ def directed_classes(k: int) -> DirectedClasses:
     for p, perm in enumerate(perms):
         for a, b in arcs:
             bitmaps[p, arc_bit(a, b)] = arc_bit(perm[a], perm[b])
-    raw, reps = build_class_table(bitmaps, nbits)
-    reps = reps.tolist()
     ucls = classes(k)
-    conn = [c for c in range(len(reps)) if ucls.table[undirected_code(reps[c], k)] >= 0]
-    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
-    index = np.full(len(reps), -1, dtype=np.int64)
-    for row, c in enumerate(conn):
-        index[c] = row
-    table = index[raw].astype(np.int32)
-    keys = tuple(reps[c] for c in conn)
-    M = inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn))
+    table, keys, M, raw, conn = connected_rows(bitmaps, nbits,
+                                               lambda code: ucls.table[undirected_code(code, k)] >= 0)
     # igraph's numbering: classes in order of first appearance of igraph's code 0, 1, 2, ...
     weight = _IGRAPH_IDX[k]
     to_ours = np.zeros(1 << nbits, dtype=np.int64)

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numba as nb
 import numpy as np
 
-__all__ = ["Classes", "classes", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
+__all__ = ["Classes", "classes", "connected_rows", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
            "to_induced", "to_noninduced", "build_class_table", "inclusion_counts"]
 
 
@@ -130,6 +130,23 @@ def known_names(k):
     return [(nm, named_pattern(nm)) for nm in names]
 
 
+def connected_rows(bitmaps, nbits, connected):
+    """The rows of the connected classes under the bit permutations ``bitmaps`` (one per vertex
+    permutation): ``(table, keys, M)`` -- code -> row (-1: not connected), each row's smallest code, rows
+    ordered by bit count then code, and the inclusion matrix (M[i][j]: copies of class j in class i).
+    Shared by the undirected classes here and the directed ones (``la_gpm.motifs.directed``)."""
+    raw, reps = build_class_table(bitmaps, nbits)
+    reps = reps.tolist()
+    conn = [c for c in range(len(reps)) if connected(reps[c])]
+    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
+    index = np.full(len(reps), -1, dtype=np.int64)
+    for row, c in enumerate(conn):
+        index[c] = row
+    table = index[raw].astype(np.int32)
+    keys = tuple(reps[c] for c in conn)
+    return table, keys, inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn)), raw, conn
+
+
 @functools.lru_cache(maxsize=None)
 def classes(k: int) -> Classes:
     pairs = vertex_pairs(k)
@@ -139,17 +156,8 @@ def classes(k: int) -> Classes:
     for p, perm in enumerate(perms):
         for b, (i, j) in enumerate(pairs):
             bitmaps[p, b] = bit(perm[i], perm[j])
-    raw, reps = build_class_table(bitmaps, nbits)
-    reps = reps.tolist()
-    conn = [c for c in range(len(reps)) if is_connected_code(reps[c], k)]
-    conn.sort(key=lambda c: (bin(reps[c]).count("1"), reps[c]))
-    index = np.full(len(reps), -1, dtype=np.int64)
-    for row, c in enumerate(conn):
-        index[c] = row
-    table = index[raw].astype(np.int32)
-    keys = tuple(reps[c] for c in conn)
-    M = inclusion_counts(np.array(keys, dtype=np.int64), raw, index, len(conn))
-    names = [None] * len(conn)
+    table, keys, M, _, _ = connected_rows(bitmaps, nbits, lambda code: is_connected_code(code, k))
+    names = [None] * len(keys)
     for nm, P in known_names(k):
         code = sum(1 << bit(i, j) for i, j in P.edges)
         row = int(table[code])
