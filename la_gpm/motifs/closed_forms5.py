@@ -245,7 +245,6 @@ class _Ingredients:
     def triangle_pass(self):
         """Exact totals of the six columns of :func:`~la_gpm.motifs.cpu.triangle_k4_sums`."""
         def make():
-            from .common import column_sums
             from .cpu import arc_triangles, arc_triangles_serial, triangle_k4_sums, triangle_k4_sums_serial
             ptr, idx, _ = descending(self.G)
             if self.serial:

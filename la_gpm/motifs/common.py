@@ -15,7 +15,7 @@ import numpy as np
 from ..exceptions import InvalidArgument
 from ..validation import as_graph
 
-__all__ = ["prepare", "descending", "nchunks", "serial_pass", "exact_sum", "weighted_sum", "column_sums",
+__all__ = ["prepare", "descending", "nchunks", "serial_pass", "sum_over_root_blocks", "exact_sum", "weighted_sum", "column_sums",
            "deg_binomial_sum", "degree_binomials", "check_safe"]
 
 # graphs with fewer arcs run the k <= 4 census kernels on the calling thread (waking the pool costs more);
@@ -127,3 +127,31 @@ def check_safe(G):
     if G.m * d * d >= 2**62:
         raise InvalidArgument(f"the closed-form counts stay exact in int64 for m·dmax² < 2**62; got m={G.m} and "
                               f"max degree {d}; use method='enumerate'")
+
+
+def sum_over_root_blocks(r0: int, r1: int, nclasses: int, count, *, progress: bool = False, desc: str = "census"):
+    """Python-int class totals of ``count(roots, chunks)`` (an (nchunks, nclasses) int64 array) over the roots
+    r0 .. r1 - 1, taken in blocks of ``config.chunk`` (at least 16 per chunk, so a call amortises its start),
+    with a progress bar over the roots.  Each entry is at most (subsets visited) x n, far below 2**63 for any
+    run that ends; the blocks are summed as Python ints."""
+    from ..config import config
+    total = [0] * nclasses
+    if r1 <= r0:
+        return total
+    chunks = nchunks()
+    block = max(16 * chunks, min(config.chunk, r1 - r0))
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=r1 - r0, desc=desc, unit="root")
+    try:
+        for s in range(r0, r1, block):
+            roots = np.arange(s, min(r1, s + block), dtype=np.int64)
+            for j, c in enumerate(count(roots, min(chunks, roots.size)).sum(axis=0).tolist()):
+                total[j] += c
+            if bar is not None:
+                bar.update(roots.size)
+    finally:
+        if bar is not None:
+            bar.close()
+    return total

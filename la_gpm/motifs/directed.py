@@ -53,12 +53,11 @@ import numba as nb
 import numpy as np
 
 from ..backends import resolve_backend
-from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
 from ..patterns.classes import bit, classes, connected_rows, to_noninduced
 from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..validation import as_graph
-from .common import deg_binomial_sum, nchunks, serial_pass, weighted_sum
+from .common import deg_binomial_sum, nchunks, serial_pass, sum_over_root_blocks, weighted_sum
 
 __all__ = ["directed_census", "directed_classes", "DirectedClasses", "underlying", "DIRECTED_KS",
            "DIRECTED_METHODS", "TRIAD_NAMES"]
@@ -484,31 +483,13 @@ def directed_esu_serial(indptr, indices, dirs, k, table, nclass, roots):
 def _enumerate(U, k, cls, progress):
     ptr, idx, dirs, _ = U
     n = ptr.shape[0] - 1
-    total = [0] * len(cls.keys)
-    if n == 0:
-        return total
-    chunks = nchunks()
-    block = max(16 * chunks, min(config.chunk, n))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=n, desc=f"directed census k={k}", unit="root")
-    try:
-        for s in range(0, n, block):
-            roots = np.arange(s, min(n, s + block), dtype=np.int64)
-            if serial_pass(idx.size):
-                part = directed_esu_serial(ptr, idx, dirs, k, cls.table, len(cls.keys), roots)
-            else:
-                part = directed_esu(ptr, idx, dirs, k, cls.table, len(cls.keys), roots, min(chunks, roots.size))
-            # an entry is at most (subsets visited) x n, far below 2**63 for any run that ends; Python-int sum
-            for j, c in enumerate(part.sum(axis=0).tolist()):
-                total[j] += c
-            if bar is not None:
-                bar.update(roots.size)
-    finally:
-        if bar is not None:
-            bar.close()
-    return total
+    nc = len(cls.keys)
+
+    def count(roots, chunks):
+        if serial_pass(idx.size):
+            return directed_esu_serial(ptr, idx, dirs, k, cls.table, nc, roots)
+        return directed_esu(ptr, idx, dirs, k, cls.table, nc, roots, chunks)
+    return sum_over_root_blocks(0, n, nc, count, progress=progress, desc=f"directed census k={k}")
 
 
 # --------------------------------------------------------------------------- entry

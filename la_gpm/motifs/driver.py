@@ -58,7 +58,7 @@ from ..exceptions import InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
 from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
-from .common import check_safe, descending, nchunks, prepare, serial_pass
+from .common import check_safe, descending, prepare, serial_pass, sum_over_root_blocks
 from .directed import directed_census
 from .frames import frame
 from .hybrid import hybrid5_noninduced
@@ -227,30 +227,13 @@ def _enumerate(G, k, cls, progress, part=None):
     if part is not None:  # one work-balanced range of roots (la_gpm.distributed.census)
         from ..partition import part_range
         r0, r1 = part_range(np.diff(ptr).astype(np.float64) ** 2, part)
-    chunks = nchunks()
-    total = [0] * len(cls.keys)
-    # roots per kernel call: config.chunk, but at least 16 per chunk so that a call amortises its start
-    block = max(16 * chunks, min(config.chunk, n))
-    bar = None
-    if progress:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=r1 - r0, desc=f"census k={k}", unit="root")
-    try:
-        for s in range(r0, r1, block):
-            roots = np.arange(s, min(r1, s + block), dtype=np.int64)
-            if k <= 4 and serial_pass(idx.size):
-                part = esu_census_serial(ptr, idx, k, cls.table, len(cls.keys), roots)
-            else:
-                part = esu_census(ptr, idx, k, cls.table, len(cls.keys), roots, min(chunks, roots.size))
-            # an entry is at most (k-1-subsets visited) × n, far below 2**63 for any run that ends; Python-int sum
-            for j, c in enumerate(part.sum(axis=0).tolist()):
-                total[j] += c
-            if bar is not None:
-                bar.update(roots.size)
-    finally:
-        if bar is not None:
-            bar.close()
-    return total
+    nc = len(cls.keys)
+
+    def count(roots, chunks):
+        if k <= 4 and serial_pass(idx.size):
+            return esu_census_serial(ptr, idx, k, cls.table, nc, roots)
+        return esu_census(ptr, idx, k, cls.table, nc, roots, chunks)
+    return sum_over_root_blocks(r0, r1, nc, count, progress=progress, desc=f"census k={k}")
 
 
 def census_part(G, k: int, part) -> list:
