@@ -27,7 +27,8 @@ def _signatures():
 def test_warmup_returns_its_kinds_then_later_calls_compile_nothing():
     # another graph than warmup's own, large enough for the parallel paths; references from other engines
     G = la_gpm.generators.gnm(2000, 40_000, seed=7)
-    want = [la_gpm.count(G, "triangle", backend="graphblas"),
+    import networkx as nx
+    want = [sum(nx.triangles(G.to_networkx()).values()) // 3,
             [la_gpm.count(G, p, backend="cpu") for p in ("4-cycle", "diamond")]]
     got = la_gpm.warmup(["triangles", "count_many"], progress=False)
     assert list(got) == ["triangles", "count_many"]
