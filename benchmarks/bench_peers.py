@@ -94,7 +94,7 @@ class KernelTimer:
         self.kernel = kernel
         self.patched = []
         for name, mod in list(sys.modules.items()):
-            if name.startswith("la_gpm") and getattr(mod, "kernel", None) is dev.kernel:
+            if name.startswith("la_gpm") and getattr(mod, "kernel", None) is self.orig:
                 self.patched.append(mod)
                 mod.kernel = kernel
 
@@ -137,11 +137,14 @@ def g2miner_task(task):
 def g2miner(a):
     """la_gpm's whole GPU call beside G2Miner's kernel timer: triangles, k-cliques, 3- and 4-vertex census."""
     import g2miner_peer as g2m
+    import la_gpm.kcliques.gpu  # noqa: F401 -- imported before the kernel timer wraps their kernel()
+    import la_gpm.motifs.gpu  # noqa: F401
+    import la_gpm.triangles.gpu  # noqa: F401
+    timer = KernelTimer()
     rec = Record(a, "peers_g2miner", "la_gpm (whole call) beside G2Miner (its kernel timer), one run, same graphs")
     info = g2m.build()
     rec["g2miner_build"] = {"seconds": round(info["seconds"], 1), "source": str(g2m.SRC)}
     print(f"G2Miner built in {info['seconds']:.1f} s", flush=True)
-    timer = None
     graphs, files = {}, {}
     work = Path(tempfile.mkdtemp(prefix="g2m_graphs_"))
     for task in a.tasks:
@@ -164,8 +167,6 @@ def g2miner(a):
                 cpu = la_gpm_call(task, G, "cpu")()
                 check(f"{task}/{gname} gpu vs cpu", got, cpu)
                 row["cpu_checked"] = True
-            if timer is None:
-                timer = KernelTimer()
             ks, launches = timer.measure(fn, repeat=min(5, max(1, len(runs))))
             row.update(count=got if not isinstance(got, dict) else sum(got.values()), la_gpm_s=med, la_gpm_runs=runs,
                        kernel_s=ks, launches=launches, host_s=max(0.0, med - ks))
@@ -185,6 +186,40 @@ def g2miner(a):
                               f"{launches} launches)  G2Miner "
                               + (f"{peer['kernel_s'] * 1e3:10.3f} ms  ratio {med / peer['kernel_s']:.2f}"
                                  if "skipped" not in peer else peer["skipped"]))
+    rec.done()
+
+
+# ------------------------------------------------------------------ host path profile
+@FAMILY.suite(gpu="only",
+              args=[arg("--rows", type=split_names, default=["triangle:email-Enron", "4-clique:email-Enron",
+                                                            "census3:citeseer", "census4:citeseer",
+                                                            "triangle:citeseer"]),
+                    arg("--calls", type=int, default=300), arg("--top", type=int, default=22)])
+def host_profile(a):
+    """Where a small graph's whole GPU call spends its host time: cProfile over warm calls, per call."""
+    import cProfile
+    import pstats
+    rec = Record(a, "host_profile", "cProfile of warm la_gpm GPU calls on small graphs (microseconds per call)")
+    graphs = {}
+    for spec in a.rows:
+        task, gname = spec.split(":", 1)
+        G = graphs.setdefault(gname, load(gname))
+        fn = la_gpm_call(task, G)
+        med, _, _ = timeit(fn, repeat=200, warmup=20, sync=True, budget_s=10.0)
+        prof = cProfile.Profile()
+        prof.enable()
+        for _ in range(a.calls):
+            fn()
+        prof.disable()
+        st = pstats.Stats(prof)
+        top = sorted(st.stats.items(), key=lambda kv: -kv[1][2])[:a.top]     # by own time
+        rows = [{"function": f"{Path(f).name}:{line}({name})", "calls_per_call": nc / a.calls,
+                 "own_us": tt / a.calls * 1e6, "cum_us": ct / a.calls * 1e6} for (f, line, name), (_, nc, tt, ct, _) in top]
+        total = sum(v[2] for v in st.stats.values()) / a.calls * 1e6
+        rec.add({"task": task, "graph": gname, "whole_call_s": med, "profiled_us_per_call": total, "top": rows},
+                echo=f"--- {task} {gname}: {med * 1e6:.1f} us per call (unprofiled); profiled {total:.1f} us\n" +
+                "\n".join(f"{r['own_us']:8.2f} {r['cum_us']:8.2f} {r['calls_per_call']:5.1f}  {r['function']}"
+                          for r in rows))
     rec.done()
 
 

@@ -132,7 +132,7 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
         a0, narcs = int(hp[lo]), int(hp[hi])
     if narcs <= a0:
         return 0
-    maxdeg = max(1, int(np.diff(hp).max()))
+    maxdeg = G.cached("R:max_outdeg", lambda: max(1, int(np.diff(hp).max())))  # O(n) once per graph
     if maxdeg < k - 1:
         return 0
     levels = max(1, k - 3)
@@ -157,7 +157,9 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
     grid = max(1, nwarps // warps_per_block)
     with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
         buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
-        counters = cp.asarray(np.array([start, 0, 0], dtype=np.uint64))  # [next item, total, overflow]
+        counters = cp.zeros(3, dtype=cp.uint64)      # [next item, total, overflow]: a memset, no host copy
+        if start:
+            counters[0] = start
         if method == "bitmap":
             null = np.uint64(0)
             size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *(items if items is not None else (null,) * 3))
