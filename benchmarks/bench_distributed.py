@@ -210,39 +210,44 @@ def scaling(a):
                     graphs[gname] = graph(gname)
                 G = graphs[gname]
                 row = {"row": rid, "graph": gname, "n": G.n, "m": G.m, "call": what, "workers": w, "cluster": kind}
-                if what == "census":
-                    if w in census_dead:
-                        rec.add(dict(row, skipped="a smaller census ran past --census-limit on this worker count"))
-                        continue
-                    first, got = with_limit(lambda: call(G, c, w), a.census_limit, c)
-                    if first is None:
-                        census_dead.add(w)
-                        rec.add(dict(row, skipped=got))
-                        continue
-                else:
-                    first, got = once(lambda: call(G, c, w), sync=False)
-                with get_task_stream(c) as ts:
-                    med, runs, got2 = timeit(lambda: call(G, c, w), repeat=a.repeats, warmup=0, budget_s=120)
-                if not same(what, got2, got):
-                    raise SystemExit(f"{rid}: two calls on {w} workers differ: {got} vs {got2}")
-                if rid in base and not same(what, base[rid][1], got):
-                    raise SystemExit(f"{rid}: {w} workers give {got}, {counts[0]} worker(s) gave {base[rid][1]}")
-                base.setdefault(rid, (med, got))
-                row.update(first_call_seconds=first, seconds=med, runs=runs,
-                           speedup_vs_1_worker=base[rid][0] / med if counts[0] == 1 else None,
-                           per_worker=per_worker(ts.data, len(runs)))
-                if what == "count":
-                    row["count"] = got
-                elif what == "census":
-                    row["counts"] = list(got)
-                elif what == "estimate":
-                    row.update(value=got[0], colorings=got[1])
-                else:
-                    attrs = call.last
-                    row.update(classes=len(got[0]), colorings=got[2], samples=attrs["samples"],
-                               converged=attrs["converged"], batch=attrs["batch"],
-                               per_worker_colorings={k: v for k, v in attrs["workers"].items()})
-                rec.add(row)
+                try:
+                    if what == "census":
+                        if w in census_dead:
+                            rec.add(dict(row, skipped="a smaller census ran past --census-limit on this worker count"))
+                            continue
+                        first, got = with_limit(lambda: call(G, c, w), a.census_limit, c)
+                        if first is None:
+                            census_dead.add(w)
+                            rec.add(dict(row, skipped=got))
+                            continue
+                    else:
+                        first, got = once(lambda: call(G, c, w), sync=False)
+                    with get_task_stream(c) as ts:
+                        med, runs, got2 = timeit(lambda: call(G, c, w), repeat=a.repeats, warmup=0, budget_s=120)
+                    if not same(what, got2, got):
+                        raise SystemExit(f"{rid}: two calls on {w} workers differ: {got} vs {got2}")
+                    if rid in base and not same(what, base[rid][1], got):
+                        raise SystemExit(f"{rid}: {w} workers give {got}, {counts[0]} worker(s) gave {base[rid][1]}")
+                    base.setdefault(rid, (med, got))
+                    row.update(first_call_seconds=first, seconds=med, runs=runs,
+                               speedup_vs_1_worker=base[rid][0] / med if counts[0] == 1 else None,
+                               per_worker=per_worker(ts.data, len(runs)))
+                    if what == "count":
+                        row["count"] = got
+                    elif what == "census":
+                        row["counts"] = list(got)
+                    elif what == "estimate":
+                        row.update(value=got[0], colorings=got[1])
+                    else:
+                        attrs = call.last
+                        row.update(classes=len(got[0]), colorings=got[2], samples=attrs["samples"],
+                                   converged=attrs["converged"], batch=attrs["batch"],
+                                   per_worker_colorings={k: v for k, v in attrs["workers"].items()})
+                    rec.add(row)
+                except SystemExit:
+                    raise
+                except Exception as e:  # noqa: BLE001 -- a row that fails is recorded, the others still run
+                    rec.add(dict(row, error=f"{type(e).__name__}: {str(e)[:600]}"))
     rec.done()
 
 

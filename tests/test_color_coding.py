@@ -553,3 +553,33 @@ def test_gpu_unavailable_message():
     from la_gpm.exceptions import BackendUnavailable
     with pytest.raises(BackendUnavailable):
         la_gpm.estimate(la_gpm.datasets.load("karate"), "3-path", backend="gpu")
+
+
+def test_a_batch_larger_than_the_memory_budget_runs_in_passes_that_fit(monkeypatch):
+    """batch= (and a distributed task's colorings) no longer bypass config.memory_budget: the runner splits
+    them into passes of Runner.fitting() colorings (the bug: u12 on Graph500-22 asked the GPU for 88 GB at
+    once); the per-coloring totals are the same numbers."""
+    from la_gpm.color_coding import driver
+    from la_gpm.color_coding.cpu_kernels import coloring_keys
+
+    G = la_gpm.generators.gnm(300, 1500, seed=3)
+    *_, runner = driver.prepare(G, "5-path", "cpu", "float64", "auto")
+    keys = coloring_keys(7, 0, 12)
+    whole = runner.totals(keys)
+    per = max(1, runner.plan.peak_cols) * G.n * runner.itemsize
+    sizes = []
+    real = driver.Runner.run
+
+    def spy(self, ks, *a, **kw):
+        sizes.append(len(ks))
+        return real(self, ks, *a, **kw)
+    monkeypatch.setattr(driver.Runner, "run", spy)
+    with la_gpm.config.set(memory_budget=3 * per + 1):
+        assert runner.fitting() == 3
+        split = runner.totals(keys)
+        est = la_gpm.estimate(G, "5-path", batch=12, max_colorings=12, seed=7, stop="clt", backend="cpu",
+                              dtype="float64")
+    assert sizes[:4] == [3, 3, 3, 3] and max(sizes) == 3
+    np.testing.assert_allclose(split, whole, rtol=1e-12)
+    ref = la_gpm.estimate(G, "5-path", batch=12, max_colorings=12, seed=7, stop="clt", backend="cpu", dtype="float64")
+    assert est.value == pytest.approx(ref.value, rel=1e-12)

@@ -141,3 +141,22 @@ def test_gpu_equals_cpu_on_rmat(monkeypatch):
     assert la_gpm.count(H, "triangle", backend="gpu") == la_gpm.count(H, "triangle", backend="cpu")
     assert gpu_tc(H, schedule="uniform") == gpu_tc(H, schedule="bucketed", pivots=False)
     assert np.array_equal(la_gpm.triangles_per_vertex(H, backend="gpu"), la_gpm.triangles_per_vertex(H, backend="cpu"))
+
+
+@pytest.mark.gpu
+def test_gpu_auto_schedule_is_timed_once_per_graph_between_the_thresholds(monkeypatch):
+    if "gpu" not in la_gpm.available_backends():
+        pytest.skip("no GPU visible")
+    import la_gpm.triangles.gpu as GT
+    assert GT.auto_schedule(la_gpm.datasets.load("karate"), 78) == "uniform"
+    assert GT.auto_schedule(None, GT.TUNE_MAX_ARCS) == "bucketed"      # never times: no graph needed
+    G = la_gpm.generators.gnm(30_000, 150_000, seed=4)                  # 150,000 DAG arcs: in the window
+    tuned = []
+    real = GT._tune
+    monkeypatch.setattr(GT, "_tune", lambda H: tuned.append(H) or real(H))
+    want = la_gpm.count(G, "triangle", backend="cpu")
+    assert [la_gpm.count(G, "triangle", backend="gpu") for _ in range(3)] == [want] * 3
+    assert len(tuned) == 1                                              # kept with the graph
+    assert GT.auto_schedule(G, G.m) in ("uniform", "bucketed")
+    assert np.array_equal(la_gpm.triangles_per_vertex(G, backend="gpu"), la_gpm.triangles_per_vertex(G, backend="cpu"))
+    assert len(tuned) == 1

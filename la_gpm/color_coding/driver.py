@@ -72,13 +72,30 @@ def _pow2_at_least(x: float) -> int:
 class Runner:
     """Evaluates a plan for batches of colorings on one backend's ops."""
 
-    def __init__(self, G, P, plan: TreePlan, ops, gpu: bool = False):
+    def __init__(self, G, P, plan: TreePlan, ops, gpu: bool = False, itemsize: int = 8):
         self.G = G
         self.P = P
         self.plan = plan
         self.ops = ops
         self.gpu = gpu
         self.maxdeg = max(1, G.max_degree)
+        self.itemsize = itemsize
+
+    def fitting(self) -> int:
+        """Colorings whose tables fit ``config.memory_budget`` together: the plan's widest point (``peak_cols``
+        columns of n entries per coloring), at least 1."""
+        per = max(1, self.plan.peak_cols) * max(1, self.G.n) * self.itemsize
+        return int(max(1, config.memory_budget // per))
+
+    def totals(self, keys):
+        """Per-coloring totals of ``keys`` (as :meth:`run`), evaluated in passes of at most :meth:`fitting`
+        colorings, so a batch asked for by the caller (``batch=``, a distributed task's colorings) never
+        needs more memory than the budget: each coloring's total is its own, whatever pass it is in."""
+        step = self.fitting()
+        if len(keys) <= step:
+            return np.asarray(self.run(keys)[0], dtype=np.float64)
+        return np.concatenate([np.asarray(self.run(keys[i:i + step])[0], dtype=np.float64)
+                               for i in range(0, len(keys), step)])
 
     def run(self, keys, per_vertex=False, colors=None, profile=None, roots=None):
         """Per-coloring colorful embedding counts (float64, exponent applied) for colorings ``keys``
@@ -211,7 +228,7 @@ def prepare(G, template, backend, dtype, spmm, root=None, layout="auto"):
                               "spmm='custom' / 'cusparse' with layout='dense'")
     plan = plan_tree(P, max(G.n, 1), max(G.nnz, 1), root, layout)
     ops = make_ops(G, b, dt, spmm, P, plan)
-    return G, P, b, dt, plan, Runner(G, P, plan, ops, gpu=(b == "gpu"))
+    return G, P, b, dt, plan, Runner(G, P, plan, ops, gpu=(b == "gpu"), itemsize=dt.itemsize)
 
 
 def colorful_count(G, template, colors=None, *, seed=None, coloring: int = 0, per_vertex: bool = False,
@@ -433,7 +450,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
         while done < cap:
             nb_ = int(min(cur, nb_max, cap - done))
             if _colorings is None:
-                totals, _ = runner.run(coloring_keys(s, done, nb_))
+                totals = runner.totals(coloring_keys(s, done, nb_))
             else:
                 totals = np.asarray(_colorings(s, done, nb_), dtype=np.float64)
             vals = np.concatenate([vals, totals * scale])

@@ -10,18 +10,31 @@ import contextlib
 import functools
 from importlib import resources
 
+from ..config import config
 from ..exceptions import BackendUnavailable, DeviceOutOfMemory
 
 INCLUDE_DIR = resources.files("la_gpm.device")  # common.cuh: the searches and warp helpers every kernel shares
 
 
+_CP = None   # the cupy module once a device was seen (a process keeps its devices)
+
+
 def cupy():
+    """The cupy module; BackendUnavailable with the reason where no device can be used."""
+    if _CP is not None:
+        return _CP
+    return _first_cupy()
+
+
+def _first_cupy():
+    global _CP
     from ..backends import gpu_status
 
     reason = gpu_status()
     if reason is not None:
         raise BackendUnavailable(f"backend 'gpu' is unavailable: {reason}")
     import cupy as cp
+    _CP = cp
     return cp
 
 
@@ -42,16 +55,20 @@ def _module(package: str, name: str, device: int, options: tuple):
 def kernel(package: str, file: str, name: str, options: tuple = ()):
     """The compiled kernel ``name`` of ``<package>/<file>.cu`` (each family keeps its kernels beside its
     host code, e.g. ``kernel(__package__, "cliques", "clique_count_warp")``) on the current device,
-    with ``la_gpm/device`` (common.cuh) and the family's folder on the include path; memoized per device."""
-    cp = cupy()
-    return _module(package, file, cp.cuda.Device().id, tuple(options)).get_function(name)
+    with ``la_gpm/device`` (common.cuh) and the family's folder on the include path; memoized per device
+    (the function object too: CuPy builds a new one on each ``get_function``)."""
+    return _function(package, file, name, cupy().cuda.runtime.getDevice(), tuple(options))
+
+
+@functools.lru_cache(maxsize=None)
+def _function(package: str, file: str, name: str, device: int, options: tuple):
+    return _module(package, file, device, options).get_function(name)
 
 
 def block_size() -> int:
     """Threads per block of the kernels whose block size is free (grid-stride and warp-per-item kernels):
     ``la_gpm.config.gpu_block`` rounded down to whole warps, within 32..1024. Tests shrink it to cross block
     edges; kernels with a fixed shape (launch bounds, shared-memory tiles) keep theirs."""
-    from ..config import config
     return min(max(32, (int(config.gpu_block) // 32) * 32), 1024)
 
 

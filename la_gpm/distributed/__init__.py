@@ -155,8 +155,6 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
                     spmm="auto", layout="auto"):
     """Colorful totals of colorings ``first .. first+count-1`` of ``seed`` (one Dask task of
     :func:`estimate`); the tables' plan and buffers are kept on the worker's copy of the graph."""
-    import numpy as np
-
     from ..color_coding.driver import prepare
     from ..color_coding.cpu_kernels import coloring_keys
 
@@ -166,8 +164,7 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
     shape = (P.k, tuple((int(a), int(b)) for a, b in P.edges), labels)
     key = f"dist:cc:{shape}:{backend}:{dtype}:{spmm}:{layout}"
     runner = G.device_cache(key, lambda: prepare(G, P, backend, dtype, spmm, layout=layout)[5])
-    totals, _ = runner.run(coloring_keys(int(seed), int(first), int(count)))
-    return np.asarray(totals, dtype=np.float64)
+    return runner.totals(coloring_keys(int(seed), int(first), int(count)))   # in passes within the memory budget
 
 
 def estimate(G, template, *, client=None, parts: int | None = None, per_part: int = 4, eps: float = 0.05,
