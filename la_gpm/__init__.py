@@ -40,6 +40,7 @@ _LAZY = {
     "match_delta": ("la_gpm.dynamic", "match_delta"),
     "warmup": ("la_gpm.first_call", "warmup"),
     "DynamicGraph": ("la_gpm.dynamic", "DynamicGraph"),
+    "DiPattern": ("la_gpm.motifs.directed_count", "DiPattern"),
     "MatchDelta": ("la_gpm.dynamic", "MatchDelta"),
 }
 

@@ -72,6 +72,17 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     if count not in COUNT_KINDS:
         raise InvalidArgument(f"count must be one of {COUNT_KINDS}; got {count!r}")
     G = as_graph(G)
+    if G.directed or type(pattern).__name__ == "DiPattern":    # directed patterns: the directed census's rows
+        from .motifs.directed_count import check_undirected_graph_for, directed_count
+        check_undirected_graph_for(pattern, G)
+        if per_vertex:
+            raise InvalidArgument("per_vertex=True counts undirected triangles; on a directed graph use "
+                                  "la_gpm.census(D, 3) or G.to_undirected()")
+        extra = sorted(set(options) - {"progress", "return_stats"})
+        if extra:
+            raise InvalidArgument(f"option(s) {extra} do not apply to a directed pattern (counted from the directed "
+                                  "census); it takes progress= and return_stats=")
+        return directed_count(G, pattern, induced=induced, count=count, backend=backend, **options)
     P = as_pattern(pattern)
     P.require_connected("counting")
     if per_vertex:

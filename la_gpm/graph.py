@@ -298,14 +298,15 @@ class Graph:
                          _trusted=True)
         return self.cached("undirected", make)
 
-    def require_undirected(self, what):
-        """Raise InvalidGraph naming ``what`` when the graph is directed, saying how to go on."""
+    def require_undirected(self, what, hint: str = ""):
+        """Raise InvalidGraph naming ``what`` when the graph is directed, saying how to go on (``hint``: more
+        of it)."""
         if self._directed:
             raise InvalidGraph(
                 f"{what} needs an undirected graph; this one is directed ({self.n} vertices, {self.m} arcs). "
                 "Count on the underlying undirected graph with G.to_undirected() (an edge wherever an arc goes "
                 "either way), or build the graph with directed=False; directed 3- and 4-vertex motifs (triads, "
-                "feed-forward loops, reciprocity) are counted by la_gpm.census(G, 3) and la_gpm.census(G, 4)")
+                "feed-forward loops, reciprocity) are counted by la_gpm.census(G, 3) and la_gpm.census(G, 4)" + hint)
 
     # ----------------------------------------------------------------- immutability
     def __setattr__(self, name, value):

@@ -292,3 +292,75 @@ def test_brute_force_small_digraph():
                 want[g.isoclass()] = want.get(g.isoclass(), 0) + 1
         got = by_isoclass(census(G, k))
         assert {i: c for i, c in got.items() if c} == want
+
+
+# --------------------------------------------------------------------------- count(D, directed pattern)
+
+
+def induced_copies(D, arcs, k):
+    """Induced copies of the directed pattern: k-subsets whose induced sub-digraph is isomorphic to it."""
+    from networkx.algorithms.isomorphism import DiGraphMatcher
+    P = nx.DiGraph()
+    P.add_nodes_from(range(k))
+    P.add_edges_from(arcs)
+    return sum(1 for S in itertools.combinations(D.nodes(), k)
+               if DiGraphMatcher(D.subgraph(S), P).is_isomorphic())
+
+
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 2**31 - 1))
+def test_count_of_a_directed_pattern_equals_networkx(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(4, 9))
+    arcs = {(int(a), int(b)) for a, b in rng.integers(0, n, (int(rng.integers(4, 22)), 2)) if a != b}
+    G = digraph(n, arcs)
+    D = nx.DiGraph()
+    D.add_nodes_from(range(n))
+    D.add_edges_from(arcs)
+    for k in (3, 4):
+        cls = directed_classes(k)
+        for r in (range(13) if k == 3 else rng.choice(199, 6, replace=False)):
+            P = la_gpm.DiPattern(cls.edges[r])
+            # any labelling of the pattern's vertices is the same pattern
+            perm = rng.permutation(k)
+            Q = la_gpm.DiPattern([(int(perm[a]), int(perm[b])) for a, b in cls.edges[r]])
+            want = monomorphisms(D, cls.edges[r], k)
+            assert la_gpm.count(G, P) == la_gpm.count(G, Q) == want, (k, r)
+            assert la_gpm.count(G, P, count="embeddings") == want * P.automorphism_count
+            assert la_gpm.count(G, Q, induced=True) == induced_copies(D, cls.edges[r], k), (k, r)
+
+
+def test_directed_pattern_names_and_networkx_patterns():
+    # feed-forward loops on {0, 1, 2} (with the reciprocal pair 0 <-> 1) and {2, 3, 4}, one 3-cycle
+    D = digraph(7, [(0, 1), (1, 2), (0, 2), (2, 3), (3, 4), (2, 4), (4, 5), (5, 6), (6, 4), (1, 0)])
+    assert la_gpm.count(D, "030T") == la_gpm.count(D, "feed-forward-loop") == la_gpm.count(D, "FFL")
+    assert la_gpm.count(D, "directed-3-cycle") == la_gpm.count(D, nx.DiGraph([(7, 8), (8, 9), (9, 7)])) == 1
+    ffl_induced = la_gpm.count(D, "feed-forward-loop", induced=True)
+    assert ffl_induced == 1        # 0, 1, 2 also holds 1 -> 0: its induced class is 120U-like, not 030T
+    # non-induced: 1 on {2, 3, 4} and 2 on {0, 1, 2} (0 -> 1 -> 2, 0 -> 2 and 1 -> 0 -> 2, 1 -> 2)
+    assert la_gpm.count(D, "feed-forward-loop") == 1 + 2
+    n, stats = la_gpm.count(D, "030C", return_stats=True)
+    assert n == 1 and stats["engine"] == "directed_census" and stats["class"] == "030C"
+    name4 = directed_classes(4).names[5]
+    assert la_gpm.count(D, name4) == census(D, 4, induced=False)["count"].iloc[5]
+
+
+def test_directed_pattern_errors():
+    D = digraph(4, [(0, 1), (1, 2), (2, 0), (2, 3)])
+    with pytest.raises(la_gpm.InvalidPattern, match="weakly connected"):
+        la_gpm.DiPattern([(0, 1), (2, 3)])
+    with pytest.raises(la_gpm.InvalidPattern, match="self-loop"):
+        la_gpm.DiPattern([(0, 0), (0, 1)])
+    with pytest.raises(la_gpm.PatternTooLarge, match="3 and 4"):
+        la_gpm.count(D, la_gpm.DiPattern([(0, 1), (1, 2), (2, 3), (3, 4)]))
+    with pytest.raises(la_gpm.InvalidArgument, match="3 and 4"):
+        la_gpm.count(D, la_gpm.DiPattern([(0, 1), (1, 0)]))
+    with pytest.raises(la_gpm.BackendUnavailable, match="cpu"):
+        la_gpm.count(D, "030C", backend="gpu")
+    with pytest.raises(la_gpm.InvalidArgument, match="directed pattern"):
+        la_gpm.count(D, "030C", memory_budget=1 << 20)
+    with pytest.raises(la_gpm.InvalidGraph, match="directed pattern but the graph is undirected"):
+        la_gpm.count(la_gpm.datasets.load("karate"), la_gpm.DiPattern([(0, 1), (1, 2)]))
+    with pytest.raises(la_gpm.InvalidGraph, match="DiPattern"):     # an undirected pattern says how to go on
+        la_gpm.count(D, [(0, 1), (1, 2)])
+    assert la_gpm.DiPattern([(0, 1), (1, 2), (0, 2)]).class_name == "030T"

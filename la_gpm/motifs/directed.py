@@ -59,7 +59,7 @@ from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..validation import as_graph
 from .common import deg_binomial_sum, nchunks, serial_pass, sum_over_root_blocks, weighted_sum
 
-__all__ = ["directed_census", "directed_classes", "DirectedClasses", "underlying", "DIRECTED_KS",
+__all__ = ["directed_census", "directed_counts", "directed_classes", "DirectedClasses", "underlying", "DIRECTED_KS",
            "DIRECTED_METHODS", "TRIAD_NAMES"]
 
 DIRECTED_KS = (3, 4)
@@ -530,13 +530,18 @@ def directed_census(D, k: int, *, induced: bool = True, backend: str | None = No
     if method == "closed_form" and k != 3:
         raise InvalidArgument(f"method='closed_form' of the directed census covers k = 3 (the triad census); got "
                               f"k={k} (use 'enumerate' or 'auto')")
+    counts, method = directed_counts(D, k, induced=induced, method=method, progress=progress)
+    return directed_frame(directed_classes(k), counts, induced, method)
+
+
+def directed_counts(D, k: int, *, induced: bool = True, method: str = "auto", progress: bool = False):
+    """(counts in class-row order as Python ints, the method that ran) of a checked directed census call."""
     cls = directed_classes(k)
     U = underlying(D)
     if method == "auto":
         method = "closed_form" if k == 3 else "enumerate"
     I = _triad_census(U, cls) if method == "closed_form" else _enumerate(U, k, cls, progress)
-    counts = I if induced else to_noninduced(cls.M, I)
-    return directed_frame(cls, counts, induced, method)
+    return (I if induced else to_noninduced(cls.M, I)), method
 
 
 def directed_frame(cls, counts, induced, method):
