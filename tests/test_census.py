@@ -339,8 +339,8 @@ def test_bad_k():
     for bad in ("4", 4.0, True, None):
         with pytest.raises(la_gpm.InvalidArgument, match="integer"):
             census(G, bad)
-    with pytest.raises(la_gpm.PatternTooLarge, match="up to 4"):
-        orbits(G, 5)
+    with pytest.raises(la_gpm.PatternTooLarge, match="up to 5"):
+        orbits(G, 6)
     with pytest.raises(la_gpm.InvalidArgument):
         orbits(G, 1)
     with pytest.raises(la_gpm.InvalidArgument, match="method"):

@@ -41,6 +41,9 @@ See docs/census.md for the measurements behind the defaults.
 vertex, centre); 12, 13 diamond (degree 2, degree 3); 14 4-clique.  Non-induced
 per-vertex counts σ come in closed form (FGLT, Floros et al. 2020) and the induced
 orbit counts solve σ = C · orbits with C computed from the graphlets themselves.
+``orbits(G, 5)`` adds the 58 orbits 15..72 of the 5-vertex graphlets (n × 73): ORCA-style per-vertex
+feature sums over 4-vertex structures and common-neighbour counts, and a triangular system the program
+derives from its own kernel (:mod:`la_gpm.motifs.orbits5`); CPU only.
 
 References: Wernicke, "Efficient detection of network motifs" (TCBB 2006); Ferraz et
 al., DuMato (JPDC 2024); Pinar, Seshadhri & Vishal, ESCAPE (WWW 2017); Hočevar &
@@ -54,7 +57,7 @@ import numpy as np
 from ..backends import resolve_backend
 from ..partition import check_part
 from ..config import config
-from ..exceptions import InvalidArgument, PatternTooLarge
+from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
 from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
@@ -255,17 +258,21 @@ def census_part(G, k: int, part) -> list:
 
 
 def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
-    """Per-vertex graphlet-orbit counts (n × 15 int64 for k = 4; n × 4 for k = 3), ORCA numbering.
+    """Per-vertex graphlet-orbit counts, ORCA numbering: n × 73 int64 for k = 5, n × 15 for k = 4, n × 4 for
+    k = 3, n × 1 for k = 2.
 
     Column o counts the induced connected graphlets of up to k vertices that touch the
-    vertex at orbit o (numbering in the module notes); equals ORCA's / orbit-count's
-    ``node_orbit_counts(G, k)``.
+    vertex at orbit o (numbering in the module notes; the 5-vertex orbits 15..72 in
+    :data:`la_gpm.motifs.orbit_equations.GRAPHLETS_5`); equals ORCA's / orbit-count's
+    ``node_orbit_counts(G, k)``.  The first 15 columns of ``orbits(G, 5)`` are ``orbits(G, 4)``.
 
     ``backend``: ``"cpu"`` (numba kernels), ``"gpu"`` (the per-vertex orbit sums of the 5-vertex
-    hybrid, ``motifs/gpu.sigma4``: k = 3 and 4) or None / ``"auto"`` (the GPU when one is
-    visible and G has at least as many arcs as the 4-vertex census sends there, else the CPU).
-    Both backends solve the same triangular system from the same non-induced sums, on the host
-    (:mod:`la_gpm.motifs.orbit_equations`).
+    hybrid, ``motifs/gpu.sigma4``: k = 3 and 4 only; k = 5 raises :class:`BackendUnavailable`) or
+    None / ``"auto"`` (the GPU when one is visible and G has at least as many arcs as the 4-vertex
+    census sends there, else the CPU; k = 5 always the CPU).  For k <= 4 both backends solve the same
+    triangular system from the same non-induced sums, on the host
+    (:mod:`la_gpm.motifs.orbit_equations`); k = 5 runs ORCA-style feature sums and a derived
+    triangular system (:mod:`la_gpm.motifs.orbits5`), exact in int64 for max degree < 38,000 (checked).
 
     Examples
     --------
@@ -273,18 +280,28 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     >>> X = la_gpm.orbits(la_gpm.datasets.load("karate"), 4)
     >>> X.shape, int(X[:, 3].sum()) // 3
     ((34, 15), 45)
+    >>> Y = la_gpm.orbits(la_gpm.datasets.load("karate"), 5)
+    >>> Y.shape, int(Y[:, 72].sum()) // 5, bool((Y[:, :15] == X).all())      # 5-cliques: 2
+    ((34, 73), 2, True)
     """
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)):
-        raise InvalidArgument(f"k must be an integer graphlet size (2, 3 or 4); got {k!r}")
+        raise InvalidArgument(f"k must be an integer graphlet size (2, 3, 4 or 5); got {k!r}")
     k = int(k)
-    if k > 4:
-        raise PatternTooLarge(f"orbits are computed for graphlets of up to 4 vertices; got k={k}. For 5-vertex "
-                              "orbits use orbit-count (ORCA) or count the classes with la_gpm.census(G, 5)")
+    if k > 5:
+        raise PatternTooLarge(f"orbits are computed for graphlets of up to 5 vertices; got k={k}. For larger "
+                              "graphlets count the classes with la_gpm.census(G, k)")
     if k < 2:
         raise InvalidArgument(f"orbits needs k >= 2 graphlet vertices; got k={k}")
     G = prepare(G, "graphlet orbits")
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="graphlet orbits")
-    if b == "gpu" and (config.backend if backend is None else backend) == "auto" and G.nnz < _GPU_CLOSED_FORM_ARCS:
+    asked = config.backend if backend is None else backend
+    if k == 5:
+        if b == "gpu" and asked != "auto":
+            raise BackendUnavailable("the GPU path of la_gpm.orbits covers k <= 4; 5-vertex orbits run on the CPU: "
+                                     "pass backend='cpu' (or 'auto')")
+        from .orbits5 import orbits5
+        return orbits5(G)
+    if b == "gpu" and asked == "auto" and G.nnz < _GPU_CLOSED_FORM_ARCS:
         b = "cpu"
     width = {2: 1, 3: 4, 4: 15}[k]
     if b == "gpu" and k > 2 and G.m:

@@ -8,6 +8,11 @@ The non-induced per-vertex counts σ (:func:`la_gpm.motifs.closed_forms.noninduc
 σ = C · orbits with C[o][o'] the copies of orbit o's graphlet (as a spanning edge subset) that place a
 vertex of orbit o' at orbit o (:func:`orbit_matrix`); C is unitriangular in ORCA's order, so
 :func:`solve_orbits` back-substitutes.
+
+The 5-vertex orbits 15 .. 72 (Pržulj's numbering, as ORCA and orbit-count use it) are listed in
+:data:`GRAPHLETS_5`: each of the 21 connected 5-vertex graphlets as an edge list with the orbit of each of its
+vertices; :func:`orca_orbit` finds the orbit of a vertex of any connected graphlet of 2..5 vertices (for 5 by a
+canonical form over the 120 relabellings).  Their counts come from :mod:`la_gpm.motifs.orbits5`.
 """
 
 from __future__ import annotations
@@ -19,9 +24,34 @@ import numpy as np
 
 from ..patterns.classes import bit, code_edges, is_connected_code
 
-__all__ = ["ORBITS_4", "orca_orbit", "orbit_matrix", "solve_orbits"]
+__all__ = ["ORBITS_4", "ORBITS_5", "GRAPHLETS_5", "orca_orbit", "orbit_edges", "orbit_matrix", "solve_orbits"]
 
 ORBITS_4 = 15
+ORBITS_5 = 73
+# The 21 connected 5-vertex graphlets G9 .. G29 (Pržulj 2007) in orbit order: (edges, orbit of vertex 0 .. 4).
+GRAPHLETS_5 = (
+    (((0, 1), (0, 4), (1, 2), (2, 3)), (16, 17, 16, 15, 15)),                                   # path
+    (((0, 4), (1, 3), (2, 3), (3, 4)), (18, 19, 19, 21, 20)),                                   # fork
+    (((0, 4), (1, 4), (2, 4), (3, 4)), (22, 22, 22, 22, 23)),                                   # 4-star
+    (((0, 1), (0, 2), (0, 4), (1, 2), (2, 3)), (26, 25, 26, 24, 24)),                           # bull
+    (((0, 4), (1, 2), (1, 3), (2, 3), (3, 4)), (27, 29, 29, 30, 28)),                           # triangle + 2-path
+    (((0, 4), (1, 4), (2, 3), (2, 4), (3, 4)), (31, 31, 32, 32, 33)),                           # triangle + 2 pendants
+    (((0, 1), (0, 4), (1, 2), (2, 3), (3, 4)), (34, 34, 34, 34, 34)),                           # 5-cycle
+    (((0, 1), (1, 3), (1, 4), (2, 3), (2, 4)), (35, 38, 36, 37, 37)),                           # 4-cycle + pendant
+    (((0, 1), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4)), (39, 42, 41, 40, 40)),                   # diamond + pendant at a hub
+    (((0, 1), (0, 4), (1, 4), (2, 3), (2, 4), (3, 4)), (43, 43, 43, 43, 44)),                   # hourglass
+    (((0, 1), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), (45, 47, 46, 48, 48)),                   # diamond + pendant at a tip
+    (((0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)), (50, 50, 49, 49, 49)),                   # K2,3
+    (((0, 1), (0, 3), (0, 4), (1, 2), (2, 3), (3, 4)), (53, 51, 51, 53, 52)),                   # house
+    (((0, 3), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), (54, 54, 54, 55, 55)),           # book
+    (((0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), (56, 57, 57, 57, 58)),           # K4 + pendant
+    (((0, 1), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (3, 4)), (59, 61, 59, 60, 60)),           # gem-like
+    (((0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 4)), (63, 63, 64, 62, 64)),           # K2,3 + edge
+    (((0, 1), (0, 3), (0, 4), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), (66, 66, 65, 67, 67)),   # K4 + degree-2 vertex
+    (((0, 1), (0, 3), (0, 4), (1, 2), (1, 4), (2, 3), (2, 4), (3, 4)), (68, 68, 68, 68, 69)),   # wheel W4
+    (((0, 1), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4), (2, 3), (2, 4), (3, 4)), (70, 71, 70, 71, 71)),  # K5 - e
+    (tuple(itertools.combinations(range(5), 2)), (72, 72, 72, 72, 72)),                        # K5
+)
 # ORCA orbit of a vertex, by (vertices, edges, max degree, vertex degree), for graphlets of 2..4 vertices
 _ORCA = {
     (2, 1, 1, 1): 0,
@@ -32,12 +62,47 @@ _ORCA = {
 }
 
 
+def _canon5(edges, v):
+    """The smallest (adjacency code, image of v) over the 120 relabellings: equal iff same orbit."""
+    best = None
+    for p in itertools.permutations(range(5)):
+        key = (sum(1 << bit(*sorted((p[a], p[b]))) for a, b in edges), p[v])
+        if best is None or key < best:
+            best = key
+    return best
+
+
+@functools.lru_cache(maxsize=None)
+def _orbit5_table():
+    return {_canon5(E, v): o for E, orbs in GRAPHLETS_5 for v, o in enumerate(orbs)}
+
+
+def orbit_edges(o):
+    """(k, edges, v): a graphlet on k vertices and one of its vertices v at orbit o (0 .. 72)."""
+    if o >= ORBITS_4:
+        for E, orbs in GRAPHLETS_5:
+            if o in orbs:
+                return 5, list(E), orbs.index(o)
+    for k in (2, 3, 4):
+        for code in range(1 << (k * (k - 1) // 2)):
+            if is_connected_code(code, k):
+                E = code_edges(code, k)
+                for v in range(k):
+                    if orca_orbit(k, E, v) == o:
+                        return k, E, v
+    raise ValueError(f"no orbit {o}")
+
+
 def orca_orbit(k, edges, v):
-    """ORCA orbit of vertex v in the connected k-vertex graphlet with these edges.
+    """ORCA orbit of vertex v in the connected k-vertex graphlet with these edges (k = 2 .. 5).
 
     >>> orca_orbit(4, [(0, 1), (1, 2), (2, 3)], 1)     # an interior vertex of the 4-path
     5
+    >>> orca_orbit(5, [(0, 1), (1, 2), (2, 3), (3, 4), (0, 4)], 2)     # the 5-cycle
+    34
     """
+    if k == 5:
+        return _orbit5_table()[_canon5([tuple(e) for e in edges], v)]
     deg = [0] * k
     for a, b in edges:
         deg[a] += 1
