@@ -22,9 +22,9 @@ engine         family (folder)               backends                   runs whe
 triangles      ``la_gpm/triangles``          cpu, graphblas, gpu        the unlabeled triangle
 kcliques       ``la_gpm/kcliques``           cpu, graphblas, gpu        an unlabeled k-clique, k = 3..32
 closed_form    ``la_gpm/motifs/closed_forms``  cpu                      non-induced, unlabeled, a pattern with
-                                                                        a closed form (stars, wedge, 4-path,
-                                                                        tailed triangle, and 18 of the 21
-                                                                        connected 5-vertex classes:
+                                                                        a closed form (stars, wedge, every
+                                                                        connected 4-vertex class but K4, and
+                                                                        every connected 5-vertex class but K5:
                                                                         docs/closed_forms.md)
 cuts           ``la_gpm/exact/cuts.py``      gpu                        unlabeled, 5+ vertices (or asked for)
 dumato         ``la_gpm/exact/dumato.py``    gpu                        any pattern
@@ -202,9 +202,7 @@ def _closed_can(r):
     if r.part is not None:
         return "a closed form counts the whole graph at once (no part=)"
     if _closed_form_of(r.P) is None:
-        return ("no closed form is known for this pattern (5-vertex: the 5-cycle and K2,3 plus an edge on its "
-                "3-side have none; docs/closed_forms.md)" if r.P.k == 5 else
-                "no closed form is known for this pattern")
+        return "no closed form is known for this pattern (docs/closed_forms.md lists those there are)"
     return _closed_guard(r.P, r.G)
 
 
@@ -365,7 +363,7 @@ def explain(G, P, *, induced: bool = False, backend: str | None = None, **kw) ->
 
     >>> import la_gpm
     >>> G = la_gpm.datasets.load("karate")
-    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("5-cycle"), backend="cpu")]
+    >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("6-cycle"), backend="cpu")]
     [('triangles', 'cannot'), ('kcliques', 'cannot'), ('closed_form', 'cannot'), ('plan_dfs', 'chosen')]
     >>> [(e, v) for e, b, v, _ in explain(G, la_gpm.Pattern.named("4-cycle"), backend="cpu")][2:]
     [('closed_form', 'chosen'), ('plan_dfs', 'can run')]

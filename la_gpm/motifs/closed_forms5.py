@@ -2,10 +2,9 @@
 
 ``la_gpm.count(G, P)`` reaches these through the engine table's ``closed_form`` row by canonical form
 (:func:`formula_of`), so any spelling of the pattern (an edge list in any vertex order) gets its formula.
-They cover 15 of the 21 connected 5-vertex classes; with the bowtie and the house
+They cover 17 of the 21 connected 5-vertex classes; with the bowtie and the house
 (:mod:`la_gpm.motifs.closed_forms`), the 5-star (:mod:`la_gpm.motifs.degree_forms`) and the 5-clique (the
-clique engine), 19. The 5-cycle and K2,3 plus an edge on its 3-side have no formula here and stay with
-enumeration (docs/closed_forms.md says why).
+clique engine), all 21.
 
 **Pendant classes** (a vertex w of degree 1, attached at a; P = Q − w), from the 4-vertex per-vertex orbit
 counts σ_o(v) (FGLT's raw counts, :func:`~la_gpm.motifs.closed_forms.sigma4_columns`) and the non-induced
@@ -41,11 +40,21 @@ P or a copy of P + ab). Only the one column σ_orb(a) that the class needs is co
     (the 4-path closed form inside each neighbourhood, where degrees are the t_e and triangles are the K4s at v);
   - K4 + a vertex joined to two of its vertices (K5 minus a 2-path) = Σ_{K4} Σ_{e ∈ K4} (t_e − 2)
     = ½ Σ_triangles k_t (t_ab + t_bc + t_ac − 6) (each K4 on an edge is seen from its two triangles on it);
-  - K5 − e (two vertices joined to a triangle) = Σ_triangles C(k_t, 2).
+  - K5 − e (two vertices joined to a triangle) = Σ_triangles C(k_t, 2);
+* 5-cycle: the trace formula tr(A⁵) = 10·C5 + 30·T + 10 Σ_v (d_v − 2) t_v (Harary–Manvel; Alon–Yuster–Zwick),
+  with every closed 5-walk counted from its lowest vertex of the degree-descending order and the walks that are
+  not cycles subtracted there (:func:`cycle5_noninduced`): the 2- and 3-walks above each vertex, no A² or A³
+  formed (three n-vectors per chunk);
+* K2,3 + e (a diamond whose two degree-2 vertices share a third neighbour) = Σ_{u<w} e_uw (c_uw − 2), e_uw the
+  edges inside N(u) ∩ N(w) (:func:`k23e_noninduced`): each pair from its lower id, c_uw from the 2-walks, e_uw
+  from the triangles u x y with N(x) stamped.
+
+The numba kernels of the last two (``cycle5_walks``, ``k23e_pairs``) live in this module, beside their formulas.
 
 **Exactness.** Counts are Python ints. The int64 terms are bounded up front by :func:`overflow_reason`
 (m·dmax² < 2**62 as the other closed forms, and per-vertex sums of at most C(dmax, 2) · 3 · dmax² terms for
-the triangle pass and the pair codegrees); the engine table reads the same check and leaves a graph that
+the triangle pass and the pair codegrees; the 5-cycle's per-vertex walks and K2,3 + e's per-vertex
+Σ_w e_uw c_uw are below dmax⁴ ≤ that bound); the engine table reads the same check and leaves a graph that
 fails it to enumeration. Every division is checked (a wrong count is never returned).
 """
 
@@ -54,6 +63,7 @@ from __future__ import annotations
 import functools
 from math import comb
 
+import numba as nb
 import numpy as np
 
 from ..exceptions import InvalidArgument
@@ -63,7 +73,8 @@ from .common import deg_binomial_sum, descending, exact_sum, nchunks, prepare, s
 from .hybrid import pendant_plans
 
 __all__ = ["FIVE_VERTEX", "formula_of", "count5", "overflow_reason", "pendant_noninduced", "k23_noninduced",
-           "book_noninduced", "gem_noninduced", "k4_two_noninduced", "k5_minus_edge_noninduced", "wheel_noninduced"]
+           "book_noninduced", "gem_noninduced", "k4_two_noninduced", "k5_minus_edge_noninduced", "wheel_noninduced",
+           "cycle5_noninduced", "k23e_noninduced"]
 
 # the connected 5-vertex classes by name, as edge lists (the rows of classes(5) they are)
 FIVE_VERTEX = {
@@ -255,6 +266,158 @@ class _Ingredients:
         return self._get("tri", make)
 
 
+# --------------------------------------------------------------------------- kernels of the 5-cycle and K2,3+e
+# (numba, on the degree-descending CSR: id 0 has the highest degree, rows ascending, so "the neighbours
+# above v" are a row's tail, read backwards until an id <= v)
+
+
+@nb.njit(cache=True)
+def _cycle5_chunk(indptr, indices, c, nchunks, out):
+    n = indptr.shape[0] - 1
+    w2 = np.zeros(n, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    for v in range(c, n, nchunks):
+        lo, hi = indptr[v], indptr[v + 1]
+        top = hi                      # N(v)[top:] = the neighbours above v
+        while top > lo and indices[top - 1] > v:
+            top -= 1
+            mark[indices[top]] = v
+        if top == hi:                 # (one neighbour above v is enough for walks v a b c a v)
+            continue
+        below_v = top - lo            # neighbours of v below it (v's own row has no v)
+        nt = 0
+        dt = 0                        # Σ_a d⁺(a) t⁺(a): walks v a b a e v (and, reversed, v a b c b v)
+        tt = 0                        # Σ_a t⁺(a): twice the triangles whose lowest id is v
+        lt = 0                        # Σ_a (neighbours of a below v) t⁺(a)
+        for j in range(hi - 1, top - 1, -1):
+            a = indices[j]
+            dp = 0
+            tp = 0
+            for q in range(indptr[a + 1] - 1, indptr[a] - 1, -1):
+                x = indices[q]
+                if x <= v:
+                    break
+                dp += 1
+                if mark[x] == v:
+                    tp += 1
+                if w2[x] == 0:
+                    touched[nt] = x
+                    nt += 1
+                w2[x] += 1
+            dt += dp * tp
+            tt += tp
+            lt += (indptr[a + 1] - indptr[a] - 1 - dp) * tp
+        # closed walks v a b c e v above v: Σ over edges bc above v of w2[b] w2[c], each edge once from b < c
+        w = 0
+        for i in range(nt):
+            b = touched[i]
+            s = 0
+            for q in range(indptr[b + 1] - 1, indptr[b] - 1, -1):
+                x = indices[q]
+                if x <= b:
+                    break
+                s += w2[x]
+            w += w2[b] * s
+        for i in range(nt):
+            w2[touched[i]] = 0
+        out[v] = 2 * w - 2 * dt - below_v * tt - 2 * lt + tt
+
+
+@nb.njit(parallel=True, cache=True)
+def cycle5_walks(indptr, indices, nchunks):
+    """out[v], summed and halved: the 5-cycles (each at its lowest id v, rows of the degree-descending CSR).
+    out[v] = closed 5-walks v a b c e v with a, b, c, e above v, less the degenerate ones (a = c, b = e,
+    a = e; + both a = c and b = e), the a = e walks (a triangle abc hung on the edge va) booked at the
+    triangle's lowest vertex. Cost per v: the 2-paths and 3-paths of v's above-v part."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    for c in nb.prange(nchunks):
+        _cycle5_chunk(indptr, indices, c, nchunks, out)
+    return out
+
+
+@nb.njit(cache=True)
+def cycle5_walks_serial(indptr, indices):
+    """:func:`cycle5_walks` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    _cycle5_chunk(indptr, indices, 0, 1, out)
+    return out
+
+
+@nb.njit(cache=True)
+def _k23e_chunk(indptr, indices, c, nchunks, out):
+    n = indptr.shape[0] - 1
+    cnt = np.zeros(n, dtype=np.int64)
+    ed = np.zeros(n, dtype=np.int64)
+    mark = np.full(n, -1, dtype=np.int64)
+    markx = np.full(n, -1, dtype=np.int64)
+    touched = np.empty(n, dtype=np.int64)
+    stamp = 0
+    for u in range(c, n, nchunks):
+        lo, hi = indptr[u], indptr[u + 1]
+        if hi - lo < 3:
+            continue
+        for j in range(lo, hi):
+            mark[indices[j]] = u
+        nt = 0
+        for j in range(lo, hi):
+            x = indices[j]
+            stamp += 1
+            xlo, xhi = indptr[x], indptr[x + 1]
+            # codegrees c_uw of the w above u; N(x) above u stamped
+            for q in range(xhi - 1, xlo - 1, -1):
+                w = indices[q]
+                if w <= u:
+                    break
+                markx[w] = stamp
+                if cnt[w] == 0:
+                    touched[nt] = w
+                    nt += 1
+                cnt[w] += 1
+            # edges xy inside N(u) (y > x): every w above u adjacent to both holds the edge xy in N(u) ∩ N(w)
+            for q in range(xhi - 1, xlo - 1, -1):
+                y = indices[q]
+                if y <= x:
+                    break
+                if mark[y] != u:
+                    continue
+                for r in range(indptr[y + 1] - 1, indptr[y] - 1, -1):
+                    w = indices[r]
+                    if w <= u:
+                        break
+                    if markx[w] == stamp:
+                        ed[w] += 1
+        s = 0
+        for i in range(nt):
+            w = touched[i]
+            s += ed[w] * (cnt[w] - 2)
+            cnt[w] = 0
+            ed[w] = 0
+        out[u] = s
+
+
+@nb.njit(parallel=True, cache=True)
+def k23e_pairs(indptr, indices, nchunks):
+    """out[u] = Σ_{w > u} e_uw (c_uw − 2), c_uw = |N(u) ∩ N(w)| and e_uw the edges inside N(u) ∩ N(w): summed,
+    the K2,3+e copies (each once, from its 2-side pair {u, w}). Rows must be sorted."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    for c in nb.prange(nchunks):
+        _k23e_chunk(indptr, indices, c, nchunks, out)
+    return out
+
+
+@nb.njit(cache=True)
+def k23e_pairs_serial(indptr, indices):
+    """:func:`k23e_pairs` on the calling thread (small graphs: no thread-pool start)."""
+    n = indptr.shape[0] - 1
+    out = np.zeros(n, dtype=np.int64)
+    _k23e_chunk(indptr, indices, 0, 1, out)
+    return out
+
+
 # --------------------------------------------------------------------------- the formulas
 
 
@@ -376,6 +539,54 @@ def wheel_noninduced(G) -> int:
     return exact_sum(out)
 
 
+def cycle5_noninduced(G) -> int:
+    """Non-induced 5-cycles: the trace formula tr(A⁵) = 10·C5 + 30·T + 10 Σ_v (d_v − 2) t_v (Harary–Manvel;
+    Alon–Yuster–Zwick) with each closed walk counted from the lowest id of the degree-descending order,
+    without forming A² or A³:
+
+        2·C5 = Σ_v [ W_v − 2 Σ_a d⁺_v(a) t⁺_v(a) − 2 Σ_a ℓ_v(a) t⁺_v(a) − ℓ_v(v) τ_v + τ_v ],
+
+    W_v the closed 5-walks v a b c e v with a, b, c, e above v (= 2 Σ_{edges bc above v} w_b w_c,
+    w_x the 2-walks v a x above v); for a ∈ N(v) above v, d⁺_v(a) its neighbours above v, t⁺_v(a) its
+    common neighbours with v above v, ℓ_v(a) its neighbours below v; τ_v = Σ_a t⁺_v(a). The subtracted
+    terms are the walks that are not cycles (a = c or b = e: a triangle at v with a pendant step;
+    a = e: a triangle hung on the edge va, booked here at the triangle's lowest vertex; a = c and b = e:
+    twice round a triangle at v, added back). Cost per v: the 2- and 3-walks of v above v (the hubs come
+    first, so their walks stay among lower-degree vertices); memory: three n-vectors per chunk.
+    Every per-vertex term is below dmax⁴ (the guard, :func:`overflow_reason`); the total is a Python int.
+
+    >>> import la_gpm
+    >>> cycle5_noninduced(la_gpm.datasets.load("karate"))
+    374
+    """
+    G = _graph(G, "5-cycle counting")
+    if G.m == 0:
+        return 0
+    ptr, idx, _ = descending(G)
+    out = cycle5_walks_serial(ptr, idx) if serial_pass(idx.size) else cycle5_walks(ptr, idx, nchunks())
+    return _exact_div(exact_sum(out), 2, "5-cycle walks (two directions)")
+
+
+def k23e_noninduced(G) -> int:
+    """Non-induced K2,3 + e (K2,3 with an edge on its 3-side; a diamond whose two degree-2 vertices share a
+    third neighbour): Σ_{u<w} e_uw (c_uw − 2), c_uw = |N(u) ∩ N(w)| and e_uw the edges inside N(u) ∩ N(w).
+    The 2-side {u, w} is the copy's only pair with three common neighbours, so each copy is counted once
+    (a common-neighbour edge xy, and a third common neighbour z). Each pair once from its lower id of the
+    degree-descending order: the 2-walks u x w give c_uw, the triangles u x y (y > x) with N(x) above u
+    stamped give e_uw. Cost per u: Σ_{x ~ u} (d_x above u + d⁺(x)) and Σ_{triangles uxy} d_y above u.
+
+    >>> import la_gpm
+    >>> k23e_noninduced(la_gpm.datasets.load("karate"))
+    157
+    """
+    G = _graph(G, "K2,3+e counting")
+    if G.m == 0:
+        return 0
+    ptr, idx, _ = descending(G)
+    out = k23e_pairs_serial(ptr, idx) if serial_pass(idx.size) else k23e_pairs(ptr, idx, nchunks())
+    return exact_sum(out)
+
+
 # --------------------------------------------------------------------------- the table the engine reads
 
 _DENSE = {
@@ -389,6 +600,11 @@ _DENSE = {
               "Σ_v Σ_{x~v} d_x to build each neighbourhood, then its 4-cycles (Σ_e t_e² at most)"),
     "K5-e": (k5_minus_edge_noninduced, "K5-e = Σ_triangles C(k_t, 2), k_t its K4 extensions",
              "every triangle once with a scan of its lowest-degree row"),
+    "5-cycle": (cycle5_noninduced, "5-cycle = (tr A⁵ − 30T − 10 Σ_v (d_v − 2) t_v) / 10, the closed 5-walks "
+                "counted from their lowest vertex (degree-descending order) without forming A²",
+                "the 2- and 3-walks above each vertex"),
+    "K2,3+e": (k23e_noninduced, "K2,3+e = Σ_{u<w} e_uw (c_uw − 2), c_uw = |N(u) ∩ N(w)|, e_uw the edges inside it",
+               "the 2-walks above each vertex and its triangles' rows above it"),
 }
 
 
