@@ -29,7 +29,13 @@ closed_form    ``la_gpm/motifs/closed_forms``  cpu                      non-indu
 cuts           ``la_gpm/exact/cuts.py``      gpu                        unlabeled, 5+ vertices (or asked for)
 dumato         ``la_gpm/exact/dumato.py``    gpu                        any pattern
 plan_dfs       ``la_gpm/exact/cpu.py``       cpu                        any pattern
+directed       ``la_gpm/motifs/              cpu                        a directed pattern (``DiPattern``, 3 or
+               directed_count.py``                                      4 vertices) on a directed graph
 =============  ============================  =========================  =====================================
+
+The rows above ``directed`` take undirected patterns on undirected graphs; a directed graph or a
+``DiPattern`` goes to ``directed`` (its row of the directed census, induced or not), which no other row
+can count, and an undirected pattern on a directed graph is refused with the ways on (``la_gpm.count``).
 
 ``backend="auto"`` (or None with ``config.backend == "auto"``): the GPU when one is visible and the best
 engine there is one that wins on the GPU by measurement (triangles, cliques), else the CPU: the numba
