@@ -8,13 +8,15 @@ against the CPU backend, fixed costs on small graphs, the 5-vertex hybrid on R-M
                                         --bulk-sweep 12 13 14 --bulk 0 8 16 32 | --dense-sweep 12 13 --set K=V,..]
     python benchmarks/bench_motifs.py dense5_bulk [--graphs "R-MAT 9,R-MAT 10,email-Eu-core"]
     python benchmarks/bench_motifs.py gpu_orbits [--gpu]                           # 4-vertex orbits, GPU vs CPU
+    python benchmarks/bench_motifs.py orbits5 [--repeats 3]                        # 5-vertex orbits vs ORCA (+ pyfglt k=4)
     python benchmarks/bench_motifs.py closed_forms                                 # bowtie / house vs enumeration
     python benchmarks/bench_motifs.py closed_forms5 [--enum-timeout 8]             # every 5-vertex class, before/after
+    python benchmarks/bench_motifs.py closed_forms_all [--peer-timeout 120]         # every 3/4/5-vertex class vs peers
     python benchmarks/bench_motifs.py SUITE --quick
 
 Results: census_<tag>, census_small_<tag>, census_gpu_hybrid5_<tag> (census_gpu_<tag> with --full,
 census5_gpu_auto_crossover_<tag>), census5_rmat<scale>_<tag> (census5_rmat_series, census5_k23_bulk,
-census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, closed_forms_<tag>, closed_forms5_<tag>.json.
+census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, orbits5_<tag>, closed_forms_<tag>, closed_forms5_<tag>, closed_forms_all_<tag>.json.
 """
 
 from __future__ import annotations
@@ -224,6 +226,53 @@ def census_suite(a):
                 print(f"{label:32s} k={rows['k']}  {x['impl']:70s} {s}", flush=True)
     rec.done()
 
+
+
+@FAMILY.suite(repeats=3, graphs="karate,citeseer,email-Eu-core,G(20000,200000)", quick={"graphs": "karate,citeseer"})
+def orbits5(a):
+    """Graphlet orbits of up to 5 vertices (``la_gpm.orbits(G, 5)``, n x 73, ORCA numbering) against orbit-count
+    (ORCA, ``node_orbit_counts(G, 5)``) in the same run, and the 4-vertex orbits (``orbits(G, 4)``) against
+    orbit-count and pyfglt (FGLT counts graphlets of up to 4 vertices only, so it has k = 4 rows only).
+    Every peer's matrix is checked equal to la_gpm's before its time counts; times are medians after a warm-up
+    call (ORCA's k = 5 medians of ``--repeats`` runs too)."""
+    warm_g = la_gpm.generators.gnm(60, 300, seed=0)
+    orbits(warm_g, 5)                         # load / compile the kernels outside the clock
+    orbits(la_gpm.generators.gnm(600, 9000, seed=0), 5)   # the pooled (parallel) builds as well
+    rec = Record(a, "orbits5", "graphlet orbits of 2..5 vertices per vertex: la_gpm vs orbit-count and pyfglt",
+                 numba_threads=numba_threads(), load_average_at_start=os.getloadavg(),
+                 note="shared 2-core machine (others working on it): compare times within this file only; "
+                      "every peer's orbit matrix checked equal to la_gpm's first")
+    names4 = list(classes(4).names)
+    for label in a.graphs:
+        G = graph(label)
+        E = edge_array(G)
+        row = {"graph": label, "n": G.n, "m": G.m, "max_degree": int(G.max_degree), "impls": {}}
+        med, times, mine5 = timeit(lambda: orbits(G, 5), repeat=a.repeats)
+        row["impls"]["la_gpm orbits(G, 5)"] = {"k": 5, "seconds": med, "runs": times}
+
+        def orca5():
+            from orbit_count._orca import motif_counts
+            return lambda: motif_counts("node", 5, G.n, E)
+        r = peer("orbit-count (ORCA) node_orbit_counts, graphlet size 5 (edge array given)", orca5,
+                 repeat=a.repeats, convert=lambda X: bool(np.array_equal(X, mine5)), want=True,
+                 label=f"{label}/k5/ORCA orbits equal la_gpm's")
+        row["impls"][r.pop("impl")] = {"k": 5, **r}
+        mine4 = orbits(G, 4)
+        check(f"{label}: orbits(G, 5)[:, :15] == orbits(G, 4)", bool(np.array_equal(mine5[:, :15], mine4)), True)
+        med, times, _ = timeit(lambda: orbits(G, 4), repeat=a.repeats)
+        row["impls"]["la_gpm orbits(G, 4)"] = {"k": 4, "seconds": med, "runs": times}
+        for r in orbit_peers(label, G, E, mine4, counts(census(G, 4)), names4, a.repeats):
+            row["impls"][r.pop("impl")] = {"k": 4, **r}
+        t5 = row["impls"]["la_gpm orbits(G, 5)"]["seconds"]
+        row["speedup_k5_vs_orca"] = {k: v["seconds"] / t5 for k, v in row["impls"].items()
+                                     if v["k"] == 5 and v.get("seconds") and not k.startswith("la_gpm")}
+        row["orbit_sums"] = [int(x) for x in mine5.sum(axis=0)]
+        row["load_average_after"] = os.getloadavg()
+        rec.add(row, echo=False)
+        for k, v in row["impls"].items():
+            s_ = "skipped: " + v["skipped"] if v.get("seconds") is None else f"{v['seconds']:.4f} s"
+            print(f"{label:24s} k={v['k']}  {k:75s} {s_}", flush=True)
+    rec.done()
 
 
 # ------------------------------------------------------------------ census_small
@@ -957,6 +1006,292 @@ def closed_forms5(a):
                     + "  before " + (f"{b:8.3f} s" if b is not None else f"> {a.enum_timeout:.0f} s (killed)")
                     + "  igraph " + (f"{row['peers'][0]['seconds']:.3f} s" if "seconds" in row["peers"][0]
                                      else row["peers"][0]["skipped"]))
+    rec.done()
+
+
+# ------------------------------------------------------------------ closed_forms_all (CPU, every class, peers)
+IG_ISOCLASSES = {3: 4, 4: 11, 5: 34}      # undirected isoclasses igraph numbers (connected or not)
+
+
+def class_row(k, edges):
+    """The row of classes(k) of a k-vertex edge list."""
+    return int(classes(k).table[sum(1 << bit(min(u, v), max(u, v)) for u, v in edges)])
+
+
+def all_patterns():
+    """(k, name, edges) of the connected 3-, 4- and 5-vertex classes (5-vertex: closed_forms5's names)."""
+    from la_gpm.motifs.closed_forms5 import FIVE_VERTEX
+    out = [(k, nm, [tuple(e) for e in classes(k).edges[r]]) for k in (3, 4) for r, nm in enumerate(classes(k).names)]
+    return out + [(5, nm, E) for nm, E in FIVE_VERTEX.items()]
+
+
+def fresh(G):
+    """The same CSR as a new Graph: none of G's cached properties (degree order, DAG, ...), so a timed call pays
+    every derived structure it needs (the peers get their own formats built outside their clocks)."""
+    return la_gpm.Graph(G.indptr, G.indices, _trusted=True)
+
+
+def isoclass_to_rows(k):
+    """igraph isoclass id -> classes(k) row (None for the disconnected ones)."""
+    import igraph as ig
+    out = {}
+    for c in range(IG_ISOCLASSES[k]):
+        row = class_row(k, ig.Graph.Isoclass(k, c).get_edgelist()) if ig.Graph.Isoclass(k, c).is_connected() else -1
+        out[c] = row if row >= 0 else None
+    return out
+
+
+def timed_peer(name, make, *, want, convert, timeout, repeat, quantity, label, inproc_below=10.0, child=True):
+    """A peer's row: one run in a forked child killed after ``timeout`` s (a killed run is recorded as
+    ``"timeout"``); a peer that finished within ``inproc_below`` s is timed again in this process (warm-up, then
+    the median of ``repeat`` runs). ``child=False``: in this process only (OpenMP peers, which a fork can hang;
+    only those known to finish in seconds). Counts are checked against ``want`` (after ``convert``)."""
+    from harness import in_child
+    try:
+        fn = make()
+    except ImportError as e:
+        return {"impl": name, "quantity": quantity, "skipped": f"not installed: {e}"}
+    first = None
+    if child:
+        res = in_child(fn, timeout)
+        if isinstance(res, str):
+            return {"impl": name, "quantity": quantity, "timeout": True, "skipped": res, "at_least_seconds": timeout}
+        first, got = res
+        check(f"{label}/{name}", convert(got), want)
+        if first > inproc_below:
+            return {"impl": name, "quantity": quantity, "seconds": first, "runs": [first],
+                    "note": "one run in a child process (no warm-up)"}
+    med, times, got = timeit(fn, repeat=repeat)
+    check(f"{label}/{name} (in process)", convert(got), want)
+    row = {"impl": name, "quantity": quantity, "seconds": med, "runs": times, "note": "warm-up, median in process"}
+    if first is not None:
+        row["child_run_seconds"] = first
+    return row
+
+
+_ORCA_CHILD = """
+import sys, time, json
+sys.path.insert(0, {bench!r})
+import numpy as np
+from bench_motifs import bench_graph, class_counts_from_orbits4, orca5_orbit_sets
+from harness import edge_array
+from la_gpm.patterns.classes import classes
+from orbit_count._orca import motif_counts
+G = bench_graph({label!r})
+E = edge_array(G)
+sets5 = orca5_orbit_sets() if {k} == 5 else None
+t = time.perf_counter(); X = motif_counts("node", {k}, G.n, E); t = time.perf_counter() - t
+sums = class_counts_from_orbits4(X, list(classes(4).names)) if {k} == 4 else [int(X[:, s].sum()) // 5 for s in sets5]
+print("RESULT", json.dumps([t, [int(x) for x in sums]]))
+"""
+
+
+def orca_fresh_process(label, k, timeout):
+    """(seconds, induced class counts) of ORCA's k-vertex node orbits in a fresh Python process (timed inside it,
+    after loading the graph), or the reason (str) when it ran past ``timeout`` s (killed)."""
+    import json
+    import sys
+    from harness import HERE
+    r = command([sys.executable, "-c", _ORCA_CHILD.format(bench=str(HERE), label=label, k=k)], timeout=timeout + 10)
+    for ln in r["text"].splitlines():
+        if ln.startswith("RESULT "):
+            return tuple(json.loads(ln[7:]))
+    if r["killed"]:
+        return f"did not finish within {timeout:.0f} s (killed; 10 s more allowed for loading the graph)"
+    return f"failed: {r['text'][-300:]}"
+
+
+@FAMILY.suite(repeats=5, graphs="email-Enron,G(200000,2000000)",
+              quick={"graphs": "karate", "repeats": 2, "peer_timeout": 20.0, "vf2_timeout": 5.0},
+              args=[arg("--peer-timeout", type=float, default=120.0,
+                        help="seconds for one run of a whole-census peer (igraph motifs, ORCA 5; killed after)"),
+                    arg("--vf2-timeout", type=float, default=20.0,
+                        help="seconds for one per-pattern peer run (VF2, cliques, triangles; killed after)"),
+                    arg("--vf2-max", type=float, default=3e8,
+                        help="igraph VF2 not run above this many embeddings (it lists each: > 30 s at 1e7/s)"),
+                    arg("--nx-max", type=float, default=3e6,
+                        help="networkx VF2 / clique listing not run above this many embeddings / cliques")])
+def closed_forms_all(a):
+    """Every connected 3-, 4- and 5-vertex pattern (2 + 6 + 21) counted by la_gpm.count (cpu, non-induced, unique)
+    beside every peer that gives the same quantity, counts checked equal before timing: python-graphblas
+    (triangles: masked mxm), igraph (motifs_randesu: induced counts of every class, converted to non-induced by
+    the inclusion matrix; count_subisomorphisms_vf2 / |Aut| per pattern; cliques and triangles listed),
+    orbit-count (ORCA: induced 4- and 5-vertex graphlet orbits, summed per class and converted), pyfglt
+    (induced 4-vertex orbits) and networkx (triangles, cliques, VF2 monomorphisms / |Aut|). la_gpm's time: a
+    fresh Graph on every call (the degree order and every derived array paid inside the clock), warm-up, median;
+    the warm-graph time beside it. Peers: one run in a child process killed at a time limit ("timeout"), timed
+    again in process (median) when it finished in seconds; VF2 and networkx not run where the embeddings to
+    list exceed --vf2-max / --nx-max (said in the row). la_gpm's counts are also checked against its census
+    (census(G, k, induced=False), another code path)."""
+    import igraph as ig
+    from la_gpm.api import count_pattern
+    from la_gpm.patterns import Pattern
+    from la_gpm.patterns.classes import to_noninduced
+    rec = Record(a, "closed_forms_all", "every connected 3/4/5-vertex pattern: la_gpm.count (cpu) against peers",
+                 numba_threads=numba_threads(), load_average_at_start=os.getloadavg(),
+                 peer_timeout_s=a.peer_timeout, vf2_timeout_s=a.vf2_timeout, vf2_max=a.vf2_max, nx_max=a.nx_max,
+                 count_kind="unique, non-induced (peers' induced class counts converted by the inclusion matrix; "
+                            "VF2 embeddings divided by |Aut|)",
+                 note="2-core machine shared with other jobs: load averages recorded per graph; compare times "
+                      "within one graph of this file")
+    pats = all_patterns()
+    warm_g = la_gpm.datasets.load("karate")
+    for k, _, E in pats:                    # compile every kernel outside the clock
+        la_gpm.count(warm_g, E, backend="cpu")
+    for k in (3, 4, 5):
+        census(warm_g, k, induced=False)
+    for label in a.graphs:
+        G = bench_graph(label)
+        E2 = edge_array(G)
+        g = to_igraph(G)
+        load0 = os.getloadavg()
+        print(f"{label}: n={G.n:,} m={G.m:,} dmax={G.max_degree} load {load0}", flush=True)
+        ref, census_rows = {}, {}
+        for k in (3, 4, 5):
+            t, df = once(lambda k=k: census(fresh(G), k, induced=False), sync=False)
+            ref[k] = counts(df)
+            census_rows[k] = {"graph": label, "n": G.n, "m": G.m, "k": k, "pattern": f"(all {len(ref[k])} classes)",
+                              "la_gpm_census_seconds": t, "census_method": df.attrs.get("method"), "peers": []}
+        # whole-census peers: every class of k at once (induced counts, converted)
+        cls = {k: classes(k) for k in (3, 4, 5)}
+
+        def motifs(k):
+            mp = isoclass_to_rows(k)
+
+            def conv(vals):
+                ind = [0] * len(cls[k].names)
+                for c, v in enumerate(vals):
+                    if mp[c] is not None:
+                        ind[mp[c]] = int(v)
+                return to_noninduced(cls[k].M, ind)
+            return (lambda: (lambda: list(g.motifs_randesu(size=k)))), conv
+
+        for k in (3, 4, 5):
+            make, conv = motifs(k)
+            census_rows[k]["peers"].append(timed_peer(
+                f"igraph motifs_randesu(size={k})", make, want=ref[k], convert=conv, timeout=a.peer_timeout,
+                repeat=3, label=f"{label}/k{k}", quantity=f"induced counts of every {k}-vertex class (converted)"))
+        names4 = list(cls[4].names)
+
+        sets5 = orca5_orbit_sets()
+
+        def orca_sums(k, X):
+            return (class_counts_from_orbits4(X, names4) if k == 4 else [int(X[:, s].sum()) // 5 for s in sets5])
+
+        for k in (4, 5):   # ORCA runs OpenMP (libgomp), which hangs in a forked child: a fresh process instead
+            name = f"orbit-count (ORCA) node orbits, size {k}"
+            quantity = f"induced {k}-vertex graphlet orbits per vertex (class sums, converted)"
+            res = orca_fresh_process(label, k, a.peer_timeout)
+            if isinstance(res, str):
+                row = {"impl": name, "quantity": quantity, "timeout": "killed" in res, "skipped": res,
+                       "at_least_seconds": a.peer_timeout}
+            else:
+                check(f"{label}/k{k}/{name}", to_noninduced(cls[k].M, res[1]), ref[k])
+                row = {"impl": name, "quantity": quantity, "seconds": res[0], "runs": [res[0]],
+                       "note": "one run in a fresh process (no warm-up)"}
+                if res[0] < 10.0:
+                    from orbit_count._orca import motif_counts
+                    med, times, X = timeit(lambda k=k: motif_counts("node", k, G.n, E2), repeat=3)
+                    check(f"{label}/k{k}/{name} (in process)", to_noninduced(cls[k].M, orca_sums(k, X)), ref[k])
+                    row.update(seconds=med, runs=times, fresh_process_seconds=res[0],
+                               note="warm-up, median in process")
+            census_rows[k]["peers"].append(row)
+
+        def fglt():
+            import scipy.sparse as sp
+            from pyfglt import fglt as F
+            A = sp.csc_matrix(G.to_scipy().astype(np.float64))
+            return lambda: F.compute(A).to_numpy()[:, FGLT_TO_ORCA]
+        census_rows[4]["peers"].append(timed_peer(
+            "pyfglt fglt.compute", fglt, want=ref[4], timeout=a.peer_timeout, repeat=3, child=False,
+            convert=lambda X: to_noninduced(cls[4].M, class_counts_from_orbits4(X, names4)), label=f"{label}/k4",
+            quantity="induced 4-vertex graphlet orbits per vertex (class sums, converted; in process: OpenMP)"))
+        for k in (3, 4, 5):
+            rec.add(census_rows[k], echo=f"{label:<18} census k={k}: la_gpm {census_rows[k]['la_gpm_census_seconds']:.3f} s  "
+                    + "  ".join(f"{p['impl']}: " + (f"{p['seconds']:.3f} s" if 'seconds' in p else p['skipped'])
+                                for p in census_rows[k]["peers"]))
+        nxg = None
+        for k, name, E in pats:
+            P = Pattern(E, k=k)
+            aut = P.automorphism_count
+            got, stats = count_pattern(G, E, backend="cpu", return_stats=True)
+            check(f"{label} {name} vs census(G, {k}, induced=False)", got, ref[k][class_row(k, E)])
+            med, times, got2 = timeit(lambda: la_gpm.count(fresh(G), E, backend="cpu"), repeat=a.repeats, budget_s=60)
+            check(f"{label} {name} repeat", got2, got)
+            wmed, wtimes, _ = timeit(lambda: la_gpm.count(G, E, backend="cpu"), repeat=a.repeats, budget_s=60)
+            row = {"graph": label, "n": G.n, "m": G.m, "k": k, "pattern": name, "edges": E, "count": got,
+                   "engine": stats["engine"], "plan": stats["plan"], "seconds": med, "runs": times,
+                   "warm_graph_seconds": wmed, "warm_graph_runs": wtimes, "load_average": os.getloadavg(), "peers": []}
+            peers = row["peers"]
+            for p in census_rows[k]["peers"]:
+                q = {key: p[key] for key in ("impl", "quantity", "seconds", "skipped", "timeout", "at_least_seconds")
+                     if key in p}
+                q["computes"] = f"every {k}-vertex class at once (the census row)"
+                peers.append(q)
+            emb = got * aut
+            one = f"this pattern (count checked: {got:,})"
+            if name == "triangle":
+                from bench_triangles import graphblas_direct
+                peers.append(timed_peer("python-graphblas L<L> = L plus_pair L'", lambda: graphblas_direct(G),
+                                        want=got, convert=int, timeout=a.vf2_timeout, repeat=a.repeats, child=False,
+                                        label=f"{label}/{name}", quantity=one))
+                peers.append(timed_peer("igraph list_triangles", lambda: (lambda: len(g.list_triangles())),
+                                        want=got, convert=int, timeout=a.vf2_timeout, repeat=3,
+                                        label=f"{label}/{name}", quantity=one))
+            if P.is_clique and k >= 4:
+                peers.append(timed_peer(f"igraph cliques(min={k}, max={k})",
+                                        lambda: (lambda: len(g.cliques(min=k, max=k))), want=got, convert=int,
+                                        timeout=a.vf2_timeout, repeat=3, label=f"{label}/{name}", quantity=one))
+            if emb <= a.vf2_max:
+                h = ig.Graph(n=k, edges=E)
+                peers.append(timed_peer("igraph count_subisomorphisms_vf2 / |Aut|",
+                                        lambda: (lambda: g.count_subisomorphisms_vf2(h)), want=got,
+                                        convert=lambda x: int(x) // aut, timeout=a.vf2_timeout, repeat=3,
+                                        label=f"{label}/{name}", quantity=one))
+            else:
+                peers.append({"impl": "igraph count_subisomorphisms_vf2 / |Aut|", "quantity": one,
+                              "skipped": f"not run: {emb:.3g} embeddings to list (> --vf2-max {a.vf2_max:.0e})"})
+            nx_emb = got if (name == "triangle" or P.is_clique) else emb
+            if nx_emb <= a.nx_max:
+                import networkx as nx
+                if nxg is None:
+                    nxg = G.to_networkx()
+                if name == "triangle":
+                    mk, nm_, conv = (lambda: (lambda: sum(nx.triangles(nxg).values()) // 3)), "networkx triangles", int
+                elif P.is_clique:
+                    def mk(k=k):
+                        def run():
+                            c = 0
+                            for q in nx.enumerate_all_cliques(nxg):
+                                if len(q) == k:
+                                    c += 1
+                                elif len(q) > k:
+                                    break
+                            return c
+                        return run
+                    nm_, conv = "networkx enumerate_all_cliques", int
+                else:
+                    h = nx.Graph(E)
+
+                    def mk(h=h):
+                        from networkx.algorithms import isomorphism as iso
+                        return lambda: sum(1 for _ in iso.GraphMatcher(nxg, h).subgraph_monomorphisms_iter())
+                    nm_, conv = "networkx GraphMatcher monomorphisms / |Aut|", (lambda x: int(x) // aut)
+                peers.append(timed_peer(nm_, mk, want=got, convert=conv, timeout=a.vf2_timeout, repeat=3,
+                                        label=f"{label}/{name}", quantity=one))
+            else:
+                peers.append({"impl": "networkx", "quantity": one,
+                              "skipped": f"not run: {nx_emb:.3g} {'cliques' if P.is_clique else 'embeddings'} "
+                                         f"to list (> --nx-max {a.nx_max:.0e})"})
+            timed = [p for p in peers if "seconds" in p]
+            best = min(timed, key=lambda p: p["seconds"]) if timed else None
+            row["fastest_peer"] = None if best is None else {"impl": best["impl"], "seconds": best["seconds"]}
+            row["la_gpm_fastest"] = best is None or med < best["seconds"]
+            if best is not None:
+                row["speedup_vs_fastest_peer"] = best["seconds"] / med
+            rec.add(row, echo=f"{label:<18} {name:<16} {got:>20,} {stats['engine']:<11} {med * 1e3:9.2f} ms  "
+                    + ("no peer finished" if best is None else
+                       f"best peer {best['impl'][:40]} {best['seconds']:.3f} s ({best['seconds'] / med:.1f}x)"))
     rec.done()
 
 
