@@ -19,7 +19,7 @@ from .conftest import data_path
 from .known import CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4, CITESEER_NONINDUCED_5
 from .oracles_census import by_name as _by_name, graph_of as _graph, induced_census, noninduced_census
 
-METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("hybrid", "enumerate"),
+METHODS = {3: ("closed_form", "enumerate"), 4: ("closed_form", "enumerate"), 5: ("closed_form", "hybrid", "enumerate"),
            6: ("enumerate",), 7: ("enumerate",)}
 CLASSES = {3: 2, 4: 6, 5: 21, 6: 112, 7: 853}
 
@@ -346,7 +346,7 @@ def test_bad_k():
     with pytest.raises(la_gpm.InvalidArgument, match="method"):
         census(G, 4, method="magic")
     with pytest.raises(la_gpm.InvalidArgument, match="closed_form"):
-        census(G, 5, method="closed_form")
+        census(G, 6, method="closed_form")
     with pytest.raises(la_gpm.InvalidArgument, match="hybrid"):
         census(G, 4, method="hybrid")
 
@@ -379,3 +379,23 @@ def test_top_level_exports_and_progress(capsys):
     df = la_gpm.census(G, 5, progress=True, method="enumerate")
     assert list(df["count"]) == list(census(G, 5)["count"])
     assert la_gpm.orbits(G, 4).shape == (34, 15)
+
+
+def test_five_vertex_closed_forms_census_and_its_auto_rule():
+    """k = 5 by the 21 closed forms equals the enumeration (and the hybrid) on random and dense graphs, induced
+    or not; auto takes it from CLOSED5_MIN_WEDGES wedges (email-Eu-core, 1.18M wedges) and keeps the hybrid /
+    enumeration below (citeseer, karate)."""
+    from la_gpm.motifs import driver
+    for G in (la_gpm.generators.gnm(60, 400, seed=3), la_gpm.generators.gnm(30, 300, seed=4),
+              la_gpm.generators.rmat(9, seed=2)):
+        for induced in (True, False):
+            want = list(census(G, 5, method="enumerate", induced=induced)["count"])
+            assert list(census(G, 5, method="closed_form", induced=induced)["count"]) == want
+    assert driver.prefers_closed_forms5(la_gpm.datasets.load("email-Eu-core"))
+    assert not driver.prefers_closed_forms5(la_gpm.datasets.load("citeseer"))
+    G = la_gpm.generators.gnm(200, 4000, seed=5)                            # 158,782 wedges: above the line
+    assert driver.prefers_closed_forms5(G)
+    df = census(G, 5, backend="cpu")
+    assert df.attrs["method"] == "closed_form"
+    assert list(df["count"]) == list(census(G, 5, method="hybrid")["count"])
+    assert census(la_gpm.datasets.load("karate"), 5, backend="cpu").attrs["method"] != "closed_form"

@@ -22,7 +22,11 @@ back-substitution over Python ints.
   star = Σ C(d,3), P4 = Σ_uv (d_u-1)(d_v-1) - 3T, paw = Σ_v t_v(d_v-2),
   diamond = Σ_e C(t_e,2), C4 counted once at its highest-rank vertex, K4 on the
   degree-ordered DAG; then I = M⁻¹ N.
-* ``"hybrid"`` (k = 5; the default there unless the graph is small or dense):
+* ``"closed_form"`` (k = 5, CPU; the default there from CLOSED5_MIN_WEDGES wedges, :func:`prefers_closed_forms5`):
+  the non-induced count of each of the 21 classes from its own closed form
+  (:func:`~la_gpm.motifs.closed_forms5.census5_noninduced`: the pendant identities, K2,3, book, gem, wheel,
+  the triangle/K4 sums, the 5-cycle's trace formula, K2,3+e, bowtie, house, 5-star, K5), then I = M⁻¹ N.
+* ``"hybrid"`` (k = 5; the default there below that size unless the graph is small or dense):
   the ten classes with a degree-1 vertex from 4-vertex per-vertex orbit sums,
   inj(Q) = |Stab_P(a)| Σ_v d_v σ_orb(a)(v) - deg_P(a) inj(P) - Σ_{b≁a} inj(P+ab);
   the eleven classes of minimum degree >= 2 from their induced copies, listed through
@@ -61,7 +65,8 @@ from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
 from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
-from .common import check_safe, descending, prepare, serial_pass, sum_over_root_blocks
+from .closed_forms5 import census5_noninduced
+from .common import check_safe, degree_binomials, descending, prepare, serial_pass, sum_over_root_blocks
 from .directed import directed_census
 from .frames import frame
 from .hybrid import hybrid5_noninduced
@@ -72,6 +77,7 @@ __all__ = ["census", "census_part", "orbits", "class_table", "inclusion_matrix",
 
 MAX_CENSUS_K = 7
 METHODS = ("auto", "closed_form", "hybrid", "enumerate")
+CLOSED5_MIN_WEDGES = 100_000   # Σ_v C(d_v, 2) from which auto counts k = 5 by the closed forms (prefers_closed_forms5)
 # backend="auto" with a GPU visible (measured crossovers, docs/gpu_census.md): closed forms and
 # enumeration for k <= 4 go to the GPU from these many arcs, enumeration for k >= 5 from fewer; k = 5
 # enumerates there up to this many connected 4-vertex subsets (beyond, the CPU's hybrid)
@@ -126,7 +132,7 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         (the GPU when one is visible and the graph is large enough for it to win, see
         docs/gpu_census.md; otherwise the CPU); other backends raise BackendUnavailable
     progress : show a tqdm bar over root chunks (CPU enumeration; ``"auto"`` then keeps the CPU)
-    method : ``"auto"``, ``"closed_form"`` (k <= 4), ``"hybrid"`` (k = 5) or
+    method : ``"auto"``, ``"closed_form"`` (k <= 5; k = 5 on the CPU), ``"hybrid"`` (k = 5) or
         ``"enumerate"`` (any k); ``df.attrs["method"]`` says which one ran (``"gpu_closed_form"``,
         ``"gpu_hybrid"``, ``"gpu_enumerate"`` on the GPU)
 
@@ -152,9 +158,8 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="census")
     if method not in METHODS:
         raise InvalidArgument(f"method must be one of {METHODS}; got {method!r}")
-    if method == "closed_form" and k > 4:
-        raise InvalidArgument(f"method='closed_form' covers k = 3 and 4; got k={k} (use 'hybrid', 'enumerate' or "
-                              "'auto')")
+    if method == "closed_form" and k > 5:
+        raise InvalidArgument(f"method='closed_form' covers k = 3, 4 and 5; got k={k} (use 'enumerate' or 'auto')")
     if method == "hybrid" and k != 5:
         raise InvalidArgument(f"method='hybrid' covers k = 5; got k={k} (use 'closed_form', 'enumerate' or 'auto')")
     cls = classes(k)
@@ -165,8 +170,10 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         return frame(cls, k, counts, induced, method)
     if method == "auto" and k != 5:
         method = "closed_form" if k <= 4 else "enumerate"
+    if method == "auto" and k == 5 and prefers_closed_forms5(G):
+        method = "closed_form"
     if method == "closed_form":
-        N = closed_form_noninduced(G, k)
+        N = closed_form_noninduced(G, k) if k <= 4 else census5_noninduced(G)
         counts = to_induced(cls.M, N) if induced else N
     elif method == "hybrid" or (method == "auto" and k == 5):
         N = hybrid5_noninduced(G, decline=method == "auto")
@@ -183,10 +190,23 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     return frame(cls, k, counts, induced, method)
 
 
+def prefers_closed_forms5(G) -> bool:
+    """The CPU's auto rule for k = 5: the 21 closed forms (fixed cost about 4-10 ms: 21 passes) once the graph
+    has CLOSED5_MIN_WEDGES wedges and their int64 terms are bounded (:func:`~la_gpm.motifs.closed_forms5.
+    overflow_reason`); below, the hybrid or the enumeration (their own rule). Measured on 2 cores
+    (docs/census.md): closed forms against the hybrid / enumeration, email-Eu-core 0.19 vs 1.83 s, G(150, 6000)
+    0.16 vs 1.26 s, email-Enron 1.2 vs 42.8 s; citeseer (26,878 wedges) 10 vs 3.3 ms, G(2000, 8000) (63,809)
+    14 vs 3.9 ms."""
+    from .closed_forms5 import overflow_reason
+    return degree_binomials(G)[0] >= CLOSED5_MIN_WEDGES and overflow_reason(G) is None
+
+
 def _auto_backend(G, k, method, progress):
     """backend="auto" with a GPU visible: "gpu" only where it was measured faster (docs/gpu_census.md)."""
     if progress:
         return "cpu"
+    if k == 5 and method == "closed_form":
+        return "cpu"                       # the 5-vertex closed forms run on the CPU
     if k <= 4 and method in ("auto", "closed_form"):
         return "gpu" if G.nnz >= _GPU_CLOSED_FORM_ARCS else "cpu"
     if G.nnz < (_GPU_ENUMERATE_ARCS if k <= 4 else _GPU_ENUMERATE5_ARCS):
@@ -200,6 +220,9 @@ def _census_gpu(G, k, cls, induced, method):
     """(counts, method name) of the census on the GPU: closed forms (k <= 4) or ESU enumeration."""
     from . import gpu
 
+    if method == "closed_form" and k == 5:
+        raise InvalidArgument("method='closed_form' for k = 5 runs on the CPU (backend='cpu'); on the GPU use "
+                              "'hybrid' (its closed-form part runs there) or 'auto'")
     if method == "hybrid" or (method == "auto" and k == 5):
         # auto: the hybrid unless the GPU enumerates faster (gpu.gpu_prefers_hybrid, docs/gpu_census.md)
         N = gpu.hybrid5_noninduced(G, decline=method == "auto")
