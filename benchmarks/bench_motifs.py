@@ -1259,17 +1259,8 @@ def closed_forms_all(a):
                 if name == "triangle":
                     mk, nm_, conv = (lambda: (lambda: sum(nx.triangles(nxg).values()) // 3)), "networkx triangles", int
                 elif P.is_clique:
-                    def mk(k=k):
-                        def run():
-                            c = 0
-                            for q in nx.enumerate_all_cliques(nxg):
-                                if len(q) == k:
-                                    c += 1
-                                elif len(q) > k:
-                                    break
-                            return c
-                        return run
-                    nm_, conv = "networkx enumerate_all_cliques", int
+                    from bench_kcliques import networkx_fn
+                    mk, nm_, conv = (lambda k=k: networkx_fn(G, k)), "networkx enumerate_all_cliques", int
                 else:
                     h = nx.Graph(E)
 

@@ -69,6 +69,7 @@ import numpy as np
 from ..exceptions import InvalidArgument
 from ..patterns.classes import classes
 from ..patterns.pattern import Pattern
+from ..primitives.jit import parallel_and_serial
 from .common import deg_binomial_sum, descending, exact_sum, nchunks, prepare, serial_pass, weighted_sum
 from .hybrid import pendant_plans
 
@@ -324,8 +325,7 @@ def _cycle5_chunk(indptr, indices, c, nchunks, out):
         out[v] = 2 * w - 2 * dt - below_v * tt - 2 * lt + tt
 
 
-@nb.njit(parallel=True, cache=True)
-def cycle5_walks(indptr, indices, nchunks):
+def _cycle5_walks_body(indptr, indices, nchunks):
     """out[v], summed and halved: the 5-cycles (each at its lowest id v, rows of the degree-descending CSR).
     out[v] = closed 5-walks v a b c e v with a, b, c, e above v, less the degenerate ones (a = c, b = e,
     a = e; + both a = c and b = e), the a = e walks (a triangle abc hung on the edge va) booked at the
@@ -337,13 +337,7 @@ def cycle5_walks(indptr, indices, nchunks):
     return out
 
 
-@nb.njit(cache=True)
-def cycle5_walks_serial(indptr, indices):
-    """:func:`cycle5_walks` on the calling thread (small graphs: no thread-pool start)."""
-    n = indptr.shape[0] - 1
-    out = np.zeros(n, dtype=np.int64)
-    _cycle5_chunk(indptr, indices, 0, 1, out)
-    return out
+cycle5_walks, cycle5_walks_serial = parallel_and_serial(_cycle5_walks_body)
 
 
 @nb.njit(cache=True)
@@ -398,8 +392,7 @@ def _k23e_chunk(indptr, indices, c, nchunks, out):
         out[u] = s
 
 
-@nb.njit(parallel=True, cache=True)
-def k23e_pairs(indptr, indices, nchunks):
+def _k23e_pairs_body(indptr, indices, nchunks):
     """out[u] = Σ_{w > u} e_uw (c_uw − 2), c_uw = |N(u) ∩ N(w)| and e_uw the edges inside N(u) ∩ N(w): summed,
     the K2,3+e copies (each once, from its 2-side pair {u, w}). Rows must be sorted."""
     n = indptr.shape[0] - 1
@@ -409,13 +402,7 @@ def k23e_pairs(indptr, indices, nchunks):
     return out
 
 
-@nb.njit(cache=True)
-def k23e_pairs_serial(indptr, indices):
-    """:func:`k23e_pairs` on the calling thread (small graphs: no thread-pool start)."""
-    n = indptr.shape[0] - 1
-    out = np.zeros(n, dtype=np.int64)
-    _k23e_chunk(indptr, indices, 0, 1, out)
-    return out
+k23e_pairs, k23e_pairs_serial = parallel_and_serial(_k23e_pairs_body)
 
 
 # --------------------------------------------------------------------------- the formulas
@@ -539,6 +526,16 @@ def wheel_noninduced(G) -> int:
     return exact_sum(out)
 
 
+def _descending_sums(G, what, parallel, serial) -> int:
+    """Σ over the vertices of a per-vertex kernel (its parallel and serial builds) on G's degree-descending CSR,
+    as a Python int (0 without edges)."""
+    G = _graph(G, what)
+    if G.m == 0:
+        return 0
+    ptr, idx, _ = descending(G)
+    return exact_sum(serial(ptr, idx, 1) if serial_pass(idx.size) else parallel(ptr, idx, nchunks()))
+
+
 def cycle5_noninduced(G) -> int:
     """Non-induced 5-cycles: the trace formula tr(A⁵) = 10·C5 + 30·T + 10 Σ_v (d_v − 2) t_v (Harary–Manvel;
     Alon–Yuster–Zwick) with each closed walk counted from the lowest id of the degree-descending order,
@@ -559,12 +556,8 @@ def cycle5_noninduced(G) -> int:
     >>> cycle5_noninduced(la_gpm.datasets.load("karate"))
     374
     """
-    G = _graph(G, "5-cycle counting")
-    if G.m == 0:
-        return 0
-    ptr, idx, _ = descending(G)
-    out = cycle5_walks_serial(ptr, idx) if serial_pass(idx.size) else cycle5_walks(ptr, idx, nchunks())
-    return _exact_div(exact_sum(out), 2, "5-cycle walks (two directions)")
+    return _exact_div(_descending_sums(G, "5-cycle counting", cycle5_walks, cycle5_walks_serial), 2,
+                      "5-cycle walks (two directions)")
 
 
 def k23e_noninduced(G) -> int:
@@ -579,12 +572,7 @@ def k23e_noninduced(G) -> int:
     >>> k23e_noninduced(la_gpm.datasets.load("karate"))
     157
     """
-    G = _graph(G, "K2,3+e counting")
-    if G.m == 0:
-        return 0
-    ptr, idx, _ = descending(G)
-    out = k23e_pairs_serial(ptr, idx) if serial_pass(idx.size) else k23e_pairs(ptr, idx, nchunks())
-    return exact_sum(out)
+    return _descending_sums(G, "K2,3+e counting", k23e_pairs, k23e_pairs_serial)
 
 
 # --------------------------------------------------------------------------- the table the engine reads

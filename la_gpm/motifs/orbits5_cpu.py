@@ -15,6 +15,7 @@ import numba as nb
 import numpy as np
 
 from ..primitives.jit import parallel_and_serial
+from ..primitives.sorted_ops import intersect_count
 
 __all__ = ["triangle_lists", "orbit5_features", "orbit5_features_serial", "NFEAT"]
 
@@ -38,25 +39,6 @@ def _fill_lists(ptr, idx, tl_ptr, tl_w, tl_arc, u, mark):
         mark[idx[q]] = 0
 
 
-@nb.njit(cache=True)
-def _merge_count(a, alo, ahi, b, blo, bhi):
-    i = alo
-    j = blo
-    c = 0
-    while i < ahi and j < bhi:
-        x = a[i]
-        y = b[j]
-        if x == y:
-            c += 1
-            i += 1
-            j += 1
-        elif x < y:
-            i += 1
-        else:
-            j += 1
-    return c
-
-
 def _triangle_lists_body(ptr, idx, tl_ptr, nchunks):
     n = ptr.shape[0] - 1
     size = tl_ptr[-1]
@@ -72,7 +54,7 @@ def _triangle_lists_body(ptr, idx, tl_ptr, nchunks):
             for q in range(ptr[u], ptr[u + 1]):
                 for p in range(tl_ptr[q], tl_ptr[q + 1]):
                     s = tl_arc[p]           # arc v -> w: |N(u) ∩ N(v) ∩ N(w)| = |L(u,v) ∩ L(v,w)|
-                    tl_k4[p] = _merge_count(tl_w, tl_ptr[q], tl_ptr[q + 1], tl_w, tl_ptr[s], tl_ptr[s + 1])
+                    tl_k4[p] = intersect_count(tl_w, tl_ptr[q], tl_ptr[q + 1], tl_w, tl_ptr[s], tl_ptr[s + 1])
     return tl_w, tl_arc, tl_k4
 
 
