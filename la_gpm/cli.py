@@ -544,7 +544,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument("-k", type=int, default=4, help="pattern size")
     s.add_argument("--non-induced", action="store_true")
     s.add_argument("--method", choices=["auto", "closed_form", "hybrid", "enumerate"], default="auto",
-                   help="closed_form: k <= 4 (directed: k = 3); hybrid: k = 5; enumerate: any k")
+                   help="closed_form: k <= 5 (k = 5 on the CPU; directed: k = 3); hybrid: k = 5; enumerate: any k")
     s.add_argument("--estimate", action="store_true",
                    help="color-coding + sampling estimate with confidence intervals (large graphs, k <= 7)")
     s.add_argument("--eps", type=float, default=0.1, help="with --estimate: relative error target")

@@ -125,7 +125,9 @@ def known_names(k):
     from .catalog import named_pattern
     names = {3: ["wedge", "triangle"],
              4: ["4-path", "4-star", "4-cycle", "tailed-triangle", "diamond", "4-clique"],
-             5: ["5-path", "5-star", "5-cycle", "5-clique", "house", "hourglass"]}.get(
+             5: ["5-path", "5-star", "5-cycle", "5-clique", "house", "hourglass", "fork", "cricket", "bull", "banner",
+                 "tadpole", "dart", "kite", "k2,3", "k4+pendant", "book", "gem", "k2,3+e", "k4+wedge", "wheel",
+                 "k5-e"]}.get(
         k, [f"{k}-path", f"{k}-star", f"{k}-cycle", f"{k}-clique"])
     return [(nm, named_pattern(nm)) for nm in names]
 
