@@ -45,7 +45,6 @@ many patterns (:func:`batch_backend`) prefers the GPU when one is visible: the b
 
 from __future__ import annotations
 
-import functools
 import time
 from dataclasses import dataclass, field
 from typing import Callable
@@ -151,51 +150,10 @@ def _clique_run(r):
                "set_operations": None, "set_operations_saved": None, "seconds": time.perf_counter() - t0}
 
 
-@functools.lru_cache(maxsize=1)
-def _closed_form_table():
-    """canonical key -> (function of G, formula): the non-induced unlabeled patterns with a closed form
-    (stars are recognised by their shape, :func:`_closed_form_of`)."""
-    from .motifs import closed_forms as cf, degree_forms as df
-    from .patterns import named_pattern
-    return {named_pattern("bowtie").canonical_key: (cf.bowtie_noninduced, "bowtie = Σ_v C(t_v, 2) − Σ_arcs C(t_e, 2)"),
-            named_pattern("house").canonical_key: (cf.house_noninduced, "house = Σ_4-cycles Σ_edges t_e − 4 × diamonds"),
-            named_pattern("4-path").canonical_key: (df.path4_noninduced, "4-path = Σ_uv (d_u − 1)(d_v − 1) − 3T"),
-            named_pattern("tailed-triangle").canonical_key: (df.tailed_triangle_noninduced,
-                                                             "tailed triangle = Σ_v t_v (d_v − 2)"),
-            named_pattern("4-cycle").canonical_key: (cf.cycle4_noninduced,
-                                                     "4-cycles counted once at their highest-rank vertex (4-vertex "
-                                                     "census totals)"),
-            named_pattern("diamond").canonical_key: (cf.diamond_noninduced, "diamond = Σ_e C(t_e, 2)")}
-
-
-def _closed_form_of(P):
-    """(function of G, formula) of the closed form of the unlabeled pattern P, or None."""
-    from .patterns.pattern import MAX_CANONICAL_VERTICES
-    if P.k >= 3 and P.num_edges == P.k - 1 and max(P.degrees) == P.k - 1:  # a star, any size (the wedge: k = 3)
-        from .motifs.degree_forms import star_noninduced
-        return functools.partial(star_noninduced, k=P.k), f"{P.k}-star = Σ_v C(d_v, {P.k - 1})"
-    if P.k > MAX_CANONICAL_VERTICES:
-        return None
-    found = _closed_form_table().get(P.canonical_key)
-    if found is None and P.k == 5:
-        from .motifs.closed_forms5 import formula_of
-        f = formula_of(P)
-        found = None if f is None else (f[1], f[2])
-    return found
-
-
-def _closed_guard(P, G):
-    """Why the closed form of P cannot count G exactly in int64 (the 5-vertex forms of
-    :mod:`la_gpm.motifs.closed_forms5` bound their terms up front), or None."""
-    if P.k == 4 and _closed_form_table().get(P.canonical_key) is not None:
-        d = G.max_degree   # motifs.common.check_safe's bound of the 4-vertex census totals
-        return (None if G.m * d * d < 2**62 else
-                f"the closed form could overflow int64 on this graph (m·dmax² = {G.m * d * d} >= 2**62)")
-    if P.k != 5 or _closed_form_table().get(P.canonical_key) is not None:
-        return None
-    from .motifs.closed_forms5 import overflow_reason
-    why = overflow_reason(G)
-    return None if why is None else f"the closed form could overflow int64 on this graph: {why}"
+def _single():
+    """la_gpm.motifs.single (which patterns have a closed form), imported on first use."""
+    from .motifs import single
+    return single
 
 
 def _closed_can(r):
@@ -207,9 +165,9 @@ def _closed_can(r):
         return "the closed forms are of unlabeled patterns"
     if r.part is not None:
         return "a closed form counts the whole graph at once (no part=)"
-    if _closed_form_of(r.P) is None:
+    if _single().closed_form_of(r.P) is None:
         return "no closed form is known for this pattern (docs/closed_forms.md lists those there are)"
-    return _closed_guard(r.P, r.G)
+    return _single().closed_form_guard(r.P, r.G)
 
 
 def _closed_should(r):
@@ -217,7 +175,7 @@ def _closed_should(r):
 
 
 def _closed_run(r):
-    fn, text = _closed_form_of(r.P)
+    fn, text = _single().closed_form_of(r.P)
     t0 = time.perf_counter()
     n = int(fn(r.G))
     return n, {"plan": f"closed form: {text}", "reuse_hits": 0, "set_operations": None,
@@ -280,7 +238,7 @@ ENGINES = (
            paper="closed forms over degrees, triangles, 4-cycles and 4-cliques (FGLT / ESCAPE)",
            backends=("cpu",), splits=False, linear=True, batches=False, auto_gpu=False,
            can_run=_closed_can, should_run=_closed_should, run=_closed_run,
-           detail=lambda r: _closed_form_of(r.P)[1]),
+           detail=lambda r: _single().closed_form_of(r.P)[1]),
     Engine(name="cuts", where="la_gpm/exact/cuts.py", paper="cuTS: trie levels breadth-first within the memory budget",
            backends=("gpu",), splits=True, linear=False, batches=True, auto_gpu=False,
            can_run=_cuts_can, should_run=_cuts_should, run=_cuts_run),
