@@ -583,3 +583,28 @@ def test_a_batch_larger_than_the_memory_budget_runs_in_passes_that_fit(monkeypat
     np.testing.assert_allclose(split, whole, rtol=1e-12)
     ref = la_gpm.estimate(G, "5-path", batch=12, max_colorings=12, seed=7, stop="clt", backend="cpu", dtype="float64")
     assert est.value == pytest.approx(ref.value, rel=1e-12)
+
+
+def test_estimate_auto_returns_the_exact_count_of_a_tree_with_a_closed_form(monkeypatch):
+    """Issue 17: estimate(G, t) with the colorings left to it counts a tree of up to 5 vertices exactly (its
+    closed form costs a pass or two; a rigorous interval needs thousands of colorings); exact=False, or any
+    coloring argument, colors as before."""
+    from la_gpm.color_coding import driver
+    G = la_gpm.generators.gnm(400, 3000, seed=9)
+    for t in ("3-path", "4-path", "4-star", "5-path", "u5", "5-star"):
+        est = la_gpm.estimate(G, t)
+        want = la_gpm.count(G, t, closed_forms=False)           # the enumeration engine
+        assert est.stop == "exact" and est.value == want and est.ci_low == est.ci_high == want, t
+        assert est.n_colorings == 0 and est.converged and isinstance(est.value, int) and est.relative_halfwidth == 0
+    colored = []
+    real = driver.Runner.totals
+    monkeypatch.setattr(driver.Runner, "totals", lambda self, keys: colored.append(len(keys)) or real(self, keys))
+    for kw in ({"exact": False, "eps": 0.5}, {"seed": 3, "eps": 0.5}, {"max_colorings": 5}, {"stop": "clt", "eps": 0.5},
+               {"batch": 4, "max_colorings": 8}):
+        est = la_gpm.estimate(G, "u5", backend="cpu", **kw)
+        assert est.stop != "exact" and est.n_colorings > 0, kw
+    assert colored
+    est = la_gpm.estimate(G, "u7", backend="cpu", max_colorings=4)      # 7 vertices: no closed form, colors
+    assert est.stop == "adaptive" and est.n_colorings == 4
+    with pytest.raises(la_gpm.InvalidArgument, match="exact"):
+        la_gpm.estimate(G, "u5", exact=True)
