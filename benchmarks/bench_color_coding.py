@@ -407,6 +407,43 @@ def coloring_variance(a):
 
 
 # ------------------------------------------------------------------ profile_spmm
+@FAMILY.suite(quick={"seeds": 20, "cases": ["karate:4-path"]},
+              args=[arg("--seeds", type=int, default=200),
+                    arg("--cases", nargs="*", default=["karate:4-path", "karate:u5", "citeseer:u5"], help="graph:tree"),
+                    arg("--stops", nargs="*", default=["adaptive", "clt"]),
+                    arg("--eps", type=float, default=0.1), arg("--delta", type=float, default=0.1)])
+def coverage(a):
+    """Honesty and waste of the stop rules: for each (graph, tree, stop rule), ``--seeds`` estimates at (eps,
+    delta) with exact=False against the exact count: the coverage (share of intervals holding the count, to be
+    >= 1 - delta), the colorings used, the actual relative error against the interval's half-width (how much
+    wider than needed the interval is), and the share of runs within eps."""
+    rec = Record(a, "coloring_coverage", "color-coding stop rules: coverage, colorings, interval width vs error")
+    for case in a.cases:
+        gname, t = case.split(":")
+        G = graph(gname)
+        exact = la_gpm.count(G, t)
+        for stop in a.stops:
+            hit, within, cols, err, half, secs = 0, 0, [], [], [], []
+            for seed in range(a.seeds):
+                e = la_gpm.estimate(G, t, eps=a.eps, delta=a.delta, seed=seed, stop=stop, exact=False, backend="cpu")
+                hit += e.ci_low <= exact <= e.ci_high
+                rel = abs(e.value - exact) / exact
+                within += rel <= a.eps
+                cols.append(e.n_colorings)
+                err.append(rel)
+                half.append(e.relative_halfwidth)
+                secs.append(e.elapsed_s)
+            row = {"graph": gname, "template": t, "stop": stop, "eps": a.eps, "delta": a.delta, "seeds": a.seeds,
+                   "exact": exact, "coverage": hit / a.seeds, "within_eps": within / a.seeds,
+                   "colorings_mean": float(np.mean(cols)), "colorings_max": int(np.max(cols)),
+                   "relative_error_median": float(np.median(err)), "relative_error_p95": float(np.quantile(err, 0.95)),
+                   "halfwidth_median": float(np.median(half)),
+                   "halfwidth_over_error_p95": float(np.median(half) / max(np.quantile(err, 0.95), 1e-12)),
+                   "seconds_mean": float(np.mean(secs))}
+            rec.add(row)
+    rec.done()
+
+
 @FAMILY.suite(gpu="only", quick={"scale": 10, "k": 7, "ps": [2, 3]},
               args=[arg("--scale", type=int, default=20, help="Graph500 scale"), arg("--k", type=int, default=12),
                     arg("--ps", type=int, nargs="+", default=[4, 5], help="product sizes p")])

@@ -608,3 +608,23 @@ def test_estimate_auto_returns_the_exact_count_of_a_tree_with_a_closed_form(monk
     assert est.stop == "adaptive" and est.n_colorings == 4
     with pytest.raises(la_gpm.InvalidArgument, match="exact"):
         la_gpm.estimate(G, "u5", exact=True)
+
+
+def test_acs_stop_rule_holds_its_level_with_far_fewer_colorings():
+    """stop="acs" (asymptotic confidence sequence): on karate's 4-path at eps 0.2, delta 0.1 the intervals of
+    40 seeds hold the exact count at least 1 - delta of the time (0.995-1.0 over 200 seeds in
+    benchmarks/results/coloring_coverage_acs_cpu.json), with a small fraction of the adaptive rule's colorings."""
+    from la_gpm.color_coding.driver import acs_halfwidth
+    G = la_gpm.datasets.load("karate")
+    exact = la_gpm.count(G, "4-path")
+    ests = [la_gpm.estimate(G, "4-path", eps=0.2, delta=0.1, seed=s, stop="acs", exact=False, backend="cpu")
+            for s in range(40)]
+    assert sum(e.ci_low <= exact <= e.ci_high for e in ests) >= 36
+    assert all(e.converged and e.stop == "acs" and "confidence sequence" in e.bound for e in ests)
+    ref = la_gpm.estimate(G, "4-path", eps=0.2, delta=0.1, seed=0, exact=False, backend="cpu")
+    assert max(e.n_colorings for e in ests) * 5 < ref.n_colorings
+    x = np.random.default_rng(1).exponential(size=4000)
+    h = [acs_halfwidth(x[:t], 0.05) for t in (100, 400, 1600, 4000)]
+    assert all(a > b for a, b in zip(h, h[1:])) and acs_halfwidth(x[:1], 0.05) == math.inf
+    # wider than the fixed-t normal interval (the price of holding at every t)
+    assert h[-1] > 1.96 * x.std(ddof=1) / math.sqrt(4000)
