@@ -323,6 +323,9 @@ class Estimate:
         return d
 
     def __str__(self) -> str:
+        if self.stop == "exact":
+            return (f"{self.template or 'tree'} (k={self.k}): {self.value} (exact: {self.bound}; "
+                    f"{self.elapsed_s:.3g} s; estimate(..., exact=False) colors)")
         hi = "inf" if not math.isfinite(self.ci_high) else f"{self.ci_high:.6g}"
         conf = 100 * (1 - self.delta)
         status = "reached" if self.converged else "NOT reached (budget hit)"
