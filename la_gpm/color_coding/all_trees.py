@@ -23,7 +23,6 @@ import numpy as np
 
 from ..validation import as_graph
 from ..backends import resolve_backend
-from ..config import config
 from ..exceptions import InvalidArgument
 from ..patterns.pattern import Pattern
 from .driver import Estimate, Runner, check_dtype, check_run_args, eb_interval, make_ops, resolve_seed
@@ -239,15 +238,13 @@ def tree_census(G, k: int, eps: float = 0.1, delta: float = 0.01, seed=None, max
     b = resolve_backend(backend, what="color-coding tree census")
     dt = check_dtype(dtype)
     ops = make_ops(G, b, dt, spmm, cen.trees[0], cen.plan)
-    runner = Runner(G, cen.trees[0], cen.plan, ops, gpu=(b == "gpu"))
+    runner = Runner(G, cen.trees[0], cen.plan, ops, gpu=(b == "gpu"), itemsize=dt.itemsize)
     s = resolve_seed(seed)
     eps, delta = float(eps), float(delta)
     T = len(cen.trees)
     p = math.factorial(k) / k ** k
     alphas = [tree_automorphisms(P) for P in cen.trees]
-    per = max(1, cen.plan.peak_cols) * max(1, G.n) * dt.itemsize
-    nb_max = batch if batch is not None else int(max(1, min(config.memory_budget // per,
-                                                              max(1, (1 << 21) // max(1, G.n)))))
+    nb_max = runner.pass_size(batch)
     cap = max_colorings if max_colorings is not None else 1 << 62
     from .cpu_kernels import coloring_keys
 

@@ -87,6 +87,13 @@ class Runner:
         per = max(1, self.plan.peak_cols) * max(1, self.G.n) * self.itemsize
         return int(max(1, config.memory_budget // per))
 
+    def pass_size(self, batch=None) -> int:
+        """Colorings per pass of a stop rule: ``batch`` when given (then :meth:`totals` splits it to fit), else
+        as many as fit the budget, at most 2**21 / n (rows of the colour array)."""
+        if batch is not None:
+            return int(batch)
+        return int(max(1, min(self.fitting(), (1 << 21) // max(1, self.G.n))))
+
     def totals(self, keys):
         """Per-coloring totals of ``keys`` (as :meth:`run`), evaluated in passes of at most :meth:`fitting`
         colorings, so a batch asked for by the caller (``batch=``, a distributed task's colorings) never
@@ -485,8 +492,7 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
                           "colorings; pass time_budget= or max_colorings=, or stop='clt' for an asymptotic "
                           "interval", stacklevel=2)
     # batch size: colorings per pass, within the memory budget and growing geometrically
-    per = max(1, plan.peak_cols) * max(1, G.n) * dt.itemsize
-    nb_max = batch if batch is not None else int(max(1, min(config.memory_budget // per, max(1, (1 << 21) // max(1, G.n)))))
+    nb_max = runner.pass_size(batch)
     from .cpu_kernels import coloring_keys
 
     vals = np.empty(0, dtype=np.float64)

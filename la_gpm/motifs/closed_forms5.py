@@ -73,7 +73,7 @@ from ..primitives.jit import parallel_and_serial
 from .common import deg_binomial_sum, descending, exact_sum, nchunks, prepare, serial_pass, weighted_sum
 from .hybrid import pendant_plans
 
-__all__ = ["FIVE_VERTEX", "formula_of", "count5", "census5_noninduced", "overflow_reason", "pendant_noninduced", "k23_noninduced",
+__all__ = ["FIVE_VERTEX", "formula_of", "count5", "checked_graph", "overflow_reason", "pendant_noninduced", "k23_noninduced",
            "book_noninduced", "gem_noninduced", "k4_two_noninduced", "k5_minus_edge_noninduced", "wheel_noninduced",
            "cycle5_noninduced", "k23e_noninduced"]
 
@@ -408,7 +408,8 @@ k23e_pairs, k23e_pairs_serial = parallel_and_serial(_k23e_pairs_body)
 # --------------------------------------------------------------------------- the formulas
 
 
-def _graph(G, what):
+def checked_graph(G, what):
+    """G prepared for ``what`` (simple, undirected), InvalidArgument where the int64 bound declines it."""
     G = prepare(G, what)
     _check(G)
     return G
@@ -424,7 +425,7 @@ def pendant_noninduced(G, name: str) -> int:
     """
     if name not in _PENDANT:
         raise InvalidArgument(f"no pendant closed form named {name!r}; known: {sorted(_PENDANT)}")
-    G = _graph(G, f"{name} counting")
+    G = checked_graph(G, f"{name} counting")
     if G.m == 0:
         return 0
     ing = _Ingredients(G)
@@ -442,7 +443,7 @@ def k23_noninduced(G) -> int:
     239
     """
     from .cpu import pair_codegree_triples, pair_codegree_triples_serial
-    G = _graph(G, "K2,3 counting")
+    G = checked_graph(G, "K2,3 counting")
     if G.m == 0:
         return 0
     ptr, idx = G.indptr, G.indices
@@ -458,7 +459,7 @@ def book_noninduced(G) -> int:
     >>> book_noninduced(la_gpm.datasets.load("karate"))
     198
     """
-    G = _graph(G, "book counting")
+    G = checked_graph(G, "book counting")
     if G.m == 0:
         return 0
     return deg_binomial_sum(_Ingredients(G).te(), 3) // 2    # every edge twice (both arcs)
@@ -472,7 +473,7 @@ def gem_noninduced(G) -> int:
     >>> gem_noninduced(la_gpm.datasets.load("karate"))
     421
     """
-    G = _graph(G, "gem counting")
+    G = checked_graph(G, "gem counting")
     if G.m == 0:
         return 0
     s0, _, _, s3, _, _ = _Ingredients(G).triangle_pass()
@@ -487,7 +488,7 @@ def k4_two_noninduced(G) -> int:
     >>> k4_two_noninduced(la_gpm.datasets.load("karate"))
     128
     """
-    G = _graph(G, "K4+wedge counting")
+    G = checked_graph(G, "K4+wedge counting")
     if G.m == 0:
         return 0
     return _exact_div(_Ingredients(G).triangle_pass()[2], 2, "K4 edge extensions")
@@ -500,7 +501,7 @@ def k5_minus_edge_noninduced(G) -> int:
     >>> k5_minus_edge_noninduced(la_gpm.datasets.load("karate"))
     24
     """
-    G = _graph(G, "K5-e counting")
+    G = checked_graph(G, "K5-e counting")
     if G.m == 0:
         return 0
     return _Ingredients(G).triangle_pass()[1]
@@ -515,7 +516,7 @@ def wheel_noninduced(G) -> int:
     43
     """
     from .cpu import wheel_hubs, wheel_hubs_serial
-    G = _graph(G, "wheel counting")
+    G = checked_graph(G, "wheel counting")
     if G.m == 0:
         return 0
     ing = _Ingredients(G)
@@ -529,7 +530,7 @@ def wheel_noninduced(G) -> int:
 def _descending_sums(G, what, parallel, serial) -> int:
     """Σ over the vertices of a per-vertex kernel (its parallel and serial builds) on G's degree-descending CSR,
     as a Python int (0 without edges)."""
-    G = _graph(G, what)
+    G = checked_graph(G, what)
     if G.m == 0:
         return 0
     ptr, idx, _ = descending(G)
@@ -618,34 +619,6 @@ def formula_of(P):
     if P.k != 5 or P.labeled:
         return None
     return _table().get(P.canonical_key)
-
-
-def census5_noninduced(G) -> list:
-    """Non-induced counts of all 21 connected 5-vertex classes (``classes(5)`` row order), each from its closed
-    form: the 17 here, the bowtie and the house (:mod:`la_gpm.motifs.closed_forms`), the 5-star
-    (:mod:`la_gpm.motifs.degree_forms`) and the 5-clique (the clique engine). The census's ``"closed_form"``
-    method for k = 5 (``I = M⁻¹ N``); InvalidArgument where :func:`overflow_reason` declines the graph.
-
-    >>> import la_gpm
-    >>> from la_gpm.patterns.classes import classes, to_induced
-    >>> G = la_gpm.datasets.load("karate")
-    >>> to_induced(classes(5).M, census5_noninduced(G)) == list(la_gpm.census(G, 5, method="enumerate")["count"])
-    True
-    """
-    from ..kcliques import clique_count
-    from .closed_forms import bowtie_noninduced, house_noninduced
-    from .degree_forms import star_noninduced
-    G = _graph(G, "the 5-vertex census by closed forms")
-    other = {Pattern(FIVE_VERTEX["5-star"], k=5).canonical_key: lambda H: star_noninduced(H, k=5),
-             Pattern(FIVE_VERTEX["bowtie"], k=5).canonical_key: bowtie_noninduced,
-             Pattern(FIVE_VERTEX["house"], k=5).canonical_key: house_noninduced,
-             Pattern(FIVE_VERTEX["5-clique"], k=5).canonical_key: lambda H: clique_count(H, 5, backend="cpu")}
-    out = []
-    for edges in classes(5).edges:
-        key = Pattern(edges, k=5).canonical_key
-        f = other.get(key) or _table()[key][1]
-        out.append(int(f(G)))
-    return out
 
 
 def count5(G, P) -> int:

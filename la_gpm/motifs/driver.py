@@ -24,7 +24,7 @@ back-substitution over Python ints.
   degree-ordered DAG; then I = M⁻¹ N.
 * ``"closed_form"`` (k = 5, CPU; the default there from CLOSED5_MIN_WEDGES wedges, :func:`prefers_closed_forms5`):
   the non-induced count of each of the 21 classes from its own closed form
-  (:func:`~la_gpm.motifs.closed_forms5.census5_noninduced`: the pendant identities, K2,3, book, gem, wheel,
+  (:func:`~la_gpm.motifs.single.census5_noninduced`: the pendant identities, K2,3, book, gem, wheel,
   the triangle/K4 sums, the 5-cycle's trace formula, K2,3+e, bowtie, house, 5-star, K5), then I = M⁻¹ N.
 * ``"hybrid"`` (k = 5; the default there below that size unless the graph is small or dense):
   the ten classes with a degree-1 vertex from 4-vertex per-vertex orbit sums,
@@ -65,7 +65,7 @@ from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
 from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
-from .closed_forms5 import census5_noninduced
+from .single import census5_noninduced
 from .common import check_safe, degree_binomials, descending, prepare, serial_pass, sum_over_root_blocks
 from .directed import directed_census
 from .frames import frame

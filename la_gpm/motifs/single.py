@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import functools
 
-__all__ = ["closed_form_of", "closed_form_guard", "closed_form_table"]
+__all__ = ["closed_form_of", "closed_form_guard", "closed_form_table", "census5_noninduced"]
 
 
 @functools.lru_cache(maxsize=1)
@@ -58,3 +58,31 @@ def closed_form_guard(P, G):
     from .closed_forms5 import overflow_reason
     why = overflow_reason(G)
     return None if why is None else f"the closed form could overflow int64 on this graph: {why}"
+
+
+def census5_noninduced(G) -> list:
+    """Non-induced counts of all 21 connected 5-vertex classes (``classes(5)`` row order), each from its closed
+    form: the 17 of :mod:`la_gpm.motifs.closed_forms5`, the bowtie and the house (:mod:`la_gpm.motifs.closed_forms`), the 5-star
+    (:mod:`la_gpm.motifs.degree_forms`) and the 5-clique (the clique engine). The census's ``"closed_form"``
+    method for k = 5 (``I = M⁻¹ N``); InvalidArgument where :func:`overflow_reason` declines the graph.
+
+    >>> import la_gpm
+    >>> from la_gpm.patterns.classes import classes, to_induced
+    >>> G = la_gpm.datasets.load("karate")
+    >>> to_induced(classes(5).M, census5_noninduced(G)) == list(la_gpm.census(G, 5, method="enumerate")["count"])
+    True
+    """
+    from ..kcliques import clique_count
+    from ..patterns.classes import classes
+    from ..patterns.pattern import Pattern
+    from .closed_forms5 import checked_graph
+    G = checked_graph(G, "the 5-vertex census by closed forms")
+    out = []
+    for edges in classes(5).edges:
+        P = Pattern(edges, k=5)
+        # every class but K5 has a single-pattern closed form (the engine table's); K5 is the clique engine's
+        found = closed_form_of(P)
+        if found is None and P.num_edges != 10:
+            raise AssertionError(f"no closed form for the 5-vertex class {edges}")
+        out.append(int(found[0](G)) if found is not None else clique_count(G, 5, backend="cpu"))
+    return out
