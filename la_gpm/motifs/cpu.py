@@ -48,21 +48,27 @@ def _flag_level(buf, lo, hi, nb_, hist, lowm, on):
 
 
 @nb.njit(cache=True)
-def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, hist, hist2):
+def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, hist, hist2,
+              excl):
     """All connected induced k-subsets whose smallest vertex is r; counts[class] += 1 each.
 
-    nb_[w] holds bit j when w ~ tr[j], bit 6 (FL) when w is in ext[k-3], bit 7 when w is in
-    the subgraph.  Leaves are never visited one by one: with x the vertex at position k-2,
-    they are the rest R of ext[k-3] (a running histogram of adjacency masks) and x's
-    exclusive neighbours; one scan of N(x) moves the members of R adjacent to x to their
-    mask | bit(k-2).
+    Undirected (``dirs`` None) or directed (``dirs[j]``: the directions of arc j of the underlying graph,
+    bit 0 row -> indices[j], bit 1 back; la_gpm.motifs.directed): B = 1 or 2 bits per subgraph position.
+    nb_[w] holds the B bits of (tr[j], w) at bits B*j.., bit 6 (FL) when w is in ext[k-3], bit 7 when w is in
+    the subgraph (so B*(k-1) <= 6: k <= 7 undirected, k <= 4 directed); the code of a subgraph puts the bits
+    of position p's edges to positions 0..p-1 at B*p(p-1)/2.  Leaves are never visited one by one: with x
+    the vertex at position k-2, they are the rest R of ext[k-3] (a running histogram of adjacency masks) and
+    x's exclusive neighbours (counted per direction); one scan of N(x) moves the members of R adjacent to x
+    to their mask | (direction << B*(k-2)).
     """
     INS = np.uint8(128)
     FL = np.uint8(64)
+    B = 1 if dirs is None else 2
+    one = np.uint8((1 << B) - 1)
     last = k - 2                   # position of the leaf parent
-    off_last = (k - 1) * (k - 2) // 2
-    lowm = (1 << last) - 1         # adjacency bits to positions 0..k-3
-    nm2 = 1 << (k - 1)
+    off_last = B * (k - 1) * (k - 2) // 2
+    lowm = (1 << (B * last)) - 1   # adjacency bits to positions 0..k-3
+    nm2 = 1 << (B * (k - 1))
     # push r at position 0
     tr[0] = r
     nb_[r] |= INS
@@ -70,7 +76,10 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     e = 0
     for j in range(lo, indptr[r + 1]):
         w = indices[j]
-        nb_[w] |= np.uint8(1)
+        if dirs is None:
+            nb_[w] |= np.uint8(1)
+        else:
+            nb_[w] |= np.uint8(dirs[j])
         buf[e] = w
         e += 1
     seg_lo[0] = 0
@@ -89,36 +98,50 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
             if p == last - 1:
                 _flag_level(buf, seg_lo[p], seg_hi[p], nb_, hist, lowm, False)
             x = tr[p]
-            bit = np.uint8(1 << p)
+            clear = np.uint8(~np.uint8(one << (B * p)))
             lo = _upper_bound(indices, indptr[x], indptr[x + 1], r)
             for j in range(lo, indptr[x + 1]):
-                w = indices[j]
-                nb_[w] &= ~bit
+                nb_[indices[j]] &= clear
             nb_[x] &= ~INS
             continue
         x = buf[cur[p - 1]]
         cur[p - 1] += 1
         mx = nb_[x]
-        code = codes[p - 1] | (np.int64(mx & ((1 << p) - 1)) << ((p * (p - 1)) // 2))
+        code = codes[p - 1] | (np.int64(mx & ((1 << (B * p)) - 1)) << (B * ((p * (p - 1)) // 2)))
         lo = _upper_bound(indices, indptr[x], indptr[x + 1], r)
         hi = indptr[x + 1]
         if p == last:
             hist[mx & lowm] -= 1
-            for q in range(nm2 >> 1):
+            for q in range(nm2 >> B):
                 hist2[q] = hist[q]
-            for q in range(nm2 >> 1, nm2):
+            for q in range(nm2 >> B, nm2):
                 hist2[q] = 0
-            nexcl = 0
-            for j in range(lo, hi):
-                w = indices[j]
-                m = nb_[w]
-                if m == 0:
-                    nexcl += 1
-                elif (m & FL) != 0 and w > x:
-                    mm = m & lowm
-                    hist2[mm] -= 1
-                    hist2[mm | (1 << last)] += 1
-            hist2[1 << last] += nexcl
+            if dirs is None:       # (specialised at compile time; the general loop below costs ~8%)
+                nexcl = 0
+                for j in range(lo, hi):
+                    w = indices[j]
+                    m = nb_[w]
+                    if m == 0:
+                        nexcl += 1
+                    elif (m & FL) != 0 and w > x:
+                        mm = m & lowm
+                        hist2[mm] -= 1
+                        hist2[mm | (1 << last)] += 1
+                hist2[1 << last] += nexcl
+            else:
+                excl[:] = 0
+                for j in range(lo, hi):
+                    w = indices[j]
+                    m = nb_[w]
+                    d = np.int64(dirs[j])
+                    if m == 0:
+                        excl[d] += 1
+                    elif (m & FL) != 0 and w > x:
+                        mm = m & lowm
+                        hist2[mm] -= 1
+                        hist2[mm | (d << (B * last))] += 1
+                for d in range(1, 1 << B):
+                    hist2[d << (B * last)] += excl[d]
             for q in range(1, nm2):
                 h = hist2[q]
                 if h != 0:
@@ -127,7 +150,7 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
         # push x at position p; ext[p] = rest of ext[p-1] (sorted, all > x) merged with exclusive nbrs
         tr[p] = x
         codes[p] = code
-        bit = np.uint8(1 << p)
+        shift = B * p
         base = seg_hi[p - 1]
         a = cur[p - 1]
         ahi = seg_hi[p - 1]
@@ -143,7 +166,10 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
                     a += 1
                 buf[e] = w
                 e += 1
-            nb_[w] = m | bit
+            if dirs is None:
+                nb_[w] = m | np.uint8(1 << shift)
+            else:
+                nb_[w] = m | np.uint8(np.uint8(dirs[j]) << shift)
         while a < ahi:
             buf[e] = buf[a]
             e += 1
@@ -160,24 +186,27 @@ def _esu_root(r, indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, c
     # pop r
     lo = _upper_bound(indices, indptr[r], indptr[r + 1], r)
     for j in range(lo, indptr[r + 1]):
-        nb_[indices[j]] &= np.uint8(~np.uint8(1))
+        nb_[indices[j]] &= np.uint8(~one)
     nb_[r] &= ~INS
 
 
 @nb.njit(cache=True)
-def _esu_chunk(indptr, indices, k, table, roots, c, nchunks, maxd, cnt):
+def _esu_chunk(indptr, indices, dirs, k, table, roots, c, nchunks, maxd, cnt):
+    B = 1 if dirs is None else 2
     n = indptr.shape[0] - 1
     nb_ = np.zeros(n, dtype=np.uint8)
     buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
-    hist = np.zeros(1 << (k - 2), dtype=np.int64)
-    hist2 = np.zeros(1 << (k - 1), dtype=np.int64)
+    hist = np.zeros(1 << (B * (k - 2)), dtype=np.int64)
+    hist2 = np.zeros(1 << (B * (k - 1)), dtype=np.int64)
+    excl = np.zeros(1 << B, dtype=np.int64)
     seg_lo = np.zeros(k, dtype=np.int64)
     seg_hi = np.zeros(k, dtype=np.int64)
     cur = np.zeros(k, dtype=np.int64)
     tr = np.zeros(k, dtype=np.int64)
     codes = np.zeros(k, dtype=np.int64)
     for i in range(c, roots.shape[0], nchunks):
-        _esu_root(roots[i], indptr, indices, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist, hist2)
+        _esu_root(roots[i], indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist,
+                  hist2, excl)
 
 
 @nb.njit(cache=True)
@@ -189,21 +218,24 @@ def _max_degree(indptr):
 
 
 @nb.njit(parallel=True, cache=True)
-def esu_census(indptr, indices, k, table, nclass, roots, nchunks):
+def esu_census(indptr, indices, dirs, k, table, nclass, roots, nchunks):
     """Census of connected induced k-subgraphs rooted at ``roots`` (ids of a degree-descending
-    relabelling, so the root is each subgraph's highest-degree vertex). Returns (nchunks, nclass)."""
+    relabelling, so the root is each subgraph's highest-degree vertex). Returns (nchunks, nclass).
+
+    ``dirs`` None: undirected (k <= 7); else the arc directions of a directed graph's underlying graph
+    (uint8 per arc, bit 0 forward, bit 1 backward; k <= 4) and ``table`` is the directed class table."""
     maxd = _max_degree(indptr)
     counts = np.zeros((nchunks, nclass), dtype=np.int64)
     for c in nb.prange(nchunks):
-        _esu_chunk(indptr, indices, k, table, roots, c, nchunks, maxd, counts[c])
+        _esu_chunk(indptr, indices, dirs, k, table, roots, c, nchunks, maxd, counts[c])
     return counts
 
 
 @nb.njit(cache=True)
-def esu_census_serial(indptr, indices, k, table, nclass, roots):
+def esu_census_serial(indptr, indices, dirs, k, table, nclass, roots):
     """:func:`esu_census` on the calling thread (small graphs: no thread-pool start). Returns (1, nclass)."""
     counts = np.zeros((1, nclass), dtype=np.int64)
-    _esu_chunk(indptr, indices, k, table, roots, 0, 1, _max_degree(indptr), counts[0])
+    _esu_chunk(indptr, indices, dirs, k, table, roots, 0, 1, _max_degree(indptr), counts[0])
     return counts
 
 

@@ -55,9 +55,10 @@ import numpy as np
 from ..backends import resolve_backend
 from ..exceptions import InvalidArgument, PatternTooLarge
 from ..patterns.classes import bit, classes, connected_rows, to_noninduced
-from ..primitives.sorted_ops import lower_bound, upper_bound
+from ..primitives.sorted_ops import lower_bound
 from ..validation import as_graph
 from .common import deg_binomial_sum, nchunks, serial_pass, sum_over_root_blocks, weighted_sum
+from .cpu import esu_census, esu_census_serial
 
 __all__ = ["directed_census", "directed_counts", "directed_classes", "DirectedClasses", "underlying", "DIRECTED_KS",
            "DIRECTED_METHODS", "TRIAD_NAMES"]
@@ -307,179 +308,6 @@ def _triad_census(U, cls):
     return [int(x) for x in counts]
 
 
-# --------------------------------------------------------------------------- numba kernels: ESU
-
-
-@nb.njit(cache=True)
-def _flag_level(buf, lo, hi, nb_, hist, lowm, on):
-    """Mark (or unmark) the elements of ext[k-3] with the FL bit and histogram their rows."""
-    FL = np.uint16(1 << 14)
-    if on:
-        hist[:] = 0
-        for q in range(lo, hi):
-            c = buf[q]
-            nb_[c] |= FL
-            hist[nb_[c] & lowm] += 1
-    else:
-        for q in range(lo, hi):
-            nb_[buf[q]] &= ~FL
-
-
-@nb.njit(cache=True)
-def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, counts, hist, hist2,
-              excl):
-    """All connected induced k-subsets of the underlying graph whose smallest vertex is r; counts[class] += 1.
-
-    nb_[w] holds the two direction bits of (tr[j], w) at bits 2j, 2j + 1 (bit 2j: tr[j] -> w), bit 14 (FL)
-    when w is in ext[k-3], bit 15 when w is in the subgraph (the layout of la_gpm.motifs.cpu's ESU, with two
-    bits per position)."""
-    INS = np.uint16(1 << 15)
-    FL = np.uint16(1 << 14)
-    last = k - 2
-    off_last = (k - 1) * (k - 2)
-    lowm = (1 << (2 * last)) - 1
-    nm2 = 1 << (2 * (k - 1))
-    tr[0] = r
-    nb_[r] |= INS
-    lo = upper_bound(indices, indptr[r], indptr[r + 1], r)
-    e = 0
-    for j in range(lo, indptr[r + 1]):
-        w = indices[j]
-        nb_[w] |= np.uint16(dirs[j])
-        buf[e] = w
-        e += 1
-    seg_lo[0] = 0
-    seg_hi[0] = e
-    cur[0] = 0
-    codes[0] = 0
-    if last == 1:
-        _flag_level(buf, 0, e, nb_, hist, lowm, True)
-    p = 1
-    while p >= 1:
-        if cur[p - 1] == seg_hi[p - 1]:
-            p -= 1
-            if p == 0:
-                break
-            if p == last - 1:
-                _flag_level(buf, seg_lo[p], seg_hi[p], nb_, hist, lowm, False)
-            x = tr[p]
-            clear = np.uint16(~np.uint16(3 << (2 * p)))
-            lo = upper_bound(indices, indptr[x], indptr[x + 1], r)
-            for j in range(lo, indptr[x + 1]):
-                nb_[indices[j]] &= clear
-            nb_[x] &= ~INS
-            continue
-        x = buf[cur[p - 1]]
-        cur[p - 1] += 1
-        mx = nb_[x]
-        code = codes[p - 1] | (np.int64(mx & ((1 << (2 * p)) - 1)) << (p * (p - 1)))
-        lo = upper_bound(indices, indptr[x], indptr[x + 1], r)
-        hi = indptr[x + 1]
-        if p == last:
-            hist[mx & lowm] -= 1
-            for q in range(nm2 >> 2):
-                hist2[q] = hist[q]
-            for q in range(nm2 >> 2, nm2):
-                hist2[q] = 0
-            excl[:] = 0
-            for j in range(lo, hi):
-                w = indices[j]
-                m = nb_[w]
-                if m == 0:
-                    excl[dirs[j]] += 1
-                elif (m & FL) != 0 and w > x:
-                    mm = m & lowm
-                    hist2[mm] -= 1
-                    hist2[mm | (np.int64(dirs[j]) << (2 * last))] += 1
-            for d in range(1, 4):
-                hist2[d << (2 * last)] += excl[d]
-            for q in range(1, nm2):
-                h = hist2[q]
-                if h != 0:
-                    counts[table[code | (np.int64(q) << off_last)]] += h
-            continue
-        tr[p] = x
-        codes[p] = code
-        shift = 2 * p
-        base = seg_hi[p - 1]
-        a = cur[p - 1]
-        ahi = seg_hi[p - 1]
-        e = base
-        for j in range(lo, hi):
-            w = indices[j]
-            m = nb_[w]
-            if m == 0:
-                while a < ahi and buf[a] < w:
-                    buf[e] = buf[a]
-                    e += 1
-                    a += 1
-                buf[e] = w
-                e += 1
-            nb_[w] = m | np.uint16(np.uint16(dirs[j]) << shift)
-        while a < ahi:
-            buf[e] = buf[a]
-            e += 1
-            a += 1
-        nb_[x] |= INS
-        seg_lo[p] = base
-        seg_hi[p] = e
-        cur[p] = base
-        if p == last - 1:
-            _flag_level(buf, base, e, nb_, hist, lowm, True)
-        p += 1
-    if last == 1:
-        _flag_level(buf, seg_lo[0], seg_hi[0], nb_, hist, lowm, False)
-    lo = upper_bound(indices, indptr[r], indptr[r + 1], r)
-    for j in range(lo, indptr[r + 1]):
-        nb_[indices[j]] &= np.uint16(~np.uint16(3))
-    nb_[r] &= ~INS
-
-
-@nb.njit(cache=True)
-def _esu_chunk(indptr, indices, dirs, k, table, roots, c, nch, maxd, cnt):
-    n = indptr.shape[0] - 1
-    nb_ = np.zeros(n, dtype=np.uint16)
-    buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
-    hist = np.zeros(1 << (2 * (k - 2)), dtype=np.int64)
-    hist2 = np.zeros(1 << (2 * (k - 1)), dtype=np.int64)
-    excl = np.zeros(4, dtype=np.int64)
-    seg_lo = np.zeros(k, dtype=np.int64)
-    seg_hi = np.zeros(k, dtype=np.int64)
-    cur = np.zeros(k, dtype=np.int64)
-    tr = np.zeros(k, dtype=np.int64)
-    codes = np.zeros(k, dtype=np.int64)
-    for i in range(c, roots.shape[0], nch):
-        _esu_root(roots[i], indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur, tr, codes, cnt, hist,
-                  hist2, excl)
-
-
-@nb.njit(cache=True)
-def _max_degree(indptr):
-    maxd = 0
-    for v in range(indptr.shape[0] - 1):
-        maxd = max(maxd, indptr[v + 1] - indptr[v])
-    return maxd
-
-
-@nb.njit(parallel=True, cache=True)
-def directed_esu(indptr, indices, dirs, k, table, nclass, roots, nch):
-    """Induced counts of the connected directed k-subgraphs rooted at ``roots`` (underlying graph renamed by
-    decreasing degree): (nch, nclass) int64, one row per chunk."""
-    maxd = _max_degree(indptr)
-    counts = np.zeros((nch, nclass), dtype=np.int64)
-    for c in nb.prange(nch):
-        _esu_chunk(indptr, indices, dirs, k, table, roots, c, nch, maxd, counts[c])
-    return counts
-
-
-@nb.njit(cache=True)
-def directed_esu_serial(indptr, indices, dirs, k, table, nclass, roots):
-    """:func:`directed_esu` on the calling thread (small graphs). Returns (1, nclass)."""
-    counts = np.zeros((1, nclass), dtype=np.int64)
-    _esu_chunk(indptr, indices, dirs, k, table, roots, 0, 1, _max_degree(indptr), counts[0])
-    return counts
-
-
 def _enumerate(U, k, cls, progress):
     ptr, idx, dirs, _ = U
     n = ptr.shape[0] - 1
@@ -487,8 +315,8 @@ def _enumerate(U, k, cls, progress):
 
     def count(roots, chunks):
         if serial_pass(idx.size):
-            return directed_esu_serial(ptr, idx, dirs, k, cls.table, nc, roots)
-        return directed_esu(ptr, idx, dirs, k, cls.table, nc, roots, chunks)
+            return esu_census_serial(ptr, idx, dirs, k, cls.table, nc, roots)
+        return esu_census(ptr, idx, dirs, k, cls.table, nc, roots, chunks)
     return sum_over_root_blocks(0, n, nc, count, progress=progress, desc=f"directed census k={k}")
 
 

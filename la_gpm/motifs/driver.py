@@ -257,8 +257,8 @@ def _enumerate(G, k, cls, progress, part=None):
 
     def count(roots, chunks):
         if k <= 4 and serial_pass(idx.size):
-            return esu_census_serial(ptr, idx, k, cls.table, nc, roots)
-        return esu_census(ptr, idx, k, cls.table, nc, roots, chunks)
+            return esu_census_serial(ptr, idx, None, k, cls.table, nc, roots)
+        return esu_census(ptr, idx, None, k, cls.table, nc, roots, chunks)
     return sum_over_root_blocks(r0, r1, nc, count, progress=progress, desc=f"census k={k}")
 
 
