@@ -208,7 +208,7 @@ class Graph:
     def degree_rank(self) -> np.ndarray:
         """Position of each vertex in the order (degree, id): the orientation order."""
         def make():
-            order = np.lexsort((np.arange(self.n), self.degrees))
+            order = np.argsort(self.degrees, kind="stable")      # ties by id
             rank = np.empty(self.n, dtype=np.int64)
             rank[order] = np.arange(self.n)
             return _readonly(rank)
@@ -231,9 +231,10 @@ class Graph:
         vertices (the most-read lists) sit together in memory: better cache reuse.
         """
         def make():
-            from .primitives.csr import relabel
-            p, i = relabel(*self.oriented(), self.degree_rank)
+            from .primitives.csr import ranked_upper
+            p, i = ranked_upper(self._indptr, self._indices, self.degree_rank)
             return _readonly(p), _readonly(i)
+        self.require_undirected("oriented")
         return self.cached("oriented_ranked", make)
 
     def lower(self) -> tuple[np.ndarray, np.ndarray]:

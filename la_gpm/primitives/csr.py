@@ -148,6 +148,41 @@ def _relabel_rows(indptr, indices, order, rank, out_ptr, out_idx):
         out_idx[p:p + indptr[u + 1] - a].sort()
 
 
+@nb.njit(parallel=True, cache=True)
+def _ranked_upper_rows(indptr, indices, order, rank):
+    n = indptr.shape[0] - 1
+    ptr = np.zeros(n + 1, dtype=np.int64)
+    for r in nb.prange(n):
+        u = order[r]
+        c = 0
+        for j in range(indptr[u], indptr[u + 1]):
+            if rank[indices[j]] > r:
+                c += 1
+        ptr[r + 1] = c
+    for r in range(n):
+        ptr[r + 1] += ptr[r]
+    out = np.empty(ptr[n], dtype=indices.dtype)
+    for r in nb.prange(n):
+        u = order[r]
+        p = ptr[r]
+        for j in range(indptr[u], indptr[u + 1]):
+            x = rank[indices[j]]
+            if x > r:
+                out[p] = x
+                p += 1
+        out[ptr[r]:p].sort()
+    return ptr, out
+
+
+def ranked_upper(indptr, indices, rank):
+    """``relabel(*filter_by_rank(indptr, indices, rank), rank)`` in one pass: the arcs u -> v with
+    rank[v] > rank[u], vertex v renamed rank[v], rows sorted (``rank`` a permutation of 0..n-1)."""
+    n = indptr.shape[0] - 1
+    order = np.empty(n, dtype=np.int64)
+    order[rank] = np.arange(n)
+    return _ranked_upper_rows(indptr, indices, order, np.ascontiguousarray(rank, dtype=indices.dtype))
+
+
 def relabel(indptr, indices, rank):
     """The CSR with vertex v renamed rank[v] (rows moved, entries mapped and re-sorted)."""
     n = indptr.shape[0] - 1
