@@ -6,10 +6,11 @@ the tree census; coloring variance; the rooted SpMM candidates for a hardware-co
     python benchmarks/bench_color_coding.py color_coding --gpu --scales 18 20 --templates u10 u12 u13
     python benchmarks/bench_color_coding.py coloring_variance [--colorings 400]
     ncu ... python3 benchmarks/bench_color_coding.py profile_spmm --scale 20 --k 12 --ps 4 5
+    python benchmarks/bench_color_coding.py estimate_auto [--limit 40]     # exact="auto": predicted vs actual
     python benchmarks/bench_color_coding.py SUITE --quick
 
-Results: color_coding_<cpu|gpu>.json (tagged by the backend timed), coloring_variance_<tag>.json;
-profile_spmm prints only.
+Results: color_coding_<cpu|gpu>.json (tagged by the backend timed), coloring_variance_<tag>.json,
+estimate_auto_cpu.json; profile_spmm prints only.
 """
 
 from __future__ import annotations
@@ -441,6 +442,149 @@ def coverage(a):
                    "halfwidth_over_error_p95": float(np.median(half) / max(np.quantile(err, 0.95), 1e-12)),
                    "seconds_mean": float(np.mean(secs))}
             rec.add(row)
+    rec.done()
+
+
+# ------------------------------------------------------------------ estimate_auto
+AUTO_TREES = {"6-path": [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)],
+              "spider6": [(0, 1), (1, 2), (2, 3), (1, 4), (2, 5)],
+              "u7": None, "7-path": [(i, i + 1) for i in range(6)], "8-path": [(i, i + 1) for i in range(7)],
+              "caterpillar8": [(0, 1), (1, 2), (2, 3), (3, 4), (1, 5), (2, 6), (3, 7)]}
+
+_EXACT_CHILD = """
+import json, sys, time
+sys.path.insert(0, {bench!r})
+from harness import graph
+import la_gpm
+from la_gpm.exact.cpu import run_plan
+from la_gpm.exact.plans import plan_for
+G = graph({g!r})
+P = la_gpm.Pattern.named("u7") if {edges!r} is None else la_gpm.Pattern({edges!r})
+plan = plan_for(G, P)
+run_plan(G, plan_for(G, la_gpm.Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)])))   # load the kernels
+t0 = time.perf_counter()
+n, st = run_plan(G, plan)
+print(json.dumps({{"count": int(n), "seconds": time.perf_counter() - t0, "nodes": int(st["tree_nodes"])}}))
+"""
+
+
+def exact_actual(gname, edges, limit):
+    """(seconds, nodes, count) of the exact count in a child process (its kernels loaded first), or
+    (None, None, None) when it runs past ``limit`` seconds (killed)."""
+    import json
+    import subprocess
+    import sys
+    code = _EXACT_CHILD.format(bench=os.path.dirname(os.path.abspath(__file__)), g=gname, edges=edges)
+    try:
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=limit + 30)
+    except subprocess.TimeoutExpired:
+        return None, None, None
+    if out.returncode != 0:
+        raise RuntimeError(out.stderr[-2000:])
+    r = json.loads(out.stdout.strip().splitlines()[-1])
+    return (r["seconds"], r["nodes"], r["count"]) if r["seconds"] <= limit + 30 else (None, None, None)
+
+
+def auto_row(G, gname, tname, edges, limit, eps, delta):
+    """One (graph, tree): exact="auto"'s decision with its pilot (the first passes of an exact=False estimate,
+    timed the way the driver times them), the estimate run on to convergence or ``limit`` s (then its time is
+    extrapolated to the colorings the final sample needs), and the exact count timed in a child process."""
+    P = la_gpm.Pattern.named("u7") if edges is None else la_gpm.Pattern(edges)
+    plan = cc.exact_plan(G, P)
+    auto = cc.AutoExact(G, P, plan, "adaptive", eps, delta)
+    state = {"vals": [], "done": 0, "decision": auto.before_pilot("cpu", cc.prepare(G, P, "cpu", "float32", "auto")[5]
+                                                                  .pass_size())}
+    real = cc.Runner.totals
+    alpha, p = tree_automorphisms(P), math.factorial(P.k) / P.k ** P.k
+
+    def totals(self, keys):
+        t = time.perf_counter()
+        out = real(self, keys)
+        sec = time.perf_counter() - t
+        state["vals"].append(np.asarray(out, dtype=np.float64) / (alpha * p))
+        state["done"] += len(keys)
+        if state["decision"] is None or state["decision"]["chosen"] == "colorings":   # as the driver: every pass
+            got = auto.after_pass(len(keys), sec, np.concatenate(state["vals"]), state["done"], self.pass_size())
+            if got is not None:
+                state["decision"] = got[1]
+                state.setdefault("first", dict(got[1]))
+        return out
+
+    cc.Runner.totals = totals
+    try:
+        state["t0"] = time.perf_counter()
+        est = la_gpm.estimate(G, P, eps=eps, delta=delta, seed=1, exact=False, backend="cpu", time_budget=limit)
+    finally:
+        cc.Runner.totals = real
+    d = state["decision"] or {"chosen": "colorings", "reason": "the stop rule converged within the pilot",
+                              "exact_predicted_s": auto.exact_s, "estimate_predicted_s": 0.0}
+    first = state.get("first", d)
+    est_s = est.elapsed_s
+    if not est.converged:   # extrapolated: the colorings the final sample needs, at the run's own rate
+        need = cc.colorings_needed("adaptive", float(est.values.mean()), float(est.values.var(ddof=1)), P.k, eps,
+                                   delta, 1 << 30)
+        est_s = est.elapsed_s * max(need, est.n_colorings) / est.n_colorings
+    ex_s, ex_nodes, count = exact_actual(gname, edges, limit)
+    row = {"graph": gname, "template": tname, "k": P.k, "eps": eps, "delta": delta,
+           "decision": d["chosen"], "exact_predicted_s": d["exact_predicted_s"],
+           "exact_predicted_nodes": auto.nodes, "exact_actual_s": ex_s, "exact_actual_nodes": ex_nodes,
+           "exact_lower_bound_s": None if ex_s is not None else float(limit),
+           # the first decision's prediction of the whole estimate: the pilot's seconds + the rest predicted
+           "estimate_predicted_s": (first.get("pilot_s") or 0.0) + first["estimate_predicted_s"],
+           "colorings_predicted": first.get("colorings_predicted"), "first_decision": first["chosen"],
+           "evaluations": d.get("evaluations", 0), "decided_at_colorings": d.get("pilot_colorings"),
+           "pilot_s": d.get("pilot_s"),
+           "estimate_actual_s": est_s, "estimate_converged": bool(est.converged),
+           "estimate_colorings": int(est.n_colorings), "estimate_elapsed_s": est.elapsed_s, "count": count}
+    # the cheaper path; an exact count past the limit is known only to take more than the limit
+    chosen = d["chosen"]
+    pilot = (d.get("pilot_s") or 0.0) if chosen == "exact" else 0.0   # colorings thrown away for the exact count
+    if ex_s is not None:
+        cheaper = "exact" if ex_s < est_s else "colorings"
+        row["regret"] = ((ex_s + pilot) if chosen == "exact" else est_s) / min(ex_s, est_s)
+    elif est_s < limit:
+        cheaper = "colorings"
+        row["regret"] = 1.0 if chosen == "colorings" else None     # exact chosen, past the limit: unbounded here
+    else:
+        cheaper = "unknown"
+        row["regret"] = None
+        row["regret_at_most"] = est_s / limit if chosen == "colorings" else None
+    row["cheaper"] = cheaper
+    return row
+
+
+@FAMILY.suite(quick={"graphs": ["karate"], "trees": ["6-path", "u7"], "limit": 10.0},
+              args=[arg("--graphs", nargs="*", default=["karate", "citeseer", "email-Eu-core", "p2p-Gnutella08.txt.gz"]),
+                    arg("--trees", nargs="*", default=list(AUTO_TREES)),
+                    arg("--limit", type=float, default=40.0, help="seconds per timed run (exact and estimate)"),
+                    arg("--eps", type=float, default=0.05), arg("--delta", type=float, default=0.01)])
+def estimate_auto(a):
+    """estimate(exact="auto") for trees of 6-8 vertices: its decision against the exact count's and the
+    estimate's predicted and actual seconds, on the cpu backend.
+
+    Per (graph, tree): the exact prediction (config.exact_node_seconds x the predicted search-tree nodes), the
+    pilot's prediction of the colorings' seconds, the decision; then the actual estimate (seed 1, exact=False,
+    stopped at --limit seconds and extrapolated to the colorings its final sample needs) and the actual exact
+    count (la_gpm's plan engine in a child process, killed past --limit: then only a lower bound).  ``regret``:
+    the chosen path's seconds (plus the pilot when it chose exact) over the cheaper one's.  Timings on a shared
+    2-core machine are noisy; one run per case."""
+    rec = Record(a, "estimate_auto", "estimate(exact='auto'): predicted vs actual exact and estimate seconds",
+                 tag="cpu", limit_s=a.limit, exact_node_seconds=la_gpm.config.exact_node_seconds,
+                 auto_safety=la_gpm.config.auto_safety)
+    for gname in a.graphs:
+        G = graph(gname)
+        for tname in a.trees:
+            row = auto_row(G, gname, tname, AUTO_TREES[tname], a.limit, a.eps, a.delta)
+            ex = "> limit" if row["exact_actual_s"] is None else f"{row['exact_actual_s']:.3g}"
+            rec.add(row, echo=f"{gname:>22} {tname:>12} exact pred {row['exact_predicted_s']:9.3g} act {ex:>8}   "
+                              f"est pred {row['estimate_predicted_s']:9.3g} act {row['estimate_actual_s']:9.3g}"
+                              f"{'' if row['estimate_converged'] else '*'}   chose {row['decision']:>9} "
+                              f"cheaper {row['cheaper']:>9} regret {row['regret']}")
+    rows = [r for r in rec.rows if r["regret"] is not None]
+    rec["summary"] = {"cases": len(rec.rows), "judged": len(rows),
+                      "picked_cheaper": sum(r["decision"] == r["cheaper"] for r in rows),
+                      "worst_regret": max((r["regret"] for r in rows), default=None)}
+    print(rec["summary"])
     rec.done()
 
 

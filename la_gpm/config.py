@@ -22,6 +22,12 @@ variable                   meaning                                      default
 ``LA_GPM_PARALLEL_MIN``    match_delta: arcs / work below which the     200000
                            cpu passes run serially (a parallel region
                            costs more than small work)
+``LA_GPM_EXACT_NODE_S``    estimate(exact="auto"): seconds per search-  4e-7
+                           tree node of the cpu plan engine (the
+                           exact count's predicted cost per node)
+``LA_GPM_AUTO_SAFETY``     estimate(exact="auto") counts exactly when   2.0
+                           safety × predicted exact seconds < the
+                           colorings' predicted seconds
 =========================  ==========================================  =========
 """
 
@@ -46,6 +52,16 @@ def _env_int(name: str, default: int) -> int:
         raise InvalidArgument(f"environment variable {name} must be an integer; got {raw!r}") from None
 
 
+def _env_float(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return float(raw)
+    except ValueError:
+        raise InvalidArgument(f"environment variable {name} must be a number; got {raw!r}") from None
+
+
 @dataclass
 class Config:
     backend: str = field(default_factory=lambda: os.environ.get("LA_GPM_BACKEND", "auto") or "auto")
@@ -55,6 +71,15 @@ class Config:
     dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
     parallel_min: int = field(default_factory=lambda: _env_int("LA_GPM_PARALLEL_MIN", 200_000))
     progress: bool = False
+    # Seconds per search-tree node (a partial match of a level below the last) of the cpu plan engine
+    # (la_gpm/exact/cpu.py), the constant of estimate(exact="auto")'s exact-cost prediction. Measured with
+    # run_plan's tree_nodes and wall time for 6-8 vertex trees (paths, the 6-star, u7, two branched trees) on
+    # karate and citeseer, numba compiled, 2-core shared machine: 380-420 ns/node for runs of 2 ms-4 s, up to
+    # 520 ns/node for the 45-54 s runs (benchmarks/bench_color_coding.py estimate_auto; docs/color_coding.md).
+    exact_node_seconds: float = field(default_factory=lambda: _env_float("LA_GPM_EXACT_NODE_S", 4e-7))
+    # estimate(exact="auto") counts exactly when auto_safety × the predicted exact seconds is below the predicted
+    # seconds of the colorings still to run; > 1 leans towards the colorings, whose cost is known better.
+    auto_safety: float = field(default_factory=lambda: _env_float("LA_GPM_AUTO_SAFETY", 2.0))
 
     def __post_init__(self) -> None:
         self.validate()
@@ -65,7 +90,8 @@ class Config:
                 f"backend must be one of {BACKENDS}; got {self.backend!r} "
                 "(check the LA_GPM_BACKEND environment variable)"
             )
-        for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split", "parallel_min"):
+        for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split", "parallel_min", "exact_node_seconds",
+                     "auto_safety"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
 

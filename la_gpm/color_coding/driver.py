@@ -44,7 +44,9 @@ from .cpu import CpuOps
 from .trees import LAYOUTS, TreePlan, plan_tree, rooted_gather_table, rooted_shape, split_tables, tree_automorphisms
 
 __all__ = ["Estimate", "estimate", "colorful_count", "Runner", "prepare", "make_ops", "resolve_seed", "check_dtype",
-           "check_run_args", "eb_interval", "acs_halfwidth", "classical_colorings", "MAX_TREE_VERTICES", "STOP_RULES", "SPMM_METHODS"]
+           "check_run_args", "eb_interval", "acs_halfwidth", "classical_colorings", "colorings_needed", "MAX_TREE_VERTICES",
+           "STOP_RULES", "SPMM_METHODS", "PILOT_PASS", "PILOT_SHARE", "AutoExact",
+           "exact_plan"]
 
 MAX_TREE_VERTICES = 20
 STOP_RULES = ("adaptive", "classical", "clt", "acs")
@@ -313,6 +315,7 @@ class Estimate:
     dtype: str = "float32"
     elapsed_s: float = 0.0
     method: str = "color coding: SpMM + fused eMA (SubGraph2Vec)"
+    decision: dict = field(default_factory=dict)   # exact="auto": what was chosen, why, both predicted costs
 
     @property
     def relative_halfwidth(self) -> float:
@@ -384,6 +387,16 @@ def classical_colorings(k: int, eps: float, delta: float) -> tuple[int, int]:
     return max(1, math.ceil(8.0 * math.log(1.0 / delta))), math.ceil(4.0 / (p * eps * eps))
 
 
+def _exact_estimate(P, n, bound, method, eps, delta, dt, t0, decision):
+    """The exact count ``n`` of the tree P as an Estimate: ``stop="exact"``, a zero-width interval, no colorings."""
+    return Estimate(value=n, stderr=0.0, ci_low=n, ci_high=n, n_colorings=0, seed=0,
+                    values=np.zeros(0, dtype=np.float64), stop="exact", bound=bound,
+                    eps=float(eps), delta=float(delta), converged=True, template=str(P.name or ""), k=P.k,
+                    automorphisms=tree_automorphisms(P), colorful_probability=math.factorial(P.k) / P.k ** P.k,
+                    backend="cpu", dtype=dt.name, elapsed_s=time.perf_counter() - t0, method=method,
+                    decision=decision)
+
+
 def _exact_by_closed_form(G, P, backend, dt, eps, delta, t0):
     """The exact count of the tree P as an Estimate (``stop="exact"``), where P has a closed form that stays
     exact on G (:mod:`la_gpm.motifs.single`), else None."""
@@ -395,12 +408,184 @@ def _exact_by_closed_form(G, P, backend, dt, eps, delta, t0):
         return None
     fn, formula = found
     n = int(fn(G))
-    return Estimate(value=n, stderr=0.0, ci_low=n, ci_high=n, n_colorings=0, seed=0,
-                    values=np.zeros(0, dtype=np.float64), stop="exact", bound=f"exact count by closed form: {formula}",
-                    eps=float(eps), delta=float(delta), converged=True, template=str(P.name or ""), k=P.k,
-                    automorphisms=tree_automorphisms(P), colorful_probability=math.factorial(P.k) / P.k ** P.k,
-                    backend="cpu", dtype=dt.name, elapsed_s=time.perf_counter() - t0,
-                    method="exact: the closed form of the engine table (exact='auto'; exact=False colors)")
+    return _exact_estimate(P, n, f"exact count by closed form: {formula}",
+                           "exact: the closed form of the engine table (exact='auto'; exact=False colors)", eps, delta,
+                           dt, t0, {"exact": "auto", "chosen": "exact", "engine": "closed_form",
+                                    "reason": "a closed form (one or two passes over the graph) exists for this tree"})
+
+
+PILOT_PASS = 64          # exact="auto" decides once a pilot pass has this many colorings (or the pass cap) ...
+PILOT_SHARE = 0.25       # ... or once the pilot took this share of safety x the predicted exact seconds
+ARC_FLOOR_S = 1e-9       # a floor on a cpu coloring's seconds: per arc, tree edge and thread (measured rates are
+                         # 7-50x above it: 2 threads, karate to p2p-Gnutella08, k = 6-8); below it no pilot runs
+
+
+def colorings_needed(stop, mean, var, k, eps, delta, pass_size, cap=1 << 40) -> int:
+    """The colorings after which the stop rule ``stop`` stops for a k-vertex tree when the sample mean and
+    variance of the per-coloring estimates stay at ``mean`` and ``var``: the estimate loop replayed, with its
+    pass sizes (the total grows by half per pass, passes of at most ``pass_size``) and its checks; at most
+    ``cap``.
+
+    >>> colorings_needed("clt", 100.0, 100.0 ** 2, 7, 0.05, 0.01, 10 ** 6) >= (2.5758 / 0.05) ** 2
+    True
+    """
+    if stop == "classical":
+        g, t = classical_colorings(k, eps, delta)
+        return min(cap, g * t)
+    p = math.factorial(k) / k ** k
+    mean = max(float(mean), 0.0)
+    var = max(float(var), 0.0)
+    B = max(1, int(pass_size))
+
+    if stop == "adaptive":
+        def ok(t, j):
+            dj = delta / (j * (j + 1))
+            L = math.log(3.0 / dj)
+            w = math.sqrt(2.0 * var * L / t)
+            r = 3.0 * L / (p * t)
+            lo = max(0.0, (mean - w) / (1.0 + r))
+            hi = (mean + w) / (1.0 - r) if r < 1.0 else math.inf
+            return hi == 0.0 or (math.isfinite(hi) and max(hi - mean, mean - lo) <= eps * lo)
+    else:
+        z = NormalDist().inv_cdf(1.0 - delta / 2.0)
+        sd = math.sqrt(var)
+        a = -2.0 * math.log(delta)
+        rho2 = (a + math.log(a + 1.0)) / ACS_TARGET
+
+        def ok(t, j):
+            if t < 30:
+                return False
+            if stop == "acs":
+                half = sd * math.sqrt(2.0 * (t * rho2 + 1.0) / (t * t * rho2) * math.log(math.sqrt(t * rho2 + 1.0)
+                                                                                        / delta))
+            else:
+                half = z * sd / math.sqrt(t)
+            return half <= eps * mean or (mean == 0 and half == 0)
+
+    done, cur, j, next_check = 0, 1, 0, 2
+    while done < cap:
+        nb = min(cur, B, cap - done)
+        if nb == B and stop != "adaptive":
+            # steady passes of B, a check after each: the first passing total, by doubling then bisection
+            # (the half-widths shrink as t grows)
+            lo_q, hi_q = 0, 1
+            while done + hi_q * B < cap and not ok(done + hi_q * B, 0):
+                lo_q, hi_q = hi_q, hi_q * 2
+            while hi_q - lo_q > 1:
+                mid = (lo_q + hi_q) // 2
+                lo_q, hi_q = (lo_q, mid) if ok(done + mid * B, 0) else (mid, hi_q)
+            return int(min(cap, done + hi_q * B))
+        if nb == B and done + B < next_check:   # steady passes: jump to the pass that reaches the next check
+            nb = B * max(1, -(-(next_check - done) // B))
+            nb = min(nb, cap - done)
+        done += nb
+        cur = max(1, done // 2)
+        if stop == "adaptive":
+            if done >= next_check:
+                j += 1
+                if ok(done, j):
+                    return done
+                next_check = max(done + 1, math.ceil(done * 1.25))
+        elif ok(done, 0):
+            return done
+    return int(cap)
+
+
+def exact_plan(G, P):
+    """The plan the exact engine (``la_gpm.count`` on the cpu: the depth-first plan engine) runs for the tree P,
+    or None where it does not count P (too large)."""
+    from ..exact.plans import MAX_COUNT_VERTICES, MAX_LABELED_VERTICES, plan_for
+    if P.k > (MAX_LABELED_VERTICES if P.vertex_labels is not None else MAX_COUNT_VERTICES) or P.k < 2:
+        return None
+    return plan_for(G, P)
+
+
+class AutoExact:
+    """``exact="auto"`` for a tree without a closed form: the exact engine's plan and its predicted seconds
+    (:func:`la_gpm.color_coding.cost.exact_nodes` × ``config.exact_node_seconds``), then the pilot passes of
+    the colorings (kept: they are the estimate's first colorings) until :meth:`after_pass` decides."""
+
+    def __init__(self, G, P, plan, stop, eps, delta):
+        from .cost import exact_nodes
+        self.G, self.P, self.plan, self.stop, self.eps, self.delta = G, P, plan, stop, eps, delta
+        self.safety = float(config.auto_safety)
+        self.node_s = float(config.exact_node_seconds)
+        self.nodes = exact_nodes(G, P, plan)[0]
+        self.exact_s = self.nodes * self.node_s
+        self.passes = []     # (colorings, seconds) per pass
+        self.evaluations = 0
+
+    def before_pilot(self, backend, nb_max):
+        """The decision before any coloring (cpu backends), else None: exact when safety × the predicted exact
+        seconds is below a floor of the colorings' seconds: the colorings the rule needs with a positive mean and
+        sample variance 0 times ARC_FLOOR_S per arc, tree edge and thread.  (Where the tree has no copies at all
+        the adaptive rule stops sooner, after about 3 ln(3/δ_j)/p colorings, 2,311 for k = 6 against 61,447: the
+        exact count chosen here then costs at most 27x that floor, while measured rates are 7-50x it.)"""
+        if backend == "gpu":
+            return None
+        import numba
+        floor = ARC_FLOOR_S * self.G.nnz * (self.P.k - 1) / max(1, numba.get_num_threads())
+        need = colorings_needed(self.stop, 1.0, 0.0, self.P.k, self.eps, self.delta, nb_max)
+        est_s = need * floor
+        if not self.safety * self.exact_s < est_s:
+            return None
+        return {"exact": "auto", "chosen": "exact", "engine": "plan_dfs", "exact_predicted_s": self.exact_s,
+                "exact_predicted_nodes": self.nodes, "estimate_predicted_s": est_s, "colorings_predicted": int(need),
+                "per_coloring_s": floor, "pilot_colorings": 0, "pilot_s": 0.0, "safety": self.safety,
+                "exact_node_seconds": self.node_s,
+                "reason": (f"{self.safety:g} x predicted exact {self.exact_s:.3g} s < a floor of the colorings' "
+                           f"{est_s:.3g} s (at least {need} colorings at {floor:.3g} s), before any coloring")}
+
+    def per_coloring_seconds(self) -> float:
+        """The least seconds per coloring over the last three passes after the first (the first carries the
+        warm-up; other work on the machine only ever adds time)."""
+        use = self.passes[1:] if len(self.passes) > 1 else self.passes
+        return float(min(sec / max(nb, 1) for nb, sec in use[-3:]))
+
+    def after_pass(self, nb, seconds, vals, done, nb_max):
+        """Record a pass; None while the pilot goes on, else (count exactly?, the decision record). The pilot
+        ends once a pass reaches PILOT_PASS colorings (or the pass cap) or the colorings' seconds reach
+        PILOT_SHARE × safety × the predicted exact seconds; from then on every pass decides again (the colorings
+        so far are spent either way), so a per-coloring rate that grows with the passes (tables leaving the
+        caches) still turns the decision to the exact count while that pays."""
+        self.passes.append((nb, seconds))
+        spent = sum(x for _, x in self.passes)
+        if not self.evaluations and nb < min(PILOT_PASS, nb_max) and spent < PILOT_SHARE * self.safety * self.exact_s:
+            return None
+        self.evaluations += 1
+        c = self.per_coloring_seconds()
+        mean = float(vals.mean())
+        var = float(vals.var(ddof=1)) if vals.shape[0] > 1 else 0.0
+        need = colorings_needed(self.stop, mean, var, self.P.k, self.eps, self.delta, nb_max)
+        left = max(need - done, min(max(1, done // 2), nb_max))   # the rule has not stopped: one more pass at least
+        est_s = left * c
+        S = self.safety
+        to_exact = S * self.exact_s < est_s
+        rec = {"exact": "auto", "chosen": "exact" if to_exact else "colorings", "engine": "plan_dfs",
+               "exact_predicted_s": self.exact_s, "exact_predicted_nodes": self.nodes,
+               "estimate_predicted_s": est_s, "colorings_predicted": int(need), "per_coloring_s": c,
+               "pilot_colorings": int(done), "pilot_s": spent, "safety": S, "exact_node_seconds": self.node_s,
+               "evaluations": self.evaluations,
+               "reason": (f"{S:g} x predicted exact {self.exact_s:.3g} s {'<' if to_exact else '>='} predicted "
+                          f"colorings {est_s:.3g} s ({left} more at {c:.3g} s)")}
+        return to_exact, rec
+
+
+def _exact_by_enumeration(G, P, plan, eps, delta, dt, t0, rec):
+    """The exact count by the cpu plan engine as an Estimate, or None where the count overflows int64."""
+    from ..exact.cpu import run_plan
+    t1 = time.perf_counter()
+    try:
+        n, st = run_plan(G, plan)
+    except OverflowError:
+        rec["reason"] += "; the exact count overflowed int64, colored instead"
+        rec["chosen"] = "colorings"
+        return None
+    rec["exact_actual_s"] = time.perf_counter() - t1
+    rec["exact_actual_nodes"] = int(st.get("tree_nodes", 0))
+    return _exact_estimate(P, int(n), f"exact count by the depth-first plan engine (plan_dfs: {rec['reason']})",
+                           "exact: the plan engine of la_gpm.count (exact='auto' predicted it cheaper than the "
+                           "colorings; exact=False colors)", eps, delta, dt, t0, rec)
 
 
 def check_run_args(eps, delta, max_colorings, time_budget, batch):
@@ -443,13 +628,15 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
         memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full
         tables; needed by the library SpMMs "scipy", "graphblas", "cusparse") or "auto"
-    exact : ``"auto"`` (default) or False. ``"auto"`` returns the exact count (an Estimate with a zero-width
-        interval, ``stop="exact"``, no colorings) when the template is an unlabeled tree with a closed form
-        (every tree of up to 5 vertices: stars, paths, the fork; :mod:`la_gpm.motifs.single`) and the call
-        leaves the colorings to the method (no ``seed``, ``max_colorings``, ``time_budget`` or ``batch``, the
-        default ``stop``): the closed form costs one or a few passes over the graph (milliseconds to a second),
-        while a rigorous interval needs at least 3 ln(3/δ)/(p ε) colorings, p = k!/k^k (8,900 for k = 5 at
-        the defaults: each an SpMM pass per tree edge). False always colors.
+    exact : ``"auto"`` (default) or False. ``"auto"`` may return the exact count (an Estimate with a zero-width
+        interval, ``stop="exact"``, no colorings) when the call leaves the colorings to the method (no ``seed``,
+        ``max_colorings``, ``time_budget`` or ``batch``, the default ``stop``): at once for an unlabeled tree with a
+        closed form (every tree of up to 5 vertices: stars, paths, the fork; :mod:`la_gpm.motifs.single`), else,
+        for a tree of up to 12 vertices, when ``config.auto_safety`` × the predicted seconds of the exact
+        enumeration (:mod:`la_gpm.color_coding.cost`) is below the predicted seconds of the colorings still to
+        run (the pilot's rate × the colorings the stop rule needs, :func:`colorings_needed`; decided again
+        after every pass). ``Estimate.decision`` records the choice and both predictions (docs/color_coding.md).
+        False always colors.
     _colorings : internal (:func:`la_gpm.distributed.estimate`): ``f(seed, first, count)`` returning the
         colorful totals of colorings ``first .. first+count-1``, evaluated elsewhere; the tables are
         then only planned here (on the cpu backend), never built
@@ -473,11 +660,29 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     if exact not in ("auto", False):
         raise InvalidArgument(f"exact must be 'auto' or False; got {exact!r} (la_gpm.count gives the exact count "
                               "of any tree)")
+    auto = None
+    why = "exact=False"
     if exact == "auto" and _colorings is None and seed is None and max_colorings is None and time_budget is None \
             and batch is None and stop == "adaptive":
         found = _exact_by_closed_form(G, P, b, dt, eps, delta, t0)
         if found is not None:
             return found
+        plan_ex = exact_plan(G, P)   # the exact engine's plan: the pilot colorings decide against it
+        if plan_ex is not None:
+            auto = AutoExact(G, P, plan_ex, stop, float(eps), float(delta))
+        why = ("the stop rule was reached within the pilot colorings" if auto is not None else
+               "the tree is larger than the exact engine counts")
+    elif exact == "auto":
+        why = "the call fixes the colorings (seed, max_colorings, time_budget, batch, a stop rule or distributed)"
+    decision = {"exact": exact, "chosen": "colorings", "reason": why}
+    if auto is not None:
+        decision.update(exact_predicted_s=auto.exact_s, exact_predicted_nodes=auto.nodes)
+        early = auto.before_pilot(b, runner.pass_size())
+        if early is not None:
+            found = _exact_by_enumeration(G, P, auto.plan, eps, delta, dt, t0, early)
+            if found is not None:
+                return found
+            decision, auto = early, None
     k = P.k
     alpha = tree_automorphisms(P)
     p = math.factorial(k) / k ** k
@@ -514,10 +719,12 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     try:
         while done < cap:
             nb_ = int(min(cur, nb_max, cap - done))
+            tp = time.perf_counter()
             if _colorings is None:
                 totals = runner.totals(coloring_keys(s, done, nb_))
             else:
                 totals = np.asarray(_colorings(s, done, nb_), dtype=np.float64)
+            seconds = time.perf_counter() - tp
             vals = np.concatenate([vals, totals * scale])
             done += nb_
             cur = max(1, done // 2)  # the total grows by half per pass: checks stay near the 1.25x checkpoints
@@ -546,6 +753,15 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
                     break
             if time_budget is not None and time.perf_counter() - t0 >= time_budget:
                 break
+            if auto is not None:   # decided again after every pass past the pilot: the rates get better
+                got = auto.after_pass(nb_, seconds, vals, done, nb_max)
+                if got is not None:
+                    decision = got[1]
+                    if got[0]:
+                        found = _exact_by_enumeration(G, P, auto.plan, eps, delta, dt, t0, decision)
+                        if found is not None:
+                            return found
+                        auto = None
     finally:
         if bar is not None:
             bar.close()
@@ -582,4 +798,4 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     return Estimate(value=value, stderr=se, ci_low=lo, ci_high=hi, n_colorings=n, seed=s, values=vals, stop=stop,
                     bound=bound, eps=eps, delta=delta, converged=converged, template=str(P.name or ""), k=k,
                     automorphisms=alpha, colorful_probability=p, backend=b, dtype=dt.name,
-                    elapsed_s=time.perf_counter() - t0)
+                    elapsed_s=time.perf_counter() - t0, decision=decision)
