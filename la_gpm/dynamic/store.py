@@ -33,19 +33,21 @@ import numpy as np
 from ..config import config
 from ..primitives.jit import parallel_and_serial
 from ..graph import Graph
+from .updates import layout_of
 
 __all__ = ["ArcStore", "Opened", "grow", "KEPT", "INSERTED", "DELETED"]
 
 KEPT, INSERTED, DELETED = 0, 1, 2
+_NO_LABELS = np.zeros(1, dtype=np.int64)
 
 
-def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, ins_dst, ins_ord, ins_el, iptr,
-                del_dst, del_ord, dptr, dfirst, del_el):
-    """Write the merged row of touched vertex t at ``offs[t]`` (rows[v] then points there).
+def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, lo, tptr, adst, aod, uel, old_rows):
+    """Write the merged row of touched vertex t at ``lo + offs[t]`` (rows[v] then points there; its old
+    (begin, end) goes to ``old_rows[t]``).
 
-    ``ins_*``/``del_*``: the batch's arcs sorted by (src, dst), ``iptr``/``dptr`` their offsets per
-    touched vertex (CSR over ``touched``).  ``del_el[j]``: the edge label of delete j (order id
-    ``dfirst + j``; filled here)."""
+    ``adst``/``aod`` (CSR ``tptr`` over ``touched``): the batch's arcs of each touched vertex sorted by target,
+    with their order ids; an arc whose target is in the old row is a delete (its edge label goes to
+    ``uel[order id]`` on an edge-labeled graph), any other an insert (its label read from ``uel``)."""
     for t in nb.prange(touched.shape[0]):
         v = touched[t]
         if v < n_old:
@@ -54,36 +56,37 @@ def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, ins_dst, i
         else:
             a = 0
             ae = 0
-        b = iptr[t]
-        be = iptr[t + 1]
-        d = dptr[t]
-        de = dptr[t + 1]
-        o = offs[t]
+        old_rows[t, 0] = a
+        old_rows[t, 1] = ae
+        b = tptr[t]
+        be = tptr[t + 1]
+        o = lo + offs[t]
         while a < ae or b < be:
-            if b >= be or (a < ae and idx[a] < ins_dst[b]):
-                w = idx[a]
-                idx[o] = w
-                lab = el[a] if labeled else 0
-                if d < de and del_dst[d] == w:
-                    st[o] = 2
-                    od[o] = del_ord[d]
-                    del_el[del_ord[d] - dfirst] = lab
-                    d += 1
-                else:
-                    st[o] = 0
-                    od[o] = -1
+            if a < ae and (b >= be or idx[a] < adst[b]):
+                idx[o] = idx[a]
+                st[o] = 0
+                od[o] = -1
                 if labeled:
-                    el[o] = lab
+                    el[o] = el[a]
                 a += 1
-            else:
-                idx[o] = ins_dst[b]
-                st[o] = 1
-                od[o] = ins_ord[b]
+            elif a < ae and idx[a] == adst[b]:
+                idx[o] = idx[a]
+                st[o] = 2
+                od[o] = aod[b]
                 if labeled:
-                    el[o] = ins_el[b]
+                    el[o] = el[a]
+                    uel[aod[b]] = el[a]
+                a += 1
+                b += 1
+            else:
+                idx[o] = adst[b]
+                st[o] = 1
+                od[o] = aod[b]
+                if labeled:
+                    el[o] = uel[aod[b]]
                 b += 1
             o += 1
-        rows[v, 0] = offs[t]
+        rows[v, 0] = lo + offs[t]
         rows[v, 1] = o
 
 
@@ -91,65 +94,36 @@ _patch_par, _patch_ser = parallel_and_serial(_patch_impl)  # small batches: the 
 
 
 @nb.njit(cache=True)
-def _arcs(pairs, N, first):
-    """Both arcs of every pair sorted by (source, target): sources, targets (int32), order ids (``first`` + the
-    pair's row) and the permutation (into [pairs; reversed pairs])."""
-    m = pairs.shape[0]
-    key = np.empty(2 * m, dtype=np.int64)
-    for t in range(m):
-        key[t] = pairs[t, 0] * N + pairs[t, 1]
-        key[m + t] = pairs[t, 1] * N + pairs[t, 0]
-    perm = np.argsort(key, kind="mergesort")
-    src = np.empty(2 * m, dtype=np.int64)
-    dst = np.empty(2 * m, dtype=np.int32)
-    od = np.empty(2 * m, dtype=np.int32)
-    for q in range(2 * m):
-        k = key[perm[q]]
-        src[q] = k // N
-        dst[q] = k % N
-        od[q] = first + perm[q] % m
-    return src, dst, od, perm
-
-
-@nb.njit(cache=True)
-def _layout(ins, dele, n_before, n_after, rows):
-    """Where a batch's arcs go: the touched vertices (sorted: endpoints of updates and new vertices), the
-    inserted and deleted arcs sorted by (source, target) with their offsets per touched vertex, and each
-    touched row's length in the union."""
-    N = max(n_after, 1)
-    isrc, idst, iord, ip = _arcs(ins, N, 0)
-    dsrc, ddst, dord, _ = _arcs(dele, N, ins.shape[0])
-    cap = isrc.shape[0] + dsrc.shape[0] + (n_after - n_before)
-    touched = np.empty(cap, dtype=np.int64)
-    iptr = np.empty(cap + 1, dtype=np.int64)
-    dptr = np.empty(cap + 1, dtype=np.int64)
-    lens = np.empty(cap, dtype=np.int64)
-    i = 0
-    d = 0
-    nv = n_before
-    u = 0
-    while i < isrc.shape[0] or d < dsrc.shape[0] or nv < n_after:
-        v = n_after
-        if i < isrc.shape[0]:
-            v = isrc[i]
-        if d < dsrc.shape[0] and dsrc[d] < v:
-            v = dsrc[d]
-        if nv < n_after and nv < v:
-            v = nv
-        if v == nv:
-            nv += 1
-        touched[u] = v
-        iptr[u] = i
-        dptr[u] = d
-        while i < isrc.shape[0] and isrc[i] == v:
-            i += 1
-        while d < dsrc.shape[0] and dsrc[d] == v:
-            d += 1
-        lens[u] = (i - iptr[u]) + (rows[v, 1] - rows[v, 0] if v < n_before else 0)
-        u += 1
-    iptr[u] = i
-    dptr[u] = d
-    return touched[:u], iptr[:u + 1], idst, iord, ip, dptr[:u + 1], ddst, dord, lens[:u]
+def _prepare(rows, n_old, touched, icnt, ins, dele, ins_el, labeled):
+    """Before the patch: each touched row's offset in the union's tail (relative, ``offs[t]``; ``offs[-1]`` the
+    arcs needed), the longest union row, and the update table (pairs, state, edge label: inserts' given,
+    deletes' filled by the patch)."""
+    nt = touched.shape[0]
+    offs = np.empty(nt + 1, dtype=np.int64)
+    offs[0] = 0
+    longest = 0
+    for t in range(nt):
+        v = touched[t]
+        ln = icnt[t] + (rows[v, 1] - rows[v, 0] if v < n_old else 0)
+        offs[t + 1] = offs[t] + ln
+        if ln > longest:
+            longest = ln
+    a = ins.shape[0]
+    b = dele.shape[0]
+    upd = np.empty((a + b, 2), dtype=np.int64)
+    ustate = np.empty(a + b, dtype=np.int8)
+    uel = np.zeros(a + b, dtype=np.int64)
+    for j in range(a):
+        upd[j, 0] = ins[j, 0]
+        upd[j, 1] = ins[j, 1]
+        ustate[j] = 1
+        if labeled:
+            uel[j] = ins_el[j]
+    for j in range(b):
+        upd[a + j, 0] = dele[j, 0]
+        upd[a + j, 1] = dele[j, 1]
+        ustate[a + j] = 2
+    return offs, longest, upd, ustate, uel
 
 
 @nb.njit(cache=True)
@@ -210,9 +184,9 @@ class Opened:
     """One batch opened on a store: the union graph's view and what closing it needs."""
     __slots__ = ("touched", "old_rows", "n_before", "lo", "hi", "upd", "ustate", "uel", "vlab")
 
-    def __init__(self, **kw):
-        for k, v in kw.items():
-            setattr(self, k, v)
+    def __init__(self, touched, old_rows, n_before, lo, hi, upd, ustate, uel, vlab):
+        self.touched, self.old_rows, self.n_before, self.lo, self.hi = touched, old_rows, n_before, lo, hi
+        self.upd, self.ustate, self.uel, self.vlab = upd, ustate, uel, vlab
 
 
 class _Snapshot:
@@ -273,6 +247,7 @@ class ArcStore:
         self._log = []                 # (version, touched, old rows, n before) of each commit
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
+        self._mark = np.full(max(n, 1), -1, dtype=np.int64)   # scratch_mark
 
     # ------------------------------------------------------------------ vertices
     @property
@@ -301,46 +276,42 @@ class ArcStore:
         return out
 
     # ------------------------------------------------------------------ batches
+    def scratch_mark(self, size: int) -> np.ndarray:
+        """Scratch of at least ``size`` int64 entries, all -1, kept between batches (whoever uses it, under
+        ``lock``, leaves it all -1: :func:`.updates.net_layout`)."""
+        if self._mark.shape[0] < size:
+            self._mark = np.full(max(size, int(self._mark.shape[0] * 1.5) + 16), -1, dtype=np.int64)
+        return self._mark
+
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph."""
-        a = batch.insert.shape[0]
-        b = batch.delete.shape[0]
+        lay = batch.layout
+        if lay is None:     # a Batch built by hand: its layout on this store
+            lay = layout_of(self, batch)
         ins, dele = batch.insert, batch.delete
         n_before = self.n
         self._reserve(0, batch.n_after)
-        touched, iptr, idst, iord, ip, dptr, ddst, dord, lens = _layout(ins, dele, n_before, batch.n_after, self.rows)
-        iel = np.concatenate([batch.insert_labels, batch.insert_labels])[ip] if self.labeled else np.zeros(1, np.int64)
-        need = int(lens.sum())
+        touched = lay.touched
+        iel = batch.insert_labels if self.labeled else _NO_LABELS
+        offs, longest, upd, ustate, uel = _prepare(self.rows, n_before, touched, lay.icnt, ins, dele, iel,
+                                                   self.labeled)
+        need = int(offs[-1])
         self._reserve(need, batch.n_after)
-        old_rows = self.rows[touched]
-        old_rows[touched >= n_before] = 0
         lo = self.used
-        offs = np.empty(touched.shape[0] + 1, dtype=np.int64)
-        offs[0] = lo
-        np.cumsum(lens, out=offs[1:])
-        offs[1:] += lo
-        del_el = np.zeros(max(b, 1), dtype=np.int64)
+        old_rows = np.empty((touched.shape[0], 2), dtype=np.int64)
         patch = _patch_par if need >= config.parallel_min else _patch_ser
-        patch(self.rows, self.idx, self.st, self.od, self.el, self.labeled, n_before, touched, offs, idst, iord,
-              iel, iptr, ddst, dord, dptr, a, del_el)
-        hi = int(offs[-1])
+        patch(self.rows, self.idx, self.st, self.od, self.el, self.labeled, n_before, touched, offs, lo, lay.tptr,
+              lay.adst, lay.aod, uel, old_rows)
+        hi = lo + need
         self.used = hi
         self.n = batch.n_after
-        if touched.size:
-            self.maxdeg = max(self.maxdeg, int(lens.max()))
+        if longest > self.maxdeg:
+            self.maxdeg = int(longest)
         vlab = self.vlab
         if vlab is not None and batch.new_ids.size:
             vlab = np.concatenate([vlab, batch.new_labels])
-        upd = np.concatenate([ins, dele]).astype(np.int64, copy=False).reshape(-1, 2)
-        ustate = np.empty(a + b, np.int8)
-        ustate[:a] = INSERTED
-        ustate[a:] = DELETED
-        if self.labeled:
-            uel = np.concatenate([batch.insert_labels.astype(np.int64), del_el[:b]])
-        else:
-            uel = np.zeros(a + b, np.int64)
         return Opened(touched=touched, old_rows=old_rows, n_before=n_before, lo=lo, hi=hi,
-                      upd=np.ascontiguousarray(upd), ustate=ustate, uel=uel, vlab=vlab)
+                      upd=upd, ustate=ustate, uel=uel, vlab=vlab)
 
     def revert(self, op: Opened) -> None:
         """Undo :meth:`open`: the graph before the batch again."""

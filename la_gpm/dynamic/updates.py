@@ -22,12 +22,25 @@ import numba as nb
 import numpy as np
 
 from ..exceptions import GraphFormatError, InvalidUpdate
-from ..primitives.sorted_ops import lower_bound
 
-__all__ = ["Batch", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after"]
+__all__ = ["Batch", "Layout", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after", "net_layout", "layout_of"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
+class Layout:
+    """Where a batch's arcs go in the union graph (:mod:`.store`), computed with its net effect.
+
+    ``touched``: the sorted vertices whose rows change (endpoints of the kept updates; every new vertex is
+    one); ``tptr``: offsets per touched vertex into ``adst`` (its batch arcs' targets, sorted) and ``aod``
+    (their order ids: inserts ``0 .. a-1``, deletes ``a ..``); ``icnt``: inserted arcs per touched vertex."""
+    touched: np.ndarray   # int64
+    tptr: np.ndarray      # int64 (t + 1)
+    adst: np.ndarray      # int32
+    aod: np.ndarray       # int32
+    icnt: np.ndarray      # int64
+
+
+@dataclass(slots=True)
 class Batch:
     """The net effect of one batch, in the graph's internal vertex numbering (``u < v`` per pair).
 
@@ -41,6 +54,7 @@ class Batch:
     new_ids: np.ndarray           # original ids of the vertices added (internal ids n_before ...)
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
+    layout: Layout | None = None   # where its arcs go (:func:`net_layout`; store.open recomputes it when None)
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -148,9 +162,38 @@ def _strict_fail(what: str, n: int, example, fix: str):
     raise InvalidUpdate(f"strict=True: {n} {what} (e.g. {example}); {fix}")
 
 
+def _fast_array(obj, widths, empty_width):
+    """``obj`` as a C-contiguous int64 (m, w) array when it is already an integer numpy array of a width
+    (``w in widths``) the batch kernel takes as is, else None (the general path validates it)."""
+    if obj is None:
+        return np.zeros((0, empty_width), dtype=np.int64)
+    if type(obj) is not np.ndarray or obj.ndim != 2 or obj.dtype.kind not in "iu" or obj.shape[1] not in widths:
+        return None
+    if obj.dtype.kind == "u" and obj.dtype.itemsize >= 8:
+        return None
+    return np.ascontiguousarray(obj, dtype=np.int64)
+
+
 def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False) -> Batch:
     """Validate one batch against the graph of store S (:class:`.store.ArcStore`) and reduce it to its net
-    effect (see the module notes)."""
+    effect (see the module notes).
+
+    The common case (integer numpy arrays, every id an existing vertex of a graph without an id map) is one
+    numba pass (:func:`net_layout`); anything else (lists, stream files, new vertices, mapped ids, bad input)
+    is validated here first and then takes the same pass."""
+    edge_labeled = S.edge_labeled
+    if S.ids is None:
+        ins = _fast_array(insert, (3,) if edge_labeled else (2,), 3 if edge_labeled else 2)
+        dele = _fast_array(delete, (2, 3) if edge_labeled else (2,), 2)
+        if ins is not None and dele is not None:
+            n = S.n
+            out = net_layout(ins, dele, n, n, S.rows, S.idx, S.scratch_mark(n))
+            if out[3][6] == 0:     # every id an existing vertex: no mapping needed
+                return _finish(S, ins, dele, out, n, np.zeros(0, dtype=np.int64), None, strict, None)
+    return _normalise_general(S, insert, delete, labels=labels, strict=strict)
+
+
+def _normalise_general(S, insert, delete, *, labels, strict) -> Batch:
     sources = []
     for name, obj in (("insert", insert), ("delete", delete)):
         if isinstance(obj, (str, Path)):
@@ -186,13 +229,13 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False)
     ins_raw = cat(ins_parts, "insert")
     del_raw = cat(del_parts, "delete")
 
-    stats = {"insert_given": int(ins_raw.shape[0]), "delete_given": int(del_raw.shape[0])}
     loops_i = ins_raw[:, 0] == ins_raw[:, 1]
     loops_d = del_raw[:, 0] == del_raw[:, 1]
-    stats["ignored_self_loops"] = int(loops_i.sum() + loops_d.sum())
-    if strict and stats["ignored_self_loops"]:
+    nloops = int(loops_i.sum() + loops_d.sum())
+    if strict and nloops:
         ex = (ins_raw[loops_i] if loops_i.any() else del_raw[loops_d])[0, :2].tolist()
-        _strict_fail("self-loops", stats["ignored_self_loops"], ex, "graphs are simple: drop them")
+        _strict_fail("self-loops", nloops, ex, "graphs are simple: drop them")
+    given = (int(ins_raw.shape[0]), int(del_raw.shape[0]))
     ins_raw, del_raw = ins_raw[~loops_i], del_raw[~loops_d]
 
     # vertices: deletes must name existing ones, inserts may add new ones
@@ -221,116 +264,318 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False)
                 new_labels = np.array([int(lab[int(v)]) for v in new_ids], dtype=np.int64)
             except (TypeError, ValueError):
                 raise InvalidUpdate("labels must map vertex ids to integer labels") from None
-    stats["new_vertices"] = int(new_ids.size)
     n_after = S.n + int(new_ids.size)
+    iint = np.ascontiguousarray(iint, dtype=np.int64)
+    dint = np.ascontiguousarray(dint, dtype=np.int64)
+    out = net_layout(iint, dint, n_after, S.n, S.rows, S.idx, S.scratch_mark(n_after))
+    return _finish(S, ins_raw, del_raw, out, n_after, new_ids.astype(np.int64), new_labels, strict, (given, nloops))
 
-    # net effect in one pass (_net): canonical pairs, duplicates, pairs both inserted and deleted, inserts of
-    # existing edges, deletes of missing ones
-    ins, ifirst, dele, cnt, ex = _net(iint[:, :2], dint[:, :2], n_after, S.rows, S.idx, S.n)
-    stats["ignored_duplicates"] = int(cnt[0])
-    if strict and cnt[0]:
-        _strict_fail("repeated pairs", int(cnt[0]), "a pair given twice", "give each pair once")
-    stats["ignored_insert_and_delete"] = int(cnt[1])
-    if strict and cnt[1]:
-        _strict_fail("pairs both inserted and deleted", int(cnt[1]), ex[0].tolist(),
-                     "a batch has no order inside it: split it into two batches")
-    stats["ignored_existing_inserts"] = int(cnt[2])
+
+def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre):
+    """The Batch of a :func:`net_layout` pass (``pre``: (given counts, self-loops) when the general path removed
+    the self-loops before it; None: the pass saw the input as given)."""
+    ins, ifirst, dele, cnt, ex, touched, tptr, adst, aod, icnt = out
+    if pre is None:
+        given = (int(ins_raw.shape[0]), int(del_raw.shape[0]))
+        nloops = int(cnt[0] + cnt[1])
+        if strict and nloops:
+            li = ins_raw[:, 0] == ins_raw[:, 1]
+            ld = del_raw[:, 0] == del_raw[:, 1]
+            _strict_fail("self-loops", nloops, (ins_raw[li] if li.any() else del_raw[ld])[0, :2].tolist(),
+                         "graphs are simple: drop them")
+    else:
+        given, nloops = pre
+    stats = {"insert_given": given[0], "delete_given": given[1], "ignored_self_loops": nloops,
+             "new_vertices": int(new_ids.size)}
+    stats["ignored_duplicates"] = int(cnt[2])
     if strict and cnt[2]:
-        _strict_fail("inserts of existing edges", int(cnt[2]), ex[1].tolist(), "drop them")
-    stats["ignored_missing_deletes"] = int(cnt[3])
+        _strict_fail("repeated pairs", int(cnt[2]), "a pair given twice", "give each pair once")
+    stats["ignored_insert_and_delete"] = int(cnt[3])
     if strict and cnt[3]:
-        _strict_fail("deletes of missing edges", int(cnt[3]), ex[2].tolist(), "drop them")
-    ins_lab = ins_raw[ifirst, 2].astype(np.int64) if edge_labeled else None
+        _strict_fail("pairs both inserted and deleted", int(cnt[3]), ex[0].tolist(),
+                     "a batch has no order inside it: split it into two batches")
+    stats["ignored_existing_inserts"] = int(cnt[4])
+    if strict and cnt[4]:
+        _strict_fail("inserts of existing edges", int(cnt[4]), ex[1].tolist(), "drop them")
+    stats["ignored_missing_deletes"] = int(cnt[5])
+    if strict and cnt[5]:
+        _strict_fail("deletes of missing edges", int(cnt[5]), ex[2].tolist(), "drop them")
+    ins_lab = ins_raw[ifirst, 2] if S.edge_labeled else None
     stats["inserted"] = int(ins.shape[0])
     stats["deleted"] = int(dele.shape[0])
-    return Batch(S.n, n_after, ins, ins_lab, dele, new_ids.astype(np.int64), new_labels, stats)
+    return Batch(S.n, n_after, ins, ins_lab, dele, new_ids, new_labels, stats,
+                 Layout(touched, tptr, adst, aod, icnt))
 
 
-@nb.njit(cache=True)
-def _sorted_unique(x, y, N):
-    """Keys min*N + max of the pairs, sorted and unique, with the row of each key's first occurrence."""
-    m = x.shape[0]
-    key = np.empty(m, dtype=np.int64)
-    for t in range(m):
-        lo, hi = (x[t], y[t]) if x[t] < y[t] else (y[t], x[t])
-        key[t] = lo * N + hi
-    order = np.argsort(key, kind="mergesort")   # stable: equal keys keep their input order
-    out = np.empty(m, dtype=np.int64)
-    first = np.empty(m, dtype=np.int64)
-    u = 0
-    for q in order:
-        if u == 0 or key[q] != out[u - 1]:
-            out[u] = key[q]
-            first[u] = q
-            u += 1
-    return out[:u], first[:u]
-
-
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _present(rows, idx, n, lo, hi):
+    """Is (lo, hi) an edge of the graph (n vertices)?  A branch-free binary search of lo's row: the searches
+    of a batch's pairs are independent, and mispredicted branches were most of their cost."""
     if lo >= n or hi >= n:
         return False
     b = rows[lo, 0]
-    e = rows[lo, 1]
-    p = lower_bound(idx, b, e, hi)
-    return p < e and idx[p] == hi
+    ln = rows[lo, 1] - b
+    if ln == 0:
+        return False
+    e = b + ln
+    while ln > 1:
+        half = ln >> 1
+        b = b + half if idx[b + half] < hi else b
+        ln -= half
+    if idx[b] < hi:
+        b += 1
+    return b < e and idx[b] == hi
 
 
 @nb.njit(cache=True)
-def _net(iint, dint, N, rows, idx, n):
-    """The net effect of a batch (internal ids, self-loops removed) against the graph (rows, idx, n vertices):
-    sorted unique (lo, hi) inserts that are not edges and deletes that are, neither both inserted and deleted;
-    the input row of each kept insert's first occurrence; counts of (duplicates, both, existing inserts, missing
-    deletes); an example pair of the last three (row of ``ex``; -1 where none)."""
-    ik, ifirst = _sorted_unique(iint[:, 0], iint[:, 1], N)
-    dk, _ = _sorted_unique(dint[:, 0], dint[:, 1], N)
-    cnt = np.zeros(4, dtype=np.int64)
-    cnt[0] = iint.shape[0] - ik.shape[0] + dint.shape[0] - dk.shape[0]
+def _sort_segment(key, lo, hi):
+    """Sort key[lo:hi] in place: insertion sort for short segments."""
+    if hi - lo > 24:
+        key[lo:hi] = np.sort(key[lo:hi])
+        return
+    for a in range(lo + 1, hi):
+        x = key[a]
+        b = a - 1
+        while b >= lo and key[b] > x:
+            key[b + 1] = key[b]
+            b -= 1
+        key[b + 1] = x
+
+
+@nb.njit(cache=True, inline="always")
+def _pair_at(ins, dele, mi, t):
+    """Row t of the batch: the inserted pairs first (t < mi), then the deleted ones."""
+    if t < mi:
+        return ins[t, 0], ins[t, 1]
+    return dele[t - mi, 0], dele[t - mi, 1]
+
+
+@nb.njit(cache=True)
+def net_layout(ins, dele, N, n, rows, idx, mark):
+    """The net effect of a batch and where its arcs go, in one pass over it (no sort of the whole batch).
+
+    ``ins`` / ``dele``: (m, >= 2) int64 pairs (internal ids; self-loops are counted and skipped); ``N``: the
+    vertices after the batch, ``n`` before it; ``rows`` / ``idx``: the graph (:class:`.store.ArcStore`);
+    ``mark``: scratch of at least N entries, all -1 (left so).  Each endpoint gets a slot (the touched
+    vertices sorted: a scan of ``mark`` when they are many, else a sort of them), each pair an arc in both
+    endpoints' slots, each slot's arcs are sorted by (target, input row), and one walk over the slots finds, per
+    pair (from its lower endpoint), duplicates, pairs both inserted and deleted, inserts of existing edges and
+    deletes of missing ones: in the order of sorted (lo, hi) pairs, as the order ids need.
+
+    Returns (inserts (a, 2) sorted (lo, hi), the input row of each one's first occurrence, deletes (b, 2),
+    counts, examples, touched, tptr, adst, aod, icnt) (see :class:`Layout`); counts: self-loops of the inserts,
+    of the deletes, duplicates, both inserted and deleted, existing inserts, missing deletes, and [6] = 1 when
+    an id is out of range (an insert's not in [0, N), a delete's not in [0, n); nothing else is computed then);
+    examples: a pair of each of the last three kinds (-1 where none)."""
+    mi = ins.shape[0]
+    md = dele.shape[0]
+    M = mi + md
+    cnt = np.zeros(7, dtype=np.int64)
     ex = np.full((3, 2), -1, dtype=np.int64)
-    ikeep = np.ones(ik.shape[0], dtype=np.bool_)
-    dkeep = np.ones(dk.shape[0], dtype=np.bool_)
-    j = 0
-    for t in range(ik.shape[0]):           # both inserted and deleted: one merge of the sorted keys
-        while j < dk.shape[0] and dk[j] < ik[t]:
-            j += 1
-        if j < dk.shape[0] and dk[j] == ik[t]:
-            ikeep[t] = False
-            dkeep[j] = False
-            if cnt[1] == 0:
-                ex[0, 0] = ik[t] // N
-                ex[0, 1] = ik[t] % N
-            cnt[1] += 1
-    _drop(ik, ikeep, N, rows, idx, n, True, cnt, ex, 2)      # inserts of existing edges
-    _drop(dk, dkeep, N, rows, idx, n, False, cnt, ex, 3)     # deletes of missing edges
-    ins = _pairs_of(ik, ikeep, N)
-    dele = _pairs_of(dk, dkeep, N)
-    return ins, ifirst[ikeep], dele, cnt, ex
-
-
-@nb.njit(cache=True)
-def _drop(keys, keep, N, rows, idx, n, if_present, cnt, ex, c):
-    """Unmark the kept pairs that are (``if_present``) or are not edges of the graph: counted in ``cnt[c]``,
-    the first one in ``ex[c - 1]``."""
-    for t in range(keys.shape[0]):
-        if keep[t] and _present(rows, idx, n, keys[t] // N, keys[t] % N) == if_present:
-            keep[t] = False
-            if cnt[c] == 0:
-                ex[c - 1, 0] = keys[t] // N
-                ex[c - 1, 1] = keys[t] % N
-            cnt[c] += 1
-
-
-@nb.njit(cache=True)
-def _pairs_of(keys, keep, N):
-    """(lo, hi) rows of the kept keys lo * N + hi."""
-    out = np.empty((int(keep.sum()), 2), dtype=np.int64)
+    for t in range(mi):
+        x = ins[t, 0]
+        y = ins[t, 1]
+        if x < 0 or y < 0 or x >= N or y >= N:
+            cnt[6] = 1
+    for t in range(md):
+        x = dele[t, 0]
+        y = dele[t, 1]
+        if x < 0 or y < 0 or x >= n or y >= n:
+            cnt[6] = 1
+    if cnt[6]:
+        M = 0
+        mi = 0
+        md = 0
+    # slots: every endpoint of a non-loop pair, and every new vertex
+    tv = np.empty(2 * M + (N - n), dtype=np.int64)
+    nt = 0
+    for t in range(mi + md):
+        x, y = _pair_at(ins, dele, mi, t)
+        if x == y:
+            cnt[0 if t < mi else 1] += 1
+            continue
+        if mark[x] < 0:
+            mark[x] = 0
+            tv[nt] = x
+            nt += 1
+        if mark[y] < 0:
+            mark[y] = 0
+            tv[nt] = y
+            nt += 1
+    if cnt[6] == 0:
+        for v in range(n, N):
+            if mark[v] < 0:
+                mark[v] = 0
+                tv[nt] = v
+                nt += 1
+    if nt * 16 >= N:      # many: scan the marks in vertex order
+        s = 0
+        for v in range(N):
+            if mark[v] >= 0:
+                tv[s] = v
+                s += 1
+    else:
+        tv[:nt] = np.sort(tv[:nt])
+    ptr = np.zeros(nt + 1, dtype=np.int64)
+    for s in range(nt):
+        mark[tv[s]] = s
+    for t in range(mi + md):
+        x, y = _pair_at(ins, dele, mi, t)
+        if x != y:
+            ptr[mark[x] + 1] += 1
+            ptr[mark[y] + 1] += 1
+    for s in range(nt):
+        ptr[s + 1] += ptr[s]
+    # arcs: key (target << sh) | input row (inserts' rows first), grouped by source slot (shifts and masks
+    # read it back: no 64-bit division per arc)
+    sh = 1
+    while (1 << sh) < M:
+        sh += 1
+    low = (1 << sh) - 1
+    key = np.empty(ptr[nt], dtype=np.int64)
+    fill = ptr[:nt].copy()
+    if 8 * ptr[nt] >= N:
+        # many arcs for the vertices: a counting sort by target (stable in input order), then each arc to its
+        # slot in that order (the slots come out sorted by (target, input row))
+        dc = np.zeros(N + 1, dtype=np.int64)
+        for t in range(mi + md):
+            x, y = _pair_at(ins, dele, mi, t)
+            if x != y:
+                dc[y + 1] += 1
+                dc[x + 1] += 1
+        for v in range(N):
+            dc[v + 1] += dc[v]
+        tmp = np.empty(ptr[nt], dtype=np.int64)
+        tsrc = np.empty(ptr[nt], dtype=np.int64)
+        for t in range(mi + md):
+            x, y = _pair_at(ins, dele, mi, t)
+            if x != y:
+                p = dc[y]
+                dc[y] += 1
+                tmp[p] = (y << sh) | t
+                tsrc[p] = mark[x]
+                p = dc[x]
+                dc[x] += 1
+                tmp[p] = (x << sh) | t
+                tsrc[p] = mark[y]
+        for p in range(ptr[nt]):
+            s = tsrc[p]
+            key[fill[s]] = tmp[p]
+            fill[s] += 1
+        for s in range(nt):
+            mark[tv[s]] = -1          # the scratch back as it came
+    else:
+        for t in range(mi + md):
+            x, y = _pair_at(ins, dele, mi, t)
+            if x != y:
+                sx = mark[x]
+                sy = mark[y]
+                key[fill[sx]] = (y << sh) | t
+                fill[sx] += 1
+                key[fill[sy]] = (x << sh) | t
+                fill[sy] += 1
+        for s in range(nt):
+            mark[tv[s]] = -1          # the scratch back as it came
+            _sort_segment(key, ptr[s], ptr[s + 1])
+    # the net effect, pair by pair from its lower endpoint (sorted (lo, hi) order)
+    fate = np.full(M, -1, dtype=np.int64)     # order rank of the input row kept for its pair
+    iout = np.empty((mi, 2), dtype=np.int64)
+    ifirst = np.empty(mi, dtype=np.int64)
+    dout = np.empty((md, 2), dtype=np.int64)
+    na = 0
+    nb_ = 0
+    for s in range(nt):
+        v = tv[s]
+        q = ptr[s]
+        e = ptr[s + 1]
+        while q < e:
+            w = (key[q] >> sh)
+            ci = 0
+            cd = 0
+            fi = -1
+            fd = -1
+            while q < e and (key[q] >> sh) == w:
+                r = (key[q] & low)
+                if r < mi:
+                    if ci == 0:
+                        fi = r
+                    ci += 1
+                else:
+                    if cd == 0:
+                        fd = r
+                    cd += 1
+                q += 1
+            if w < v:
+                continue
+            if ci > 1:
+                cnt[2] += ci - 1
+            if cd > 1:
+                cnt[2] += cd - 1
+            if ci > 0 and cd > 0:
+                if cnt[3] == 0:
+                    ex[0, 0] = v
+                    ex[0, 1] = w
+                cnt[3] += 1
+            elif ci > 0:
+                if _present(rows, idx, n, v, w):
+                    if cnt[4] == 0:
+                        ex[1, 0] = v
+                        ex[1, 1] = w
+                    cnt[4] += 1
+                else:
+                    iout[na, 0] = v
+                    iout[na, 1] = w
+                    ifirst[na] = fi
+                    fate[fi] = na
+                    na += 1
+            else:
+                if not _present(rows, idx, n, v, w):
+                    if cnt[5] == 0:
+                        ex[2, 0] = v
+                        ex[2, 1] = w
+                    cnt[5] += 1
+                else:
+                    dout[nb_, 0] = v
+                    dout[nb_, 1] = w
+                    fate[fd] = nb_        # its rank; the deletes' order ids follow the inserts' (below)
+                    nb_ += 1
+    for t in range(mi, M):
+        if fate[t] >= 0:
+            fate[t] += na
+    # the kept arcs of each slot (the first row of each kept pair), slots without one dropped (new vertices
+    # always keep one: their only pairs are inserts, never existing edges)
+    touched = np.empty(nt, dtype=np.int64)
+    tptr = np.zeros(nt + 1, dtype=np.int64)
+    adst = np.empty(2 * (na + nb_), dtype=np.int32)
+    aod = np.empty(2 * (na + nb_), dtype=np.int32)
+    icnt = np.empty(nt, dtype=np.int64)
+    u = 0
     o = 0
-    for t in range(keys.shape[0]):
-        if keep[t]:
-            out[o, 0] = keys[t] // N
-            out[o, 1] = keys[t] % N
-            o += 1
-    return out
+    for s in range(nt):
+        ic = 0
+        for q in range(ptr[s], ptr[s + 1]):
+            r = (key[q] & low)
+            f = fate[r]
+            if f >= 0:
+                adst[o] = (key[q] >> sh)
+                aod[o] = f
+                if r < mi:
+                    ic += 1
+                o += 1
+        if o > tptr[u] or tv[s] >= n:
+            touched[u] = tv[s]
+            icnt[u] = ic
+            u += 1
+            tptr[u] = o
+    return iout[:na], ifirst[:na], dout[:nb_], cnt, ex, touched[:u], tptr[:u + 1], adst, aod, icnt[:u]
+
+
+def layout_of(S, b: Batch) -> Layout:
+    """The layout of an already net batch ``b`` on store S (a Batch made without :func:`normalise`)."""
+    out = net_layout(np.ascontiguousarray(b.insert, dtype=np.int64).reshape(-1, 2),
+                     np.ascontiguousarray(b.delete, dtype=np.int64).reshape(-1, 2), b.n_after, S.n, S.rows, S.idx,
+                     S.scratch_mark(b.n_after))
+    return Layout(*out[5:])
 
 
 def ids_after(S, b: Batch):
