@@ -9,6 +9,7 @@ against the CPU backend, fixed costs on small graphs, the 5-vertex hybrid on R-M
     python benchmarks/bench_motifs.py dense5_bulk [--graphs "R-MAT 9,R-MAT 10,email-Eu-core"]
     python benchmarks/bench_motifs.py gpu_orbits [--gpu]                           # 4-vertex orbits, GPU vs CPU
     python benchmarks/bench_motifs.py orbits5 [--repeats 3]                        # 5-vertex orbits vs ORCA (+ pyfglt k=4)
+    python benchmarks/bench_motifs.py orbits4 [--before DIR --rounds 3]             # 4-vertex orbits vs pyfglt, ORCA, before
     python benchmarks/bench_motifs.py closed_forms                                 # bowtie / house vs enumeration
     python benchmarks/bench_motifs.py closed_forms5 [--enum-timeout 8]             # every 5-vertex class, before/after
     python benchmarks/bench_motifs.py closed_forms_all [--peer-timeout 120]         # every 3/4/5-vertex class vs peers
@@ -16,12 +17,13 @@ against the CPU backend, fixed costs on small graphs, the 5-vertex hybrid on R-M
 
 Results: census_<tag>, census_small_<tag>, census_gpu_hybrid5_<tag> (census_gpu_<tag> with --full,
 census5_gpu_auto_crossover_<tag>), census5_rmat<scale>_<tag> (census5_rmat_series, census5_k23_bulk,
-census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, orbits5_<tag>, closed_forms_<tag>, closed_forms5_<tag>, closed_forms_all_<tag>.json.
+census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, orbits4_<tag>, orbits5_<tag>, closed_forms_<tag>, closed_forms5_<tag>, closed_forms_all_<tag>.json.
 """
 
 from __future__ import annotations
 
 import os
+import statistics
 
 import numpy as np
 from harness import (COPY_BW_H100, Family, Record, arg, check, command, edge_array, graph, numba_threads, once, peer,
@@ -272,6 +274,111 @@ def orbits5(a):
         for k, v in row["impls"].items():
             s_ = "skipped: " + v["skipped"] if v.get("seconds") is None else f"{v['seconds']:.4f} s"
             print(f"{label:24s} k={v['k']}  {k:75s} {s_}", flush=True)
+    rec.done()
+
+
+_ORBITS4_CHILD = """
+import hashlib, json, sys, time
+sys.path.insert(0, {tree!r})
+import la_gpm                                   # this tree's la_gpm, before the harness puts the checkout first
+assert la_gpm.__file__.startswith({tree!r}), la_gpm.__file__
+sys.path.insert(0, {bench!r})
+from bench_motifs import bench_graph
+from harness import timeit
+from la_gpm.motifs import orbits
+from la_gpm.motifs import orbit_equations as oe
+G = bench_graph({label!r})
+orbits(la_gpm.generators.gnm(60, 300, seed=0), 4)
+X = orbits(G, 4)
+med, runs, _ = timeit(lambda: orbits(G, 4), repeat={repeats})
+stages = {{}}
+if hasattr(oe, "orbits_cpu"):
+    stages["orbits_cpu (sigma and solve, one numba call)"] = timeit(lambda: oe.orbits_cpu(G, 4), repeat={repeats})[0]
+else:
+    from la_gpm.motifs.closed_forms import noninduced_orbits
+    stages["noninduced_orbits"], _, S = timeit(lambda: noninduced_orbits(G, 4), repeat={repeats})
+    stages["solve_orbits (host)"] = timeit(lambda: oe.solve_orbits(S, 15), repeat={repeats})[0]
+print("RESULT", json.dumps({{"seconds": med, "runs": runs, "stages": stages,
+                            "sha256": hashlib.sha256(X.tobytes()).hexdigest(), "la_gpm": la_gpm.__file__}}))
+"""
+
+
+def orbits4_child(tree, label, repeats):
+    """``orbits(G, 4)`` of the la_gpm in ``tree`` (the folder holding its la_gpm/) timed in a fresh process: its row
+    (median, runs, stage medians, sha256 of the n x 15 matrix), or SystemExit when the child failed."""
+    import json
+    import sys
+    from harness import HERE
+    r = command([sys.executable, "-c", _ORBITS4_CHILD.format(tree=str(tree), bench=str(HERE), label=label,
+                                                            repeats=repeats)], timeout=1800)
+    for ln in r["text"].splitlines():
+        if ln.startswith("RESULT "):
+            return json.loads(ln[7:])
+    raise SystemExit(f"orbits4 child ({tree}, {label}) failed: {r['text'][-800:]}")
+
+
+@FAMILY.suite(repeats=5, graphs="karate,citeseer,email-Eu-core,email-Enron,G(20000,200000)",
+              quick={"graphs": "karate,citeseer", "repeats": 2, "rounds": 1},
+              args=[arg("--before", default=None, help="an older tree of la_gpm (the folder holding its la_gpm/), "
+                                                       "e.g. git archive HEAD la_gpm | tar -x -C DIR"),
+                    arg("--before-id", default=None, help="its git id, for the record"),
+                    arg("--rounds", type=int, default=3, help="alternating rounds of every implementation")])
+def orbits4(a):
+    """4-vertex graphlet orbits (``la_gpm.orbits(G, 4)``, n x 15, ORCA numbering) against pyfglt (FGLT) and orbit-count
+    (ORCA) in the same run, and, with ``--before DIR``, against an older la_gpm tree in the same run.
+
+    Every implementation is timed in ``--rounds`` alternating rounds of ``--repeats`` timed runs after a warm-up
+    (the medians are over all runs of all rounds): la_gpm, pyfglt and ORCA in this process, then the before and
+    after trees in fresh child processes (``PYTHONPATH``-style: each child puts its tree first and checks
+    ``la_gpm.__file__``), their order swapped every round.  Every peer's matrix is checked equal to la_gpm's
+    (``orbit_peers``; pyfglt's columns mapped by ``FGLT_TO_ORCA``) and each child's matrix hash equal to this
+    process's before any time counts.  Results: orbits4_<tag>.json."""
+    import hashlib
+    from harness import ROOT
+    warm_g = la_gpm.generators.gnm(60, 300, seed=0)
+    orbits(warm_g, 4)
+    rec = Record(a, "orbits4", "4-vertex graphlet orbits per vertex: la_gpm vs pyfglt and orbit-count, before/after",
+                 numba_threads=numba_threads(), load_average_at_start=os.getloadavg(), rounds=a.rounds,
+                 before_tree=a.before, before_id=a.before_id,
+                 note="shared 2-core machine (others working on it): compare times within this file only; medians "
+                      "over all rounds; every peer's orbit matrix checked equal to la_gpm's first")
+    names4 = list(classes(4).names)
+    trees = [("after", ROOT)] + ([("before", a.before)] if a.before else [])
+    for label in a.graphs:
+        G = bench_graph(label)
+        E = edge_array(G)
+        mine = orbits(G, 4)
+        sha = hashlib.sha256(mine.tobytes()).hexdigest()
+        ref = counts(census(G, 4))
+        runs = {}
+        children = {t: {"runs": [], "stages": []} for t, _ in trees}
+        for rnd in range(a.rounds):
+            runs.setdefault("la_gpm orbits(G, 4)", []).extend(timeit(lambda: orbits(G, 4), repeat=a.repeats)[1])
+            for r in orbit_peers(label, G, E, mine, ref, names4, a.repeats):
+                if r.get("seconds") is not None:
+                    runs.setdefault(r["impl"], []).extend(r["runs"])
+            for t, tree in (trees if rnd % 2 == 0 else trees[::-1]):
+                c = orbits4_child(tree, label, a.repeats)
+                check(f"{label}: the {t} tree's orbits(G, 4) equals this process's", c["sha256"], sha)
+                children[t]["runs"].extend(c["runs"])
+                children[t]["stages"].append(c["stages"])
+                children[t]["la_gpm"] = c["la_gpm"]
+        row = {"graph": label, "n": G.n, "m": G.m, "max_degree": int(G.max_degree), "impls": {}}
+        for k, v in runs.items():
+            row["impls"][k] = {"seconds": statistics.median(v), "runs": v}
+        for t, c in children.items():
+            stages = {k: statistics.median([s[k] for s in c["stages"]]) for k in c["stages"][0]}
+            row["impls"][f"la_gpm orbits(G, 4), {t} tree (child process)"] = {
+                "seconds": statistics.median(c["runs"]), "runs": c["runs"], "stages": stages, "la_gpm": c["la_gpm"]}
+        mine_s = row["impls"]["la_gpm orbits(G, 4)"]["seconds"]
+        row["speedup_vs"] = {k: v["seconds"] / mine_s for k, v in row["impls"].items() if not k.startswith("la_gpm")}
+        if a.before:
+            row["before_over_after_children"] = (row["impls"]["la_gpm orbits(G, 4), before tree (child process)"]["seconds"]
+                                                 / row["impls"]["la_gpm orbits(G, 4), after tree (child process)"]["seconds"])
+        row["load_average_after"] = os.getloadavg()
+        rec.add(row, echo=False)
+        for k, v in row["impls"].items():
+            print(f"{label:18s} {k:75s} {v['seconds'] * 1e3:10.3f} ms", flush=True)
     rec.done()
 
 

@@ -310,6 +310,60 @@ def test_orbits_equal_orca(name):
     np.testing.assert_array_equal(orbits(G, 2), X[:, :1])
 
 
+def _per_stage_orbits(G, k):
+    """The per-stage CPU path that ``orbits_cpu`` replaced: σ from closed_forms, then the host solve."""
+    from la_gpm.motifs.closed_forms import noninduced_orbits
+    from la_gpm.motifs.orbit_equations import solve_orbits
+    return solve_orbits(noninduced_orbits(G, k), {3: 4, 4: 15}[k])
+
+
+def _fused_builds(G, k):
+    """orbits4 on the calling thread and on the pool (several chunk and per-thread-array counts)."""
+    import numba
+    from la_gpm.motifs.common import descending
+    from la_gpm.motifs.cpu import orbits4, orbits4_serial
+    from la_gpm.motifs.orbit_equations import _upper_rows
+    width = {3: 4, 4: 15}[k]
+    ptr, idx, new_id = descending(G)
+    rows = _upper_rows()
+    yield orbits4_serial(ptr, idx, new_id, *rows, width, 1, 1)
+    for chunks in (1, 3, 4 * numba.get_num_threads()):
+        yield orbits4(ptr, idx, new_id, *rows, width, chunks, numba.get_num_threads())
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(n=st.integers(1, 40), density=st.floats(0.0, 1.0), seed=st.integers(0, 2**31 - 1))
+def test_fused_orbits_equal_per_stage(n, density, seed):
+    # the fused kernel (serial and pool builds) equals the per-stage σ + solve, from empty to complete graphs
+    G = la_gpm.generators.gnm(n, int(density * n * (n - 1) / 2), seed=seed)
+    for k in (3, 4):
+        want = _per_stage_orbits(G, k)
+        np.testing.assert_array_equal(orbits(G, k), want)
+        for got in _fused_builds(G, k):
+            assert got.dtype == np.int64
+            np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("name", ["citeseer", "email", "rmat10", "K60"])
+def test_fused_orbits_equal_per_stage_real(name, request):
+    # hubs, many triangles and 4-cliques (email-Eu-core), a skewed R-MAT, a clique (its local triangle lists
+    # outgrow their first buffer); the pool build too
+    G = {"rmat10": lambda: la_gpm.generators.rmat(10, seed=1), "K60": lambda: la_gpm.generators.gnm(60, 1770, seed=0)
+         }.get(name, lambda: request.getfixturevalue(name))()
+    want = _per_stage_orbits(G, 4)
+    for got in _fused_builds(G, 4):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_orbits_pool_rule(monkeypatch):
+    # with the pool taken (no serial_pass, enough threads asked for) orbits still equals ORCA
+    from la_gpm.motifs import common, orbit_equations
+    G = la_gpm.generators.gnm(300, 2000, seed=12)
+    monkeypatch.setattr(common, "_SERIAL_ARCS", 0)
+    monkeypatch.setattr(orbit_equations, "POOL_MIN_THREADS", 1)
+    np.testing.assert_array_equal(orbits(G, 4), _orca(G))
+
+
 # orbit -> (class name, vertices of the class in that orbit)
 _ORBIT_CLASS = {1: ("wedge", 2), 2: ("wedge", 1), 3: ("triangle", 3), 4: ("4-path", 2), 5: ("4-path", 2),
                 6: ("4-star", 3), 7: ("4-star", 1), 8: ("4-cycle", 4), 9: ("tailed-triangle", 1),

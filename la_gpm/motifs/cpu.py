@@ -1222,3 +1222,236 @@ def wheel_hubs_serial(indptr, indices, dmax, maxl):
     out = np.zeros(n, dtype=np.int64)
     _wheel_chunk(indptr, indices, 0, 1, dmax, maxl, out)
     return out
+
+
+# --------------------------------------------------------------------------- 4-vertex orbits, fused
+
+
+def _orbits4_body(indptr, indices, new_id, cptr, cidx, cval, width, nchunks, nacc):
+    """Induced graphlet orbits of up to 4 vertices (ORCA numbering, n × ``width`` int64, width 4 or 15) of a
+    degree-descending CSR (smaller id = higher degree, rows sorted), returned in the caller's vertex order
+    (row x is the vertex whose descending id is ``new_id[x]``): two parallel passes over the edges, one over
+    the vertices that also solves the unitriangular system σ = C · orbits (the strictly upper part of C as
+    rows ``cptr``/``cidx``/``cval``, from :func:`la_gpm.motifs.orbit_equations.orbit_matrix`).
+
+    1. per edge u < v, from u with N(u) marked: one scan of N(v) gives t_uv (both arcs) and the wedges
+       u - v - w with w > u, whose pairs close the 4-cycles with u as smallest id (Chiba & Nishizeki):
+       C(c_w, 2) of them through u and through w, c_w - 1 through v per wedge (c_w wedges end at w);
+    2. per u, the triangles u < v < w (N+(u) marked): each adds t_e - 1 of its edge opposite a vertex to
+       that vertex's diamond-wing sum; the triangles give H = G[N+(u)] as a local CSR, whose triangles are the
+       4-cliques with u as smallest id;
+    3. per vertex: the sums over its row (s1, Σ C(d_u - 1, 2), Σ s1, Σ t_u, Σ C(t_vu, 2), Σ t_vu (d_u - 2)),
+       the 15 non-induced counts σ (those of ``closed_forms.sigma4_columns``) and the back-substitution.
+
+    Counts that land on another vertex than the pass's own (4-cycles, wings, 4-cliques) go to one array per
+    thread (``nacc`` of them, by numba's thread id; 1 on the calling thread), summed in pass 3.  Every term is
+    bounded by the caller's ``check_safe`` (m · dmax² < 2**62), as in the per-stage kernels."""
+    n = indptr.shape[0] - 1
+    full = width > 4
+    te = np.zeros(indices.shape[0], dtype=np.int64)
+    vs = np.zeros((n, 5), dtype=np.int64)            # s1, Σ C(d_u - 1, 2), t_v, Σ C(t_vu, 2), Σ t_vu (d_u - 2)
+    acc = np.zeros((nacc, n, 3), dtype=np.int64)     # 4-cycles, wing sum, 4-cliques
+    for c in nb.prange(nchunks):
+        tid = nb.get_thread_id() if nacc > 1 else 0
+        mine = acc[tid]
+        mark = np.full(n, -1, dtype=np.int32)
+        cnt = np.zeros(n if full else 0, dtype=np.int32)
+        touched = np.empty(n if full else 0, dtype=np.int32)
+        rv = np.empty(n, dtype=np.int64)          # per out-arc u -> v: the position of u in N(v)
+        for u in range(c, n, nchunks):
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            a1 = 0
+            a2 = 0
+            for j in range(lo, hi):
+                w = indices[j]
+                mark[w] = u
+                dw = np.int64(indptr[w + 1] - indptr[w])
+                a1 += dw - 1
+                a2 += (dw - 1) * (dw - 2) // 2
+            vs[u, 0] = a1
+            vs[u, 1] = a2
+            up = _upper_bound(indices, lo, hi, u)
+            nt = 0
+            nw = 0
+            for j in range(up, hi):
+                v = indices[j]
+                r = _lower_bound(indices, indptr[v], indptr[v + 1], u)   # u itself
+                rv[j - up] = r
+                nw += indptr[v + 1] - r - 1
+                t = 0
+                for q in range(indptr[v], r):
+                    t += mark[indices[q]] == u
+                if full:
+                    # the wedges u - v - w, w > u: the row's suffix past u (branch-free list of new ends)
+                    for q in range(r + 1, indptr[v + 1]):
+                        w = indices[q]
+                        t += mark[w] == u
+                        touched[nt] = w
+                        nt += cnt[w] == 0
+                        cnt[w] += 1
+                else:
+                    for q in range(r + 1, indptr[v + 1]):
+                        t += mark[indices[q]] == u
+                te[j] = t
+                te[r] = t
+            if nt < nw:
+                # some end w has two wedges or more: 4-cycles through u (sparse graphs mostly skip this)
+                s = 0
+                for i in range(nt):
+                    w = touched[i]
+                    x = np.int64(cnt[w])
+                    if x > 1:
+                        y = x * (x - 1) // 2
+                        s += y
+                        mine[w, 0] += y
+                mine[u, 0] += s
+                for j in range(up, hi):
+                    v = indices[j]
+                    sb = 0
+                    for q in range(rv[j - up] + 1, indptr[v + 1]):
+                        sb += cnt[indices[q]]
+                    mine[v, 0] += sb - (indptr[v + 1] - rv[j - up] - 1)
+            for i in range(nt):
+                cnt[touched[i]] = 0
+    for c in nb.prange(nchunks):
+        tid = nb.get_thread_id() if nacc > 1 else 0
+        mine = acc[tid]
+        # N+(u) by local position l = j - up (none: n); per position: t_ul - 1, and the wing / 4-clique sums
+        posl = np.full(n if full else 0, n, dtype=np.int64)
+        tel = np.zeros(n + 1 if full else 0, dtype=np.int64)
+        wloc = np.zeros(n + 1 if full else 0, dtype=np.int64)
+        kloc = np.zeros(n if full else 0, dtype=np.int64)
+        stamp = np.full(n if full else 0, -1, dtype=np.int64)
+        lptr = np.empty(n + 1 if full else 0, dtype=np.int64)
+        lidx = np.empty(max(16, indices.shape[0] // 8) if full else 0, dtype=np.int64)
+        for u in range(c, n, nchunks):
+            lo = indptr[u]
+            hi = indptr[u + 1]
+            t2 = 0
+            b0 = 0
+            b1 = 0
+            for j in range(lo, hi):
+                t = te[j]
+                t2 += t
+                b0 += t * (t - 1) // 2
+                w = indices[j]
+                b1 += t * (indptr[w + 1] - indptr[w] - 2)
+            vs[u, 2] = t2 // 2
+            vs[u, 3] = b0
+            vs[u, 4] = b1
+            if not full or t2 == 0:
+                continue
+            up = _upper_bound(indices, lo, hi, u)
+            dout = hi - up
+            for j in range(up, hi):
+                posl[indices[j]] = j - up
+                tel[j - up] = te[j] - 1
+                wloc[j - up] = 0
+                kloc[j - up] = 0
+            # the triangles u < v < w (v at position a, w at l), branch-free: a miss (l = n) adds t_el[n] = 0 and
+            # lands in the spare slot wloc[n]; H = G[N+(u)] as a local CSR over the positions (row of v: its w)
+            wing = 0
+            fill = 0
+            for a in range(dout):
+                lptr[a] = fill
+                if tel[a] < 0:
+                    continue                      # no triangle on u - v
+                v = indices[up + a]
+                q0 = _upper_bound(indices, indptr[v], indptr[v + 1], v)
+                if fill + indptr[v + 1] - q0 > lidx.shape[0]:
+                    grown = np.empty(2 * lidx.shape[0] + indptr[v + 1] - q0, dtype=np.int64)
+                    for i in range(fill):             # (a loop: a slice copy here becomes a parfor)
+                        grown[i] = lidx[i]
+                    lidx = grown
+                ta = tel[a]
+                wv = 0
+                for q in range(q0, indptr[v + 1]):
+                    l = posl[indices[q]]
+                    hit = np.int64(l != n)
+                    wing += (te[q] - 1) * hit     # arcs: u - v at a, u - w at l, v - w at q
+                    wv += tel[l]
+                    wloc[l] += ta
+                    lidx[fill] = l
+                    fill += hit
+                wloc[a] += wv
+            lptr[dout] = fill
+            # 4-cliques u < v < w < x: x in the H-rows of both v and w (per position in kloc, branch-free)
+            k = 0
+            for a in range(dout):
+                if lptr[a + 1] - lptr[a] < 2:
+                    continue
+                key = lo + a                      # unique to (u, a)
+                for i in range(lptr[a], lptr[a + 1]):
+                    stamp[lidx[i]] = key
+                ka = 0
+                for i in range(lptr[a], lptr[a + 1]):
+                    b = lidx[i]
+                    kb = 0
+                    for r in range(lptr[b], lptr[b + 1]):
+                        x = lidx[r]
+                        hit = np.int64(stamp[x] == key)
+                        kb += hit
+                        kloc[x] += hit
+                    ka += kb
+                    kloc[b] += kb
+                kloc[a] += ka
+                k += ka
+            mine[u, 1] += wing
+            mine[u, 2] += k
+            for a in range(dout):
+                w = indices[up + a]
+                mine[w, 1] += wloc[a]
+                mine[w, 2] += kloc[a]
+                posl[w] = n
+    out = np.empty((n, width), dtype=np.int64)
+    for c in nb.prange(nchunks):
+        sg = np.empty(15, dtype=np.int64)
+        for x in range(c, n, nchunks):
+            v = new_id[x]
+            d = np.int64(indptr[v + 1] - indptr[v])
+            t = vs[v, 2]
+            sg[0] = d
+            sg[1] = vs[v, 0]
+            sg[2] = d * (d - 1) // 2
+            sg[3] = t
+            if full:
+                ns1 = 0
+                ntu = 0
+                for j in range(indptr[v], indptr[v + 1]):
+                    w = indices[j]
+                    ns1 += vs[w, 0]
+                    ntu += vs[w, 2]
+                c4 = 0
+                wg = 0
+                k4 = 0
+                for i in range(nacc):
+                    c4 += acc[i, v, 0]
+                    wg += acc[i, v, 1]
+                    k4 += acc[i, v, 2]
+                sg[4] = ns1 - d * (d - 1) - 2 * t
+                sg[5] = (d - 1) * vs[v, 0] - 2 * t
+                sg[6] = vs[v, 1]
+                sg[7] = d * (d - 1) * (d - 2) // 6
+                sg[8] = c4
+                sg[9] = ntu - 2 * t
+                sg[10] = vs[v, 4]
+                sg[11] = t * (d - 2)
+                sg[12] = wg
+                sg[13] = vs[v, 3]
+                sg[14] = k4
+            for o in range(width - 1, -1, -1):
+                r = sg[o]
+                for e in range(cptr[o], cptr[o + 1]):
+                    o2 = cidx[e]
+                    if o2 < width:
+                        r -= cval[e] * sg[o2]
+                sg[o] = r
+            for o in range(width):
+                out[x, o] = sg[o]
+    return out
+
+
+from ..primitives.jit import parallel_and_serial  # noqa: E402  (kept beside its one use, below the ESU code)
+
+orbits4, orbits4_serial = parallel_and_serial(_orbits4_body)

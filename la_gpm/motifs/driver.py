@@ -293,8 +293,8 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     hybrid, ``motifs/gpu.sigma4``: k = 3 and 4 only; k = 5 raises :class:`BackendUnavailable`) or
     None / ``"auto"`` (the GPU when one is visible and G has at least as many arcs as the 4-vertex
     census sends there, else the CPU; k = 5 always the CPU).  For k <= 4 both backends solve the same
-    triangular system from the same non-induced sums, on the host
-    (:mod:`la_gpm.motifs.orbit_equations`); k = 5 runs ORCA-style feature sums and a derived
+    triangular system from the same non-induced sums (:mod:`la_gpm.motifs.orbit_equations`): the CPU in one
+    fused numba call (``orbits_cpu``), the GPU's sums on the host; k = 5 runs ORCA-style feature sums and a derived
     triangular system (:mod:`la_gpm.motifs.orbits5`), exact in int64 for max degree < 38,000 (checked).
 
     Examples
@@ -331,6 +331,9 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
         from .gpu import sigma4
         check_safe(G)
         sigma = sigma4(G)[0][descending(G)[2], :width]     # the GPU works on the degree-descending ids
+    elif k > 2:
+        from .orbit_equations import orbits_cpu
+        return orbits_cpu(G, k)              # σ and the solve in one numba call
     else:
         sigma = noninduced_orbits(G, k)
     return solve_orbits(sigma, width)
