@@ -408,6 +408,26 @@ def coloring_variance(a):
 
 
 # ------------------------------------------------------------------ profile_spmm
+def coverage_graph(name: str):
+    """A benchmark graph (:func:`harness.graph`) or one where the copies of a tree are rare: ``path-N`` (a path
+    of N vertices: N - k + 1 copies of the k-path) and ``path-N+star-M`` (that path beside a star of M leaves,
+    which holds no path of 4+ vertices): each coloring then sees a copy with a probability of only a few p."""
+    import networkx as nx
+    parts = name.split("+")
+    if all(x.startswith(("path-", "star-")) for x in parts):
+        H = nx.empty_graph(0)
+        for x in parts:
+            kind, size = x.split("-")
+            H = nx.disjoint_union(H, nx.path_graph(int(size)) if kind == "path" else nx.star_graph(int(size)))
+        return la_gpm.as_graph(H)
+    return graph(name)
+
+
+def coverage_tree(name: str):
+    """A tree by name (``la_gpm`` names such as 4-path, u5) or one of AUTO_TREES (6-path, spider6, ...)."""
+    return la_gpm.Pattern(AUTO_TREES[name]) if AUTO_TREES.get(name) else name
+
+
 @FAMILY.suite(quick={"seeds": 20, "cases": ["karate:4-path"]},
               args=[arg("--seeds", type=int, default=200),
                     arg("--cases", nargs="*", default=["karate:4-path", "karate:u5", "citeseer:u5"], help="graph:tree"),
@@ -417,11 +437,13 @@ def coverage(a):
     """Honesty and waste of the stop rules: for each (graph, tree, stop rule), ``--seeds`` estimates at (eps,
     delta) with exact=False against the exact count: the coverage (share of intervals holding the count, to be
     >= 1 - delta), the colorings used, the actual relative error against the interval's half-width (how much
-    wider than needed the interval is), and the share of runs within eps."""
+    wider than needed the interval is), and the share of runs within eps.  Graphs: :func:`coverage_graph`
+    (e.g. ``path-7:6-path``, two copies, where a few colorings may see none)."""
     rec = Record(a, "coloring_coverage", "color-coding stop rules: coverage, colorings, interval width vs error")
     for case in a.cases:
         gname, t = case.split(":")
-        G = graph(gname)
+        G = coverage_graph(gname)
+        t = coverage_tree(t)
         exact = la_gpm.count(G, t)
         for stop in a.stops:
             hit, within, cols, err, half, secs = 0, 0, [], [], [], []
@@ -434,7 +456,7 @@ def coverage(a):
                 err.append(rel)
                 half.append(e.relative_halfwidth)
                 secs.append(e.elapsed_s)
-            row = {"graph": gname, "template": t, "stop": stop, "eps": a.eps, "delta": a.delta, "seeds": a.seeds,
+            row = {"graph": gname, "template": case.split(":")[1], "stop": stop, "eps": a.eps, "delta": a.delta, "seeds": a.seeds,
                    "exact": exact, "coverage": hit / a.seeds, "within_eps": within / a.seeds,
                    "colorings_mean": float(np.mean(cols)), "colorings_max": int(np.max(cols)),
                    "relative_error_median": float(np.median(err)), "relative_error_p95": float(np.quantile(err, 0.95)),

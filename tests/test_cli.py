@@ -210,7 +210,7 @@ def test_help_lists_patterns_and_defaults(capsys):
     with pytest.raises(SystemExit):
         main(["estimate", "--help"])
     out = " ".join(capsys.readouterr().out.split())
-    assert "(default: 0.05)" in out and "(default: 0.01)" in out and "(default: adaptive)" in out
+    assert "(default: 0.05)" in out and "(default: 0.01)" in out and "(default: acs)" in out
     assert "house" in out and "--directed" in out and "--quiet" in out and "--progress" in out
     with pytest.raises(SystemExit):
         main(["census", "--help"])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import networkx as nx
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -605,7 +606,7 @@ def test_estimate_auto_returns_the_exact_count_of_a_tree_with_a_closed_form(monk
         assert est.stop != "exact" and est.n_colorings > 0, kw
     assert colored
     est = la_gpm.estimate(G, "u7", backend="cpu", max_colorings=4)      # 7 vertices: no closed form, colors
-    assert est.stop == "adaptive" and est.n_colorings == 4
+    assert est.stop == driver.DEFAULT_STOP and est.n_colorings == 4
     with pytest.raises(la_gpm.InvalidArgument, match="exact"):
         la_gpm.estimate(G, "u5", exact=True)
 
@@ -621,10 +622,34 @@ def test_acs_stop_rule_holds_its_level_with_far_fewer_colorings():
             for s in range(40)]
     assert sum(e.ci_low <= exact <= e.ci_high for e in ests) >= 36
     assert all(e.converged and e.stop == "acs" and "confidence sequence" in e.bound for e in ests)
-    ref = la_gpm.estimate(G, "4-path", eps=0.2, delta=0.1, seed=0, exact=False, backend="cpu")
+    ref = la_gpm.estimate(G, "4-path", eps=0.2, delta=0.1, seed=0, stop="adaptive", exact=False, backend="cpu")
     assert max(e.n_colorings for e in ests) * 5 < ref.n_colorings
     x = np.random.default_rng(1).exponential(size=4000)
     h = [acs_halfwidth(x[:t], 0.05) for t in (100, 400, 1600, 4000)]
     assert all(a > b for a, b in zip(h, h[1:])) and acs_halfwidth(x[:1], 0.05) == math.inf
     # wider than the fixed-t normal interval (the price of holding at every t)
     assert h[-1] > 1.96 * x.std(ddof=1) / math.sqrt(4000)
+
+
+def test_acs_guards_where_copies_are_rare():
+    """stop="acs" (the default) must not stop on a sample that has seen no copy, or only a few: a path of 7
+    vertices holds two 6-paths, each colorful with probability p = 6!/6^6 ~ 0.015, so 30 colorings all miss
+    both with probability ~0.4; the unguarded rule then reported [0, 0] (coverage 0.7 over 40 seeds)."""
+    from la_gpm.color_coding import driver
+    G = la_gpm.as_graph(nx.path_graph(7))
+    P = la_gpm.Pattern([(i, i + 1) for i in range(5)])
+    p = math.factorial(6) / 6 ** 6
+    for seed in range(12):
+        est = la_gpm.estimate(G, P, eps=0.5, delta=0.1, seed=seed, exact=False, backend="cpu")
+        assert est.stop == "acs" and est.converged
+        assert est.ci_low <= 2 <= est.ci_high and est.value > 0, seed
+        assert np.count_nonzero(est.values) >= driver.ACS_MIN_NONZERO
+    # no copy at all: zero only after ln(1/delta)/p colorings, then the interval is [0, 0]
+    H = la_gpm.as_graph(nx.star_graph(30))
+    est = la_gpm.estimate(H, P, eps=0.5, delta=0.1, seed=1, exact=False, backend="cpu")
+    assert est.value == 0 and est.ci_low == est.ci_high == 0 and est.converged
+    assert est.n_colorings >= driver.acs_zero_colorings(p, 0.1) >= math.log(10) / p
+    zeros = np.zeros(50)
+    assert driver.acs_interval(zeros, 0.1, p) == (0.0, math.inf, False)
+    lo, hi, settled = driver.acs_interval(np.r_[np.zeros(100), [1 / p] * 5], 0.1, p)
+    assert 0 <= lo < hi < math.inf and not settled

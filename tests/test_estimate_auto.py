@@ -42,7 +42,8 @@ def test_auto_counts_small_trees_exactly_against_brute_force(t):
 @pytest.mark.parametrize("P", ["6-path", SPIDER6, "u7", "7-path", CATERPILLAR8])
 def test_auto_exact_count_on_karate_equals_count(P):
     G = la_gpm.datasets.load("karate")
-    est = la_gpm.estimate(G, P, backend="cpu")
+    with la_gpm.config.set(exact_node_seconds=1e-12):     # the exact path, whatever the stop rule's cost
+        est = la_gpm.estimate(G, P, backend="cpu")
     assert est.stop == "exact" and est.value == la_gpm.count(G, P)
     assert est.decision["chosen"] == "exact" and isinstance(est.value, int)
     d = est.to_dict()["decision"]                 # the record travels with the Estimate's dict (CLI --json)
@@ -53,13 +54,13 @@ def test_decision_flips_with_the_exact_cost():
     """The same call counts exactly on a tiny graph and colors once an exact search-tree node is made to cost a
     second (config.exact_node_seconds): the prediction, not the tree size, decides."""
     G = la_gpm.generators.gnm(30, 60, seed=1)
-    kw = dict(eps=0.5, delta=0.5, backend="cpu")
+    kw = dict(eps=0.05, delta=0.01, backend="cpu")
     exact = la_gpm.estimate(G, "6-path", **kw)
     assert exact.stop == "exact" and exact.decision["chosen"] == "exact"
     with la_gpm.config.set(exact_node_seconds=1.0):
         colored = la_gpm.estimate(G, "6-path", **kw)
     d = colored.decision
-    assert colored.stop == "adaptive" and colored.n_colorings > 0 and d["chosen"] == "colorings"
+    assert colored.stop == driver.DEFAULT_STOP and colored.n_colorings > 0 and d["chosen"] == "colorings"
     assert d["safety"] * d["exact_predicted_s"] >= d["estimate_predicted_s"]
     assert _finite_positive(d["exact_predicted_s"], d["estimate_predicted_s"], d["per_coloring_s"])
     assert d["pilot_colorings"] >= 1 and d["colorings_predicted"] >= 1 and "exact_actual_s" not in d
@@ -104,13 +105,13 @@ def test_pilot_decision_and_its_colorings_are_kept(monkeypatch):
     real = driver.Runner.totals
     monkeypatch.setattr(driver.Runner, "totals", lambda self, keys: seen.append(len(keys)) or real(self, keys))
     with la_gpm.config.set(auto_safety=1e9):
-        est = la_gpm.estimate(G, "7-path", eps=0.5, delta=0.5, backend="cpu")
+        est = la_gpm.estimate(G, "7-path", eps=0.05, delta=0.01, backend="cpu")
     d = est.decision
-    assert est.stop == "adaptive" and d["chosen"] == "colorings" and d["pilot_colorings"] >= 1
+    assert est.stop == driver.DEFAULT_STOP and d["chosen"] == "colorings" and d["pilot_colorings"] >= 1
     assert sum(seen) == est.n_colorings and est.n_colorings >= d["pilot_colorings"]
     with la_gpm.config.set(auto_safety=1e-9):
         seen.clear()
-        est = la_gpm.estimate(G, "7-path", eps=0.5, delta=0.5, backend="cpu")
+        est = la_gpm.estimate(G, "7-path", eps=0.05, delta=0.01, backend="cpu")
     assert est.stop == "exact" and est.value == la_gpm.count(G, "7-path")
     assert est.decision["pilot_colorings"] == sum(seen)
 
@@ -118,7 +119,7 @@ def test_pilot_decision_and_its_colorings_are_kept(monkeypatch):
 def test_too_large_for_the_exact_engine_colors():
     G = la_gpm.generators.gnm(30, 40, seed=5)
     est = la_gpm.estimate(G, "u13", max_colorings=2, backend="cpu")
-    assert est.stop == "adaptive" and est.decision["chosen"] == "colorings"
+    assert est.stop == driver.DEFAULT_STOP and est.decision["chosen"] == "colorings"
     assert driver.exact_plan(G, Pattern.named("u13")) is None
 
 

@@ -169,14 +169,14 @@ def coloring_totals(G, template, seed: int, first: int, count: int, *, backend="
 
 def estimate(G, template, *, client=None, parts: int | None = None, per_part: int = 4, eps: float = 0.05,
              delta: float = 0.01, seed=None, max_colorings: int | None = None, time_budget: float | None = None,
-             stop: str = "adaptive", backend: str = "cpu", dtype="float32", spmm: str = "auto",
+             stop: str | None = None, backend: str = "cpu", dtype="float32", spmm: str = "auto",
              layout: str = "auto"):
     """Color-coding estimate of a tree template's count (:func:`la_gpm.estimate`), colorings on a Dask cluster.
 
     Parameters
     ----------
     G, template, eps, delta, seed, max_colorings, time_budget, stop, dtype, spmm, layout :
-        as in :func:`la_gpm.estimate` (the same stop rules and guarantees)
+        as in :func:`la_gpm.estimate` (the same stop rules and guarantees; ``stop=None``: its default)
     client : a ``dask.distributed.Client`` (default: the current one)
     parts : tasks per pass of the stop rule (default: one per worker)
     per_part : colorings per task and pass; a pass evaluates ``parts × per_part`` colorings
@@ -217,8 +217,9 @@ def estimate(G, template, *, client=None, parts: int | None = None, per_part: in
                          layout=layout, pure=False) for a, b in zip(cuts[:-1], cuts[1:]) if b > a]
         return np.concatenate(c.gather(futs))
 
+    from ..color_coding.driver import DEFAULT_STOP
     return cc_estimate(G, P, eps=eps, delta=delta, seed=s, max_colorings=max_colorings, time_budget=time_budget,
-                       stop=stop, dtype=dtype, layout=layout, batch=parts * per_part, _colorings=colorings)
+                       stop=DEFAULT_STOP if stop is None else stop, dtype=dtype, layout=layout, batch=parts * per_part, _colorings=colorings)
 
 
 def census(G, k: int, *, client=None, parts: int | None = None, induced: bool = True):
