@@ -40,10 +40,21 @@ For each (query, batch) -- one row:
   ``first_call_s``; then up to ``--repeats`` timed runs (median), none for a call slower than
   ``--call-limit`` s.
 * recount: ``la_gpm.count(G, Q, count="embeddings", backend=B)`` on G0 and on G' (times summed).
+* with ``--views``: ``la_gpm.DynamicGraph(G0, [Q], keep_graph=False).apply(insert=, delete=)`` (query
+  views, RapidFlow-style: only the edges the query can use are kept, the other updates dropped first;
+  ``la_gpm_views``) and, beside it, the same with ``keep_graph=True`` (the whole graph kept;
+  ``la_gpm_dg``).  A fresh DynamicGraph per timed run (apply changes it), built outside the timer and
+  given one empty batch (its query plans are compiled on first use): its median construction time
+  (that included) is ``preprocessing_s`` (for the views: ``views_preprocessing_s``, beside
+  RapidFlow's preprocessing); the first apply is ``first_call_s``, then up to ``--repeats`` timed applies
+  (median).  Their counts must equal match_delta's.
 
 Speedups per row (``speedups``; all are (other side's seconds) / (la_gpm's seconds), > 1: la_gpm
 faster): ``la_gpm_B_vs_recount_B``, ``la_gpm_B_vs_rapidflow_query`` (RapidFlow's printed query
-time) and ``la_gpm_B_vs_rapidflow_query_plus_preprocessing`` (that plus its preprocessing).  When
+time) and ``la_gpm_B_vs_rapidflow_query_plus_preprocessing`` (that plus its preprocessing); with
+``--views`` also ``la_gpm_views_B_vs_rapidflow_query``, ``la_gpm_views_B_vs_rapidflow_query_plus_preprocessing``
+(both sides' preprocessing added), ``la_gpm_views_B_vs_la_gpm_B`` (match_delta / views apply) and
+``la_gpm_views_B_vs_la_gpm_dg_B`` (keep_graph=True apply / views apply).  When
 one side timed out the entry is a bound (``bound: ">="`` or ``"<="``).  ``summary``: per (dataset,
 query class, rate) and comparison, the geometric mean over the rows where both sides finished and
 the number of rows where la_gpm is faster / slower (bounds from timeouts included when they decide).
@@ -170,6 +181,37 @@ def timed_first(fn, *, repeat, budget, limit, sync):
     return med, runs, first, res2
 
 
+def warmed(D):
+    """D after an empty batch: its query plans compiled (on first use, as RapidFlow's orders are part of its
+    preprocessing); counted in the construction time."""
+    D.apply()
+    return D
+
+
+def timed_apply(make, ins, dele, *, repeat, budget, limit):
+    """A fresh DynamicGraph per run (``make()``, untimed: apply changes it), then one timed apply of the batch.
+    The first run is the warm-up (``first_call_s``); then ``repeat`` runs unless it took longer than
+    ``limit`` s, within ``budget`` s.  Returns (median apply s, runs, first apply s, median build s, result)."""
+    builds, runs, first, res = [], [], None, None
+    for r in range(repeat + 1):
+        t = time.perf_counter()
+        D = make()
+        builds.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        res = D.apply(insert=ins, delete=dele)
+        el = time.perf_counter() - t
+        if r == 0:
+            first = el
+            if el > limit:
+                break
+            continue
+        runs.append(el)
+        if sum(runs) > budget:
+            break
+    build = float(np.median(builds[1:] if len(builds) > 1 else builds))
+    return (float(np.median(runs)) if runs else first), (runs or [first]), first, build, res
+
+
 def same_edges(A, B) -> bool:
     return (A.n == B.n and A.m == B.m and np.array_equal(np.asarray(A.indptr), np.asarray(B.indptr))
             and np.array_equal(np.asarray(A.indices), np.asarray(B.indices)))
@@ -239,6 +281,25 @@ def run_case(row, P, G0, ins, dele, Gafter, work, args, backends, exe, skip=()):
                 check(f"{tag}: positive {B} vs {backends[0]}", p, pos)
                 check(f"{tag}: negative {B} vs {backends[0]}", q, neg)
             row.update(positive=pos, negative=neg)
+            part(row)
+        if getattr(args, "views", False) and "views" not in skip:
+            stage("views", B, tag)
+            lim, bud = repeat_limits(args, args.delta_timeout)
+            for side, keep in (("la_gpm_views", False), ("la_gpm_dg", True)):
+                med, runs, first, build, res = timed_apply(
+                    lambda keep=keep, B=B: warmed(la_gpm.DynamicGraph(G0, [P], count="embeddings", backend=B,
+                                                                      keep_graph=keep)),
+                    ins, dele, repeat=args.repeats, budget=bud / 2, limit=lim)
+                d = res[0]
+                p, q = int(d.positive), int(d.negative)
+                if pos is not None:
+                    check(f"{tag}: positive {side} {B} vs match_delta", p, pos)
+                    check(f"{tag}: negative {side} {B} vs match_delta", q, neg)
+                stats = json.loads(json.dumps(dict(d.stats), default=str))
+                ent = {"seconds": med, "runs": runs, "first_call_s": first, "positive": p, "negative": q,
+                       "stats": stats}
+                ent["views_preprocessing_s" if not keep else "preprocessing_s"] = build
+                row.setdefault(side, {})[B] = ent
             part(row)
         if "recount" not in skip:
             stage("recount", B, tag)
@@ -329,6 +390,29 @@ def speedups(row, peer_limit):
             elif not a_ok:
                 ent["bound"] = "<="  # la_gpm ran at least a
             sp[key] = ent
+    for B, v in (row.get("la_gpm_views") or {}).items():
+        mine = _side_time(v)
+        if mine is None:
+            continue
+        pre = v.get("views_preprocessing_s", 0.0)
+        rfp = _rf_time(row.get("rapidflow"), True, peer_limit)
+        others = {f"la_gpm_views_{B}_vs_rapidflow_query": (_rf_time(row.get("rapidflow"), False, peer_limit), 0.0),
+                  f"la_gpm_views_{B}_vs_rapidflow_query_plus_preprocessing": (rfp, pre),
+                  f"la_gpm_views_{B}_vs_la_gpm_{B}": (_side_time(row["la_gpm"].get(B)), 0.0),
+                  f"la_gpm_views_{B}_vs_la_gpm_dg_{B}": (_side_time((row.get("la_gpm_dg") or {}).get(B)), 0.0)}
+        for key, (other, add) in others.items():
+            if other is None:
+                continue
+            (a, a_ok), (b, b_ok) = mine, other
+            a = a + add
+            ent = {"la_gpm_s": a, "other_s": b, "speedup": b / a if a > 0 else math.inf}
+            if not a_ok and not b_ok:
+                ent.update(speedup=None, bound="both timed out")
+            elif not b_ok:
+                ent["bound"] = ">="
+            elif not a_ok:
+                ent["bound"] = "<="
+            sp[key] = ent
     row["speedups"] = sp
     return sp
 
@@ -385,12 +469,21 @@ def summarize(rows):
 def print_summary(summary, backends):
     for B in backends:
         _print_summary(summary, B)
+        if any(f"la_gpm_views_{B}_vs_rapidflow_query" in g["comparisons"] or f"la_gpm_views_{B}_vs_la_gpm_{B}"
+               in g["comparisons"] for g in summary):
+            _print_summary(summary, B, views=True)
 
 
-def _print_summary(summary, B):
+def _print_summary(summary, B, views=False):
     cols = [(f"la_gpm_{B}_vs_recount_{B}", "vs recount"), (f"la_gpm_{B}_vs_rapidflow_query", "vs RF query"),
             (f"la_gpm_{B}_vs_rapidflow_query_plus_preprocessing", "vs RF query+pre")]
-    print(f"\nsummary (la_gpm {B}; geometric mean of other/la_gpm over rows where both finished; "
+    if views:
+        cols = [(f"la_gpm_views_{B}_vs_rapidflow_query", "vs RF query"),
+                (f"la_gpm_views_{B}_vs_rapidflow_query_plus_preprocessing", "vs RF q+pre (both)"),
+                (f"la_gpm_views_{B}_vs_la_gpm_{B}", "vs match_delta"),
+                (f"la_gpm_views_{B}_vs_la_gpm_dg_{B}", "vs keep_graph=True")]
+    what = "query views (DynamicGraph keep_graph=False) " if views else ""
+    print(f"\nsummary (la_gpm {what}{B}; geometric mean of other/la_gpm over rows where both finished; "
           f"rows la_gpm faster/slower, timeouts included when they decide; ?n: n rows undecided "
           f"(both timed out, or a bound that does not decide)):")
     head = f"{'dataset':<15}{'class':<7}{'rate':>6}" + "".join(f"{t:>24}" for _, t in cols)
@@ -444,7 +537,7 @@ def child(args, backends, exe):
 
 
 def stage_limit(side, args):
-    if side == "la_gpm":
+    if side in ("la_gpm", "views"):
         return args.delta_timeout
     if side == "recount":
         return args.recount_timeout
@@ -515,6 +608,10 @@ def merge(row, carry, skip):
         for key in ("positive", "negative"):
             if carry.get(key) is not None:
                 row[key] = carry[key]
+    if "views" in skip:
+        for side in ("la_gpm_views", "la_gpm_dg"):
+            if side in carry:
+                row[side] = {**carry[side], **row.get(side, {})}
     if carry.get("timed_out"):
         row["timed_out"] = carry["timed_out"]
     return row
@@ -542,6 +639,9 @@ def isolated(argv, name, kind, k, i, work, args, nrates, base):
         if side == "la_gpm":
             row["la_gpm"][B] = {"timed_out": True, "after_s": el}
             carry, skip = row, ("rapidflow", "la_gpm")  # the recount still runs, in a new child
+        elif side == "views":
+            row.setdefault("la_gpm_views", {})[B] = {"timed_out": True, "after_s": el}
+            carry, skip = row, ("rapidflow", "la_gpm", "views")
         elif side == "rapidflow":
             row["rapidflow"] = {"finished": False, "timed_out": True, "after_s": el,
                                 "note": "killed by the benchmark (its own -time_limit did not stop it)"}
@@ -565,6 +665,11 @@ def _print(row):
     for B, r in row["la_gpm"].items():
         parts.append(f"la_gpm {B} " + (f"{r['seconds'] * 1e3:.2f} ms (first {r['first_call_s'] * 1e3:.0f} ms)"
                                        if "seconds" in r else f"TIMED OUT after {r['after_s']:.1f} s"))
+    for side, what in (("la_gpm_views", "views"), ("la_gpm_dg", "keep_graph=True")):
+        for B, r in (row.get(side) or {}).items():
+            pre = r.get("views_preprocessing_s", r.get("preprocessing_s", 0.0))
+            irr = f", {r['stats'].get('irrelevant')} irrelevant" if "irrelevant" in r.get("stats", {}) else ""
+            parts.append(f"{what} {B} {r['seconds'] * 1e3:.2f} ms (+ build {pre * 1e3:.1f} ms{irr})")
     for B, r in row["recount"].items():
         parts.append(f"recount {B} " + (f"{r['seconds'] * 1e3:.2f} ms" if "seconds" in r
                                         else f"TIMED OUT after {r['after_s']:.1f} s"))
@@ -664,6 +769,9 @@ def resummarize(files):
                     arg("--startup-timeout", type=float, default=300.0,
                         help="kill a child that starts no stage within this many seconds (loading, batches)"),
                     arg("--no-peer", action="store_true", help="skip RapidFlow"),
+                    arg("--views", action="store_true",
+                        help="also time DynamicGraph(G0, [Q], keep_graph=False).apply (query views) and "
+                             "keep_graph=True .apply, a fresh DynamicGraph per run (built outside the timer)"),
                     arg("--no-isolate", action="store_true", help="run every case in this process (no timeouts)"),
                     arg("--work-dir", default=None, help="where RapidFlow's input files go (default: system tmp)"),
                     arg("--suffix", default="", help="output file dynamic_<cpu|gpu>_<suffix>.json"),
@@ -722,6 +830,13 @@ def dynamic(args):
                      "la_gpm_B_vs_rapidflow_query": "RapidFlow query_time_s / match_delta seconds",
                      "la_gpm_B_vs_rapidflow_query_plus_preprocessing":
                          "(RapidFlow query_time_s + preprocessing_time_s) / match_delta seconds",
+                     "la_gpm_views_B_vs_rapidflow_query": "RapidFlow query_time_s / DynamicGraph(keep_graph=False)"
+                                                          ".apply seconds (--views)",
+                     "la_gpm_views_B_vs_rapidflow_query_plus_preprocessing":
+                         "(RapidFlow query_time_s + preprocessing_time_s) / (views apply + views_preprocessing_s)",
+                     "la_gpm_views_B_vs_la_gpm_B": "match_delta seconds / views apply seconds",
+                     "la_gpm_views_B_vs_la_gpm_dg_B": "DynamicGraph(keep_graph=True).apply seconds / views apply "
+                                                      "seconds",
                      "bound": "'>=': the other side timed out after other_s; '<=': la_gpm timed out after la_gpm_s",
                      "summary": "geomean over rows where both sides finished; faster/slower count every row "
                                 "a measurement or a timeout bound decides; undecided: bounds that do not"},

@@ -10,7 +10,8 @@ For a batch of edge inserts and deletes, the matches of a query that the batch c
 Layout of this folder (imports only go down the list): ``updates`` (batch normalisation, the
 union graph with arc states), ``query`` (one matching order per start pair), ``filter`` (NLF
 candidate tables kept incrementally), ``cpu`` (numba search), ``gpu`` + ``gamma.cu`` (one warp
-per work item), ``engine`` (the public calls).  See docs/dynamic.md.
+per work item), ``views`` (query views: the edges the queries can use, ``keep_graph=False``),
+``engine`` (the public calls).  See docs/dynamic.md.
 """
 
 from .engine import COUNT_KINDS, DynamicGraph, MatchDelta, match_delta

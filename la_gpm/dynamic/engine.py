@@ -26,6 +26,7 @@ from .filter import NLFState
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise
+from .views import relevance_of, view_graph
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
 
@@ -39,7 +40,8 @@ class MatchDelta:
     ----------
     positive, negative : exact Python ints (matches created / destroyed by the batch)
     graph : the graph after the batch (a new :class:`la_gpm.Graph`; from :func:`match_delta` it is built
-        on first access, one pass over the batch's union graph)
+        on first access, one pass over the batch's union graph); raises :class:`la_gpm.InvalidArgument`
+        from a ``DynamicGraph(..., keep_graph=False)`` (query views keep only the queries' edges)
     stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds)
     positive_matches, negative_matches : with ``listing=True``, int64 arrays (rows, |V(Q)|):
         column u holds the data vertex (original id, ``graph.ids``) matched to query vertex u
@@ -289,17 +291,42 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     return MatchDelta(pos, neg, lambda: _after_graph(G, batch), stats, lists[0], lists[1], count, bool(induced))
 
 
+_NO_GRAPH = ("keep_graph=False keeps only the edges the queries can use (query views), not the whole graph; "
+             "pass keep_graph=True to DynamicGraph to read .graph")
+
+
+def _no_graph():
+    raise InvalidArgument(_NO_GRAPH)
+
+
 class DynamicGraph:
     """A graph under a stream of update batches, with the matches of standing queries.
 
     Keeps between batches the current graph, its neighbour-label counts and the candidate table
-    of every query (updated on the touched rows only), and the compiled query plans.
+    of every query (updated on the touched rows only), and the compiled query plans.  The queries
+    are fixed at construction.
 
     Parameters
     ----------
     G : the starting graph (not modified)
     queries : one query or a list of them (Patterns, names, edge lists, ``.graph`` files)
     count, induced, backend : as in :func:`match_delta`, for every query
+    keep_graph : True (default): keep the whole graph (``.graph`` after each batch). False: **query
+        views** (as RapidFlow): keep only the edges some query can use (an edge whose endpoint labels
+        some query edge has, either orientation; for ``induced=True`` whose endpoint labels two distinct
+        query vertices have; every edge when a query or the graph has no vertex labels), and drop the
+        other updates of each batch in one pass before any other work, so a batch costs what its
+        relevant updates cost.  Counts and listings are those of ``keep_graph=True``.  Differences:
+        ``.graph`` (here and on each MatchDelta) raises :class:`la_gpm.InvalidArgument`;
+        ``stats["irrelevant"]`` (``irrelevant_inserts`` / ``irrelevant_deletes``) counts the dropped
+        updates, and the ignored-update counts and the ``strict=True`` checks cover the kept
+        updates only (self-loops and input errors are checked on every update, as always); new vertices
+        still get their labels.  See docs/dynamic.md.
+
+    Attributes
+    ----------
+    view_stats : with ``keep_graph=False``, ``{"edges_kept", "edges_dropped", "seconds"}`` of the views
+        built at construction (None otherwise)
 
     Examples
     --------
@@ -311,8 +338,11 @@ class DynamicGraph:
     [(0, 1)]
     """
 
-    def __init__(self, G, queries, *, count: str = "embeddings", induced: bool = False, backend: str | None = None):
+    def __init__(self, G, queries, *, count: str = "embeddings", induced: bool = False, backend: str | None = None,
+                 keep_graph: bool = True):
         _check_count(count)
+        if not isinstance(keep_graph, (bool, np.bool_)):
+            raise InvalidArgument(f"keep_graph must be True or False; got {keep_graph!r}")
         G = as_graph(G)
         G.require_undirected("batch-dynamic matching")
         if isinstance(queries, (str, bytes)) or not isinstance(queries, (list, tuple)):
@@ -325,14 +355,30 @@ class DynamicGraph:
         self._backend = _resolve(backend)
         self._count = count
         self._induced = bool(induced)
+        self._keep_graph = bool(keep_graph)
+        self._relevance = None
+        self.view_stats = None
+        if not self._keep_graph:
+            t = time.perf_counter()
+            self._relevance = relevance_of(G, self._queries, self._induced)
+            G, dropped = view_graph(G, self._relevance)
+            self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
         self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
         self._plans = {}  # (query index, symmetry) -> plan, compiled on first use
         self._engine = _Engine(self._backend)
         self._store = ArcStore(G)
 
     @property
+    def keep_graph(self) -> bool:
+        """False: query views (only the queries' edges are kept; see the class notes)."""
+        return self._keep_graph
+
+    @property
     def graph(self):
-        """The current graph (immutable; a new object after each batch, built when first read: O(n + m))."""
+        """The current graph (immutable; a new object after each batch, built when first read: O(n + m)).
+        Raises :class:`la_gpm.InvalidArgument` with ``keep_graph=False`` (only the queries' edges are kept)."""
+        if not self._keep_graph:
+            _no_graph()
         return self._store.graph()
 
     @property
@@ -348,11 +394,16 @@ class DynamicGraph:
               progress: bool = False) -> list[MatchDelta]:
         """Apply one batch; one :class:`MatchDelta` per query, in the order of ``queries``.
 
-        A batch that raises (bad input) leaves the graph and every table as they were."""
+        A batch that raises (bad input) leaves the graph and every table as they were.  With
+        ``keep_graph=False`` the updates no query can use are dropped first (``stats["irrelevant"]``)."""
         S = self._store
+        views = not self._keep_graph
         with S.lock:
             t0 = time.perf_counter()
-            batch = normalise(S, insert, delete, labels=labels, strict=strict)
+            batch = normalise(S, insert, delete, labels=labels, strict=strict,
+                              relevance=self._relevance if views else None)
+            if views and "irrelevant" not in batch.stats:   # every edge relevant: nothing to drop
+                batch.stats.update(irrelevant=0, irrelevant_inserts=0, irrelevant_deletes=0)
             t_norm = time.perf_counter() - t0
             ids = ids_after(S, batch)
             op, fo, st = _open(S, self._nlf, batch)
@@ -374,6 +425,6 @@ class DynamicGraph:
             self._nlf.commit(fo, batch, op.vlab)
             S.commit(op, batch)
             st["commit_s"] = time.perf_counter() - t
-            after = S.snapshot()
+            after = _no_graph if views else S.snapshot()
         return [MatchDelta(pos, neg, after, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
                            lists[0], lists[1], self._count, self._induced) for pos, neg, lists, st2 in out]

@@ -23,7 +23,8 @@ import numpy as np
 
 from ..exceptions import GraphFormatError, InvalidUpdate
 
-__all__ = ["Batch", "Layout", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after", "net_layout", "layout_of"]
+__all__ = ["Batch", "Layout", "Relevance", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after",
+           "net_layout", "layout_of", "relevant_rows"]
 
 
 @dataclass(slots=True)
@@ -55,6 +56,58 @@ class Batch:
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
     layout: Layout | None = None   # where its arcs go (:func:`net_layout`; store.open recomputes it when None)
+
+
+@dataclass(slots=True)
+class Relevance:
+    """Which updates a query-view store keeps (:class:`la_gpm.DynamicGraph` with ``keep_graph=False``).
+
+    ``code[v]``: vertex v's label class (0: a label no query has; 1..: the queries' labels), valid for the
+    store's vertices (entries past them are scratch, written for a batch's new vertices); ``table[a, b]``:
+    1 where an update between label classes a and b may matter to some query (symmetric); ``keys``: the
+    queries' labels, sorted (class ``1 + i`` is ``keys[i]``).  Self-loops are always kept (they are bad
+    input, counted or refused by the normalisation as without views)."""
+    code: np.ndarray    # int32 (>= n)
+    table: np.ndarray   # uint8 (c, c)
+    keys: np.ndarray    # int64 sorted
+
+    def classes(self, labels) -> np.ndarray:
+        """The label classes of vertex labels (0 for a label no query has)."""
+        labels = np.asarray(labels, dtype=np.int64)
+        if self.keys.size == 0:
+            return np.zeros(labels.shape, dtype=np.int32)
+        pos = np.minimum(np.searchsorted(self.keys, labels), self.keys.size - 1)
+        return np.where(self.keys[pos] == labels, pos + 1, 0).astype(np.int32)
+
+    def reserve(self, n_after: int, new_labels) -> np.ndarray:
+        """The class array covering n_after vertices, the last ``len(new_labels)`` of them written from
+        their labels (the store's vertices keep theirs)."""
+        if self.code.shape[0] < n_after:
+            code = np.zeros(max(n_after, 2 * self.code.shape[0]), dtype=np.int32)
+            code[:self.code.shape[0]] = self.code
+            self.code = code
+        if new_labels is not None and len(new_labels):
+            self.code[n_after - len(new_labels):n_after] = self.classes(new_labels)
+        return self.code
+
+
+@nb.njit(cache=True)
+def relevant_rows(pairs, code, N, table):
+    """The rows of ``pairs`` ((m, >= 2) int64 internal ids) to keep: a self-loop, or a pair whose label classes
+    ``code`` (of vertices 0..N-1) the ``table`` marks relevant.  Returns (rows kept, in input order; bad): bad
+    is True, and nothing kept, when an id is outside [0, N) (the caller validates that input the long way)."""
+    m = pairs.shape[0]
+    keep = np.empty(m, dtype=np.int64)
+    k = 0
+    for t in range(m):
+        x = pairs[t, 0]
+        y = pairs[t, 1]
+        if x < 0 or y < 0 or x >= N or y >= N:
+            return keep[:0], True
+        if x == y or table[code[x], code[y]]:
+            keep[k] = t
+            k += 1
+    return keep[:k], False
 
 
 # ---------------------------------------------------------------------------------------------- parsing
@@ -174,26 +227,42 @@ def _fast_array(obj, widths, empty_width):
     return np.ascontiguousarray(obj, dtype=np.int64)
 
 
-def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False) -> Batch:
+def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False, relevance=None) -> Batch:
     """Validate one batch against the graph of store S (:class:`.store.ArcStore`) and reduce it to its net
     effect (see the module notes).
 
     The common case (integer numpy arrays, every id an existing vertex of a graph without an id map) is one
     numba pass (:func:`net_layout`); anything else (lists, stream files, new vertices, mapped ids, bad input)
-    is validated here first and then takes the same pass."""
+    is validated here first and then takes the same pass.
+
+    ``relevance`` (a :class:`Relevance`; query views): after validation, the updates it does not keep are
+    dropped (one numba pass, :func:`relevant_rows`) before the net effect is computed, and counted in
+    ``stats["irrelevant"]``; the other counts (and ``strict``) then cover the kept updates only (self-loops
+    are always kept)."""
     edge_labeled = S.edge_labeled
     if S.ids is None:
         ins = _fast_array(insert, (3,) if edge_labeled else (2,), 3 if edge_labeled else 2)
         dele = _fast_array(delete, (2, 3) if edge_labeled else (2,), 2)
         if ins is not None and dele is not None:
             n = S.n
-            out = net_layout(ins, dele, n, n, S.rows, S.idx, S.scratch_mark(n))
-            if out[3][6] == 0:     # every id an existing vertex: no mapping needed
-                return _finish(S, ins, dele, out, n, np.zeros(0, dtype=np.int64), None, strict, None)
-    return _normalise_general(S, insert, delete, labels=labels, strict=strict)
+            dropped = None
+            if relevance is not None:
+                ri, bi = relevant_rows(ins, relevance.code, n, relevance.table)
+                rd, bd = relevant_rows(dele, relevance.code, n, relevance.table)
+                if not (bi or bd):
+                    dropped = (int(ins.shape[0] - ri.shape[0]), int(dele.shape[0] - rd.shape[0]))
+                    if dropped[0]:
+                        ins = ins[ri]
+                    if dropped[1]:
+                        dele = dele[rd]
+            if relevance is None or dropped is not None:
+                out = net_layout(ins, dele, n, n, S.rows, S.idx, S.scratch_mark(n))
+                if out[3][6] == 0:     # every id an existing vertex: no mapping needed
+                    return _finish(S, ins, dele, out, n, np.zeros(0, dtype=np.int64), None, strict, None, dropped)
+    return _normalise_general(S, insert, delete, labels=labels, strict=strict, relevance=relevance)
 
 
-def _normalise_general(S, insert, delete, *, labels, strict) -> Batch:
+def _normalise_general(S, insert, delete, *, labels, strict, relevance=None) -> Batch:
     sources = []
     for name, obj in (("insert", insert), ("delete", delete)):
         if isinstance(obj, (str, Path)):
@@ -267,16 +336,31 @@ def _normalise_general(S, insert, delete, *, labels, strict) -> Batch:
     n_after = S.n + int(new_ids.size)
     iint = np.ascontiguousarray(iint, dtype=np.int64)
     dint = np.ascontiguousarray(dint, dtype=np.int64)
+    dropped = None
+    if relevance is not None:
+        # a new vertex's class comes from its label (an unlabeled graph has no views: relevance is None)
+        code = relevance.reserve(n_after, new_labels if new_ids.size else None)
+        ri, _ = relevant_rows(iint, code, n_after, relevance.table)
+        rd, _ = relevant_rows(dint, code, n_after, relevance.table)
+        dropped = (int(iint.shape[0] - ri.shape[0]), int(dint.shape[0] - rd.shape[0]))
+        if dropped[0]:
+            iint, ins_raw = np.ascontiguousarray(iint[ri]), ins_raw[ri]
+        if dropped[1]:
+            dint, del_raw = np.ascontiguousarray(dint[rd]), del_raw[rd]
     out = net_layout(iint, dint, n_after, S.n, S.rows, S.idx, S.scratch_mark(n_after))
-    return _finish(S, ins_raw, del_raw, out, n_after, new_ids.astype(np.int64), new_labels, strict, (given, nloops))
+    return _finish(S, ins_raw, del_raw, out, n_after, new_ids.astype(np.int64), new_labels, strict, (given, nloops),
+                   dropped)
 
 
-def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre):
+def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre, dropped=None):
     """The Batch of a :func:`net_layout` pass (``pre``: (given counts, self-loops) when the general path removed
-    the self-loops before it; None: the pass saw the input as given)."""
+    the self-loops before it; None: the pass saw the input as given; ``dropped``: (inserts, deletes) the
+    relevance filter dropped before the pass, None without views)."""
     ins, ifirst, dele, cnt, ex, touched, tptr, adst, aod, icnt = out
     if pre is None:
         given = (int(ins_raw.shape[0]), int(del_raw.shape[0]))
+        if dropped is not None:
+            given = (given[0] + dropped[0], given[1] + dropped[1])
         nloops = int(cnt[0] + cnt[1])
         if strict and nloops:
             li = ins_raw[:, 0] == ins_raw[:, 1]
@@ -287,6 +371,9 @@ def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre)
         given, nloops = pre
     stats = {"insert_given": given[0], "delete_given": given[1], "ignored_self_loops": nloops,
              "new_vertices": int(new_ids.size)}
+    if dropped is not None:
+        stats["irrelevant"] = dropped[0] + dropped[1]
+        stats["irrelevant_inserts"], stats["irrelevant_deletes"] = dropped
     stats["ignored_duplicates"] = int(cnt[2])
     if strict and cnt[2]:
         _strict_fail("repeated pairs", int(cnt[2]), "a pair given twice", "give each pair once")
