@@ -164,13 +164,22 @@ def _ranked_upper_rows(indptr, indices, order, rank):
     out = np.empty(ptr[n], dtype=indices.dtype)
     for r in nb.prange(n):
         u = order[r]
-        p = ptr[r]
+        lo = ptr[r]
+        p = lo
         for j in range(indptr[u], indptr[u + 1]):
             x = rank[indices[j]]
             if x > r:
-                out[p] = x
+                if p - lo <= 32:          # short rows (most of them): insertion sort as the entries come
+                    q = p
+                    while q > lo and out[q - 1] > x:
+                        out[q] = out[q - 1]
+                        q -= 1
+                    out[q] = x
+                else:
+                    out[p] = x
                 p += 1
-        out[ptr[r]:p].sort()
+        if p - lo > 33:
+            out[lo:p].sort()
     return ptr, out
 
 
