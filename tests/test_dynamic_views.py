@@ -299,3 +299,27 @@ requires_gpu = pytest.mark.skipif(la_gpm.backends.gpu_status() is not None,
 @given(streams(edge_labels=True))
 def test_gpu_views_equal_the_whole_graph(case):
     _check_stream(*case, backend="gpu")
+
+
+def test_batch_with_no_relevant_update_takes_the_shortcut():
+    """A batch whose updates no query can use changes no match and no view: it returns zeros without opening
+    the store (stats["shortcut"]), the version still moves, and the next batches agree with keep_graph=True."""
+    vlab = np.array([0, 0, 1, 1, 2, 2, 2], dtype=np.int64)
+    G = _graph(7, [(0, 1), (1, 2), (2, 3), (0, 3), (4, 5)], vlab=vlab)
+    Q = Pattern([(0, 1), (1, 2)], vertex_labels=[0, 0, 1])      # label pairs (0, 0) and (0, 1)
+    view = la_gpm.DynamicGraph(G, [Q], keep_graph=False)
+    full = la_gpm.DynamicGraph(G, [Q])
+    batches = [dict(insert=[(4, 6), (5, 6)], delete=[(4, 5)]),        # labels (2, 2) only: irrelevant
+               dict(insert=[(0, 2)], delete=[]),                        # (0, 1): relevant
+               dict(insert=[(2, 4)], delete=[(2, 3)]),                  # (1, 2), (1, 1): irrelevant
+               dict(insert=[(1, 3)], delete=[(0, 1)])]                  # relevant
+    for j, b in enumerate(batches):
+        v, = view.apply(**b, listing=True)
+        f, = full.apply(**b, listing=True)
+        assert (v.positive, v.negative) == (f.positive, f.negative), j
+        assert _rows(v.positive_matches) == _rows(f.positive_matches), j
+        assert _rows(v.negative_matches) == _rows(f.negative_matches), j
+        assert ("shortcut" in v.stats) == (j in (0, 2)), j
+        assert view.version == full.version == j + 1
+    assert v.positive > 0 or v.negative > 0
+    assert view.apply(insert=[(5, 4)])[0].stats["shortcut"]          # an existing edge, irrelevant: still ignored

@@ -405,6 +405,14 @@ class DynamicGraph:
             if views and "irrelevant" not in batch.stats:   # every edge relevant: nothing to drop
                 batch.stats.update(irrelevant=0, irrelevant_inserts=0, irrelevant_deletes=0)
             t_norm = time.perf_counter() - t0
+            if views and not batch.insert.shape[0] and not batch.delete.shape[0] and batch.n_after == batch.n_before:
+                # nothing a query can use is left (the usual small batch on a many-label graph): no match is made
+                # or unmade and the views do not change; only the version moves (no graph to snapshot here)
+                S.version += 1
+                stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update")
+                return [MatchDelta(0, 0, _no_graph, dict(stats, items={"positive": 0, "negative": 0}),
+                                   *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
+                                   self._count, self._induced) for P in self._queries]
             ids = ids_after(S, batch)
             op, fo, st = _open(S, self._nlf, batch)
             out = []
