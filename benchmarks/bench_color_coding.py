@@ -513,7 +513,7 @@ def auto_row(G, gname, tname, edges, limit, eps, delta):
     extrapolated to the colorings the final sample needs), and the exact count timed in a child process."""
     P = la_gpm.Pattern.named("u7") if edges is None else la_gpm.Pattern(edges)
     plan = cc.exact_plan(G, P)
-    auto = cc.AutoExact(G, P, plan, "adaptive", eps, delta)
+    auto = cc.AutoExact(G, P, plan, cc.DEFAULT_STOP, eps, delta)
     state = {"vals": [], "done": 0, "decision": auto.before_pilot("cpu", cc.prepare(G, P, "cpu", "float32", "auto")[5]
                                                                   .pass_size())}
     real = cc.Runner.totals
@@ -543,7 +543,7 @@ def auto_row(G, gname, tname, edges, limit, eps, delta):
     first = state.get("first", d)
     est_s = est.elapsed_s
     if not est.converged:   # extrapolated: the colorings the final sample needs, at the run's own rate
-        need = cc.colorings_needed("adaptive", float(est.values.mean()), float(est.values.var(ddof=1)), P.k, eps,
+        need = cc.colorings_needed(cc.DEFAULT_STOP, float(est.values.mean()), float(est.values.var(ddof=1)), P.k, eps,
                                    delta, 1 << 30)
         est_s = est.elapsed_s * max(need, est.n_colorings) / est.n_colorings
     ex_s, ex_nodes, count = exact_actual(gname, edges, limit)
