@@ -288,7 +288,7 @@ class Pattern:
             fixed[b] = b
         return tuple(base), tuple(orbits), tuple(dict.fromkeys(gens))
 
-    @property
+    @cached_property
     def automorphism_count(self) -> int:
         """|Aut(P)|: embeddings = unique subgraphs × this."""
         return prod(len(o) for o in self._stabilizer_chain[1])
