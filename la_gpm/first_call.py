@@ -36,6 +36,7 @@ KINDS = {
     "match": "labeled patterns: la_gpm.match (listing) and labeled counts",
     "color_coding": "la_gpm.estimate (color coding of trees) and la_gpm.tree_census",
     "motif_estimate": "la_gpm.estimate_census (colorful treelet sampling)",
+    "dynamic": "la_gpm.match_delta and DynamicGraph.apply (both modes), small and parallel batches",
 }
 
 
@@ -175,9 +176,26 @@ def _motif_estimate(g, backend):
             estimate_census(g.tiny, k, eps=0.5, seed=1, max_colorings=2, samples_per_coloring=2048, backend=backend)
 
 
+def _dynamic(g, backend):
+    from .dynamic import DynamicGraph, match_delta
+    Q = _labeled_query()
+    mb = "gpu" if backend == "gpu" else "cpu"
+    for H in (g.labeled, g.labeled_dense):
+        src = np.repeat(np.arange(H.n, dtype=np.int64), np.diff(H.indptr))
+        E = np.column_stack([src, np.asarray(H.indices, dtype=np.int64)])
+        E = E[E[:, 0] < E[:, 1]]
+        dele, new = E[::7], np.column_stack([E[::5, 0], (E[::5, 1] + 1) % H.n])
+        match_delta(H, Q, insert=new, delete=dele, backend=mb, listing=True)
+        match_delta(H, Q, insert=new, delete=dele, count="unique", induced=True, backend=mb)
+        for keep in (True, False):
+            D = DynamicGraph(H, [Q], keep_graph=keep, backend=mb)
+            D.apply(insert=new, delete=dele, listing=True)
+            D.apply(insert=dele[:3], delete=new[:3])
+
+
 _RUN = {"graphs": _graphs, "triangles": _triangles, "cliques": _cliques, "patterns": _patterns,
         "count_many": _count_many, "census": _census, "match": _match, "color_coding": _color_coding,
-        "motif_estimate": _motif_estimate}
+        "motif_estimate": _motif_estimate, "dynamic": _dynamic}
 
 
 def _kinds(kinds) -> list[str]:
