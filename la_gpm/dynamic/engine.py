@@ -409,6 +409,11 @@ class DynamicGraph:
                 # nothing a query can use is left (the usual small batch on a many-label graph): no match is made
                 # or unmade and the views do not change; only the version moves (no graph to snapshot here)
                 S.version += 1
+                sym = _use_symmetry(self._count, listing)
+                for q, P in enumerate(self._queries):       # the plans still made on first use, as below
+                    if (q, sym) not in self._plans:
+                        self._plans[(q, sym)] = compile_delta_plan(P, induced=self._induced,
+                                                                   candidates=self._nlf.cand[q].sizes, symmetry=sym)
                 stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update")
                 return [MatchDelta(0, 0, _no_graph, dict(stats, items={"positive": 0, "negative": 0}),
                                    *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
