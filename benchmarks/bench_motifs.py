@@ -13,11 +13,12 @@ against the CPU backend, fixed costs on small graphs, the 5-vertex hybrid on R-M
     python benchmarks/bench_motifs.py closed_forms                                 # bowtie / house vs enumeration
     python benchmarks/bench_motifs.py closed_forms5 [--enum-timeout 8]             # every 5-vertex class, before/after
     python benchmarks/bench_motifs.py closed_forms_all [--peer-timeout 120]         # every 3/4/5-vertex class vs peers
+    python benchmarks/bench_motifs.py census8 [--max-predicted 120]                # census(G, 8) beside census(G, 7)
     python benchmarks/bench_motifs.py SUITE --quick
 
 Results: census_<tag>, census_small_<tag>, census_gpu_hybrid5_<tag> (census_gpu_<tag> with --full,
 census5_gpu_auto_crossover_<tag>), census5_rmat<scale>_<tag> (census5_rmat_series, census5_k23_bulk,
-census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, orbits4_<tag>, orbits5_<tag>, closed_forms_<tag>, closed_forms5_<tag>, closed_forms_all_<tag>.json.
+census5_dense_sweep), dense5_bulk_<tag>, orbits_<tag>, orbits4_<tag>, orbits5_<tag>, closed_forms_<tag>, closed_forms5_<tag>, closed_forms_all_<tag>, census8_<tag>.json.
 """
 
 from __future__ import annotations
@@ -927,6 +928,43 @@ def dense5_bulk(a):
             row[setting + "_s"], h = once(lambda: dense5_hits(*args, comb, bow).sum(axis=0), sync=False)
             want = h if want is None else want
             check(f"{label} {setting}", h.tolist(), want.tolist())
+        rec.add(row)
+    rec.done()
+
+
+# ------------------------------------------------------------------ census8
+@FAMILY.suite(repeats=1, graphs="karate,citeseer,email-Eu-core", quick={"graphs": "karate"},
+              args=[arg("--max-predicted", type=float, default=120.0,
+                        help="skip a graph whose predicted k = 8 time exceeds this many seconds")])
+def census8(a):
+    """census(G, 8) on the CPU (ESU with the two-level class lookup, la_gpm.motifs.census8) beside census(G, 7):
+    wall seconds (median of --repeats after a warm-up call on karate), the predicted seconds and 8-subsets of
+    the guard (census8.predict_work8), the total count and the classes seen. A graph whose prediction exceeds
+    --max-predicted is recorded as skipped."""
+    from la_gpm.motifs.census8 import classes8, predict_work8
+    rec = Record(a, "census8", "census(G, 8) on the CPU beside census(G, 7)", threads=numba_threads())
+    t, _ = once(classes8, sync=False)
+    rec["class_tables_build_s"] = t
+    census(graph("karate"), 8)                        # compile / load the kernels
+    for label in a.graphs:
+        G = graph(label)
+        w = predict_work8(G)
+        row = {"graph": label, "n": G.n, "m": G.m, "predicted_8_s": w["seconds"], "predicted_subsets8": w["subsets8"],
+               "predicted_subsets7": w["subsets7"]}
+        if w["seconds"] > a.max_predicted:
+            row["skipped"] = f"predicted {w['seconds']:.0f} s > --max-predicted {a.max_predicted:.0f} s"
+            rec.add(row)
+            continue
+        for k in (7, 8):
+            ts = []
+            for _ in range(a.repeats):
+                t, df = once(lambda: census(G, k, method="enumerate"), sync=False)
+                ts.append(t)
+            row[f"census{k}_s"] = statistics.median(ts)
+            row[f"census{k}_runs"] = ts
+            row[f"subsets{k}"] = sum(counts(df))
+            row[f"classes_seen{k}"] = int(sum(1 for c in counts(df) if c))
+        row["ratio_8_over_7"] = row["census8_s"] / row["census7_s"]
         rec.add(row)
     rec.done()
 

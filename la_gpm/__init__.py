@@ -13,8 +13,9 @@ from .triangles import triangle_count, triangles_per_vertex
 from .api import count, count_many
 from .backends import available_backends
 from .config import config
-from .exceptions import (BackendUnavailable, CompileNotice, DeviceOutOfMemory, GraphFormatError, InvalidArgument,
-                         InvalidGraph, InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError, PatternTooLarge)
+from .exceptions import (BackendUnavailable, CensusTooLarge, CompileNotice, DeviceOutOfMemory, GraphFormatError,
+                         InvalidArgument, InvalidGraph, InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError,
+                         PatternTooLarge)
 from .graph import Graph
 from .io import read_graph
 from .patterns import Pattern
@@ -67,5 +68,5 @@ __all__ = [
     "Graph", "Pattern", "as_graph", "read_graph", "count", "count_many", "triangle_count", "triangles_per_vertex",
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
-    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate", "CompileNotice",
+    "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate", "CensusTooLarge", "CompileNotice",
 ] + list(_LAZY)

@@ -17,6 +17,7 @@ __all__ = [
     "DeviceOutOfMemory",
     "InvalidArgument",
     "InvalidUpdate",
+    "CensusTooLarge",
     "CompileNotice",
 ]
 
@@ -66,6 +67,11 @@ class BackendUnavailable(LaGpmError, RuntimeError):
 
 class DeviceOutOfMemory(LaGpmError, MemoryError):
     """The GPU ran out of memory; lower ``memory_budget`` or use a smaller batch."""
+
+
+class CensusTooLarge(LaGpmError, RuntimeError):
+    """An exact census is predicted to enumerate for longer than its guard allows (``census(G, 8)``); the
+    message gives the prediction and the ways on (``estimate_census``, or ``guard=False``)."""
 
 
 class InvalidUpdate(InvalidArgument):

@@ -82,3 +82,86 @@ def graph_of(n, edges):
     src = np.array([a for a, b in edges], dtype=np.int64)
     dst = np.array([b for a, b in edges], dtype=np.int64)
     return la_gpm.Graph.from_edges(src, dst, n=n)
+
+
+# ---- k = 8 (tests/test_census8.py): brute force over vertex subsets, classified by networkx isomorphism
+
+
+def connected_subsets(G, k):
+    """Number of connected induced k-vertex subgraphs, by brute force over every k-subset (bitmask BFS)."""
+    adj = [0] * G.n
+    for v in range(G.n):
+        for w in G.indices[G.indptr[v]:G.indptr[v + 1]].tolist():
+            adj[v] |= 1 << w
+    total = 0
+    for S in itertools.combinations(range(G.n), k):
+        mask = 0
+        for v in S:
+            mask |= 1 << v
+        seen = frontier = 1 << S[0]
+        while frontier:
+            nxt = 0
+            f = frontier
+            while f:
+                low = f & -f
+                nxt |= adj[low.bit_length() - 1]
+                f ^= low
+            frontier = nxt & mask & ~seen
+            seen |= frontier
+        total += seen == mask
+    return total
+
+
+class ClassIndex:
+    """Rows of a list of k-vertex class edge lists, found by WL hash then networkx isomorphism."""
+
+    def __init__(self, edge_lists, k):
+        self.by_hash = {}
+        for row, (h, r) in enumerate(class_graphs(edge_lists, k)):
+            self.by_hash.setdefault(h, []).append((r, row))
+
+    def row(self, h):
+        for r, row in self.by_hash.get(_wl(h), ()):
+            if nx.is_isomorphic(h, r):
+                return row
+        raise AssertionError(f"no class for {sorted(h.edges())}")
+
+
+def induced_census_indexed(G, k, index, nrows):
+    """Induced counts per row of ``index`` (a :class:`ClassIndex`) by brute force over every k-subset."""
+    g = _nx(G)
+    counts = [0] * nrows
+    for S in itertools.combinations(range(G.n), k):
+        h = g.subgraph(S)
+        if h.number_of_edges() >= k - 1 and nx.is_connected(h):
+            counts[index.row(nx.convert_node_labels_to_integers(h))] += 1
+    return counts
+
+
+def esu_codes(G, k):
+    """Adjacency bitmask (bit j(j-1)/2 + i: positions i < j) of every connected induced k-subgraph, listed by a
+    plain recursive ESU (Wernicke) in Python: an enumeration independent of la_gpm's kernels."""
+    nbr = [set(G.indices[G.indptr[v]:G.indptr[v + 1]].tolist()) for v in range(G.n)]
+    out = []
+
+    def code_of(S):
+        c = 0
+        for j in range(1, k):
+            for i in range(j):
+                if S[i] in nbr[S[j]]:
+                    c |= 1 << (j * (j - 1) // 2 + i)
+        return c
+
+    def extend(S, ext, v, near):
+        if len(S) == k:
+            out.append(code_of(S))
+            return
+        ext = list(ext)
+        while ext:
+            w = ext.pop()
+            new = [u for u in nbr[w] if u > v and u not in near]
+            extend(S + [w], ext + new, v, near | nbr[w])
+
+    for v in range(G.n):
+        extend([v], [u for u in nbr[v] if u > v], v, nbr[v] | {v})
+    return out

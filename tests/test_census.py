@@ -386,7 +386,7 @@ def test_orbit_sums_match_census():
 def test_bad_k():
     G = la_gpm.datasets.load("karate")
     with pytest.raises(la_gpm.PatternTooLarge, match="k = 3..7"):
-        census(G, 8)
+        census(G, 9)
     for bad in (2, 0, -1):
         with pytest.raises(la_gpm.InvalidArgument, match="k >= 3"):
             census(G, bad)

@@ -50,6 +50,7 @@ from ..backends import resolve_backend
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
 from ..color_coding.driver import resolve_seed
+from ..patterns.classes import canonical_codes
 from .shapes import free_shapes, spanning_trees
 from .tables import CpuTables, shape_sigma
 
@@ -68,12 +69,11 @@ _PLAN_SAFETY = 1.1      # planned checkpoints: predicted colorings times this
 
 def _known_codes(k):
     """{canonical code: name} of the named k-vertex classes (k = 8: path, star, cycle, clique)."""
-    from . import cpu as K
     from ..patterns.classes import bit, known_names
     out = {}
     for nm, P in known_names(k):
         code = sum(1 << bit(i, j) for i, j in P.edges)
-        out[int(K.canonical_codes(np.array([code], dtype=np.int64), k)[0])] = nm
+        out[int(canonical_codes(np.array([code], dtype=np.int64), k)[0])] = nm
     return out
 
 
@@ -117,7 +117,6 @@ class _Registry:
         return self.rows_of_codes(K.adjacency_codes(G.indptr, G.indices, verts))
 
     def rows_of_codes(self, codes):
-        from . import cpu as K
         from ..patterns.classes import code_edges
         u, inv = np.unique(np.asarray(codes, dtype=np.int64), return_inverse=True)
         # labelled bitmasks seen before: one vectorised search in the sorted table (no per-code Python)
@@ -126,7 +125,7 @@ class _Registry:
         rows = np.where(hit, self._rows[pos] if self._codes.size else -1, -1).astype(np.int64)
         miss = np.flatnonzero(~hit)
         if miss.size:
-            canon = K.canonical_codes(u[miss], self.k)
+            canon = canonical_codes(u[miss], self.k)
             new = []
             for i, c in zip(miss.tolist(), canon.tolist()):
                 r = self.row_of_canon.get(c)

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import numba as nb
 import numpy as np
+from numba.extending import overload
 
 from ..primitives.sorted_ops import adjacent as _adjacent
 from ..primitives.sorted_ops import lower_bound as _lower_bound
@@ -32,10 +33,72 @@ from ..primitives.sorted_ops import upper_bound as _upper_bound
 # --------------------------------------------------------------------------- ESU enumeration
 
 
+def _nb_flags(nb_):
+    """(INS, FL) of an ESU state array ``nb_``: the in-subgraph and ext[k-3] bits in its dtype (uint8: k <= 7,
+    uint16: k = 8, where 7 position bits leave no room in a byte)."""
+
+
+@overload(_nb_flags, inline="always")
+def _nb_flags_impl(nb_):
+    if nb_.dtype == nb.types.uint8:
+        return lambda nb_: (np.uint8(128), np.uint8(64))
+    return lambda nb_: (np.uint16(32768), np.uint16(16384))
+
+
+def _nb_cast(nb_, x):
+    """x (an int) truncated to the dtype of ``nb_``."""
+
+
+@overload(_nb_cast, inline="always")
+def _nb_cast_impl(nb_, x):
+    if nb_.dtype == nb.types.uint8:
+        return lambda nb_, x: np.uint8(x)
+    return lambda nb_, x: np.uint16(x)
+
+
+def _esu_state(table, n):
+    """The per-vertex ESU state of a census with class table ``table``: uint8 for the one-level table (k <= 7),
+    uint16 for the two-level one (k = 8, a tuple: :func:`census8_tables`)."""
+
+
+@overload(_esu_state, inline="always")
+def _esu_state_impl(table, n):
+    if isinstance(table, nb.types.Array):
+        return lambda table, n: np.zeros(n, dtype=np.uint8)
+    return lambda table, n: np.zeros(n, dtype=np.uint16)
+
+
+def _leaf_classes(table, code, off_last, hist2, nm2, counts):
+    """counts[class of (prefix ``code``, leaf row q)] += hist2[q] for q = 1 .. nm2 - 1."""
+
+
+@overload(_leaf_classes, inline="always")
+def _leaf_classes_impl(table, code, off_last, hist2, nm2, counts):
+    if isinstance(table, nb.types.Array):
+        def one_level(table, code, off_last, hist2, nm2, counts):
+            for q in range(1, nm2):
+                h = hist2[q]
+                if h != 0:
+                    counts[table[code | (np.int64(q) << off_last)]] += h
+        return one_level
+
+    def two_level(table, code, off_last, hist2, nm2, counts):
+        # k = 8: the 7-vertex prefix's class c and a relabelling p onto c's representative; the leaf row q
+        # relabelled by p, then (c, row) -> the 8-vertex class (census8_tables)
+        cls7, perm7, qperm, cls8 = table
+        base = np.int64(cls7[code]) * nm2
+        qp = qperm[perm7[code]]
+        for q in range(1, nm2):
+            h = hist2[q]
+            if h != 0:
+                counts[cls8[base + qp[q]]] += h
+    return two_level
+
+
 @nb.njit(cache=True)
 def _flag_level(buf, lo, hi, nb_, hist, lowm, on):
     """Mark (or unmark) the elements of ext[last-1] with the FL bit and histogram their masks."""
-    FL = np.uint8(64)
+    _, FL = _nb_flags(nb_)
     if on:
         hist[:] = 0
         for q in range(lo, hi):
@@ -61,8 +124,7 @@ def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur,
     x's exclusive neighbours (counted per direction); one scan of N(x) moves the members of R adjacent to x
     to their mask | (direction << B*(k-2)).
     """
-    INS = np.uint8(128)
-    FL = np.uint8(64)
+    INS, FL = _nb_flags(nb_)
     B = 1 if dirs is None else 2
     one = np.uint8((1 << B) - 1)
     last = k - 2                   # position of the leaf parent
@@ -98,7 +160,7 @@ def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur,
             if p == last - 1:
                 _flag_level(buf, seg_lo[p], seg_hi[p], nb_, hist, lowm, False)
             x = tr[p]
-            clear = np.uint8(~np.uint8(one << (B * p)))
+            clear = _nb_cast(nb_, ~(np.int64(one) << (B * p)))
             lo = _upper_bound(indices, indptr[x], indptr[x + 1], r)
             for j in range(lo, indptr[x + 1]):
                 nb_[indices[j]] &= clear
@@ -142,10 +204,7 @@ def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur,
                         hist2[mm | (d << (B * last))] += 1
                 for d in range(1, 1 << B):
                     hist2[d << (B * last)] += excl[d]
-            for q in range(1, nm2):
-                h = hist2[q]
-                if h != 0:
-                    counts[table[code | (np.int64(q) << off_last)]] += h
+            _leaf_classes(table, code, off_last, hist2, nm2, counts)
             continue
         # push x at position p; ext[p] = rest of ext[p-1] (sorted, all > x) merged with exclusive nbrs
         tr[p] = x
@@ -186,7 +245,7 @@ def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur,
     # pop r
     lo = _upper_bound(indices, indptr[r], indptr[r + 1], r)
     for j in range(lo, indptr[r + 1]):
-        nb_[indices[j]] &= np.uint8(~one)
+        nb_[indices[j]] &= _nb_cast(nb_, ~np.int64(one))
     nb_[r] &= ~INS
 
 
@@ -194,7 +253,7 @@ def _esu_root(r, indptr, indices, dirs, k, table, nb_, buf, seg_lo, seg_hi, cur,
 def _esu_chunk(indptr, indices, dirs, k, table, roots, c, nchunks, maxd, cnt):
     B = 1 if dirs is None else 2
     n = indptr.shape[0] - 1
-    nb_ = np.zeros(n, dtype=np.uint8)
+    nb_ = _esu_state(table, n)
     buf = np.empty(max(1, k * k * maxd), dtype=indices.dtype)
     hist = np.zeros(1 << (B * (k - 2)), dtype=np.int64)
     hist2 = np.zeros(1 << (B * (k - 1)), dtype=np.int64)
@@ -237,6 +296,63 @@ def esu_census_serial(indptr, indices, dirs, k, table, nclass, roots):
     counts = np.zeros((1, nclass), dtype=np.int64)
     _esu_chunk(indptr, indices, dirs, k, table, roots, 0, 1, _max_degree(indptr), counts[0])
     return counts
+
+
+@nb.njit(cache=True)
+def class_perm_table(perm_bitmaps, nbits):
+    """Class id and relabelling of every adjacency bitmask of nbits bits (every class, disconnected ones too).
+
+    ``perm_bitmaps[p, b]``: the bit that bit b moves to under relabelling p.  Orbit expansion: the first code of
+    each class not yet stamped is its representative r; every code P_p(r) gets (class id, p), the first p that
+    reaches it.  Returns (cls int16, perm int16, reps int64): code = P_perm[code](reps[cls[code]]).
+    """
+    size = np.int64(1) << nbits
+    cls = np.full(size, -1, dtype=np.int16)
+    perm = np.zeros(size, dtype=np.int16)
+    reps = []
+    nperm = perm_bitmaps.shape[0]
+    cid = 0
+    for code in range(size):
+        if cls[code] >= 0:
+            continue
+        reps.append(code)
+        for p in range(nperm):
+            out = np.int64(0)
+            for b in range(nbits):
+                if (code >> b) & 1:
+                    out |= np.int64(1) << perm_bitmaps[p, b]
+            if cls[out] < 0:
+                cls[out] = cid
+                perm[out] = p
+        cid += 1
+    r = np.empty(len(reps), dtype=np.int64)
+    for i in range(len(reps)):
+        r[i] = reps[i]
+    return cls, perm, r
+
+
+@nb.njit(parallel=True, cache=True)
+def spanning_rows8(keys, limbs, cls7, perm7, qperm, cls8, nclass, nchunks):
+    """Non-induced 8-vertex counts from induced ones, limb by limb: ``out[l, i] = Σ_j M[i, j] limbs[j, l]`` with
+    M[i, j] the edge subsets of ``keys[j]`` (all 8 vertices kept) in class i, classified by the two-level lookup
+    (:mod:`la_gpm.motifs.census8`).  Exact in int64 for limbs < 2^16 (M's columns sum to at most 2^28, at most
+    2^14 columns).  Work: Σ_j 2^(edges of keys[j])."""
+    L = limbs.shape[1]
+    acc = np.zeros((nchunks, L, nclass), dtype=np.int64)
+    for c in nb.prange(nchunks):
+        for j in range(c, keys.shape[0], nchunks):
+            code = keys[j]
+            s = code
+            while True:
+                low = s & 0x1FFFFF
+                row = cls8[np.int64(cls7[low]) * 128 + qperm[perm7[low], s >> 21]]
+                if row >= 0:
+                    for l in range(L):
+                        acc[c, l, row] += limbs[j, l]
+                if s == 0:
+                    break
+                s = (s - 1) & code
+    return acc.sum(axis=0)
 
 
 @nb.njit(cache=True)

@@ -105,7 +105,8 @@ def check_k(k):
         raise InvalidArgument(f"k must be an integer number of pattern vertices (3..{MAX_CENSUS_K}); got {k!r}")
     k = int(k)
     if k > MAX_CENSUS_K:
-        raise PatternTooLarge(f"census supports k = 3..{MAX_CENSUS_K} vertices; got k={k}. For larger patterns "
+        raise PatternTooLarge(f"census supports k = 3..{MAX_CENSUS_K} vertices (and k = 8 through la_gpm.census on "
+                              f"the CPU); got k={k}. For larger patterns "
                               "count chosen patterns with la_gpm.count(G, pattern) or estimate with la_gpm.estimate")
     if k < 3:
         raise InvalidArgument(f"census needs k >= 3 (k=1 is G.n, k=2 is G.m); got k={k}")
@@ -116,15 +117,17 @@ def check_k(k):
 
 
 def census(G, k: int, *, induced: bool = True, backend: str | None = None, progress: bool = False,
-           method: str = "auto"):
-    """Counts of every connected k-vertex pattern class (k = 3..7).
+           method: str = "auto", guard: bool = True):
+    """Counts of every connected k-vertex pattern class (k = 3..8; k = 8 on the CPU).
 
     Parameters
     ----------
     G : graph (anything :func:`la_gpm.as_graph` accepts); a directed graph gets the directed census
         (k = 3, 4: every weakly connected directed class, igraph's isoclass numbering, CPU only; see
         :func:`la_gpm.motifs.directed.directed_census` for its columns and methods)
-    k : number of pattern vertices, 3..7 (3, 4 for a directed graph)
+    k : number of pattern vertices, 3..8 (3, 4 for a directed graph); k = 8 enumerates on the CPU with a
+        two-level class lookup (:mod:`la_gpm.motifs.census8`: 11,117 classes keyed as
+        :func:`la_gpm.estimate_census` keys them)
     induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
         isomorphic to the class, whether or not more edges join its vertices)
     backend : ``"cpu"``, ``"gpu"`` (CUDA kernels, ``motifs/gpu.py``: closed forms for
@@ -135,6 +138,9 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     method : ``"auto"``, ``"closed_form"`` (k <= 5; k = 5 on the CPU), ``"hybrid"`` (k = 5) or
         ``"enumerate"`` (any k); ``df.attrs["method"]`` says which one ran (``"gpu_closed_form"``,
         ``"gpu_hybrid"``, ``"gpu_enumerate"`` on the GPU)
+    guard : k = 8 only: predict the enumeration's time first (from the 3- and 4-vertex counts) and raise
+        :class:`la_gpm.CensusTooLarge` (with the prediction) beyond ``K8_GUARD_S`` seconds;
+        False runs it anyway
 
     Returns
     -------
@@ -153,6 +159,8 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     G = as_graph(G)
     if G.directed:     # directed motifs (k = 3, 4; CPU): la_gpm.motifs.directed
         return directed_census(G, k, induced=induced, backend=backend, progress=progress, method=method)
+    if not isinstance(k, bool) and isinstance(k, (int, np.integer)) and int(k) == 8:
+        return _census8(G, induced, backend, progress, method, guard)
     k = check_k(k)
     G = prepare(G, "census")
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="census")
@@ -188,6 +196,24 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         I = _enumerate(G, k, cls, progress)
         counts = I if induced else to_noninduced(cls.M, I)
     return frame(cls, k, counts, induced, method)
+
+
+def _census8(G, induced, backend, progress, method, guard):
+    """census(G, 8): ESU on the CPU with the two-level class lookup (la_gpm.motifs.census8)."""
+    from .census8 import classes8, frame8, noninduced8, check_work8
+    G = prepare(G, "census")
+    asked = config.backend if backend is None else backend
+    if asked == "gpu":
+        raise BackendUnavailable("census(G, 8) runs on the CPU only (the GPU census covers k <= 7): pass "
+                                 "backend='cpu' or 'auto'")
+    resolve_backend(backend, supported=("cpu", "gpu"), what="census")    # validates the name
+    if method not in ("auto", "enumerate"):
+        raise InvalidArgument(f"census(G, 8) enumerates: method must be 'auto' or 'enumerate'; got {method!r}")
+    if guard:
+        check_work8(G)
+    cls = classes8()
+    I = _enumerate(G, 8, cls, progress)
+    return frame8(I if induced else noninduced8(I), induced, "enumerate")
 
 
 def prefers_closed_forms5(G) -> bool:

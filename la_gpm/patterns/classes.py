@@ -18,7 +18,7 @@ import numba as nb
 import numpy as np
 
 __all__ = ["Classes", "classes", "connected_rows", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
-           "to_induced", "to_noninduced", "build_class_table", "inclusion_counts"]
+           "to_induced", "to_noninduced", "build_class_table", "inclusion_counts", "canonical_codes"]
 
 
 @nb.njit(cache=True)
@@ -188,3 +188,114 @@ def to_induced(M, N):
 
 def to_noninduced(M, I):
     return [sum(M[i][j] * I[j] for j in range(len(I)) if M[i][j]) for i in range(len(I))]
+
+
+# --------------------------------------------------------------------------- canonical bitmasks (k = 8)
+
+
+@nb.njit(inline="always")
+def _code_of(adj, order, k):
+    code = 0
+    for j in range(1, k):
+        row = adj[order[j]]
+        for a in range(j):
+            if (row >> order[a]) & 1:
+                code |= 1 << (j * (j - 1) // 2 + a)
+    return code
+
+
+@nb.njit(inline="always")
+def _next_perm(order, lo, hi):
+    """Next lexicographic permutation of order[lo:hi] in place; False (and sorted again) after the last."""
+    i = hi - 2
+    while i >= lo and order[i] >= order[i + 1]:
+        i -= 1
+    if i < lo:
+        # wrap: reverse back to ascending
+        a, b = lo, hi - 1
+        while a < b:
+            order[a], order[b] = order[b], order[a]
+            a += 1
+            b -= 1
+        return False
+    j = hi - 1
+    while order[j] <= order[i]:
+        j -= 1
+    order[i], order[j] = order[j], order[i]
+    a, b = i + 1, hi - 1
+    while a < b:
+        order[a], order[b] = order[b], order[a]
+        a += 1
+        b -= 1
+    return True
+
+
+@nb.njit(parallel=True, cache=True)
+def canonical_codes(codes, k):
+    """Canonical adjacency bitmask of each k-vertex graph (isomorphic graphs <=> equal outputs).
+
+    Vertices are sorted by an isomorphism-invariant key (degree, sum of neighbour degrees, triangles
+    through the vertex); the result is the smallest bitmask over the vertex orders that keep that
+    sort (every permutation inside each block of equal keys).  Isomorphic graphs have the same set
+    of such orders up to relabelling, hence the same minimum.  The keys of ``census(G, 8)`` and of the
+    estimated census (la_gpm.motif_estimate reads this function), so the two compare row by row.
+    """
+    m = codes.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    for t in nb.prange(m):
+        c = codes[t]
+        adj = np.zeros(k, dtype=np.int64)
+        for j in range(1, k):
+            for a in range(j):
+                if (c >> (j * (j - 1) // 2 + a)) & 1:
+                    adj[a] |= 1 << j
+                    adj[j] |= 1 << a
+        deg = np.zeros(k, dtype=np.int64)
+        for v in range(k):
+            x = adj[v]
+            d = 0
+            while x:
+                x &= x - 1
+                d += 1
+            deg[v] = d
+        inv = np.zeros(k, dtype=np.int64)
+        for v in range(k):
+            s = 0
+            tri = 0
+            for u in range(k):
+                if (adj[v] >> u) & 1:
+                    s += deg[u]
+                    x = adj[v] & adj[u]
+                    while x:
+                        x &= x - 1
+                        tri += 1
+            inv[v] = (deg[v] * 4096 + s) * 4096 + tri
+        order = np.argsort(inv, kind="mergesort")
+        # blocks of equal invariants; inside each block the vertices ascend (start of the enumeration)
+        starts = np.zeros(k + 1, dtype=np.int64)
+        nbk = 0
+        for p in range(k):
+            if p == 0 or inv[order[p]] != inv[order[p - 1]]:
+                starts[nbk] = p
+                nbk += 1
+        starts[nbk] = k
+        for b in range(nbk):
+            lo, hi = starts[b], starts[b + 1]
+            for a in range(lo, hi):             # insertion sort by vertex id
+                for q in range(a, lo, -1):
+                    if order[q] < order[q - 1]:
+                        order[q], order[q - 1] = order[q - 1], order[q]
+        best = _code_of(adj, order, k)
+        while True:
+            b = nbk - 1
+            while b >= 0:
+                if _next_perm(order, starts[b], starts[b + 1]):
+                    break
+                b -= 1
+            if b < 0:
+                break
+            cc = _code_of(adj, order, k)
+            if cc < best:
+                best = cc
+        out[t] = best
+    return out
