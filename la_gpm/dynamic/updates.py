@@ -430,6 +430,15 @@ def _sort_segment(key, lo, hi):
 
 
 @nb.njit(cache=True, inline="always")
+def _tally(cnt, ex, c, r, v, w):
+    """Count one ignored update of kind c; the first one's pair is kept as the example ex[r]."""
+    if cnt[c] == 0:
+        ex[r, 0] = v
+        ex[r, 1] = w
+    cnt[c] += 1
+
+
+@nb.njit(cache=True, inline="always")
 def _pair_at(ins, dele, mi, t):
     """Row t of the batch: the inserted pairs first (t < mi), then the deleted ones."""
     if t < mi:
@@ -599,16 +608,10 @@ def net_layout(ins, dele, N, n, rows, idx, mark):
             if cd > 1:
                 cnt[2] += cd - 1
             if ci > 0 and cd > 0:
-                if cnt[3] == 0:
-                    ex[0, 0] = v
-                    ex[0, 1] = w
-                cnt[3] += 1
+                _tally(cnt, ex, 3, 0, v, w)
             elif ci > 0:
                 if _present(rows, idx, n, v, w):
-                    if cnt[4] == 0:
-                        ex[1, 0] = v
-                        ex[1, 1] = w
-                    cnt[4] += 1
+                    _tally(cnt, ex, 4, 1, v, w)
                 else:
                     iout[na, 0] = v
                     iout[na, 1] = w
@@ -617,10 +620,7 @@ def net_layout(ins, dele, N, n, rows, idx, mark):
                     na += 1
             else:
                 if not _present(rows, idx, n, v, w):
-                    if cnt[5] == 0:
-                        ex[2, 0] = v
-                        ex[2, 1] = w
-                    cnt[5] += 1
+                    _tally(cnt, ex, 5, 2, v, w)
                 else:
                     dout[nb_, 0] = v
                     dout[nb_, 1] = w
