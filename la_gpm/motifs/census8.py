@@ -5,7 +5,7 @@ A one-level table over every 8-vertex adjacency bitmask would have 2^28 entries;
 
 1. ``cls7[c]``, ``perm7[c]``: for every 7-vertex bitmask c (2^21, every class, disconnected ones too),
    its 7-vertex class id and a relabelling p (an index into the 5,040 permutations) with
-   c = P_p(rep7[cls7[c]]) (:func:`~la_gpm.motifs.cpu.class_perm_table`, orbit expansion);
+   c = P_p(rep7[cls7[c]]) (:func:`la_gpm.patterns.classes.class_perm_table`, orbit expansion);
 2. ``cls8[cls7 * 128 + qperm[p, q]]``: the 8-vertex class of the 7-vertex representative plus a vertex
    whose adjacency row to it is q relabelled by p (``qperm``: 5,040 x 128 bytes).
 
@@ -28,7 +28,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..exceptions import CensusTooLarge
-from ..patterns.classes import bit, canonical_codes, code_edges, is_connected_code, known_names, vertex_pairs
+from ..patterns.classes import (bit, canonical_codes, class_perm_table, code_edges, is_connected_code, known_names,
+                               vertex_pairs)
 
 __all__ = ["Classes8", "classes8", "classify8", "frame8", "noninduced8", "predict_work8", "check_work8",
            "K8_CLASSES", "K8_GUARD_S"]
@@ -52,7 +53,6 @@ def _canonical(codes):
 @functools.lru_cache(maxsize=None)
 def classes8() -> Classes8:
     """The 8-vertex classes and the two-level lookup (built once per process, about a second)."""
-    from .cpu import class_perm_table
     pairs = vertex_pairs(7)
     perms = np.array(list(itertools.permutations(range(7))), dtype=np.int64)
     bitmaps = np.empty((perms.shape[0], len(pairs)), dtype=np.int64)

@@ -298,39 +298,6 @@ def esu_census_serial(indptr, indices, dirs, k, table, nclass, roots):
     return counts
 
 
-@nb.njit(cache=True)
-def class_perm_table(perm_bitmaps, nbits):
-    """Class id and relabelling of every adjacency bitmask of nbits bits (every class, disconnected ones too).
-
-    ``perm_bitmaps[p, b]``: the bit that bit b moves to under relabelling p.  Orbit expansion: the first code of
-    each class not yet stamped is its representative r; every code P_p(r) gets (class id, p), the first p that
-    reaches it.  Returns (cls int16, perm int16, reps int64): code = P_perm[code](reps[cls[code]]).
-    """
-    size = np.int64(1) << nbits
-    cls = np.full(size, -1, dtype=np.int16)
-    perm = np.zeros(size, dtype=np.int16)
-    reps = []
-    nperm = perm_bitmaps.shape[0]
-    cid = 0
-    for code in range(size):
-        if cls[code] >= 0:
-            continue
-        reps.append(code)
-        for p in range(nperm):
-            out = np.int64(0)
-            for b in range(nbits):
-                if (code >> b) & 1:
-                    out |= np.int64(1) << perm_bitmaps[p, b]
-            if cls[out] < 0:
-                cls[out] = cid
-                perm[out] = p
-        cid += 1
-    r = np.empty(len(reps), dtype=np.int64)
-    for i in range(len(reps)):
-        r[i] = reps[i]
-    return cls, perm, r
-
-
 @nb.njit(parallel=True, cache=True)
 def spanning_rows8(keys, limbs, cls7, perm7, qperm, cls8, nclass, nchunks):
     """Non-induced 8-vertex counts from induced ones, limb by limb: ``out[l, i] = Σ_j M[i, j] limbs[j, l]`` with

@@ -18,7 +18,8 @@ import numba as nb
 import numpy as np
 
 __all__ = ["Classes", "classes", "connected_rows", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
-           "to_induced", "to_noninduced", "build_class_table", "inclusion_counts", "canonical_codes"]
+           "to_induced", "to_noninduced", "build_class_table", "class_perm_table", "inclusion_counts",
+           "canonical_codes"]
 
 
 @nb.njit(cache=True)
@@ -31,14 +32,11 @@ def _perm_code(code, bitmap, nbits):
 
 
 @nb.njit(cache=True)
-def build_class_table(perm_bitmaps, nbits):
-    """Class id (0, 1, ... in order of the smallest code) of every k-vertex adjacency code.
-
-    ``perm_bitmaps[p, b]`` is the bit that bit b moves to under relabelling p.
-    Returns (table int32 of length 2**nbits, smallest code of each class).
-    """
+def _orbit_expand(perm_bitmaps, nbits, table, perm):
+    """Orbit expansion over every adjacency code of nbits bits: the first code of each class not yet stamped is
+    its representative r, and every P_p(r) gets the class id (0, 1, ... in order of r) in ``table`` and, where
+    ``perm`` is an array (not None), the first relabelling p that reaches it.  Returns the representatives."""
     size = np.int64(1) << nbits
-    table = np.full(size, -1, dtype=np.int32)
     reps = []
     nperm = perm_bitmaps.shape[0]
     cid = 0
@@ -47,12 +45,38 @@ def build_class_table(perm_bitmaps, nbits):
             continue
         reps.append(code)
         for p in range(nperm):
-            table[_perm_code(code, perm_bitmaps[p], nbits)] = cid
+            out = _perm_code(code, perm_bitmaps[p], nbits)
+            if table[out] < 0:
+                table[out] = cid
+                if perm is not None:
+                    perm[out] = p
         cid += 1
-    out = np.empty(len(reps), dtype=np.int64)
+    r = np.empty(len(reps), dtype=np.int64)
     for i in range(len(reps)):
-        out[i] = reps[i]
-    return table, out
+        r[i] = reps[i]
+    return r
+
+
+@nb.njit(cache=True)
+def build_class_table(perm_bitmaps, nbits):
+    """Class id (0, 1, ... in order of the smallest code) of every k-vertex adjacency code.
+
+    ``perm_bitmaps[p, b]`` is the bit that bit b moves to under relabelling p.
+    Returns (table int32 of length 2**nbits, smallest code of each class).
+    """
+    table = np.full(np.int64(1) << nbits, -1, dtype=np.int32)
+    return table, _orbit_expand(perm_bitmaps, nbits, table, None)
+
+
+@nb.njit(cache=True)
+def class_perm_table(perm_bitmaps, nbits):
+    """Class id and relabelling of every adjacency bitmask of nbits bits (every class, disconnected ones too):
+    (cls int16, perm int16, reps int64) with code = P_perm[code](reps[cls[code]]), perm the first relabelling
+    that reaches the code (the k = 8 census's first lookup level, :mod:`la_gpm.motifs.census8`)."""
+    size = np.int64(1) << nbits
+    cls = np.full(size, -1, dtype=np.int16)
+    perm = np.zeros(size, dtype=np.int16)
+    return cls, perm, _orbit_expand(perm_bitmaps, nbits, cls, perm)
 
 
 @nb.njit(cache=True)
