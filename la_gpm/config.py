@@ -70,6 +70,9 @@ class Config:
     chunk: int = field(default_factory=lambda: _env_int("LA_GPM_CHUNK", 65536))
     dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
     parallel_min: int = field(default_factory=lambda: _env_int("LA_GPM_PARALLEL_MIN", 200_000))
+    # Batches of at most this many updates (inserts + deletes as given) of one query on the CPU take the
+    # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.
+    dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
     progress: bool = False
     # Seconds per search-tree node (a partial match of a level below the last) of the cpu plan engine
     # (la_gpm/exact/cpu.py), the constant of estimate(exact="auto")'s exact-cost prediction. Measured with

@@ -22,7 +22,8 @@ from ..config import config
 from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch
 from ..patterns import as_pattern
 from . import cpu
-from .filter import NLFState
+from .filter import Candidates, NLFState
+from . import lane as _lane
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise
@@ -170,9 +171,9 @@ def _open(S, nlf, batch):
     return op, fo, {"union_s": t_union, "filter_s": time.perf_counter() - t}
 
 
-def _after_graph(G, batch):
+def _after_graph(G, batch, S=None):
     """The graph after ``batch`` applied to the immutable graph G (a new Graph; O(n + m))."""
-    S = ArcStore(G)
+    S = ArcStore(G) if S is None else S
     op = S.open(batch)
     S.commit(op, batch)
     return S.graph()
@@ -217,6 +218,51 @@ def _engine(backend):
 def _store(G) -> ArcStore:
     """G's arc store (made once per graph; its lock serialises the calls on G)."""
     return G.device_cache("cpu:dynamic:store", lambda: ArcStore(G))
+
+
+def _lane_batch(S, insert, delete, listing, progress, backend):
+    """The (insert, delete) int64 arrays of a batch the small-batch lane may take (:mod:`.lane`), else None."""
+    lim = config.dynamic_lane_max
+    if listing or progress or backend != "cpu" or lim <= 0 or S.ids is not None or S.labeled:
+        return None
+    ins = _lane.lane_pairs(insert, lim)
+    if ins is None:
+        return None
+    dele = _lane.lane_pairs(delete, lim)
+    if dele is None or ins.shape[0] + dele.shape[0] > lim:
+        return None
+    return ins, dele
+
+
+def _lane_stats(v, given, views):
+    """A lane batch's stats, the keys of the general path's (``v``: the lane's info as a list)."""
+    L = _lane
+    st = {"insert_given": given[0], "delete_given": given[1], "ignored_self_loops": v[L.I_LOOPS], "new_vertices": 0}
+    if views:
+        st.update(irrelevant=v[L.I_DROP_I] + v[L.I_DROP_D], irrelevant_inserts=v[L.I_DROP_I],
+                  irrelevant_deletes=v[L.I_DROP_D])
+    st.update(ignored_duplicates=v[L.I_DUP], ignored_insert_and_delete=v[L.I_BOTH],
+              ignored_existing_inserts=v[L.I_EXIST], ignored_missing_deletes=v[L.I_MISSING], inserted=v[L.I_INS],
+              deleted=v[L.I_DEL])
+    return st
+
+
+def _lane_counts(v, items, counts, P, plan, count):
+    """(positive, negative) of a lane batch as Python ints, times |Aut| where embeddings are counted."""
+    pos, neg = v[_lane.I_POS], v[_lane.I_NEG]
+    if v[_lane.I_BIG]:  # an int64 sum could overflow: Python ints
+        side = items[:, 5]
+        pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])
+    if plan.symmetry and count == "embeddings":
+        pos *= P.automorphism_count
+        neg *= P.automorphism_count
+    return pos, neg
+
+
+def _after_raw(G, ins, dele):
+    """The graph after a lane batch (given as validated int64 pairs) on the immutable graph G."""
+    S = ArcStore(G)
+    return _after_graph(G, normalise(S, ins, dele), S)
 
 
 def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", induced: bool = False,
@@ -277,6 +323,21 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
         nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
         plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
             P, induced=bool(induced), candidates=nlf.cand[0].sizes, symmetry=sym))
+        lane = _lane_batch(S, insert, delete, listing, progress, b)
+        if lane is not None:
+            ins, dele = lane
+            info, _, _, _, items, counts = _lane.run_lane(S, nlf, plan, ins, dele, strict=strict, commit=False,
+                                                         relevance=None, split=config.dynamic_split,
+                                                         parallel_min=config.parallel_min)
+            if info[0] != _lane.FALLBACK:
+                v = info.tolist()
+                pos, neg = _lane_counts(v, items, counts, P, plan, count)
+                stats = dict(_lane_stats(v, (ins.shape[0], dele.shape[0]), False), backend=b,
+                             items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
+                             lane=True, seconds=time.perf_counter() - t0)
+                ins, dele = ins.copy(), dele.copy()    # the caller's arrays may change before .graph is read
+                return MatchDelta(pos, neg, lambda: _after_raw(G, ins, dele), stats, None, None, count,
+                                  bool(induced))
         batch = normalise(S, insert, delete, labels=labels, strict=strict)
         t_norm = time.perf_counter() - t0
         ids = ids_after(S, batch)
@@ -390,6 +451,47 @@ class DynamicGraph:
     def queries(self) -> list:
         return list(self._queries)
 
+    def _plan(self, q, sym, cand):
+        plan = self._plans.get((q, sym))
+        if plan is None:
+            plan = self._plans[(q, sym)] = compile_delta_plan(self._queries[q], induced=self._induced,
+                                                              candidates=cand.sizes, symmetry=sym)
+        return plan
+
+    def _apply_lane(self, S, ins, dele, strict, views):
+        """One small batch of the one query through :mod:`.lane`; None: the general path takes it (nothing
+        changed)."""
+        nlf = self._nlf
+        with S.lock:
+            t0 = time.perf_counter()
+            plan = self._plan(0, _use_symmetry(self._count, False), nlf.cand[0])
+            info, touched, old_rows, lists, items, counts = _lane.run_lane(
+                S, nlf, plan, ins, dele, strict=strict, commit=True, relevance=self._relevance if views else None,
+                split=config.dynamic_split, parallel_min=config.parallel_min)
+            status = info[0]
+            if status == _lane.FALLBACK:
+                return None
+            v = info.tolist()
+            stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
+            stats["backend"] = self._backend
+            if status == _lane.SHORTCUT:
+                S.version += 1
+                stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
+                             seconds=time.perf_counter() - t0)
+                return [MatchDelta(0, 0, _no_graph, stats, None, None, self._count, self._induced)]
+            S.used = v[_lane.I_USED]
+            S.maxdeg = v[_lane.I_MAXDEG]
+            S.committed(touched, old_rows, S.n, 2 * (v[_lane.I_INS] - v[_lane.I_DEL]))
+            if lists is not None:
+                nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, lists)
+            pos, neg = _lane_counts(v, items, counts, self._queries[0], plan, self._count)
+            after = _no_graph if views else S.snapshot()
+            if views and not v[_lane.I_INS] and not v[_lane.I_DEL]:
+                stats["shortcut"] = "no relevant update"
+            stats.update(items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
+                         lane=True, seconds=time.perf_counter() - t0)
+        return [MatchDelta(pos, neg, after, stats, None, None, self._count, self._induced)]
+
     def apply(self, insert=None, delete=None, *, labels=None, strict: bool = False, listing: bool = False,
               progress: bool = False) -> list[MatchDelta]:
         """Apply one batch; one :class:`MatchDelta` per query, in the order of ``queries``.
@@ -398,6 +500,11 @@ class DynamicGraph:
         ``keep_graph=False`` the updates no query can use are dropped first (``stats["irrelevant"]``)."""
         S = self._store
         views = not self._keep_graph
+        lane = _lane_batch(S, insert, delete, listing, progress, self._backend) if len(self._queries) == 1 else None
+        if lane is not None:
+            out = self._apply_lane(S, *lane, strict, views)
+            if out is not None:
+                return out
         with S.lock:
             t0 = time.perf_counter()
             batch = normalise(S, insert, delete, labels=labels, strict=strict,

@@ -324,7 +324,6 @@ class ArcStore:
         """Keep the batch: the touched rows become the graph after it (deleted arcs dropped)."""
         if op.touched.size:
             _compact_rows(self.rows, self.idx, self.st, self.od, self.el, self.labeled, op.touched)
-        self.live += 2 * (batch.insert.shape[0] - batch.delete.shape[0])
         self.vlab = op.vlab
         if batch.new_ids.size:
             self.ids = np.concatenate([self.ids if self.ids is not None else np.arange(op.n_before, dtype=np.int64),
@@ -332,9 +331,15 @@ class ArcStore:
             if np.array_equal(self.ids, np.arange(self.ids.shape[0])):
                 self.ids = None
             self._sorter = None
+        self.committed(op.touched, op.old_rows, op.n_before, 2 * (batch.insert.shape[0] - batch.delete.shape[0]))
+
+    def committed(self, touched, old_rows, n_before, d_live: int) -> None:
+        """The bookkeeping of a commit whose rows are compacted (:meth:`commit`, the small-batch lane): live
+        arcs, version, and the log the live snapshots need."""
+        self.live += d_live
         self.version += 1
         if self._live:
-            self._log.append((self.version, op.touched, op.old_rows, op.n_before))
+            self._log.append((self.version, touched, old_rows, n_before))
         else:
             self._log.clear()
 

@@ -1,0 +1,220 @@
+"""The small-batch lane: one batch of one query on the CPU in **one** numba call.
+
+A small batch (the 0.1% batches of the GAMMA / RapidFlow workloads: 0-100 updates) costs little search;
+what it paid was the glue between the passes: about fifteen numba calls (each checks the types of up to
+twenty arguments), the Python objects that carry a batch from one pass to the next, and the stage
+timers, 35-60 us per call against 2-20 us of work.  This lane runs the same passes, the same kernels,
+inside one compiled function:
+
+relevance filter (query views) -> net effect and layout (:func:`.updates.net_layout`) -> the union's
+rows at the store's tail (:func:`.store._prepare`, the serial patch) -> candidate table rows and lists
+(:mod:`.filter`) -> work items and the search (:mod:`.cpu`: serial, or the parallel drive when the items
+predict enough work) -> commit (:class:`la_gpm.DynamicGraph`) or revert (:func:`la_gpm.match_delta`).
+
+It takes the batches it can finish without Python: CPU backend, one query, no listing or progress bar,
+a graph without an id map or edge labels, integer (m, 2) updates naming existing vertices, at most
+``config.dynamic_lane_max`` of them, and room left in the store's arc buffer.  Anything else (new vertices,
+bad input, ``strict=True`` with an update to drop, a full buffer) returns :data:`FALLBACK` *before
+anything is changed*, and the caller takes the general path, which grows, validates and raises as
+always.  Counts, stats keys and the state after a batch are those of the general path (tested on
+random streams against it); the stage times are one ``seconds`` there (``stats["lane"] = True``).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .cpu import _all_items, _drive_ser, side_totals
+from .filter import _add_pairs, _patch_lists, _swap_rows
+from .store import _compact_rows, _patch_ser, _prepare
+from .updates import net_layout, relevant_rows
+
+__all__ = ["run_lane", "FALLBACK", "DONE", "SHORTCUT"]
+
+FALLBACK, DONE, SHORTCUT = 0, 1, 2
+# info[...] slots written by the lane
+(I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS) = range(18)
+N_INFO = 18
+
+_E1 = np.zeros(0, np.int64)
+_E2 = np.zeros((0, 2), np.int64)
+_NO_OFF = np.zeros(1, np.int64)      # the count pass writes no rows
+_NO_ROWS = np.zeros((1, 1), np.int64)
+
+
+@nb.njit(cache=True)
+def _nothing():
+    return np.zeros(0, np.int64), np.zeros((0, 2), np.int64), np.zeros(0, np.int64), np.zeros(0, np.int32), \
+        np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+
+
+@nb.njit(cache=True)
+def _take(pairs, keep):
+    out = np.empty((keep.shape[0], 2), np.int64)
+    for t in range(keep.shape[0]):
+        out[t, 0] = pairs[keep[t], 0]
+        out[t, 1] = pairs[keep[t], 1]
+    return out
+
+
+@nb.njit(cache=True)
+def _work(items, live, n, k, split):
+    """Predicted search work, the rule of :func:`.cpu._work` (compared with ``config.parallel_min``)."""
+    m = items.shape[0]
+    g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
+    s = 0.0
+    for t in range(m):
+        s += items[t, 4] - items[t, 3]
+    return (s + m) * g
+
+
+@nb.njit(cache=True)
+def _lane(ins, dele, info, strict, commit,
+          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
+          use_rel, code, table,
+          deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
+    info[I_STATUS] = FALLBACK
+    # query views: the updates no query can use go first
+    if use_rel:
+        ri, bi = relevant_rows(ins, code, n, table)
+        rd, bd = relevant_rows(dele, code, n, table)
+        if bi or bd:
+            return _nothing()
+        info[I_DROP_I] = ins.shape[0] - ri.shape[0]
+        info[I_DROP_D] = dele.shape[0] - rd.shape[0]
+        if info[I_DROP_I]:
+            ins = _take(ins, ri)
+        if info[I_DROP_D]:
+            dele = _take(dele, rd)
+        if ins.shape[0] == 0 and dele.shape[0] == 0:
+            info[I_STATUS] = SHORTCUT
+            return _nothing()
+    iout, ifirst, dout, cnt, ex, touched, tptr, adst, aod, icnt = net_layout(ins, dele, n, n, rows, idx, mark)
+    if cnt[6]:                              # a new vertex or a bad id: the general path
+        return _nothing()
+    if strict and (cnt[0] or cnt[1] or cnt[2] or cnt[3] or cnt[4] or cnt[5]):
+        return _nothing()   # the general path raises the named error
+    offs, longest, upd, ustate, uel = _prepare(rows, n, touched, icnt, iout, dout, el, False)
+    need = offs[touched.shape[0]]
+    if used + need > cap:                   # the buffer must grow: the general path
+        return _nothing()
+    info[I_LOOPS] = cnt[0] + cnt[1]
+    info[I_DUP] = cnt[2]
+    info[I_BOTH] = cnt[3]
+    info[I_EXIST] = cnt[4]
+    info[I_MISSING] = cnt[5]
+    info[I_INS] = iout.shape[0]
+    info[I_DEL] = dout.shape[0]
+    # open: the union's rows at the tail, the tables of the union
+    old_rows = np.empty((touched.shape[0], 2), np.int64)
+    _patch_ser(rows, idx, st, od, el, False, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
+    if longest > maxdeg:
+        maxdeg = longest
+    _add_pairs(deg, N, vcol, iout, 1, on)
+    saved = np.empty(touched.shape[0], np.uint32)
+    if _swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved):
+        bits = np.empty(touched.shape[0], np.uint32)
+        for t in range(touched.shape[0]):
+            bits[t] = ct[touched[t]]
+        uptr, uidx = _patch_lists(cptr, cidx, touched, bits, k)
+    else:
+        uptr, uidx = cptr, cidx
+    # the search (serial: work enough for the parallel drive goes back to the general path, below)
+    items, npos = _all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split)
+    heavy = items.shape[0] > 0 and _work(items, live, n, k, split) >= parallel_min
+    counts = np.zeros(items.shape[0], np.int64)
+    if items.shape[0] and not heavy:
+        _drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
+                   False, 1)
+    if heavy or not commit:   # revert: the graph and the tables before the batch
+        _add_pairs(deg, N, vcol, iout, -1, on)
+        for t in range(touched.shape[0]):
+            ct[touched[t]] = saved[t]
+            rows[touched[t], 0] = old_rows[t, 0]
+            rows[touched[t], 1] = old_rows[t, 1]
+        if heavy:             # the parallel search is not called from here (it would keep this from the disk cache)
+            return _nothing()
+    pos, neg, big = side_totals(counts, items)
+    info[I_POS] = pos
+    info[I_NEG] = neg
+    info[I_BIG] = big
+    info[I_NPOS] = npos
+    info[I_NITEMS] = items.shape[0]
+    info[I_MAXDEG] = maxdeg
+    # close
+    lptr = np.zeros(0, np.int64)
+    lidx = np.zeros(0, np.int32)
+    if commit:
+        _add_pairs(deg, N, vcol, dout, -1, on)
+        after = np.empty(touched.shape[0], np.uint32)
+        _swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, after)
+        changed = False
+        for t in range(touched.shape[0]):
+            after[t] = ct[touched[t]]
+            if after[t] != saved[t]:
+                changed = True
+        if changed:     # the lists after the batch, from the lists before it
+            lptr, lidx = _patch_lists(cptr, cidx, touched, after, k)
+        info[I_LISTS] = changed
+        if touched.shape[0]:
+            _compact_rows(rows, idx, st, od, el, False, touched)
+        info[I_USED] = used + need
+    else:
+        info[I_USED] = used
+    info[I_STATUS] = DONE
+    if big:
+        return touched, old_rows, lptr, lidx, items, counts
+    return touched, old_rows, lptr, lidx, np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
+
+
+def run_lane(S, nlf, plan, ins, dele, *, strict, commit, relevance, split, parallel_min):
+    """One batch through the lane: ``(info, touched, old_rows, lists after or None, items, counts)``; ``info[0]``
+    is FALLBACK (nothing changed: take the general path), SHORTCUT (views: no relevant update; nothing
+    changed) or DONE (store and tables moved to the batch's union and then committed / reverted; the caller
+    sets the store's scalars from ``info``)."""
+    info = np.zeros(N_INFO, np.int64)
+    q = nlf.q[0]
+    cand = nlf.cand[0]
+    if relevance is not None:
+        use_rel, code, table = True, relevance.code, relevance.table
+    else:
+        use_rel, code, table = False, _NO_CODE, _NO_TABLE
+    touched, old_rows, lptr, lidx, items, counts = _lane(
+        ins, dele, info, strict, commit,
+        S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
+        S.scratch_mark(S.n),
+        use_rel, code, table,
+        nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
+        q.qdeg, q.qdem,
+        plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min)
+    return info, touched, old_rows, (lptr, lidx) if info[I_LISTS] else None, items, counts
+
+
+_NO_TABLE = np.zeros((1, 1), np.uint8)
+_NO_CODE = np.zeros(1, np.int32)
+
+
+def lane_pairs(obj, limit: int):
+    """``obj`` as a C-contiguous int64 (m, 2) array the lane takes as is (a numpy array or a list of pairs of
+    integers, m <= limit), else None (the general path validates it and raises what it must)."""
+    if obj is None:
+        return _E2
+    if type(obj) is np.ndarray:
+        a = obj
+    elif type(obj) in (list, tuple):
+        if len(obj) > limit:
+            return None
+        try:
+            a = np.asarray(obj)
+        except (TypeError, ValueError):
+            return None
+    else:
+        return None
+    if a.ndim != 2 or a.shape[1] != 2 or a.dtype.kind not in "iu" or a.shape[0] > limit:
+        return _E2 if a.size == 0 and a.ndim == 1 and type(obj) is not np.ndarray else None
+    if a.dtype.kind == "u" and a.dtype.itemsize >= 8:
+        return None
+    return np.ascontiguousarray(a, dtype=np.int64)

@@ -1,0 +1,186 @@
+"""The small-batch lane (la_gpm/dynamic/lane.py): one batch of one query in one numba call.
+
+It must be invisible but for its speed: counts equal brute force and the general path (the lane turned off
+with ``config.dynamic_lane_max = 0``), the stats carry the same counts, the graph, the store and the
+candidate tables after every batch are the same, and whatever it cannot finish (new vertices, bad input,
+``strict=True`` with an update to drop, a full arc buffer, enough work for the parallel search) goes to the
+general path with nothing changed.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import InvalidUpdate, Pattern
+
+from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _random_pattern, _same_tables, cases
+
+_TIMES = {"seconds", "normalise_s", "union_s", "filter_s", "commit_s", "items_s", "search_s", "lane", "shortcut"}
+
+
+@pytest.fixture(autouse=True)
+def _serial_search():
+    """Searches small enough for the lane (the other dynamic tests set parallel_min = 1: every search is then
+    'heavy' and goes back to the general path)."""
+    with la_gpm.config.set(dynamic_split=2, parallel_min=10**9):
+        yield
+
+
+def _counts_of(stats):
+    return {k: v for k, v in stats.items() if k not in _TIMES}
+
+
+@st.composite
+def streams(draw):
+    """(G, query, induced, count, batches of (insert, delete) and whether they go as numpy arrays)."""
+    n = draw(st.integers(4, 9))
+    nl = draw(st.sampled_from([0, 2, 3]))
+    vlab = [draw(st.integers(0, nl - 1)) for _ in range(n)] if nl else None
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    present = [p for p in pairs if draw(st.integers(0, 2)) > 0]
+    G = _graph_from_pairs(n, present, vlab)
+    P = _random_pattern(draw, kmax=min(5, n), labels=nl if nl and draw(st.booleans()) else 0)
+    induced = draw(st.booleans())
+    count = draw(st.sampled_from(["embeddings", "unique"]))
+    model = set(present)
+    batches = []
+    for _ in range(draw(st.integers(1, 6))):
+        v = st.integers(0, n - 1)
+        ins = draw(st.lists(st.tuples(v, v), max_size=8))
+        dele = draw(st.lists(st.sampled_from(sorted(model)) if model and draw(st.booleans()) else st.tuples(v, v),
+                             max_size=6))
+        if ins and draw(st.booleans()):
+            ins.append(ins[0])                                   # a duplicate
+        if ins and dele and draw(st.integers(0, 3)) == 0:
+            dele.append(ins[0])                                  # both inserted and deleted
+        batches.append((ins, dele, draw(st.booleans())))
+        i2 = {(min(a, b), max(a, b)) for a, b in ins if a != b}
+        d2 = {(min(a, b), max(a, b)) for a, b in dele if a != b}
+        model = (model - (d2 - i2)) | (i2 - d2)
+    return G, P, induced, count, batches
+
+
+def _as(rows, arrays):
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 2) if arrays else rows
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(), st.booleans())
+def test_lane_streams_equal_brute_force_and_the_general_path(case, keep):
+    G, P, induced, count, batches = case
+    fast = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+    with la_gpm.config.set(dynamic_lane_max=0):
+        slow = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+    aut = P.automorphism_count if count == "unique" else 1
+    cur = G
+    for ins, dele, arrays in batches:
+        a, = fast.apply(insert=_as(ins, arrays), delete=_as(dele, arrays))
+        with la_gpm.config.set(dynamic_lane_max=0):
+            b, = slow.apply(insert=_as(ins, arrays), delete=_as(dele, arrays))
+        assert "lane" not in b.stats
+        pos, neg, after = _oracle(cur, P, ins, dele, induced)
+        assert (a.positive * aut, a.negative * aut) == (len(pos), len(neg)), (P, ins, dele, induced)
+        assert (a.positive, a.negative) == (b.positive, b.negative)
+        assert _counts_of(a.stats) == _counts_of(b.stats)
+        if keep:
+            assert _edge_set(a.graph) == _edge_set(b.graph) == _edge_set(after)
+        cur = after
+    assert fast.version == slow.version == len(batches)
+    if keep:
+        _same_tables(fast, fast.graph)
+    else:
+        for x, y in zip(fast._nlf.ct, slow._nlf.ct):
+            assert np.array_equal(x, y)
+        for x, y in zip(fast._nlf.cand, slow._nlf.cand):
+            assert np.array_equal(x.ptr, y.ptr) and np.array_equal(x.idx, y.idx)
+
+
+@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(cases())
+def test_lane_match_delta_equals_brute_force_and_puts_the_graph_back(case):
+    G, P, insert, delete, induced, _ = case
+    pos, neg, after = _oracle(G, P, insert, delete, induced)
+    indptr, indices = G.indptr.copy(), G.indices.copy()
+    for _ in range(2):   # the second call runs on the store the first put back
+        d = la_gpm.match_delta(G, P, insert=insert, delete=delete, induced=induced)
+        assert (d.positive, d.negative) == (len(pos), len(neg)), (P, insert, delete, induced)
+        assert _edge_set(d.graph) == _edge_set(after)
+        assert np.array_equal(G.indptr, indptr) and np.array_equal(G.indices, indices)
+
+
+def test_a_plain_small_batch_takes_the_lane_and_the_rest_do_not():
+    rng = np.random.default_rng(3)
+    n = 40
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(150, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E, vlab=rng.integers(0, 3, n).tolist())
+    P = Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[0, 1, 2])
+    absent = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in set(E)]
+    D = la_gpm.DynamicGraph(G, [P])
+    d, = D.apply(insert=np.array(absent[:5]), delete=[E[0]])
+    assert d.stats["lane"] and d.stats["inserted"] == 5 and d.stats["deleted"] == 1
+    assert "lane" in la_gpm.match_delta(G, P, insert=absent[:3]).stats
+    # a new vertex, edge labels, listing, two queries, the lane turned off: the general path
+    assert "lane" not in D.apply(insert=[(0, n)], labels={n: 1})[0].stats
+    assert "lane" not in D.apply(insert=[absent[7]], listing=True)[0].stats
+    assert "lane" not in la_gpm.DynamicGraph(G, [P, "triangle"]).apply(insert=[absent[8]])[0].stats
+    with la_gpm.config.set(dynamic_lane_max=0):
+        assert "lane" not in D.apply(insert=[absent[9]])[0].stats
+    Ge = _graph_from_pairs(n, E, elab=rng.integers(0, 2, len(E)))
+    assert "lane" not in la_gpm.match_delta(Ge, "triangle", insert=[(*absent[0], 1)]).stats
+    # enough work for the parallel search: the lane puts everything back and the general path searches
+    with la_gpm.config.set(parallel_min=1):
+        before = set(_edge_set(D.graph))
+        d, = D.apply(insert=[absent[10]], delete=[E[1]])
+        assert "lane" not in d.stats
+        assert set(_edge_set(D.graph)) == (before | {absent[10]}) - {E[1]}
+    _same_tables(D, D.graph)
+
+
+def test_strict_and_bad_input_leave_everything_as_it_was():
+    G = _graph_from_pairs(5, [(0, 1), (1, 2), (2, 3)])
+    for keep in (True, False):
+        D = la_gpm.DynamicGraph(G, ["triangle"], keep_graph=keep)
+        for ins, dele in (([(0, 1)], None), ([(0, 2), (2, 0)], None), (None, [(0, 4)]), ([(3, 3)], None)):
+            with pytest.raises(InvalidUpdate, match="strict=True"):
+                D.apply(insert=ins, delete=dele, strict=True)
+        with pytest.raises(InvalidUpdate, match="vertex ids must be >= 0"):
+            D.apply(insert=np.array([[0, -1]]))
+        with pytest.raises(InvalidUpdate, match="does not have"):
+            D.apply(delete=np.array([[0, 9]]))
+        assert D.version == 0
+        d, = D.apply(insert=[(0, 2)], strict=True)
+        assert (d.positive, d.negative) == (6, 0) and d.stats["lane"]
+        if keep:
+            assert _edge_set(D.graph) == _edge_set(_graph_from_pairs(5, [(0, 1), (1, 2), (2, 3), (0, 2)]))
+
+
+def test_a_long_stream_grows_and_compacts_the_buffer_between_lane_batches():
+    """The lane leaves a batch that does not fit the arc buffer to the general path (which grows or
+    compacts it); counts stay those of brute force and every version stays readable."""
+    rng = np.random.default_rng(11)
+    n = 16
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(40, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E)
+    P = Pattern([(0, 1), (1, 2), (2, 3), (3, 0)])
+    D = la_gpm.DynamicGraph(G, [P])
+    model, kept, lanes = _edge_set(G), [], 0
+    for step in range(160):
+        ins = [tuple(x) for x in rng.integers(0, n, size=(4, 2)).tolist()]
+        present = sorted(model)
+        dele = [present[t] for t in rng.choice(len(present), size=min(3, len(present)), replace=False)]
+        cur = _graph_from_pairs(n, sorted(model))
+        pos, neg, after = _oracle(cur, P, ins, dele, False)
+        d, = D.apply(insert=np.array(ins), delete=np.array(dele))
+        assert (d.positive, d.negative) == (len(pos), len(neg)), step
+        lanes += bool(d.stats.get("lane"))
+        model = _edge_set(after)
+        kept.append((d, model))
+    S = D._store
+    assert S.compactions >= 1 and lanes >= 140, (S.compactions, lanes)
+    for d, m in kept:
+        assert _edge_set(d.graph) == m
+    _same_tables(D, D.graph)
