@@ -1,6 +1,6 @@
 """Small workloads for compute-sanitizer over every kernel file: triangles (hub kernel included), cliques,
 trie, the dfs engine (enum: counts, listings, deep work items), census (closed forms, ESU, the 5-vertex
-hybrid), the batch interpreter (batch: R-MAT; batch_hprd: labeled, induced, tiny capacities, HPRD
+hybrid, the directed ESU), the batch interpreter (batch: R-MAT; batch_hprd: labeled, induced, tiny capacities, HPRD
 queries), color coding, the motif sampler and the batch-dynamic engine (gamma.cu).
 
     compute-sanitizer --tool memcheck  python benchmarks/sanitize_kernels.py
@@ -125,6 +125,26 @@ def census(G):
         gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = setting
         assert gc.hybrid5_noninduced(G) == want_h, setting
     gc.BOWTIE_BULK, gc.BOWTIE_BULK_RATIO = bdefaults
+    # the directed census (census_esu_directed): the R-MAT graph's edges oriented at random, 20% both ways
+    from la_gpm.motifs.directed import directed_classes, directed_counts, underlying
+    D = oriented(G, seed=2)
+    for k in (3, 4):
+        cls = directed_classes(k)
+        got = gc.directed_esu_counts(D, underlying(D), k, cls.table, len(cls.keys))
+        assert got == directed_counts(D, k, method="enumerate")[0], ("directed", k)
+
+
+def oriented(G, seed):
+    """A directed graph on G's edges: each one oriented at random, 20% of them reciprocal."""
+    rng = np.random.default_rng(seed)
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    dst = G.indices.astype(np.int64)
+    keep = src < dst
+    src, dst = src[keep], dst[keep]
+    flip = rng.random(src.size) < 0.5
+    both = rng.random(src.size) < 0.2
+    a, b = np.where(flip, dst, src), np.where(flip, src, dst)
+    return la_gpm.Graph.from_edges(np.concatenate([a, b[both]]), np.concatenate([b, a[both]]), n=G.n, directed=True)
 
 
 def batch(G):

@@ -19,6 +19,18 @@
 //   memory (lanes with the same class merged with __match_any_sync), flushed atomically at the end.
 //   Work items come from an atomic counter (warps that finish early take the next arc).
 //
+// census_esu_directed: the same enumeration over the underlying undirected graph U of a directed graph
+//   (la_gpm.motifs.directed.underlying: the same degree-descending relabelling, rows sorted), k = 3, 4.
+//   dirs[j] (uint8, aligned with U's CSR) holds the directions of the arc w -> idx[j] of row w: bit 0 when
+//   w -> idx[j] is an arc of the digraph, bit 1 when idx[j] -> w is (3: reciprocal). The kernel is the
+//   undirected one instantiated with DIR = true (a compile-time switch, so census_esu is unchanged): masks
+//   and codes carry two bits per position instead of one (bit 2i: position i -> the candidate, bit 2i+1: back),
+//   read where the undirected kernel tests adjacency (binary_find gives the position in the row of the
+//   earlier vertex, dirs[] there the two bits), and the code of a subset is the CPU's directed code
+//   (la_gpm.motifs.directed: pair t = j(j-1)/2 + i at bits 2t, 2t+1), classified by the directed class
+//   table (64 / 4096 entries). The exclusive neighbours of the last prefix vertex fall in three classes
+//   (one per direction), counted with two ballots.
+//
 // census4_closed: the inputs of the k = 4 closed form (see closed_forms.closed_form_noninduced), one
 //   warp per vertex u from an atomic counter, u's edges to larger ids v in turn, the lanes over
 //   N(v): t_uv by binary search in N(u) (diamonds Σ C(t_e, 2)), triangles u < v < w with the sum of
@@ -39,11 +51,16 @@ __device__ __forceinline__ bool exclusive_of(const int* __restrict__ idx, const 
     return true;
 }
 
-// ext_pos = R (masks |= adjacency to x << pos) ++ exclusive neighbours u > r of x; returns its size
-__device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int* Rv, const unsigned char* Rm, int nR,
-                                          i64 xlo, i64 xhi, int r, int pos, const i64* slo, const i64* shi,
+// ext_pos = R (masks |= adjacency to x << pos) ++ exclusive neighbours u > r of x; returns its size.
+// DIR (directed, census_esu_directed): two bits per position, the directions dirs[j] of the arc (x, u) found at
+// position j of x's row; Rm == nullptr (level 0) takes the masks from Rd (the directions of r's row) instead of 1.
+template <bool DIR>
+__device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const unsigned char* __restrict__ dirs,
+                                          const int* Rv, const unsigned char* Rm, const unsigned char* __restrict__ Rd,
+                                          int nR, i64 xlo, i64 xhi, int r, int pos, const i64* slo, const i64* shi,
                                           int* outv, unsigned char* outm, int lane) {
     const unsigned char bit = (unsigned char)(1u << pos);
+    const int shift = 2 * pos;  // DIR: the bits of position pos
     const unsigned lower = lanes_below(lane);
     int cnt = 0;
     for (int base = 0; base < nR; base += 32) {
@@ -53,8 +70,14 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int
         unsigned char m = 1;
         if (ok) {
             u = Rv[i];
-            if (Rm) m = Rm[i];
-            if (binary_contains(idx, xlo, xhi, u)) m |= bit;
+            if constexpr (DIR) {
+                m = Rm ? Rm[i] : __ldg(Rd + i);
+                const i64 j = binary_find(idx, xlo, xhi, u);
+                if (j >= 0) m |= (unsigned char)(__ldg(dirs + j) << shift);
+            } else {
+                if (Rm) m = Rm[i];
+                if (binary_contains(idx, xlo, xhi, u)) m |= bit;
+            }
         }
         const unsigned b = __ballot_sync(LA_FULL_MASK, ok);
         if (ok) {
@@ -77,7 +100,8 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int
         if (ok) {
             const int at = cnt + __popc(b & lower);
             outv[at] = u;
-            outm[at] = bit;
+            if constexpr (DIR) outm[at] = (unsigned char)(__ldg(dirs + j) << shift);
+            else outm[at] = bit;
         }
         cnt += __popc(b);
     }
@@ -86,31 +110,59 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const int
 }
 
 // the leaves under positions 0..pos (pos = k-2, x at pos): every candidate of R and every exclusive
-// neighbour u > r of x completes one connected induced k-subgraph
-__device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const short* __restrict__ table,
-                                           const int* Rv, const unsigned char* Rm, int nR, i64 xlo, i64 xhi, int r,
+// neighbour u > r of x completes one connected induced k-subgraph. DIR: as esu_extend; the exclusive
+// neighbours fall in three classes by the direction d = dirs[j] of (x, u): two ballots (bit 0, bit 1)
+// count each d.
+template <bool DIR>
+__device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const unsigned char* __restrict__ dirs,
+                                           const short* __restrict__ table, const int* Rv, const unsigned char* Rm,
+                                           const unsigned char* __restrict__ Rd, int nR, i64 xlo, i64 xhi, int r,
                                            int pos, int code, const i64* slo, const i64* shi,
                                            unsigned long long* sh, int lane) {
-    const int off = tri_off(pos + 1);
+    constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
+    const int off = B * tri_off(pos + 1);
     for (int base = 0; base < nR; base += 32) {
         const int i = base + lane;
         const bool ok = i < nR;
         int m = 0;
         if (ok) {
             const int u = Rv[i];
-            m = Rm ? Rm[i] : 1;
-            if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
+            if constexpr (DIR) {
+                m = Rm ? Rm[i] : __ldg(Rd + i);
+                const i64 j = binary_find(idx, xlo, xhi, u);
+                if (j >= 0) m |= (int)__ldg(dirs + j) << (2 * pos);
+            } else {
+                m = Rm ? Rm[i] : 1;
+                if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
+            }
         }
         count_class(ok, table, code | (m << off), sh);
     }
     const i64 start = binary_upper_bound(idx, xlo, xhi, r);
-    unsigned long long ex = 0;
-    for (i64 base = start; base < xhi; base += 32) {
-        const i64 j = base + lane;
-        const bool ok = j < xhi && exclusive_of(idx, slo, shi, pos, __ldg(idx + j));
-        ex += __popc(__ballot_sync(LA_FULL_MASK, ok));
+    if constexpr (DIR) {
+        unsigned long long ex[3] = {0, 0, 0};  // exclusive neighbours with d = 1 (x -> u), 2 (u -> x), 3 (both)
+        for (i64 base = start; base < xhi; base += 32) {
+            const i64 j = base + lane;
+            int d = 0;
+            if (j < xhi && exclusive_of(idx, slo, shi, pos, __ldg(idx + j))) d = __ldg(dirs + j);
+            const unsigned b0 = __ballot_sync(LA_FULL_MASK, d & 1);
+            const unsigned b1 = __ballot_sync(LA_FULL_MASK, d & 2);
+            ex[0] += __popc(b0 & ~b1);
+            ex[1] += __popc(b1 & ~b0);
+            ex[2] += __popc(b0 & b1);
+        }
+        if (lane == 0)
+            for (int d = 1; d <= 3; ++d)
+                if (ex[d - 1]) atomicAdd(sh + __ldg(table + (code | ((d << (2 * pos)) << off))), ex[d - 1]);
+    } else {
+        unsigned long long ex = 0;
+        for (i64 base = start; base < xhi; base += 32) {
+            const i64 j = base + lane;
+            const bool ok = j < xhi && exclusive_of(idx, slo, shi, pos, __ldg(idx + j));
+            ex += __popc(__ballot_sync(LA_FULL_MASK, ok));
+        }
+        if (lane == 0 && ex) atomicAdd(sh + __ldg(table + (code | ((1 << pos) << off))), ex);
     }
-    if (lane == 0 && ex) atomicAdd(sh + __ldg(table + (code | ((1 << pos) << off))), ex);
     __syncwarp();
 }
 
@@ -133,12 +185,16 @@ extern "C" __global__ void esu_item_counts(const i64* __restrict__ ptr, const in
 // offs[e+1] - offs[e] items, item c of it takes the choices c*S .. c*S+S-1 of ext_1 for position 2
 // (ext_1 is rebuilt by each item: O(|ext_1|), against a subtree of O(|ext_1|^2) or more), so
 // that the subtrees under two hubs spread over many warps instead of holding one to the end.
-extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,
-                                      const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
-                                      const i64* __restrict__ offs, i64 nitems, int split, int k,
-                                      int n, int maxd, const short* __restrict__ table, int nclass,
-                                      int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
-                                      u64* __restrict__ next, u64* __restrict__ counts) {
+// DIR: the directed census (census_esu_directed, dirs aligned with idx; see the notes at the top).
+template <bool DIR>
+__device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                                const unsigned char* __restrict__ dirs,
+                                                const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                                const i64* __restrict__ offs, i64 nitems, int split, int k,
+                                                int n, int maxd, const short* __restrict__ table, int nclass,
+                                                int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
+                                                u64* __restrict__ next, u64* __restrict__ counts) {
+    constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
     extern __shared__ unsigned long long sh[];
     zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
@@ -174,12 +230,16 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
         shi[1] = __ldg(ptr + v1 + 1);
         const int* R0 = idx + a + 1;
         const int nR0 = (int)(shi[0] - a - 1);
+        // level 0's masks (adjacency to r) and the code of the pair (r, v1): 1, or DIR their directions
+        const unsigned char* R0d = DIR ? dirs + a + 1 : nullptr;
+        const int code1 = DIR ? (int)__ldg(dirs + a) : 1;
         if (k == 3) {
-            esu_leaves(idx, table, R0, nullptr, nR0, slo[1], shi[1], r, 1, 1, slo, shi, sh, lane);
+            esu_leaves<DIR>(idx, dirs, table, R0, nullptr, R0d, nR0, slo[1], shi[1], r, 1, code1, slo, shi, sh, lane);
             continue;
         }
-        code[1] = 1;
-        sz[1] = esu_extend(idx, R0, nullptr, nR0, slo[1], shi[1], r, 1, slo, shi, wv + loff[1], wm + loff[1], lane);
+        code[1] = code1;
+        sz[1] = esu_extend<DIR>(idx, dirs, R0, nullptr, R0d, nR0, slo[1], shi[1], r, 1, slo, shi, wv + loff[1],
+                                wm + loff[1], lane);
         it[1] = first;
         const int lim1 = sz[1] < stop ? sz[1] : stop;
         int d = 1;
@@ -191,15 +251,16 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
             const int mx = M[it[d]];
             ++it[d];
             const int pos = d + 1;
-            const int cx = code[d] | (mx << tri_off(pos));
+            const int cx = code[d] | (mx << (B * tri_off(pos)));
             slo[pos] = __ldg(ptr + x);
             shi[pos] = __ldg(ptr + x + 1);
             const int nR = sz[d] - it[d];
             if (pos == k - 2) {
-                esu_leaves(idx, table, V + it[d], M + it[d], nR, slo[pos], shi[pos], r, pos, cx, slo, shi, sh, lane);
+                esu_leaves<DIR>(idx, dirs, table, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r, pos, cx,
+                                slo, shi, sh, lane);
             } else {
-                sz[d + 1] = esu_extend(idx, V + it[d], M + it[d], nR, slo[pos], shi[pos], r, pos, slo, shi,
-                                       wv + loff[d + 1], wm + loff[d + 1], lane);
+                sz[d + 1] = esu_extend<DIR>(idx, dirs, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r, pos,
+                                            slo, shi, wv + loff[d + 1], wm + loff[d + 1], lane);
                 code[d + 1] = cx;
                 it[d + 1] = 0;
                 ++d;
@@ -207,6 +268,28 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
         }
     }
     flush_class_counters(sh, nclass, counts);
+}
+
+extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                      const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                      const i64* __restrict__ offs, i64 nitems, int split, int k,
+                                      int n, int maxd, const short* __restrict__ table, int nclass,
+                                      int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
+                                      u64* __restrict__ next, u64* __restrict__ counts) {
+    census_esu_body<false>(ptr, idx, nullptr, wsrc, warc, nwork, offs, nitems, split, k, n, maxd, table, nclass, vbuf,
+                           mbuf, next, counts);
+}
+
+// The directed census (k = 3, 4) over the underlying graph U: one work item per forward arc of U (no split),
+// dirs[j] the directions of U's arc j, table the directed class table (la_gpm.motifs.directed.directed_classes).
+extern "C" __global__ void census_esu_directed(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                               const unsigned char* __restrict__ dirs,
+                                               const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                               int k, int n, int maxd, const short* __restrict__ table, int nclass,
+                                               int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
+                                               u64* __restrict__ next, u64* __restrict__ counts) {
+    census_esu_body<true>(ptr, idx, dirs, wsrc, warc, nwork, nullptr, nwork, 0, k, n, maxd, table, nclass, vbuf, mbuf,
+                          next, counts);
 }
 
 // One forward edge (u, v) of the k = 4 closed forms, the lanes over N(v) (warp-collective): every w ~ u

@@ -34,6 +34,12 @@ from that position).  The last vertex is never visited: the remaining candidates
 rows and one scan of the last prefix vertex's neighbours updates it; each (row, count) adds ``count`` to
 ``table[prefix | row]``.  Parallel over interleaved root chunks (numba ``prange``).
 
+**GPU** (``backend="gpu"``, k = 3, 4, ``method="enumerate"`` or ``"auto"``; ``attrs["method"]`` is
+``"gpu_enumerate"``): the undirected GPU census's warp-centric ESU kernel instantiated for two bits per vertex
+pair (``census_esu_directed`` in census.cu, host code :func:`la_gpm.motifs.gpu.directed_esu_counts`), over the
+same U and ``dirs`` as here, each subset's code built in the layout above and classified by the same table;
+non-induced = M · I as here. ``backend="auto"`` stays on the CPU.
+
 The result is the census DataFrame without the ``pattern`` column (la_gpm's :class:`~la_gpm.Pattern` is
 undirected): ``name`` (MAN triad code for k = 3, e.g. ``030T``; ``4-dclass-<isoclass>`` for k = 4),
 ``isoclass`` (igraph's), ``key``, ``edges`` (the key's arcs as (tail, head) pairs), ``arcs`` (readable:
@@ -329,7 +335,9 @@ def directed_census(D, k: int, *, induced: bool = True, backend: str | None = No
     ``motifs_randesu(size=k)`` counts them (induced), or non-induced (arc subsets: N = M · I).
 
     Reached through :func:`la_gpm.census` for a directed graph. ``method``: ``"auto"`` (k = 3: the closed-form
-    triad census; k = 4: enumeration), ``"closed_form"`` (k = 3) or ``"enumerate"`` (k = 3, 4). CPU only.
+    triad census; k = 4: enumeration), ``"closed_form"`` (k = 3) or ``"enumerate"`` (k = 3, 4). ``backend``:
+    ``"cpu"``, ``"gpu"`` (ESU enumeration on the GPU, ``method`` ``"auto"`` or ``"enumerate"``; ``attrs["method"]``
+    is then ``"gpu_enumerate"``) or None / ``"auto"`` (the CPU).
 
     Returns a pandas DataFrame, one row per class sorted by arc count then key, columns ``name``,
     ``isoclass`` (igraph's ``Graph.Isoclass(k, cls, directed=True)`` number), ``key``, ``edges`` (arcs of
@@ -352,12 +360,20 @@ def directed_census(D, k: int, *, induced: bool = True, backend: str | None = No
     if k > 4:
         raise PatternTooLarge(f"the directed census covers k = 3 and 4 vertices; got k={k}. For larger undirected "
                               "motifs symmetrise first: la_gpm.census(D.to_undirected(), k)")
-    resolve_backend(backend, supported=("cpu",), what="the directed census", auto="cpu")
+    b = resolve_backend(backend, supported=("cpu", "gpu"), what="the directed census", auto="cpu")
     if method not in DIRECTED_METHODS:
         raise InvalidArgument(f"method must be one of {DIRECTED_METHODS} for a directed graph; got {method!r}")
     if method == "closed_form" and k != 3:
         raise InvalidArgument(f"method='closed_form' of the directed census covers k = 3 (the triad census); got "
                               f"k={k} (use 'enumerate' or 'auto')")
+    if b == "gpu":
+        if method == "closed_form":
+            raise InvalidArgument("method='closed_form' (the triad census) runs on the CPU (backend='cpu'); on the "
+                                  "GPU the directed census enumerates: method='enumerate' or 'auto'")
+        from .gpu import directed_esu_counts
+        cls = directed_classes(k)
+        I = directed_esu_counts(D, underlying(D), k, cls.table, len(cls.keys))
+        return directed_frame(cls, I if induced else to_noninduced(cls.M, I), induced, "gpu_enumerate")
     counts, method = directed_counts(D, k, induced=induced, method=method, progress=progress)
     return directed_frame(directed_classes(k), counts, induced, method)
 

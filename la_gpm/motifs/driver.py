@@ -123,8 +123,9 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     Parameters
     ----------
     G : graph (anything :func:`la_gpm.as_graph` accepts); a directed graph gets the directed census
-        (k = 3, 4: every weakly connected directed class, igraph's isoclass numbering, CPU only; see
-        :func:`la_gpm.motifs.directed.directed_census` for its columns and methods)
+        (k = 3, 4: every weakly connected directed class, igraph's isoclass numbering; CPU, or ESU
+        enumeration on the GPU with ``backend="gpu"``; see :func:`la_gpm.motifs.directed.directed_census`
+        for its columns and methods)
     k : number of pattern vertices, 3..8 (3, 4 for a directed graph); k = 8 enumerates on the CPU with a
         two-level class lookup (:mod:`la_gpm.motifs.census8`: 11,117 classes keyed as
         :func:`la_gpm.estimate_census` keys them)
@@ -157,7 +158,7 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
     {'wedge': 393, 'triangle': 45}
     """
     G = as_graph(G)
-    if G.directed:     # directed motifs (k = 3, 4; CPU): la_gpm.motifs.directed
+    if G.directed:     # directed motifs (k = 3, 4; CPU, or GPU enumeration): la_gpm.motifs.directed
         return directed_census(G, k, induced=induced, backend=backend, progress=progress, method=method)
     if not isinstance(k, bool) and isinstance(k, (int, np.integer)) and int(k) == 8:
         return _census8(G, induced, backend, progress, method, guard)

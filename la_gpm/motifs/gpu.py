@@ -7,6 +7,10 @@
   GPU clique kernel), mirroring ``closed_forms.closed_form_noninduced``. Small graphs (whose per-block
   state fits ``SMALL_SHARED_BYTES`` of shared memory) take :func:`small_inputs` instead: one
   ``census_small`` launch (4-cliques fused) and one 48-byte copy back.
+* :func:`directed_esu_counts` -- the directed census (k = 3, 4; ``la_gpm.census(D, k, backend="gpu")`` for a
+  directed D): the same ESU kernel instantiated for two direction bits per vertex pair
+  (``census_esu_directed``) over the underlying graph of :func:`la_gpm.motifs.directed.underlying`, with a
+  per-arc direction array and the directed class table (docs/gpu_census.md).
 * :func:`sigma4` / :func:`hybrid5_noninduced` -- the 5-vertex hybrid (``census5.cu``): per-vertex
   4-vertex orbit sums (also behind ``la_gpm.orbits(..., backend="gpu")``) and every C5, K2,3 and
   bowtie copy, classified.
@@ -125,6 +129,96 @@ def esu_counts(G, k: int) -> list[int]:
                      np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
                     shared_mem=nclass * 8)
         with _stage("esu: copy back"):
+            out = counts.get()
+    return [int(x) for x in out]
+
+
+def directed_host_arrays(U):
+    """(ptr int64, idx int32, dirs uint8, forward-arc sources int32, forward-arc positions int64, max degree) of
+    the underlying undirected graph of a directed graph, as ``census_esu_directed`` takes them (host numpy).
+    ``U`` = (ptr, idx, dirs, ...) is :func:`la_gpm.motifs.directed.underlying`'s: the CPU directed census's
+    degree-descending relabelling (ties by id, rows sorted; the rule :func:`la_gpm.motifs.common.descending`
+    applies to an undirected graph), ``dirs[j]`` the directions of the arc j = (w, idx[j]) of row w: bit 0 when
+    the digraph has w -> idx[j], bit 1 when it has idx[j] -> w. A forward arc (r, v), v > r, is one work item.
+
+    >>> import la_gpm
+    >>> from la_gpm.motifs.directed import underlying
+    >>> D = la_gpm.Graph.from_edges([0, 1, 2], [1, 2, 1], directed=True)      # 0 -> 1 <-> 2
+    >>> ptr, idx, dirs, fsrc, fwd, maxd = directed_host_arrays(underlying(D))
+    >>> ptr.tolist(), idx.tolist(), dirs.tolist(), fsrc.tolist(), fwd.tolist(), maxd
+    ([0, 2, 3, 4], [1, 2, 0, 0], [2, 3, 1, 3], [0, 0], [0, 1], 2)
+    """
+    ptr, idx, dirs = U[0], U[1], U[2]
+    n = ptr.shape[0] - 1
+    ptr = np.asarray(ptr, dtype=np.int64)
+    idx = np.asarray(idx, dtype=np.int32)
+    dirs = np.asarray(dirs, dtype=np.uint8)
+    deg = np.diff(ptr)
+    src = np.repeat(np.arange(n, dtype=np.int32), deg)
+    fwd = np.flatnonzero(idx > src).astype(np.int64)
+    return ptr, idx, dirs, src[fwd], fwd, int(deg.max()) if n else 0
+
+
+def _device_directed(D, U):
+    """:func:`directed_host_arrays` of ``U`` (D's underlying graph) on the current device (the max degree stays a
+    Python int), cached with D."""
+    cp = cupy()
+    dev = cp.cuda.Device().id
+
+    def make():
+        ptr, idx, dirs, fsrc, fwd, maxd = directed_host_arrays(U)
+        with oom_guard("copying the directed graph to the GPU"):
+            return tuple(cp.asarray(a) for a in (ptr, idx, dirs, fsrc, fwd)) + (maxd,)
+    return D.device_cache(f"gpu:{dev}:census-directed", make)
+
+
+def device_directed_table(k: int, table):
+    """The directed class table ``table`` of k vertices (directed code -> class row, -1 not weakly connected;
+    ``la_gpm.motifs.directed.directed_classes(k).table``, 64 / 4096 entries) as int16 on the current device,
+    uploaded once per device."""
+    cp = cupy()
+    key = ("directed", k, cp.cuda.Device().id)
+    if key not in _TABLES:
+        with oom_guard(f"copying the directed {k}-vertex class table to the GPU"):
+            _TABLES[key] = cp.asarray(np.asarray(table).astype(np.int16))
+    return _TABLES[key]
+
+
+def directed_esu_counts(D, U, k: int, table, nclass: int) -> list[int]:
+    """Induced counts (Python ints, in class-row order) of every weakly connected directed k-vertex class of the
+    directed graph D, k = 3 or 4: ``census_esu_directed`` over ``U`` (D's underlying graph,
+    :func:`la_gpm.motifs.directed.underlying`) with the directed class table ``table`` (``nclass`` rows), one
+    work item per forward arc, extension stacks sized and warps chosen within ``config.memory_budget`` as
+    :func:`esu_counts`. Called by ``la_gpm.motifs.directed.directed_census``."""
+    if k not in (3, 4) or len(table) != 1 << (k * (k - 1)):
+        raise ValueError(f"directed_esu_counts: k must be 3 or 4 with a table of 2^(k(k-1)) codes; got k={k}, "
+                         f"{len(table)} codes")
+    cp = cupy()
+    if D.n == 0 or D.m == 0:
+        return [0] * nclass
+    with _stage("directed esu: cached device data and launch shape (host)"):
+        ptr, idx, dirs, fsrc, fwd, maxd = _device_directed(D, U)
+        dtable = device_directed_table(k, table)
+        n = int(ptr.shape[0] - 1)
+        nwork = int(fwd.shape[0])
+        per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
+        grid, wpb = _warps(per_warp * 5, nwork, cp)
+        nw = grid * wpb
+    what = f"the directed {k}-vertex census ({nw} warps × {per_warp * 5} bytes of extension stacks)"
+    with oom_guard(what):
+        with _stage("directed esu: allocations and one memset"):
+            vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
+            mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
+            buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
+            next_, counts = buf[:1], buf[1:]
+        with _stage("directed esu: census_esu_directed kernel (launch to completion)"):
+            if nwork:
+                kernel(__package__, "census", "census_esu_directed")(
+                    (grid,), (wpb * 32,),
+                    (ptr, idx, dirs, fsrc, fwd, np.int64(nwork), np.int32(k), np.int32(n), np.int32(maxd), dtable,
+                     np.int32(nclass), vbuf, mbuf, next_, counts),
+                    shared_mem=nclass * 8)
+        with _stage("directed esu: copy back"):
             out = counts.get()
     return [int(x) for x in out]
 
