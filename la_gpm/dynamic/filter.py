@@ -98,7 +98,7 @@ def _candidate_lists(ct, k):
 
 
 @nb.njit(cache=True)
-def _patch_lists(ptr, idx, rows, bits, k):
+def patch_lists(ptr, idx, rows, bits, k):
     """Candidate lists after rows ``rows`` (sorted) got the bits ``bits``: each list u loses the rows and
     regains those whose bit u is set; one merge per list, O(sum of the lists + |rows| k)."""
     add = np.zeros(k + 1, dtype=np.int64)
@@ -132,7 +132,7 @@ def _patch_lists(ptr, idx, rows, bits, k):
 
 
 @nb.njit(cache=True)
-def _add_pairs(deg, N, vcol, pairs, sign, on):
+def add_pairs(deg, N, vcol, pairs, sign, on):
     """deg += sign at both endpoints of every pair and, with label counts on, N[x, column of y's label] and
     N[y, column of x's label] += sign."""
     for t in range(pairs.shape[0]):
@@ -150,7 +150,7 @@ def _add_pairs(deg, N, vcol, pairs, sign, on):
 
 
 @nb.njit(cache=True)
-def _swap_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct, saved):
+def swap_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct, saved):
     """``saved`` = the bits of ``rows`` before, then their bits recomputed (serial :func:`_ct_rows_impl`);
     whether any changed."""
     for t in range(rows.shape[0]):
@@ -263,7 +263,7 @@ class NLFState:
                 _ct_rows_par(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct)
                 changed.append(not np.array_equal(ct[rows], old))
             else:
-                changed.append(_swap_rows(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct, old))
+                changed.append(swap_rows(rows, self.N, self.deg, vl, q.labeled, q.qlab, q.qdeg, q.qdem, ct, old))
         return changed
 
     def _lists(self, base, rows, changed, n):
@@ -274,7 +274,7 @@ class NLFState:
             if not ch:
                 out.append(Candidates(view, q.k, (cand.ptr, cand.idx)))
             else:
-                out.append(Candidates(view, q.k, _patch_lists(cand.ptr, cand.idx, rows, view[rows], q.k)))
+                out.append(Candidates(view, q.k, patch_lists(cand.ptr, cand.idx, rows, view[rows], q.k)))
         return out
 
     def open(self, batch, vlab_after, rows) -> TablesOpened:
@@ -283,7 +283,7 @@ class NLFState:
         deleted edges' endpoints, whose bits stay) are recomputed. Returns one :class:`Candidates` per query."""
         n0 = self.n
         self._ensure(batch.n_after, vlab_after)
-        _add_pairs(self.deg, self.N, self.vcol, batch.insert, 1, self._on)
+        add_pairs(self.deg, self.N, self.vcol, batch.insert, 1, self._on)
         saved = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
         changed = self._tables(rows, vlab_after, saved)
         self.n = batch.n_after
@@ -292,7 +292,7 @@ class NLFState:
 
     def revert(self, o: TablesOpened) -> None:
         """Back to the graph before the batch."""
-        _add_pairs(self.deg, self.N, self.vcol, o.src, -1, self._on)
+        add_pairs(self.deg, self.N, self.vcol, o.src, -1, self._on)
         for ct, old in zip(self._ct, o.saved):
             ct[o.rows] = old
         self.n = o.n_before
@@ -300,7 +300,7 @@ class NLFState:
     def commit(self, o: TablesOpened, batch, vlab_after) -> None:
         """Move to the graph after the batch (its deleted edges removed from the union's counts; their
         endpoints are among ``o.rows``)."""
-        _add_pairs(self.deg, self.N, self.vcol, batch.delete, -1, self._on)
+        add_pairs(self.deg, self.N, self.vcol, batch.delete, -1, self._on)
         rows = o.rows
         union = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
         self._tables(rows, vlab_after, union)

@@ -7,7 +7,7 @@ timers, 35-60 us per call against 2-20 us of work.  This lane runs the same pass
 inside one compiled function:
 
 relevance filter (query views) -> net effect and layout (:func:`.updates.net_layout`) -> the union's
-rows at the store's tail (:func:`.store._prepare`, the serial patch) -> candidate table rows and lists
+rows at the store's tail (:func:`.store.prepare_union`, the serial patch) -> candidate table rows and lists
 (:mod:`.filter`) -> work items and the search (:mod:`.cpu`: serial, or the parallel drive when the items
 predict enough work) -> commit (:class:`la_gpm.DynamicGraph`) or revert (:func:`la_gpm.match_delta`).
 
@@ -26,8 +26,8 @@ import numba as nb
 import numpy as np
 
 from .cpu import _all_items, _drive_ser, side_totals
-from .filter import _add_pairs, _patch_lists, _swap_rows
-from .store import _compact_rows, _patch_ser, _prepare
+from .filter import add_pairs, patch_lists, swap_rows
+from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
 
 __all__ = ["run_lane", "FALLBACK", "DONE", "SHORTCUT"]
@@ -97,7 +97,7 @@ def _lane(ins, dele, info, strict, commit,
         return _nothing()
     if strict and (cnt[0] or cnt[1] or cnt[2] or cnt[3] or cnt[4] or cnt[5]):
         return _nothing()   # the general path raises the named error
-    offs, longest, upd, ustate, uel = _prepare(rows, n, touched, icnt, iout, dout, el, False)
+    offs, longest, upd, ustate, uel = prepare_union(rows, n, touched, icnt, iout, dout, el, False)
     need = offs[touched.shape[0]]
     if used + need > cap:                   # the buffer must grow: the general path
         return _nothing()
@@ -110,16 +110,16 @@ def _lane(ins, dele, info, strict, commit,
     info[I_DEL] = dout.shape[0]
     # open: the union's rows at the tail, the tables of the union
     old_rows = np.empty((touched.shape[0], 2), np.int64)
-    _patch_ser(rows, idx, st, od, el, False, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
+    patch_ser(rows, idx, st, od, el, False, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
     if longest > maxdeg:
         maxdeg = longest
-    _add_pairs(deg, N, vcol, iout, 1, on)
+    add_pairs(deg, N, vcol, iout, 1, on)
     saved = np.empty(touched.shape[0], np.uint32)
-    if _swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved):
+    if swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved):
         bits = np.empty(touched.shape[0], np.uint32)
         for t in range(touched.shape[0]):
             bits[t] = ct[touched[t]]
-        uptr, uidx = _patch_lists(cptr, cidx, touched, bits, k)
+        uptr, uidx = patch_lists(cptr, cidx, touched, bits, k)
     else:
         uptr, uidx = cptr, cidx
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
@@ -130,7 +130,7 @@ def _lane(ins, dele, info, strict, commit,
         _drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
                    False, 1)
     if heavy or not commit:   # revert: the graph and the tables before the batch
-        _add_pairs(deg, N, vcol, iout, -1, on)
+        add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):
             ct[touched[t]] = saved[t]
             rows[touched[t], 0] = old_rows[t, 0]
@@ -148,19 +148,19 @@ def _lane(ins, dele, info, strict, commit,
     lptr = np.zeros(0, np.int64)
     lidx = np.zeros(0, np.int32)
     if commit:
-        _add_pairs(deg, N, vcol, dout, -1, on)
+        add_pairs(deg, N, vcol, dout, -1, on)
         after = np.empty(touched.shape[0], np.uint32)
-        _swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, after)
+        swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, after)
         changed = False
         for t in range(touched.shape[0]):
             after[t] = ct[touched[t]]
             if after[t] != saved[t]:
                 changed = True
         if changed:     # the lists after the batch, from the lists before it
-            lptr, lidx = _patch_lists(cptr, cidx, touched, after, k)
+            lptr, lidx = patch_lists(cptr, cidx, touched, after, k)
         info[I_LISTS] = changed
         if touched.shape[0]:
-            _compact_rows(rows, idx, st, od, el, False, touched)
+            compact_rows(rows, idx, st, od, el, False, touched)
         info[I_USED] = used + need
     else:
         info[I_USED] = used

@@ -90,11 +90,11 @@ def _patch_impl(rows, idx, st, od, el, labeled, n_old, touched, offs, lo, tptr, 
         rows[v, 1] = o
 
 
-_patch_par, _patch_ser = parallel_and_serial(_patch_impl)  # small batches: the serial one
+patch_par, patch_ser = parallel_and_serial(_patch_impl)  # small batches: the serial one
 
 
 @nb.njit(cache=True)
-def _prepare(rows, n_old, touched, icnt, ins, dele, ins_el, labeled):
+def prepare_union(rows, n_old, touched, icnt, ins, dele, ins_el, labeled):
     """Before the patch: each touched row's offset in the union's tail (relative, ``offs[t]``; ``offs[-1]`` the
     arcs needed), the longest union row, and the update table (pairs, state, edge label: inserts' given,
     deletes' filled by the patch)."""
@@ -127,7 +127,7 @@ def _prepare(rows, n_old, touched, icnt, ins, dele, ins_el, labeled):
 
 
 @nb.njit(cache=True)
-def _compact_rows(rows, idx, st, od, el, labeled, touched):
+def compact_rows(rows, idx, st, od, el, labeled, touched):
     """Commit: in each touched row drop the deleted arcs and make the inserted ones kept (in place)."""
     maxd = 0
     for t in range(touched.shape[0]):
@@ -293,13 +293,13 @@ class ArcStore:
         self._reserve(0, batch.n_after)
         touched = lay.touched
         iel = batch.insert_labels if self.labeled else _NO_LABELS
-        offs, longest, upd, ustate, uel = _prepare(self.rows, n_before, touched, lay.icnt, ins, dele, iel,
+        offs, longest, upd, ustate, uel = prepare_union(self.rows, n_before, touched, lay.icnt, ins, dele, iel,
                                                    self.labeled)
         need = int(offs[-1])
         self._reserve(need, batch.n_after)
         lo = self.used
         old_rows = np.empty((touched.shape[0], 2), dtype=np.int64)
-        patch = _patch_par if need >= config.parallel_min else _patch_ser
+        patch = patch_par if need >= config.parallel_min else patch_ser
         patch(self.rows, self.idx, self.st, self.od, self.el, self.labeled, n_before, touched, offs, lo, lay.tptr,
               lay.adst, lay.aod, uel, old_rows)
         hi = lo + need
@@ -323,7 +323,7 @@ class ArcStore:
     def commit(self, op: Opened, batch) -> None:
         """Keep the batch: the touched rows become the graph after it (deleted arcs dropped)."""
         if op.touched.size:
-            _compact_rows(self.rows, self.idx, self.st, self.od, self.el, self.labeled, op.touched)
+            compact_rows(self.rows, self.idx, self.st, self.od, self.el, self.labeled, op.touched)
         self.vlab = op.vlab
         if batch.new_ids.size:
             self.ids = np.concatenate([self.ids if self.ids is not None else np.arange(op.n_before, dtype=np.int64),
