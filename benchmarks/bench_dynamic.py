@@ -769,6 +769,8 @@ def resummarize(files):
                     arg("--startup-timeout", type=float, default=300.0,
                         help="kill a child that starts no stage within this many seconds (loading, batches)"),
                     arg("--no-peer", action="store_true", help="skip RapidFlow"),
+                    arg("--gpu-only", action="store_true",
+                        help="la_gpm on the GPU alone (no cpu side: the GPU row of a case whose cpu side runs long)"),
                     arg("--views", action="store_true",
                         help="also time DynamicGraph(G0, [Q], keep_graph=False).apply (query views) and "
                              "keep_graph=True .apply, a fresh DynamicGraph per run (built outside the timer)"),
@@ -794,7 +796,7 @@ def dynamic(args):
             raise SystemExit(str(e)) from None
         if not src["path"].exists():
             raise SystemExit(f"dataset {name}: {src['path']} does not exist")
-    backends = ["cpu"] + (["gpu"] if args.gpu else [])
+    backends = ["gpu"] if args.gpu_only else ["cpu"] + (["gpu"] if args.gpu else [])
     if args.child:  # the parent built (or failed to build) RapidFlow and says which binary to use
         return child(args, backends, None if args.no_peer or not args.peer_exe else Path(args.peer_exe))
     argv = list(args.argv)
@@ -819,7 +821,7 @@ def dynamic(args):
         argv = [*argv, "--peer-exe", str(exe)]
     else:
         argv = [*argv, "--no-peer"]
-    tag = ("gpu" if args.gpu else "cpu") + (f"_{args.suffix}" if args.suffix else "")
+    tag = ("gpu" if args.gpu or args.gpu_only else "cpu") + (f"_{args.suffix}" if args.suffix else "")
     rec = Record(args, "dynamic", "batch-dynamic subgraph matching (embeddings, non-induced)", tag=tag,
                  backends=backends,
                  settings={k: v for k, v in vars(args).items() if k not in ("child", "work", "from_rate", "skip",
