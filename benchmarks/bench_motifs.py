@@ -1472,9 +1472,9 @@ def by_iso(df):
 
 @FAMILY.suite(repeats=3, graphs="wiki-Vote,dgnm(20000,200000,recip=0.2,seed=1)",
               quick={"graphs": "dgnm(300,1500,recip=0.2,seed=1)"},
+              gpu="optional",
               args=[arg("--igraph-timeout", type=float, default=150.0,
-                        help="seconds for one igraph run (wiki-Vote k = 4 takes about 13 min on 2 cores)"),
-                    arg("--gpu", action="store_true", help="also la_gpm.census(D, k, backend='gpu') (enumerate)")])
+                        help="seconds for one igraph run (wiki-Vote k = 4 takes about 13 min on 2 cores)")])
 def directed(a):
     """Directed motif census (issue 18): la_gpm.census(D, 3) (closed-form triad census; and ESU enumeration)
     and la_gpm.census(D, 4) (ESU enumeration) against igraph motifs_randesu(size=3 | 4) in the same run, counts
