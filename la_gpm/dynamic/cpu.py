@@ -12,19 +12,36 @@ and a query non-edge (induced) may land on a pair only if it is not an arc or is
 other side's state with order id > i.  The last level is counted, not stored,
 unless the matches are listed (a second pass writes each item's rows at its prefix-sum offset).
 
-The CUDA kernel ``gamma.cu`` runs the same items with one warp each; both read the same tables.
+Reuse of intersections (RapidFlow's idea): where the plan marks level l (``F_REUSE``, see query.py: every
+valid candidate of l is then in level l-1's candidate set), level l scans the window of level l-1's
+sorted buffer ``buf[l-1, :cnt[l-1]]`` instead of a parent row: it starts after M[l-1]'s position where
+l-1 bounds l from below (ends before it from above), a binary search per other bound l-1 does not
+imply; each candidate is checked for q's candidate bit (unless both levels have the same NLF filter),
+the *extra* parents' arcs only (those of l that are not parents of l-1, l-1 among them: the first by a
+galloping search forward, the candidates ascend; the others by binary search; the arc rule as in
+:func:`_gen`); injectivity and the anti levels (induced) follow from l-1's set.  Level 3 reuses level 2's
+set only where the item's level-2 range is the whole row or list (a split item holds a slice of it).
+Where an extra parent's row is shorter than the window, or the candidate list costs less, :func:`_gen`
+runs as before.  Counting and listing take the same path.  The drive calls ``_run_item``, a build of
+the search without the reuse code, which hands an item of a plan with a reuse level, once its level 2
+is non-empty, to ``_run_item_reuse`` (the same source with it).
+
+The CUDA kernel ``gamma.cu`` runs the same items with one warp each; both read the same tables (the
+thirteen of ``DeltaPlan.tables()``; the reuse fields are the CPU's only).
 """
 
 from __future__ import annotations
+
+import types
 
 import numba as nb
 import numpy as np
 
 from ..primitives.sorted_ops import lower_bound
 from ..config import config
-from ..primitives.jit import parallel_and_serial
+from ..primitives.jit import flush_when_changed, parallel_and_serial
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
-                    F_UP)
+                    F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals"]
 
@@ -182,9 +199,13 @@ def _pairs(a, na, b, nb_, rel):
     return total
 
 
+_REUSE_ON = True    # the reuse code (module notes) is in this build of the search ...
+_DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, the build the drive calls (below)
+
+
 @nb.njit(cache=True)
-def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out, at,
-              listing):
+def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
+                    at, listing, c2in):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -202,8 +223,11 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
     # pairs x < y (or x > y), by one merge
     rel = 0 if listing else T[F_INDEP, p, 0, 0]
     store2 = listing or last > 2
-    c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, urows, uidx, ust, uod, uel, el_on,
-              ct, cptr, cidx, buf, store2)
+    if c2in >= 0:   # level 2 already in buf[2] (handed on by _run_item)
+        c2 = c2in
+    else:
+        c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, urows, uidx, ust, uod, uel,
+                  el_on, ct, cptr, cidx, buf, store2)
     if last == 2:
         if listing:
             for t in range(c2):
@@ -216,6 +240,19 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
         M[2] = -1
         c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True)
         return _pairs(buf[2], c2, buf[3], c3, rel)
+    if _DISPATCH:
+        if c2 > 0 and T[F_REUSE, p, 0, 0]:   # a plan with a reuse level: on in the build with the reuse code
+            return _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                                   pos, M, out, at, listing, c2)
+    # level 3 may draw from level 2's set (F_REUSE) only when this item's level-2 range is the whole row / list
+    b2 = items[it, 2]
+    if b2 == -2:
+        q2 = T[F_ORDER, p, 2, 0]
+        n2 = cptr[q2 + 1] - cptr[q2]
+    else:
+        w2 = M[T[F_PAR, p, 2, b2]]
+        n2 = urows[w2, 1] - urows[w2, 0]
+    full2 = items[it, 3] == 0 and items[it, 4] >= n2
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -228,9 +265,107 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
             pos[lv] += 1
             continue
         M[lv] = buf[lv, pos[lv]]
+        c = -1
+        if _REUSE_ON and T[F_REUSE, p, lv + 1, 0] != 0 and (lv > 2 or full2):
+            # reuse (module notes): level rl = lv + 1 from level lv's set buf[lv, :cnt[lv]]; written out here, not
+            # as a function: a call (or numba's inline="always") paid reference counting on its ten array
+            # arguments at every search node, 2.4x slower on human's 8-clique (0.1% batch), slower than no reuse
+            # on sparse queries
+            rl = lv + 1
+            rb = T[F_REUSE, p, rl, 1]
+            rlo = pos[lv] + 1 if rb == 1 else 0
+            rhi = pos[lv] if rb == 2 else cnt[lv]
+            for t in range(T[F_NXB, p, rl, 0]):   # c > M[a]
+                m = M[T[F_XLOW, p, rl, t]]
+                ba = rlo
+                bb = rhi
+                while ba < bb:
+                    mid = (ba + bb) >> 1
+                    if buf[lv, mid] <= m:
+                        ba = mid + 1
+                    else:
+                        bb = mid
+                rlo = ba
+            for t in range(T[F_NXB, p, rl, 1]):   # c < M[b]
+                m = M[T[F_XUP, p, rl, t]]
+                ba = rlo
+                bb = rhi
+                while ba < bb:
+                    mid = (ba + bb) >> 1
+                    if buf[lv, mid] < m:
+                        ba = mid + 1
+                    else:
+                        bb = mid
+                rhi = ba
+            w = rhi - rlo
+            nxp = T[F_REUSE, p, rl, 2]
+            qv = T[F_ORDER, p, rl, 0]
+            if w <= 0:
+                c = 0
+            else:
+                go = w * nxp <= (cptr[qv + 1] - cptr[qv]) * T[F_NPAR, p, rl, 0]
+                for t in range(nxp):
+                    x = M[T[F_PAR, p, rl, T[F_XP, p, rl, t]]]
+                    if urows[x, 1] - urows[x, 0] < w:
+                        go = False
+                if go:
+                    store = listing or rl < last
+                    bit = np.uint32(1) << np.uint32(qv)
+                    same = T[F_REUSE, p, rl, 0] == 2
+                    s0 = T[F_XP, p, rl, 0]
+                    x0 = M[T[F_PAR, p, rl, s0]]
+                    r = urows[x0, 0]
+                    end0 = urows[x0, 1]
+                    pel0 = T[F_PAREL, p, rl, s0]
+                    c = 0
+                    for q in range(rlo, rhi):
+                        cv = buf[lv, q]
+                        if not same and not ct[cv] & bit:
+                            continue
+                        if r < end0 and uidx[r] < cv:   # gallop forward, then a binary search in the last step
+                            stp = 1
+                            prev = r
+                            nxt = r + 1
+                            while nxt < end0 and uidx[nxt] < cv:
+                                prev = nxt
+                                stp <<= 1
+                                nxt = prev + stp
+                            r = lower_bound(uidx, prev + 1, min(nxt, end0), cv)
+                        if r >= end0:
+                            break
+                        if uidx[r] != cv:
+                            continue
+                        s2 = ust[r]
+                        if not (s2 == 0 or (s2 == new and uod[r] > i)):
+                            continue
+                        if el_on and pel0 >= 0 and uel[r] != pel0:
+                            continue
+                        ok = True
+                        for t in range(1, nxp):
+                            s = T[F_XP, p, rl, t]
+                            x = M[T[F_PAR, p, rl, s]]
+                            end = urows[x, 1]
+                            ps = lower_bound(uidx, urows[x, 0], end, cv)
+                            if ps >= end or uidx[ps] != cv:
+                                ok = False
+                                break
+                            s2 = ust[ps]
+                            if not (s2 == 0 or (s2 == new and uod[ps] > i)):
+                                ok = False
+                                break
+                            pel = T[F_PAREL, p, rl, s]
+                            if el_on and pel >= 0 and uel[ps] != pel:
+                                ok = False
+                                break
+                        if not ok:
+                            continue
+                        if store:
+                            buf[rl, c] = cv
+                        c += 1
         if lv + 1 == last:
-            c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
-                     listing)
+            if c < 0:
+                c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                         buf, listing)
             if listing:
                 for t in range(c):
                     M[last] = buf[last, t]
@@ -238,8 +373,10 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
             total += c
             pos[lv] += 1
         elif rel > 0 and lv + 2 == last:
-            a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf,
-                     True)
+            a = c
+            if a < 0:
+                a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                         buf, True)
             if a:
                 M[lv + 1] = -1
                 b = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
@@ -247,11 +384,35 @@ def _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, ci
                 total += _pairs(buf[lv + 1], a, buf[last], b, rel)
             pos[lv] += 1
         else:
-            cnt[lv + 1] = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr,
-                               cidx, buf, True)
+            if c < 0:
+                c = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                         buf, True)
+            cnt[lv + 1] = c
             pos[lv + 1] = 0
             lv += 1
     return total
+
+
+def _without_reuse(run):
+    """A build of ``run`` (the dispatcher of :func:`_run_item_reuse`) without the reuse code (``_REUSE_ON``
+    False: a compile-time constant) that hands an item of a plan with a reuse level on to ``run`` once its
+    level 2 is found non-empty (``_DISPATCH``; ``c2in``: level 2's count, its candidates left in ``buf[2]``).
+    Plans without a reuse level run only this: with the reuse code in their function, their search ran up
+    to 13% slower (wordnet, dense 6-vertex query, 2% batch), though the code is never entered; with the
+    choice of build in the drive (two call sites), up to 15% (human, 4-vertex tree, 2% batch).  Its own
+    name: a cache entry of its own (see primitives.jit)."""
+    fn = run.py_func
+    g = dict(fn.__globals__)
+    g["_REUSE_ON"] = False
+    g["_DISPATCH"] = True
+    plain = types.FunctionType(fn.__code__, g, fn.__name__ + "_plain", fn.__defaults__, fn.__closure__)
+    plain.__qualname__ = fn.__qualname__ + "_plain"
+    plain.__module__ = fn.__module__
+    plain.__doc__ = fn.__doc__
+    return nb.njit(cache=True)(plain)
+
+
+_run_item = _without_reuse(_run_item_reuse)
 
 
 @nb.njit(cache=True)
@@ -303,7 +464,7 @@ def _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair
 
 
 @nb.njit(cache=True)
-def _all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split):
+def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split):
     """The items (count pass, fill pass), heaviest first (stable: a counting sort by cost, which is at most
     ``split``), and how many search the positive side."""
     n = _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
@@ -347,7 +508,7 @@ def build_items(plan, upd, ustate, uel, cand, urows, split):
     Update j on start pair p searches side ``ustate[j]`` when p is a query edge (an insert creates
     positives, a delete negatives) and the other side when p is a query non-edge (induced); a hub's
     level-2 scan is split into pieces of ``split`` positions."""
-    return _all_items(upd, ustate, uel, cand.ct, cand.ptr, urows, plan.packed, plan.pairs, plan.pair_edge,
+    return all_items(upd, ustate, uel, cand.ct, cand.ptr, urows, plan.packed, plan.pairs, plan.pair_edge,
                       plan.pair_el, plan.pair_cond, plan.k, int(split))
 
 
@@ -380,10 +541,10 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing)
+                                   pos, M, out, at, listing, -1)
 
 
-_drive_par, _drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
+drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
 
 
 def _work(items, S, k) -> float:
@@ -401,9 +562,9 @@ def _work(items, S, k) -> float:
 
 def _drive(items, work, *args):
     if work >= config.parallel_min:
-        _drive_par(items, *args, _chunks(items.shape[0]))
+        drive_par(items, *args, _chunks(items.shape[0]))
     else:
-        _drive_ser(items, *args, 1)   # one chunk: one set of level buffers
+        drive_ser(items, *args, 1)   # one chunk: one set of level buffers
 
 
 def _args(upd, plan, S, cand):
@@ -440,3 +601,11 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
         again = np.zeros(items.shape[0], dtype=np.int64)
         _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), again, offsets, out, True)
     return out
+
+
+# the search kernels compile in the plan-field numbers of query.py and sorted_ops' searches: a cached build is
+# dropped when those files change (primitives.jit.flush_when_changed)
+from . import query as _query_module  # noqa: E402
+from ..primitives import sorted_ops as _sorted_ops_module  # noqa: E402
+
+flush_when_changed(globals(), _query_module, _sorted_ops_module)

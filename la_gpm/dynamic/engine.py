@@ -517,10 +517,8 @@ class DynamicGraph:
                 # or unmade and the views do not change; only the version moves (no graph to snapshot here)
                 S.version += 1
                 sym = _use_symmetry(self._count, listing)
-                for q, P in enumerate(self._queries):       # the plans still made on first use, as below
-                    if (q, sym) not in self._plans:
-                        self._plans[(q, sym)] = compile_delta_plan(P, induced=self._induced,
-                                                                   candidates=self._nlf.cand[q].sizes, symmetry=sym)
+                for q in range(len(self._queries)):        # the plans still made on first use, as below
+                    self._plan(q, sym, self._nlf.cand[q])
                 stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update")
                 return [MatchDelta(0, 0, _no_graph, dict(stats, items={"positive": 0, "negative": 0}),
                                    *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
@@ -531,10 +529,7 @@ class DynamicGraph:
             sym = _use_symmetry(self._count, listing)
             try:
                 for q, (P, cand) in enumerate(zip(self._queries, fo.cands)):
-                    plan = self._plans.get((q, sym))
-                    if plan is None:
-                        plan = self._plans[(q, sym)] = compile_delta_plan(
-                            P, induced=self._induced, candidates=cand.sizes, symmetry=sym)
+                    plan = self._plan(q, sym, self._nlf.cand[q])   # (sizes before the batch, as the lane's)
                     out.append(_delta(P, plan, self._engine, S, op, cand, count=self._count, listing=listing,
                                       progress=progress, ids=ids))
             except BaseException:

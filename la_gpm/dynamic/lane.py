@@ -25,10 +25,11 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import _all_items, _drive_ser, side_totals
+from .cpu import all_items, drive_ser, side_totals
 from .filter import add_pairs, patch_lists, swap_rows
 from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
+from ..primitives.jit import flush_when_changed
 
 __all__ = ["run_lane", "FALLBACK", "DONE", "SHORTCUT"]
 
@@ -123,11 +124,11 @@ def _lane(ins, dele, info, strict, commit,
     else:
         uptr, uidx = cptr, cidx
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
-    items, npos = _all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split)
+    items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split)
     heavy = items.shape[0] > 0 and _work(items, live, n, k, split) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
-        _drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
+        drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
                    False, 1)
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
@@ -218,3 +219,10 @@ def lane_pairs(obj, limit: int):
     if a.dtype.kind == "u" and a.dtype.itemsize >= 8:
         return None
     return np.ascontiguousarray(a, dtype=np.int64)
+
+
+# _lane compiles in the kernels of five modules: its cached build is dropped when any of them changes
+from . import cpu as _cpu, filter as _filter, query as _query, store as _store, updates as _updates  # noqa: E402
+from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
+
+flush_when_changed(globals(), _cpu, _filter, _query, _store, _updates, _sorted_ops)

@@ -21,6 +21,22 @@ symmetry bound also ties them (last > / < the level before: pairs counted by one
 exceed / stay below; ``pair_edge[p]`` 1 where the start pair is a query edge; ``pair_el[p]`` its edge
 label (-1: any); ``pair_cond[p]`` 1 / 2 where the start pair itself needs x < y / x > y.
 
+Reuse of intersections (RapidFlow's idea; CPU search only, in :attr:`DeltaPlan.packed` alone):
+``reuse[p, l]`` 1 (2 where the two levels' NLF filters are equal) where every valid candidate of level l
+is provably in level l-1's candidate set (the sorted buffer the search holds for the current path), so
+level l may scan that set instead of a parent row.  Conditions (:func:`_reuse_tables`): (1) l-1 is a
+parent of l, and every parent of l-1 is a parent of l with the same edge label; (2) every anti level of
+l-1 is one of l (induced); (3) every vertex passing l's NLF filter passes l-1's; (4) l-1's symmetry
+bounds follow from l's: each is one of l's, or l itself is bounded by l-1 the same way (c > M[l-1] >
+M[a]).  Injectivity then follows (a non-parent of l before l-1 is a non-parent of l-1), and so do the
+anti levels (those of l before l-1 are non-parents of l-1, so anti levels of l-1: with (2) the two
+sets are equal, and induced reuse needs exactly l-1's parents plus l-1).  What is left to check:
+``nxp/xp`` the *extra parents* (slots into ``par``: parents of l not parents of l-1, l-1 among them),
+``nxlow/xlow``, ``nxup/xup`` the extra bound levels (levels of low / up of l that are neither bounds of
+l-1 nor l-1) and ``rbound`` 1 / 2 where l is bounded below / above by l-1 itself (the window then starts
+after / ends before l-1's position in the set).  The candidate bit of l needs a check only where the
+filters differ (``reuse`` 1); it prunes, it never decides a match.
+
 Symmetry breaking (Grochow & Kellis conditions f(a) < f(b), :attr:`Pattern.symmetry_conditions`)
 keeps one embedding per subgraph.  It composes with the exactly-once rule: every changed embedding
 is found once, and exactly one embedding of each changed subgraph passes the conditions (an
@@ -44,7 +60,13 @@ __all__ = ["DeltaPlan", "compile_delta_plan", "MAX_DYNAMIC_VERTICES"]
 MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex (uint32)
 # fields of DeltaPlan.packed(), in the order of DeltaPlan.tables()
 (F_ORDER, F_NPAR, F_PAR, F_PAREL, F_NANTI, F_ANTI, F_NINJ, F_INJ, F_NLOW, F_LOW, F_NUP, F_UP, F_INDEP) = range(13)
-N_FIELDS = 13
+# CPU-only fields after them (not in tables(): the GPU kernel reads the thirteen above): F_REUSE[p, l, 0] the
+# reuse flag of level l >= 3 (at level 0: 1 where plan p has such a level), [.., 1] rbound, [.., 2] nxp;
+# F_NXB[p, l, 0 / 1] nxlow / nxup; F_XP the slots of the extra parents; F_XLOW / F_XUP the extra bound levels
+# (see the module notes)
+(F_REUSE, F_NXB, F_XP, F_XLOW, F_XUP) = range(13, 18)
+N_FIELDS = 18
+REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
 
 
 @dataclass(frozen=True, eq=False)
@@ -69,12 +91,14 @@ class DeltaPlan:
     indep: np.ndarray      # (P,) 1 where the last level does not depend on the one before (see cpu.py)
     induced: bool
     symmetry: bool
+    reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
 
     @cached_property
     def packed(self) -> np.ndarray:
         """The tables in one int32 array ``T[field, p, l, s]`` (fields F_ORDER ... F_INDEP; 2-D tables in
-        slot 0, ``indep`` at level 0): the numba kernels take one array instead of thirteen (each array
-        argument of a call costs reference counting: 3x on the search loop, measured)."""
+        slot 0, ``indep`` at level 0; then the CPU-only reuse fields F_REUSE ... F_XUP): the numba kernels
+        take one array instead of thirteen (each array argument of a call costs reference counting: 3x on
+        the search loop, measured)."""
         P, k = self.order.shape
         T = np.zeros((N_FIELDS, P, k, k), np.int32)
         for f, a in enumerate(self.tables()[:12]):
@@ -83,6 +107,17 @@ class DeltaPlan:
             else:
                 T[f] = a
         T[F_INDEP, :, 0, 0] = self.indep
+        if self.reuse is not None and k >= 4:   # (levels >= 3 only: none below k = 4, which has 4 slots)
+            reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup = self.reuse
+            T[F_REUSE, :, :, 0] = reuse
+            T[F_REUSE, :, 0, 0] = reuse.any(axis=1)   # level 0 never reuses: there, whether plan p has a level
+            T[F_REUSE, :, :, 1] = rbound                #  that does (which build of the search runs it)
+            T[F_REUSE, :, :, 2] = nxp
+            T[F_NXB, :, :, 0] = nxlow
+            T[F_NXB, :, :, 1] = nxup
+            T[F_XP] = xp
+            T[F_XLOW] = xlow
+            T[F_XUP] = xup
         return T
 
     def tables(self):
@@ -115,12 +150,14 @@ def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
     return order
 
 
-def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True) -> DeltaPlan:
+def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True,
+                       reuse: bool | None = None) -> DeltaPlan:
     """One plan per directed start pair of P (see the module notes).
 
     ``candidates[u]``: how many data vertices may play query vertex u (orders take the most
     constrained vertex first, then the one with fewer candidates, then higher degree);
-    ``symmetry``: add the symmetry-breaking bounds (one embedding per subgraph)."""
+    ``symmetry``: add the symmetry-breaking bounds (one embedding per subgraph); ``reuse``: mark the
+    levels that may draw their candidates from the level before (None: the module's ``REUSE``)."""
     if P.k < 2 or P.num_edges == 0:
         raise InvalidPattern(f"a query needs at least one edge; got {P!r}")
     if P.k > MAX_DYNAMIC_VERTICES:
@@ -193,8 +230,78 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                 indep[p] = 3        # last < the level before
             else:
                 indep[p] = 1
+    ru = _reuse_tables(P, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up,
+                       REUSE if reuse is None else reuse)
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
-                     nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry))
+                     nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry),
+                     ru)
+
+
+def _nlf_implies(P: Pattern, u: int, v: int) -> bool:
+    """Every data vertex that passes query vertex v's NLF filter passes u's (filter.py: same label, degree
+    at least, per label at least as many neighbours; unlabelled: degree only)."""
+    if P.degrees[u] > P.degrees[v]:
+        return False
+    if P.vertex_labels is None:
+        return True
+    lab = P.vertex_labels
+    if lab[u] != lab[v]:
+        return False
+    cu = Counter(lab[w] for w in P.neighbors(u))
+    cv = Counter(lab[w] for w in P.neighbors(v))
+    return all(cv[x] >= c for x, c in cu.items())
+
+
+def _reuse_tables(P, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up, on):
+    """(reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup), see the module notes: level l >= 3 of plan p may draw
+    its candidates from level l-1's set when that set provably holds every valid candidate of l."""
+    n, k = order.shape
+    reuse = np.zeros((n, k), np.int32)
+    rbound = np.zeros((n, k), np.int32)
+    nxp, nxlow, nxup = (np.zeros((n, k), np.int32) for _ in range(3))
+    xp, xlow, xup = (np.zeros((n, k, k), np.int32) for _ in range(3))
+    out = (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
+    if not on:
+        return out
+    for p in range(n):
+        for lv in range(3, k):
+            e = lv - 1
+            pl = {int(par[p, lv, s]): int(parel[p, lv, s]) for s in range(npar[p, lv])}
+            pe = {int(par[p, e, s]): int(parel[p, e, s]) for s in range(npar[p, e])}
+            if e not in pl:                                          # 1. l-1 is a parent of l ...
+                continue
+            if any(pl.get(a, -2) != el for a, el in pe.items()):     # ... and so is each parent of l-1, same label
+                continue
+            al = set(anti[p, lv, :nanti[p, lv]].tolist())
+            ae = set(anti[p, e, :nanti[p, e]].tolist())
+            if not ae <= al:                                         # 2. anti(l-1) ⊆ anti(l)
+                continue
+            if not _nlf_implies(P, int(order[p, e]), int(order[p, lv])):   # 3. CT(l) ⊆ CT(l-1)
+                continue
+            lo_l, lo_e = set(low[p, lv, :nlow[p, lv]].tolist()), set(low[p, e, :nlow[p, e]].tolist())
+            up_l, up_e = set(up[p, lv, :nup[p, lv]].tolist()), set(up[p, e, :nup[p, e]].tolist())
+            # 4. l-1's window follows from l's bounds: c > M[a] directly, or through c > M[l-1] > M[a]
+            if not all(a in lo_l or e in lo_l for a in lo_e) or not all(b in up_l or e in up_l for b in up_e):
+                continue
+            # injectivity and the anti levels then need no check: a non-parent of l (before l-1) is a non-parent of
+            # l-1 (the two guards below never fire: they follow from 1.)
+            if not set(inj[p, lv, :ninj[p, lv]].tolist()) <= set(inj[p, e, :ninj[p, e]].tolist()):
+                continue
+            if not al <= ae:
+                continue
+            reuse[p, lv] = 2 if _nlf_implies(P, int(order[p, lv]), int(order[p, e])) else 1  # 2: the same filter
+            rbound[p, lv] = 1 if e in lo_l else 2 if e in up_l else 0
+            for s in range(npar[p, lv]):
+                if int(par[p, lv, s]) not in pe:
+                    xp[p, lv, nxp[p, lv]] = s
+                    nxp[p, lv] += 1
+            for a in sorted(lo_l - lo_e - {e}):
+                xlow[p, lv, nxlow[p, lv]] = a
+                nxlow[p, lv] += 1
+            for b in sorted(up_l - up_e - {e}):
+                xup[p, lv, nxup[p, lv]] = b
+                nxup[p, lv] += 1
+    return out
 
 
 def query_label_table(P: Pattern, columns: dict) -> np.ndarray:

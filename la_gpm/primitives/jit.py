@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
+import os
 import types
 
 import numba as nb
 
-__all__ = ["parallel_and_serial"]
+__all__ = ["parallel_and_serial", "flush_when_changed"]
 
 
 def parallel_and_serial(fn):
@@ -22,3 +24,41 @@ def parallel_and_serial(fn):
     ser.__module__ = fn.__module__
     ser.__doc__ = fn.__doc__
     return nb.njit(parallel=True, cache=True)(fn), nb.njit(cache=True)(ser)
+
+
+def flush_when_changed(namespace: dict, *deps) -> None:
+    """Drop the disk-cache entries of the cached numba functions in ``namespace`` (a module's ``globals()``) when a
+    file of the modules ``deps`` changed since they were cached.
+
+    numba keys a function's disk cache by its own source file only: a kernel that compiles in functions or
+    constants of other modules (the small-batch lane composes the dynamic passes of four modules; the search
+    reads the plan-field numbers of ``query.py``) keeps its old build when only those modules change, as in an
+    editable install under development (measured: the lane returned the old search's counts after an edit of
+    ``cpu.py``). A stamp of the dependencies' (path, mtime, size) is kept beside the cache; at import, when it
+    differs, the functions' cache indexes are flushed and they compile again on first use."""
+    h = hashlib.sha1()
+    for m in deps:
+        try:
+            st = os.stat(m.__file__)
+        except (OSError, AttributeError, TypeError):
+            return
+        h.update(f"{m.__name__}:{st.st_mtime_ns}:{st.st_size};".encode())
+    stamp = h.hexdigest()
+    for name, obj in list(namespace.items()):
+        cache = getattr(obj, "_cache", None)
+        path = getattr(cache, "cache_path", None)
+        if not path or getattr(obj, "py_func", None) is None or obj.py_func.__module__ != namespace.get("__name__"):
+            continue
+        f = os.path.join(path, f"{obj.py_func.__module__}.{obj.py_func.__qualname__}.deps")
+        try:
+            with open(f) as fh:
+                if fh.read() == stamp:
+                    continue
+        except OSError:
+            pass
+        try:
+            cache.flush()
+            with open(f, "w") as fh:
+                fh.write(stamp)
+        except OSError:          # a read-only cache folder: numba then uses its own fallback
+            pass
