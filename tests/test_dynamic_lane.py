@@ -26,7 +26,7 @@ _TIMES = {"seconds", "normalise_s", "union_s", "filter_s", "commit_s", "items_s"
 def _serial_search():
     """Searches small enough for the lane (the other dynamic tests set parallel_min = 1: every search is then
     'heavy' and goes back to the general path)."""
-    with la_gpm.config.set(dynamic_split=2, parallel_min=10**9):
+    with la_gpm.config.set(parallel_min=10**9):
         yield
 
 
@@ -69,8 +69,14 @@ def _as(rows, arrays):
 
 
 @settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(streams(), st.booleans())
-def test_lane_streams_equal_brute_force_and_the_general_path(case, keep):
+@given(streams(), st.booleans(), st.sampled_from([2, 256]))
+def test_lane_streams_equal_brute_force_and_the_general_path(case, keep, split):
+    """(split 2: hub items split into pieces of two neighbours; more items than the lane takes then go back)"""
+    with la_gpm.config.set(dynamic_split=split):
+        _stream_case(case, keep)
+
+
+def _stream_case(case, keep):
     G, P, induced, count, batches = case
     fast = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
     with la_gpm.config.set(dynamic_lane_max=0):
