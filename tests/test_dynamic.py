@@ -43,8 +43,10 @@ def _edge_set(G):
     return out
 
 
-def _oracle(G, P, insert, delete, induced, ins_labels=None):
-    """(positive embeddings, negative embeddings, graph after) by brute force, on small graphs."""
+def net_edges(G, insert, delete, ins_labels=None):
+    """(edges before, edges after) of a batch's net effect, {(u, v): edge label or None} (docs/dynamic.md: a pair
+    both inserted and deleted keeps its state; an existing insert or a missing delete changes nothing; a pair
+    inserted twice takes its first label)."""
     before = _edge_set(G)
     after = dict(before)
     ins = {(min(u, v), max(u, v)) for u, v in insert if u != v}
@@ -59,6 +61,12 @@ def _oracle(G, P, insert, delete, induced, ins_labels=None):
     for e in ins - both:
         if e not in after:
             after[e] = lab.get(e)
+    return before, after
+
+
+def _oracle(G, P, insert, delete, induced, ins_labels=None):
+    """(positive embeddings, negative embeddings, graph after) by brute force, on small graphs."""
+    before, after = net_edges(G, insert, delete, ins_labels)
     n = G.n
     keys = sorted(after)
     elab = None if G.edge_labels is None else [after[e] for e in keys]

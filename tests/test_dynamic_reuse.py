@@ -28,7 +28,7 @@ import la_gpm
 from la_gpm import Pattern
 from la_gpm.dynamic import query as Q
 
-from .test_dynamic import _edge_set, _graph_from_pairs, _rows
+from .test_dynamic import _edge_set, _graph_from_pairs, _rows, net_edges
 
 
 # ----------------------------------------------------------------------------------------------- plan flags
@@ -223,19 +223,7 @@ def _delta_oracle(G, P, insert, delete, ins_labels, induced):
     """(positive, negative) embedding sets of the batch's net effect (docs/dynamic.md: pairs both inserted and
     deleted keep their state; inserting an existing edge or deleting a missing one changes nothing; a pair
     inserted twice takes its first label)."""
-    before = _edge_set(G)
-    after = dict(before)
-    ins = {(min(u, v), max(u, v)) for u, v in insert if u != v}
-    dele = {(min(u, v), max(u, v)) for u, v in delete if u != v}
-    both = ins & dele
-    lab = {}
-    for t, (u, v) in enumerate(insert):
-        lab.setdefault((min(u, v), max(u, v)), None if ins_labels is None else ins_labels[t])
-    for e in dele - both:
-        after.pop(e, None)
-    for e in ins - both:
-        if e not in after:
-            after[e] = lab[e]
+    before, after = net_edges(G, insert, delete, ins_labels)
     vlab = None if G.vertex_labels is None else G.vertex_labels.tolist()
     eb = _embeddings(G.n, *_state(G.n, before), vlab, P, induced)
     ea = _embeddings(G.n, *_state(G.n, after), vlab, P, induced)

@@ -96,7 +96,6 @@ def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
 
 def esu_counts(G, k: int) -> list[int]:
     """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 7."""
-    cp = cupy()
     nclass = len(classes(k).keys)
     if G.n == 0 or G.m == 0:
         return [0] * nclass
@@ -111,24 +110,32 @@ def esu_counts(G, k: int) -> list[int]:
             offs, nitems = _item_offsets(G, split)
         else:
             offs, nitems = fwd, nwork   # offs unused
-        per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
-        grid, wpb = _warps(per_warp * 5, nitems, cp)
-        nw = grid * wpb
-    what = f"the {k}-vertex census ({nw} warps × {per_warp * 5} bytes of extension stacks)"
-    with oom_guard(what):
-        with _stage("esu: allocations and one memset"):
+    return _esu_launch(f"the {k}-vertex census", "esu", "census_esu", k, n, maxd, nitems, nclass,
+                       lambda grid, block, vbuf, mbuf, next_, counts: kernel(__package__, "census", "census_esu")(
+                           grid, block,
+                           (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split),
+                            np.int32(k), np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_,
+                            counts), shared_mem=nclass * 8))
+
+
+def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch) -> list[int]:
+    """One launch of an ESU census kernel: extension stacks for as many warps as ``config.memory_budget`` allows
+    (level p holds at most min((p + 1) maxd, n) candidates), one memset for the item counter and the class
+    counters, ``launch(grid, block, vbuf, mbuf, next_, counts)``, the counts back as Python ints."""
+    cp = cupy()
+    per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
+    grid, wpb = _warps(per_warp * 5, nitems, cp)
+    nw = grid * wpb
+    with oom_guard(f"{what} ({nw} warps × {per_warp * 5} bytes of extension stacks)"):
+        with _stage(f"{stage}: allocations and one memset"):
             vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
             mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
             buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
             next_, counts = buf[:1], buf[1:]
-        with _stage("esu: census_esu kernel (launch to completion)"):
+        with _stage(f"{stage}: {kname} kernel (launch to completion)"):
             if nitems:
-                kernel(__package__, "census", "census_esu")(
-                    (grid,), (wpb * 32,),
-                    (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split), np.int32(k),
-                     np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_, counts),
-                    shared_mem=nclass * 8)
-        with _stage("esu: copy back"):
+                launch((grid,), (wpb * 32,), vbuf, mbuf, next_, counts)
+        with _stage(f"{stage}: copy back"):
             out = counts.get()
     return [int(x) for x in out]
 
@@ -193,7 +200,6 @@ def directed_esu_counts(D, U, k: int, table, nclass: int) -> list[int]:
     if k not in (3, 4) or len(table) != 1 << (k * (k - 1)):
         raise ValueError(f"directed_esu_counts: k must be 3 or 4 with a table of 2^(k(k-1)) codes; got k={k}, "
                          f"{len(table)} codes")
-    cp = cupy()
     if D.n == 0 or D.m == 0:
         return [0] * nclass
     with _stage("directed esu: cached device data and launch shape (host)"):
@@ -201,26 +207,12 @@ def directed_esu_counts(D, U, k: int, table, nclass: int) -> list[int]:
         dtable = device_directed_table(k, table)
         n = int(ptr.shape[0] - 1)
         nwork = int(fwd.shape[0])
-        per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
-        grid, wpb = _warps(per_warp * 5, nwork, cp)
-        nw = grid * wpb
-    what = f"the directed {k}-vertex census ({nw} warps × {per_warp * 5} bytes of extension stacks)"
-    with oom_guard(what):
-        with _stage("directed esu: allocations and one memset"):
-            vbuf = cp.empty(max(1, nw * per_warp), dtype=cp.int32)
-            mbuf = cp.empty(max(1, nw * per_warp), dtype=cp.uint8)
-            buf = cp.zeros(nclass + 1, dtype=cp.uint64)    # one memset: the item counter, then the classes
-            next_, counts = buf[:1], buf[1:]
-        with _stage("directed esu: census_esu_directed kernel (launch to completion)"):
-            if nwork:
-                kernel(__package__, "census", "census_esu_directed")(
-                    (grid,), (wpb * 32,),
-                    (ptr, idx, dirs, fsrc, fwd, np.int64(nwork), np.int32(k), np.int32(n), np.int32(maxd), dtable,
-                     np.int32(nclass), vbuf, mbuf, next_, counts),
-                    shared_mem=nclass * 8)
-        with _stage("directed esu: copy back"):
-            out = counts.get()
-    return [int(x) for x in out]
+    return _esu_launch(f"the directed {k}-vertex census", "directed esu", "census_esu_directed", k, n, maxd, nwork,
+                       nclass, lambda grid, block, vbuf, mbuf, next_, counts: kernel(
+                           __package__, "census", "census_esu_directed")(
+                           grid, block,
+                           (ptr, idx, dirs, fsrc, fwd, np.int64(nwork), np.int32(k), np.int32(n), np.int32(maxd),
+                            dtable, np.int32(nclass), vbuf, mbuf, next_, counts), shared_mem=nclass * 8))
 
 
 def _item_offsets(G, split):
