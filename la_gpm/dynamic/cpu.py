@@ -547,17 +547,24 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
 
 
-def _work(items, S, k) -> float:
-    """Predicted search work: the level-2 scan of every item times the average row length once per deeper
-    level (at most twice): a dense 6-vertex query on human (386 items, 2% batch) searches 40 ms on one
-    core, though its level-2 scans sum to 19K positions."""
-    n = items.shape[0]
-    if not n:
+@nb.njit(cache=True)
+def work_estimate(items, live, n, k, split):
+    """Predicted search work: the level-2 scan of every item times the average row length (``live`` arcs over
+    ``n`` vertices) once per deeper level (at most twice): a dense 6-vertex query on human (386 items, 2% batch)
+    searches 40 ms on one core, though its level-2 scans sum to 19K positions.  Compared with
+    ``config.parallel_min`` by the general path and by the small-batch lane."""
+    m = items.shape[0]
+    if m == 0:
         return 0.0
-    grow = max(S.live / max(S.n, 1), 1.0) ** min(max(k - 3, 0), 2)
-    if n * (config.dynamic_split + 1) * grow < config.parallel_min:   # a bound, each item scans <= split
-        return n * (config.dynamic_split + 1) * grow
-    return (float((items[:, 4] - items[:, 3]).sum()) + n) * grow
+    g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
+    s = 0.0
+    for t in range(m):
+        s += items[t, 4] - items[t, 3]
+    return (s + m) * g
+
+
+def _work(items, S, k) -> float:
+    return work_estimate(items, S.live, S.n, k, config.dynamic_split)
 
 
 def _drive(items, work, *args):

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import all_items, drive_ser, side_totals
+from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, patch_lists, swap_rows
 from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
@@ -76,17 +76,6 @@ def _start_pairs(ct, upd, pairs):
             if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
                 n += 1
     return n
-
-
-@nb.njit(cache=True)
-def _work(items, live, n, k, split):
-    """Predicted search work, the rule of :func:`.cpu._work` (compared with ``config.parallel_min``)."""
-    m = items.shape[0]
-    g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
-    s = 0.0
-    for t in range(m):
-        s += items[t, 4] - items[t, 3]
-    return (s + m) * g
 
 
 @nb.njit(cache=True)
@@ -147,7 +136,7 @@ def _lane(ins, dele, info, strict, commit,
         uptr, uidx = cptr, cidx
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
     items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split)
-    heavy = items.shape[0] > LANE_ITEMS or (items.shape[0] > 0 and _work(items, live, n, k, split) >= parallel_min)
+    heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k, split) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
         drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
