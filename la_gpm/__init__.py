@@ -43,6 +43,7 @@ _LAZY = {
     "DynamicGraph": ("la_gpm.dynamic", "DynamicGraph"),
     "DiPattern": ("la_gpm.motifs.directed_count", "DiPattern"),
     "MatchDelta": ("la_gpm.dynamic", "MatchDelta"),
+    "StreamDelta": ("la_gpm.dynamic", "StreamDelta"),
 }
 
 

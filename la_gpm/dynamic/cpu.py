@@ -464,9 +464,10 @@ def _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair
 
 
 @nb.njit(cache=True)
-def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split):
-    """The items (count pass, fill pass), heaviest first (stable: a counting sort by cost, which is at most
-    ``split``), and how many search the positive side."""
+def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, heavy_first):
+    """The items (count pass, fill pass), and how many search the positive side; with ``heavy_first`` the
+    heaviest first (stable: a counting sort by cost, which is at most ``split``: the parallel drive's balance;
+    a serial search takes them as they come)."""
     n = _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
                np.zeros((1, 6), np.int64), False)
     raw = np.empty((n, 6), np.int64)
@@ -475,7 +476,7 @@ def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, p
     for t in range(n):
         if raw[t, 5] == 1:
             npos += 1
-    if n < 2:
+    if n < 2 or not heavy_first:
         return raw, npos
     top = 0
     for t in range(n):
@@ -509,7 +510,7 @@ def build_items(plan, upd, ustate, uel, cand, urows, split):
     positives, a delete negatives) and the other side when p is a query non-edge (induced); a hub's
     level-2 scan is split into pieces of ``split`` positions."""
     return all_items(upd, ustate, uel, cand.ct, cand.ptr, urows, plan.packed, plan.pairs, plan.pair_edge,
-                      plan.pair_el, plan.pair_cond, plan.k, int(split))
+                      plan.pair_el, plan.pair_cond, plan.k, int(split), True)
 
 
 @nb.njit(cache=True)

@@ -13,6 +13,7 @@ each found exactly once from its lowest-order updated pair (notes/001_gamma.md Â
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -27,9 +28,10 @@ from . import lane as _lane
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise
+from .stream import COLUMNS, StreamDelta, stream_source
 from .views import relevance_of, view_graph
 
-__all__ = ["match_delta", "DynamicGraph", "MatchDelta", "COUNT_KINDS"]
+__all__ = ["match_delta", "DynamicGraph", "MatchDelta", "StreamDelta", "COUNT_KINDS"]
 
 COUNT_KINDS = ("embeddings", "unique")
 
@@ -102,7 +104,7 @@ def _check_count(count):
 def _total(counts: np.ndarray) -> int:
     if counts.size == 0:
         return 0
-    if counts.size < 2**20 or int(counts.max()) < (2**62) // counts.size:
+    if int(counts.max()) <= (2**63 - 1) // counts.size:    # no partial sum can pass int64
         return int(counts.sum())
     return sum(int(c) for c in counts)  # an int64 sum could overflow: Python ints
 
@@ -326,12 +328,12 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
         lane = _lane_batch(S, insert, delete, listing, progress, b)
         if lane is not None:
             ins, dele = lane
-            info, _, _, _, items, counts = _lane.run_lane(S, nlf, plan, ins, dele, strict=strict, commit=False,
-                                                         relevance=None, split=config.dynamic_split,
-                                                         parallel_min=config.parallel_min)
-            if info[0] != _lane.FALLBACK:
-                v = info.tolist()
-                pos, neg = _lane_counts(v, items, counts, P, plan, count)
+            ioff, doff = _lane.one_batch(ins, dele)
+            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=False, relevance=None,
+                                 split=config.dynamic_split, parallel_min=config.parallel_min)
+            if run.next:
+                v = run.infos[0].tolist()
+                pos, neg = _lane_counts(v, run.items, run.counts, P, plan, count)
                 stats = dict(_lane_stats(v, (ins.shape[0], dele.shape[0]), False), backend=b,
                              items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
                              lane=True, seconds=time.perf_counter() - t0)
@@ -465,26 +467,26 @@ class DynamicGraph:
         with S.lock:
             t0 = time.perf_counter()
             plan = self._plan(0, _use_symmetry(self._count, False), nlf.cand[0])
-            info, touched, old_rows, lists, items, counts = _lane.run_lane(
-                S, nlf, plan, ins, dele, strict=strict, commit=True, relevance=self._relevance if views else None,
-                split=config.dynamic_split, parallel_min=config.parallel_min)
-            status = info[0]
-            if status == _lane.FALLBACK:
+            ioff, doff = _lane.one_batch(ins, dele)
+            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
+                                 relevance=self._relevance if views else None, split=config.dynamic_split,
+                                 parallel_min=config.parallel_min)
+            if not run.next:
                 return None
-            v = info.tolist()
+            v = run.infos[0].tolist()
             stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
             stats["backend"] = self._backend
-            if status == _lane.SHORTCUT:
+            if v[_lane.I_STATUS] == _lane.SHORTCUT:
                 S.version += 1
                 stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
                              seconds=time.perf_counter() - t0)
                 return [MatchDelta(0, 0, _no_graph, stats, None, None, self._count, self._induced)]
-            S.used = v[_lane.I_USED]
-            S.maxdeg = v[_lane.I_MAXDEG]
-            S.committed(touched, old_rows, S.n, 2 * (v[_lane.I_INS] - v[_lane.I_DEL]))
-            if lists is not None:
-                nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, lists)
-            pos, neg = _lane_counts(v, items, counts, self._queries[0], plan, self._count)
+            S.used = run.used
+            S.maxdeg = run.maxdeg
+            S.committed(run.touched, run.old_rows, S.n, run.live - S.live)
+            if run.lists is not None:
+                nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
+            pos, neg = _lane_counts(v, run.items, run.counts, self._queries[0], plan, self._count)
             after = _no_graph if views else S.snapshot()
             if views and not v[_lane.I_INS] and not v[_lane.I_DEL]:
                 stats["shortcut"] = "no relevant update"
@@ -505,6 +507,12 @@ class DynamicGraph:
             out = self._apply_lane(S, *lane, strict, views)
             if out is not None:
                 return out
+        return self._apply_general(insert, delete, labels, strict, listing, progress)
+
+    def _apply_general(self, insert, delete, labels, strict, listing, progress):
+        """:meth:`apply` without the lane."""
+        S = self._store
+        views = not self._keep_graph
         with S.lock:
             t0 = time.perf_counter()
             batch = normalise(S, insert, delete, labels=labels, strict=strict,
@@ -543,3 +551,171 @@ class DynamicGraph:
             after = _no_graph if views else S.snapshot()
         return [MatchDelta(pos, neg, after, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
                            lists[0], lists[1], self._count, self._induced) for pos, neg, lists, st2 in out]
+
+    def apply_stream(self, stream, *, batch_size: int | None = None, labels=None, strict: bool = False,
+                     progress: bool = False) -> StreamDelta:
+        """Apply a stream of batches in order; the counts of every (batch, query) as arrays.
+
+        The counts, the graph and the tables after it are those of calling :meth:`apply` on each batch in
+        turn.  What differs is the cost of a small batch: with one query on the CPU backend (a graph without
+        an id map or edge labels) a whole run of batches is one numba call (the small-batch lane, looping
+        over the batches), so a batch of a few dozen updates costs its own work, not a Python call.  A batch
+        the lane does not take (new vertices, more work than the lane is for, labelled pairs) goes through
+        :meth:`apply`'s general path in its turn and the run goes on after it.
+
+        Parameters
+        ----------
+        stream : one of
+            * the path of a RapidFlow / GAMMA stream file (``e u v [label]`` inserts, ``-e u v [label]``
+              deletes, ``v id label`` labels a new vertex);
+            * an (m, 3) integer array of signed updates in stream order, rows ``(sign, u, v)``: +1 inserts
+              the edge u-v, -1 deletes it ((m, 4) with an edge label);
+            * an iterable of batches, each an ``(insert, delete)`` pair or a ``{"insert": ..., "delete": ...}``
+              mapping, as :meth:`apply` takes them.
+        batch_size : cuts a file or an array in stream order into batches of this many updates (default:
+            all of it is one batch).  Within a batch only the net effect counts (see :meth:`apply`).
+        labels : ``{vertex id: label}`` for new vertices (with a file, added to its ``v`` lines)
+        strict : as in :meth:`apply`
+        progress : a progress bar over the batches
+
+        Returns
+        -------
+        StreamDelta
+            arrays ``batch``, ``query``, ``positive``, ``negative``, ``inserted``, ``deleted``, ``ignored``,
+            ``irrelevant``, ``items``, ``lane`` (one entry per (batch, query)); ``totals()``, ``to_frame()``.
+
+        Raises
+        ------
+        la_gpm.InvalidUpdate
+            on a bad batch (as :meth:`apply`): the batches before it stay applied (``version`` counts them),
+            the bad one changes nothing.
+
+        Examples
+        --------
+        >>> import la_gpm, numpy as np
+        >>> D = la_gpm.DynamicGraph(la_gpm.Graph.from_edges([0, 1, 2], [1, 2, 3]), ["triangle"], count="unique")
+        >>> r = D.apply_stream(np.array([[1, 0, 2], [1, 1, 3], [-1, 1, 2]]), batch_size=1)
+        >>> r.positive.tolist(), r.negative.tolist(), D.version
+        ([1, 1, 0], [0, 0, 2], 3)
+        """
+        t0 = time.perf_counter()
+        S = self._store
+        lane_ok = (len(self._queries) == 1 and self._backend == "cpu" and S.ids is None)
+        src = stream_source(stream, batch_size, config.dynamic_lane_max if lane_ok else 0, S.labeled)
+        if src.labels:      # the file's v lines, then the caller's (a bad labels argument is reported by apply)
+            labels = dict(src.labels) if labels is None else {**src.labels, **labels} if isinstance(
+                labels, Mapping) else labels
+        nbat = src.nbat
+        nq = len(self._queries)
+        chunks = []          # dicts of columns, in batch order
+        infos = None
+        if src.pairs is not None:
+            infos = np.zeros((nbat, _lane.N_INFO), np.int64)
+            infos[:, _lane.I_STATUS] = -1        # not run yet
+        bar = None
+        if progress:
+            from tqdm.auto import tqdm
+            bar = tqdm(total=nbat, desc="apply_stream", unit="batch")
+        n_lane = 0
+        b = 0
+        step = 64
+        try:
+            while b < nbat:
+                if infos is not None and not src.skip[b]:
+                    b1 = nbat if bar is None else min(nbat, b + step)
+                    t = time.perf_counter()
+                    got = self._run_lane_stream(S, src, infos, b, b1, strict, chunks)
+                    n_lane += got - b
+                    if bar is not None:
+                        bar.update(got - b)
+                        dt = time.perf_counter() - t
+                        step = max(1, min(4 * step, int(step * 0.25 / dt))) if dt > 0 else 4 * step
+                    b = got
+                    if b >= nbat or not (src.skip[b] or infos[b, _lane.I_STATUS] == _lane.FALLBACK):
+                        continue
+                ins, dele = src.raw(b)
+                out = self._apply_general(ins, dele, labels, strict, False, False)
+                chunks.append(_general_columns(b, out))
+                b += 1
+                if bar is not None:
+                    bar.update(1)
+        finally:
+            if bar is not None:
+                bar.close()
+        cols = {}
+        for c in COLUMNS:
+            parts = [ch[c] for ch in chunks]
+            cols[c] = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+            if any(p.dtype == object for p in parts):
+                cols[c] = cols[c].astype(object)
+        cols["lane"] = cols["lane"].astype(bool)
+        if not chunks:
+            cols["lane"] = np.zeros(0, bool)
+        return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
+
+    def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):
+        """Batches b0 .. b1 - 1 of a packed stream through the lane, committed; their columns appended to
+        ``chunks``.  Returns the first batch not run."""
+        views = not self._keep_graph
+        ins_all, ioff, del_all, doff = src.pairs
+        nlf = self._nlf
+        P = self._queries[0]
+        with S.lock:
+            S.settle()
+            plan = self._plan(0, _use_symmetry(self._count, False), nlf.cand[0])
+            run = _lane.run_lane(S, nlf, plan, ins_all, ioff, del_all, doff, strict=strict, commit=True,
+                                 relevance=self._relevance if views else None, split=config.dynamic_split,
+                                 parallel_min=config.parallel_min, b0=b0, b1=b1, skip=src.skip, infos=infos,
+                                 compact=True)
+            done = run.next - b0
+            if done or run.buffer is not None:
+                S.used = run.used
+                S.maxdeg = run.maxdeg
+                S.advanced(done, run.live, run.buffer)
+                if run.lists is not None:
+                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
+        if done:
+            chunks.append(_lane_columns(infos[b0:run.next], b0, run, P, plan, self._count))
+        return run.next
+
+
+def _lane_columns(v, b0, run, P, plan, count):
+    """The result columns of the lane's batches (``v``: their info rows)."""
+    L = _lane
+    aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1
+    pos, neg = v[:, L.I_POS], v[:, L.I_NEG]
+    big = bool(v[-1, L.I_BIG])
+    top = max(int(pos.max()), int(neg.max()))
+    if big or top >= (2**63 - 1) // aut:        # Python ints (only the last batch run can be I_BIG)
+        pos, neg = pos.astype(object) * aut, neg.astype(object) * aut
+        if big:
+            pos[-1], neg[-1] = _lane_counts(v[-1].tolist(), run.items, run.counts, P, plan, count)
+    elif aut != 1:
+        pos, neg = pos * aut, neg * aut
+    else:
+        pos, neg = pos.copy(), neg.copy()
+    nb = v.shape[0]
+    return {"batch": np.arange(b0, b0 + nb, dtype=np.int64), "query": np.zeros(nb, np.int64), "positive": pos,
+            "negative": neg, "inserted": v[:, L.I_INS].copy(), "deleted": v[:, L.I_DEL].copy(),
+            "ignored": v[:, L.I_LOOPS] + v[:, L.I_DUP] + v[:, L.I_BOTH] + v[:, L.I_EXIST] + v[:, L.I_MISSING],
+            "irrelevant": v[:, L.I_DROP_I] + v[:, L.I_DROP_D], "items": v[:, L.I_NITEMS].copy(),
+            "lane": np.ones(nb, bool)}
+
+
+def _general_columns(b, out):
+    """The result columns of one batch from :meth:`DynamicGraph.apply`'s general path (one MatchDelta per
+    query)."""
+    def arr(xs):
+        try:
+            return np.array(xs, dtype=np.int64)
+        except OverflowError:
+            return np.array(xs, dtype=object)
+    st = [d.stats for d in out]
+    return {"batch": np.full(len(out), b, np.int64), "query": np.arange(len(out), dtype=np.int64),
+            "positive": arr([d.positive for d in out]), "negative": arr([d.negative for d in out]),
+            "inserted": arr([x["inserted"] for x in st]), "deleted": arr([x["deleted"] for x in st]),
+            "ignored": arr([x["ignored_self_loops"] + x["ignored_duplicates"] + x["ignored_insert_and_delete"]
+                            + x["ignored_existing_inserts"] + x["ignored_missing_deletes"] for x in st]),
+            "irrelevant": arr([x.get("irrelevant", 0) for x in st]),
+            "items": arr([x["items"]["positive"] + x["items"]["negative"] for x in st]),
+            "lane": np.zeros(len(out), bool)}

@@ -27,11 +27,11 @@ import numpy as np
 
 from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, patch_lists, swap_rows
-from .store import compact_rows, patch_ser, prepare_union
+from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "FALLBACK", "DONE", "SHORTCUT"]
+__all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path: the search compiled into the lane ran 1.3-1.5x slower
@@ -40,8 +40,8 @@ FALLBACK, DONE, SHORTCUT = 0, 1, 2
 LANE_ITEMS = 64
 # info[...] slots written by the lane
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS) = range(18)
-N_INFO = 18
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL) = range(19)
+N_INFO = 19
 
 _E1 = np.zeros(0, np.int64)
 _E2 = np.zeros((0, 2), np.int64)
@@ -79,11 +79,12 @@ def _start_pairs(ct, upd, pairs):
 
 
 @nb.njit(cache=True)
-def _lane(ins, dele, info, strict, commit,
-          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
-          use_rel, code, table,
-          deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
+def _one(ins, dele, info, strict, commit,
+         n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
+         use_rel, code, table,
+         deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+         T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
+    """One batch (see the module notes); ``info`` is its row of the run's info table."""
     info[I_STATUS] = FALLBACK
     # query views: the updates no query can use go first
     if use_rel:
@@ -111,7 +112,8 @@ def _lane(ins, dele, info, strict, commit,
         return _nothing()
     offs, longest, upd, ustate, uel = prepare_union(rows, n, touched, icnt, iout, dout, el, False)
     need = offs[touched.shape[0]]
-    if used + need > cap:                   # the buffer must grow: the general path
+    if used + need > cap:                   # the buffer must grow: the general path (or the run compacts it)
+        info[I_FULL] = need
         return _nothing()
     info[I_LOOPS] = cnt[0] + cnt[1]
     info[I_DUP] = cnt[2]
@@ -127,15 +129,17 @@ def _lane(ins, dele, info, strict, commit,
         maxdeg = longest
     add_pairs(deg, N, vcol, iout, 1, on)
     saved = np.empty(touched.shape[0], np.uint32)
-    if swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved):
-        bits = np.empty(touched.shape[0], np.uint32)
-        for t in range(touched.shape[0]):
-            bits[t] = ct[touched[t]]
-        uptr, uidx = patch_lists(cptr, cidx, touched, bits, k)
+    opened = swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved)
+    ubits = np.empty(touched.shape[0], np.uint32)      # the union's bits
+    for t in range(touched.shape[0]):
+        ubits[t] = ct[touched[t]]
+    if opened:
+        uptr, uidx = patch_lists(cptr, cidx, touched, ubits, k)
     else:
         uptr, uidx = cptr, cidx
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
-    items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split)
+    items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
+                            False)
     heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k, split) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
@@ -164,12 +168,18 @@ def _lane(ins, dele, info, strict, commit,
         after = np.empty(touched.shape[0], np.uint32)
         swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, after)
         changed = False
+        as_union = True
         for t in range(touched.shape[0]):
             after[t] = ct[touched[t]]
             if after[t] != saved[t]:
                 changed = True
-        if changed:     # the lists after the batch, from the lists before it
-            lptr, lidx = patch_lists(cptr, cidx, touched, after, k)
+            if after[t] != ubits[t]:
+                as_union = False
+        if changed:     # the lists after the batch: the union's where the bits are its (no delete took one away)
+            if as_union:
+                lptr, lidx = uptr, uidx
+            else:
+                lptr, lidx = patch_lists(cptr, cidx, touched, after, k)
         info[I_LISTS] = changed
         if touched.shape[0]:
             compact_rows(rows, idx, st, od, el, False, touched)
@@ -182,27 +192,107 @@ def _lane(ins, dele, info, strict, commit,
     return touched, old_rows, lptr, lidx, np.zeros((0, 2), np.int64), np.zeros(0, np.int64)
 
 
-def run_lane(S, nlf, plan, ins, dele, *, strict, commit, relevance, split, parallel_min):
-    """One batch through the lane: ``(info, touched, old_rows, lists after or None, items, counts)``; ``info[0]``
-    is FALLBACK (nothing changed: take the general path), SHORTCUT (views: no relevant update; nothing
-    changed) or DONE (store and tables moved to the batch's union and then committed / reverted; the caller
-    sets the store's scalars from ``info``)."""
-    info = np.zeros(N_INFO, np.int64)
+@nb.njit(cache=True)
+def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
+          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
+          use_rel, code, table,
+          deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
+    """Batches b0, b0 + 1, ... < b1 of a run (batch b: ``ins_all[ins_off[b]:ins_off[b + 1]]``, the same for
+    deletes), each committed before the next (``commit``; a revert makes sense for one batch only).  Stops at
+    the first batch marked in ``skip`` or that falls back (its row of ``infos`` says FALLBACK: nothing of it
+    was changed), and after a batch whose counts need Python ints (``I_BIG``: its items and counts are
+    returned).  With ``compact`` a batch that finds the arc buffer full compacts the live rows into a fresh
+    one (:func:`.store.fresh_buffer`) and runs; without, it falls back.  Returns ``(next batch, used, live,
+    maxdeg, candidate lists (ptr, idx), lists changed, touched, old_rows, items, counts, (idx, st, od),
+    compacted)`` -- touched .. counts of the last batch run."""
+    changed = False
+    compacted = False
+    touched = np.zeros(0, np.int64)
+    old_rows = np.zeros((0, 2), np.int64)
+    items = np.zeros((0, 2), np.int64)
+    counts = np.zeros(0, np.int64)
+    b = b0
+    while b < b1:
+        info = infos[b]
+        if skip[b]:
+            info[I_STATUS] = FALLBACK
+            break
+        ins = ins_all[ins_off[b]:ins_off[b + 1]]
+        dele = del_all[del_off[b]:del_off[b + 1]]
+        touched, old_rows, lptr, lidx, items, counts = _one(
+            ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
+            mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min)
+        if info[I_STATUS] == FALLBACK:
+            if compact and info[I_FULL]:
+                idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
+                cap = idx.shape[0]
+                live = used
+                compacted = True
+                info[I_FULL] = 0
+                continue
+            break
+        b += 1
+        if info[I_STATUS] == DONE:
+            maxdeg = info[I_MAXDEG]
+            if commit:
+                used = info[I_USED]
+                live += 2 * (info[I_INS] - info[I_DEL])
+                if info[I_LISTS]:
+                    cptr, cidx = lptr, lidx
+                    changed = True
+            if info[I_BIG]:
+                break
+    return b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, (idx, st, od), compacted
+
+
+class LaneRun:
+    """What one call of the lane did: ``next`` (the first batch not run: it fell back or was marked, or the end),
+    ``infos`` (one row per batch), the store's scalars and the candidate lists after it, and the last batch's
+    touched rows, old rows, items and counts."""
+    __slots__ = ("next", "infos", "used", "live", "maxdeg", "lists", "touched", "old_rows", "items", "counts",
+                 "buffer")
+
+    def __init__(self, next_, infos, used, live, maxdeg, lists, touched, old_rows, items, counts, buffer):
+        self.next, self.infos, self.used, self.live, self.maxdeg = next_, infos, used, live, maxdeg
+        self.lists, self.touched, self.old_rows, self.items, self.counts = lists, touched, old_rows, items, counts
+        self.buffer = buffer     # (idx, st, od) of a fresh arc buffer the run compacted into, else None
+
+
+def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit, relevance, split, parallel_min,
+             b0=0, b1=None, skip=None, infos=None, compact=False):
+    """Batches ``b0 .. b1 - 1`` through the lane (one batch: offsets ``[0, m]``), a :class:`LaneRun`.  Each
+    batch's ``infos[b, I_STATUS]`` is FALLBACK (nothing changed: take the general path; the run stopped
+    there), SHORTCUT (views: no relevant update; nothing changed) or DONE (store and tables moved to the
+    batch's union and then committed / reverted).  The caller sets the store's scalars and lists from it."""
+    nbat = ins_off.shape[0] - 1
+    b1 = nbat if b1 is None else b1
+    if infos is None:
+        infos = np.zeros((nbat, N_INFO), np.int64)
+    if skip is None:
+        skip = np.zeros(nbat, np.uint8)
     q = nlf.q[0]
     cand = nlf.cand[0]
     if relevance is not None:
         use_rel, code, table = True, relevance.code, relevance.table
     else:
         use_rel, code, table = False, _NO_CODE, _NO_TABLE
-    touched, old_rows, lptr, lidx, items, counts = _lane(
-        ins, dele, info, strict, commit,
+    b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted = _lane(
+        ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
         S.scratch_mark(S.n),
         use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min)
-    return info, touched, old_rows, (lptr, lidx) if info[I_LISTS] else None, items, counts
+    return LaneRun(b, infos, used, live, maxdeg, (cptr, cidx) if changed else None, touched, old_rows, items, counts,
+                   buf if compacted else None)
+
+
+def one_batch(ins, dele):
+    """The offsets of a run of one batch."""
+    return np.array([0, ins.shape[0]], np.int64), np.array([0, dele.shape[0]], np.int64)
 
 
 _NO_TABLE = np.zeros((1, 1), np.uint8)

@@ -170,6 +170,34 @@ def _gather(rows, idx, el, labeled, n):
     return ptr, out, oel
 
 
+@nb.njit(cache=True)
+def fresh_buffer(rows, idx, st, od, n, extra):
+    """An unlabelled store's live rows copied into a fresh arc buffer with room for ``extra`` more arcs and as
+    many again as the live arcs: ``(idx, st, od, used)``, ``rows[:n]`` pointed into it (the compaction of
+    :meth:`ArcStore._reserve`, for the small-batch lane's runs: each batch leaves its touched rows' old copies
+    behind, so a compaction, O(live arcs), comes once per live-arcs' worth of touched rows).  Between batches
+    every state is 0 and every order -1 (:meth:`ArcStore._fresh`), so ``st`` and ``od`` are kept when the
+    capacity is."""
+    used = 0
+    for v in range(n):
+        used += rows[v, 1] - rows[v, 0]
+    cap = idx.shape[0]
+    if 2 * used + extra > cap:
+        cap = max(2 * used + extra, 1024)
+        st = np.zeros(cap, dtype=np.int8)
+        od = np.full(cap, -1, dtype=np.int32)
+    out = np.empty(cap, dtype=np.int32)
+    o = 0
+    for v in range(n):
+        b = rows[v, 0]
+        e = rows[v, 1]
+        rows[v, 0] = o
+        out[o:o + e - b] = idx[b:e]
+        o += e - b
+        rows[v, 1] = o
+    return out, st, od, used
+
+
 def grow(a, size):
     """``a`` itself when it has ``size`` rows, else a copy with room for at least ``size`` (x1.5; new rows zero):
     the capacity growth of the store's and the candidate tables' arrays."""
@@ -342,6 +370,26 @@ class ArcStore:
             self._log.append((self.version, touched, old_rows, n_before))
         else:
             self._log.clear()
+
+    def settle(self) -> None:
+        """Build the snapshots still held unbuilt (:meth:`snapshot`) now, so that a run of commits may skip the
+        log (:meth:`advanced`)."""
+        if self._live:
+            self._materialise_live_snapshots()
+
+    def advanced(self, batches: int, live: int, buffer=None) -> None:
+        """The bookkeeping of ``batches`` commits with compacted rows made in one run of the lane, with no
+        snapshot held unbuilt (:meth:`settle` first): live arcs, version and, where the run compacted the
+        arcs into a fresh buffer (:func:`fresh_buffer`), ``buffer = (idx, st, od)``."""
+        if self._live:
+            raise RuntimeError("ArcStore.settle() must come before a run of commits (a bug, please report)")
+        self.live = live
+        self.version += batches
+        self._log.clear()
+        if buffer is not None:
+            self.idx, self.st, self.od = buffer
+            self.generation += 1
+            self.compactions += 1
 
     def _reserve(self, arcs: int, n_after: int) -> None:
         """Room for ``arcs`` more arcs at the tail and ``n_after`` rows; compacts when half is garbage."""

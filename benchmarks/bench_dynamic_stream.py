@@ -1,0 +1,244 @@
+"""Batch-dynamic matching over a whole update stream: ``DynamicGraph.apply_stream`` against RapidFlow running
+the same stream, and against recounting after every batch, measured in the same run.
+
+    python benchmarks/bench_dynamic_stream.py stream --quick          # yeast, k = 4, 100 batches of 0.1%
+    python benchmarks/bench_dynamic_stream.py stream                  # yeast, hprd, human, wordnet; k = 4, 6
+    python benchmarks/bench_dynamic_stream.py stream --datasets yeast --rate 0.001 --batches 1000
+
+Why a stream.  RapidFlow (VLDB'22, CPU, one thread) is a continuous matcher: it takes a stream of updates and
+handles each inside its own C++ loop; its printed "Query time" covers the whole stream.  ``bench_dynamic.py``
+times one batch per call, where la_gpm pays a Python call per batch (a few microseconds) against RapidFlow's
+1-2 us per update.  Here both sides get the same stream and do all of it: RapidFlow one update at a time,
+la_gpm one ``apply_stream`` call that runs the batches in order (the small-batch lane loops over them in
+numba).  This is the comparison a user with a stream makes.
+
+Workload (seeded, ``dynamic_workload.py``): per dataset, ``--batches`` B batches of ``--rate`` r |E| updates
+each: ``make_batch(G, r B)`` samples r B |E| distinct edges; 2/3 are removed to give G0 and come back as
+inserts, the rest are deleted from G0; both lists are cut into B consecutive batches.  RapidFlow's stream file
+lists each batch's deletions and then its insertions, so its one printed total equals the sum over batches of
+la_gpm's positive + negative exactly (within a batch la_gpm counts the net effect: Neg = |M(G)| - |M(K)|, Pos =
+|M(G')| - |M(K)|, K the kept edges, which is what deleting then inserting one at a time reports).  Queries:
+random connected subgraphs of G (labels copied), classes dense / sparse / tree, ``--sizes``,
+``--queries-per-class`` each, as in ``bench_dynamic.py``.
+
+Per (dataset, query), one row:
+
+* ``rapidflow``: one run over the stream on G0 (``query_time_s``: its printed Query time, the whole stream;
+  ``preprocessing_time_s``: its initial index; ``result_count``).
+* ``la_gpm_views``: ``DynamicGraph(G0, [Q], keep_graph=False).apply_stream(ops, batch_size=u)`` (``ops``
+  the stream as an (m, 3) array of signed updates, parsed before the timer as RapidFlow loads its stream
+  before its query timer; u updates per batch) (query views, as
+  RapidFlow keeps only the edges a query can use); ``la_gpm``: the same with ``keep_graph=True`` (the whole
+  graph kept, ``.graph`` readable).  A fresh DynamicGraph per timed run, built and given one empty batch
+  outside the timer (``preprocessing_s``: its median build time); the first run is the warm-up
+  (``first_call_s``), then ``--repeats`` runs, median.
+* ``la_gpm_views_apply_loop``: the same views, one ``apply`` per batch (the per-call cost, for reference).
+* ``recount``: ``la_gpm.count(G, Q, count="embeddings")`` on G0 and on the final graph; a recount per batch
+  costs one count of the current graph, so ``recount_stream_s`` = B x their mean.
+
+Checks (abort on mismatch): sum(positive + negative) == RapidFlow's total (when it finished); sum(positive -
+negative) == count(final) - count(G0); apply_stream's per-batch counts == the apply loop's == keep_graph=True's;
+the final graph (keep_graph=True) == G0 + inserts - deletes.
+
+Speedups (> 1: la_gpm faster): ``views_vs_rapidflow_query`` = RapidFlow query_time_s / la_gpm_views seconds;
+``views_vs_rapidflow_query_plus_preprocessing`` (both sides' preprocessing added); ``full_vs_rapidflow_query``;
+``full_vs_recount`` and ``views_vs_recount`` = recount_stream_s / stream seconds; ``summary``: geometric means
+per (dataset, class) and the number of rows where la_gpm is faster.  Writes ``dynamic_stream_cpu.json``.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import tempfile
+import time
+from pathlib import Path
+
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")   # as bench_dynamic.py: idle OpenMP workers sleep
+
+import numpy as np  # noqa: E402
+from harness import Family, Record, arg, check, timeit  # noqa: E402
+
+import la_gpm  # noqa: E402
+import dynamic_workload as dw  # noqa: E402
+import rapidflow_peer  # noqa: E402
+from bench_dynamic import load, same_edges  # noqa: E402
+
+FAMILY = Family(__doc__, default="stream")
+
+
+def stream_batches(G, rate, B, seed):
+    """(G0, [(insert, delete)] * B, all inserts, all deletes, signed ops (m, 3), updates per batch): every batch
+    has the same number of inserts and of deletes (the sample trimmed to a multiple of B; a trimmed insert
+    stays out of G0)."""
+    G0, ins, dele = dw.make_batch(G, rate * B, seed=seed)
+    ui, ud = max(1, len(ins) // B), len(dele) // B
+    ins, dele = ins[:ui * B], dele[:ud * B]
+    batches = [(ins[b * ui:(b + 1) * ui], dele[b * ud:(b + 1) * ud]) for b in range(B)]
+    ops = np.concatenate([np.concatenate([np.column_stack([np.full(len(d), -1), d]),
+                                          np.column_stack([np.ones(len(i), np.int64), i])]) for i, d in batches])
+    return G0, batches, ins, dele, ops.astype(np.int64), ui + ud
+
+
+def write_stream(batches, path):
+    """RapidFlow's stream: per batch its deletions, then its insertions (see the module notes)."""
+    with open(path, "w") as f:
+        for ins, dele in batches:
+            f.write("".join(f"-e {int(u)} {int(v)} 0\n" for u, v in dele.tolist()))
+            f.write("".join(f"e {int(u)} {int(v)} 0\n" for u, v in ins.tolist()))
+
+
+def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=None, per=None):
+    """(median s, runs, first s, median build s, last result): a fresh DynamicGraph per run, built and warmed
+    (one empty batch: its plans) outside the timer."""
+    builds, runs, first, res = [], [], None, None
+    for r in range(repeats + 1):
+        t = time.perf_counter()
+        D = la_gpm.DynamicGraph(G0, [P], keep_graph=keep_graph)
+        D.apply()
+        builds.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        if loop:
+            out = [D.apply(insert=i, delete=d)[0] for i, d in batches]
+            res = ([o.positive for o in out], [o.negative for o in out], D)
+        else:
+            r = D.apply_stream(ops, batch_size=per)
+            res = (r.positive.tolist(), r.negative.tolist(), D, r)
+        el = time.perf_counter() - t
+        if r == 0:
+            first = el
+            continue
+        runs.append(el)
+        if sum(runs) > budget:
+            break
+    return float(np.median(runs or [first])), runs or [first], first, float(np.median(builds)), res
+
+
+def gm(xs):
+    xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
+    return float(math.exp(sum(map(math.log, xs)) / len(xs))) if xs else None
+
+
+@FAMILY.suite(args=[arg("--datasets", nargs="+", default=["yeast", "hprd", "human", "wordnet"]),
+                    arg("--sizes", nargs="+", type=int, default=[4, 6]),
+                    arg("--queries-per-class", type=int, default=1),
+                    arg("--rate", type=float, default=0.001),
+                    arg("--batches", type=int, default=100),
+                    arg("--seed", type=int, default=1),
+                    arg("--peer-time-limit", type=int, default=120),
+                    arg("--budget", type=float, default=20.0)],
+              quick={"datasets": ["yeast"], "sizes": [4]}, repeats=3)
+def stream(a):
+    """la_gpm apply_stream vs RapidFlow on the same update stream, and vs recounting after every batch."""
+    exe, rf_info = None, {"source": str(rapidflow_peer.SRC)}
+    try:
+        exe = rapidflow_peer.build()
+        rf_info["binary"] = str(exe)
+    except Exception as e:  # noqa: BLE001 -- no compiler here: the rows say so
+        rf_info["skipped"] = f"{type(e).__name__}: {e}"
+    rec = Record(a, "dynamic_stream", "batch-dynamic matching over a stream: apply_stream vs RapidFlow vs recount",
+                 rapidflow=rf_info, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
+                 settings=dict(rate=a.rate, batches=a.batches, sizes=a.sizes, seed=a.seed,
+                               queries_per_class=a.queries_per_class, repeats=a.repeats))
+    work = Path(tempfile.mkdtemp(prefix="la_gpm_stream_"))
+    for name in a.datasets:
+        G, labels, src = load(name, 0)
+        G0, batches, ins_all, del_all, ops, per = stream_batches(G, a.rate, a.batches, a.seed)
+        Gfinal = dw.apply_batch(G0, ins_all, del_all)
+        dw.write_data_graph(G0, work / "g0.graph")
+        write_stream(batches, work / "stream.txt")
+        for kind in dw.KINDS:
+            for k in a.sizes:
+                for i in range(a.queries_per_class):
+                    P = dw.random_query(G, k, kind, seed=a.seed + i)
+                    if P is None:
+                        continue
+                    row = {"dataset": name, "n": G.n, "m": G.m, "labels": labels, "source": src, "query_class": kind,
+                           "k": k, "query_index": i, "query_edges": P.edges, "query_labels": P.vertex_labels,
+                           "automorphisms": P.automorphism_count, "batches": a.batches, "rate": a.rate,
+                           "updates_per_batch": per, "inserts": int(len(ins_all)),
+                           "deletes": int(len(del_all))}
+                    one(row, P, G0, Gfinal, batches, ops, per, work, exe, a)
+                    rec.add(row, echo=brief(row))
+    rec["summary"] = summarize(rec.rows)
+    for s in rec["summary"]:
+        print(s)
+    rec.done()
+
+
+def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
+    B = len(batches)
+    if exe is not None:
+        dw.write_query(P, work / "query.graph")
+        rf = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", a.peer_time_limit,
+                                exe=exe)
+        row["rapidflow"] = {k: rf.get(k) for k in ("finished", "result_count", "query_time_s", "preprocessing_time_s",
+                                                   "search_time_s", "load_stream_time_s", "wall_s", "timed_out",
+                                                   "log_tail") if k in rf}
+    sides = {}
+    for key, kg, loop in (("la_gpm_views", False, False), ("la_gpm", True, False),
+                          ("la_gpm_views_apply_loop", False, True)):
+        med, runs, first, build, res = timed_stream(G0, P, batches, kg, a.repeats, a.budget, loop=loop, ops=ops,
+                                                    per=per)
+        sides[key] = res
+        ent = {"seconds": med, "per_batch_s": med / B, "runs": runs, "first_call_s": first, "preprocessing_s": build,
+               "positive": int(sum(res[0])), "negative": int(sum(res[1]))}
+        if not loop:
+            ent["lane_batches"] = int(res[3].lane_batches)
+        row[key] = ent
+    pos, neg = sides["la_gpm_views"][0], sides["la_gpm_views"][1]
+    for key in ("la_gpm", "la_gpm_views_apply_loop"):
+        check(f"{key} per-batch counts == apply_stream views", (sides[key][0], sides[key][1]), (pos, neg))
+    check("final graph == G0 + inserts - deletes", same_edges(sides["la_gpm"][2].graph, Gfinal), True)
+    before, tb, _ = timeit(lambda: la_gpm.count(G0, P, count="embeddings"), repeat=a.repeats, budget_s=a.budget)
+    after, ta, _ = timeit(lambda: la_gpm.count(Gfinal, P, count="embeddings"), repeat=a.repeats, budget_s=a.budget)
+    c0 = la_gpm.count(G0, P, count="embeddings")
+    c1 = la_gpm.count(Gfinal, P, count="embeddings")
+    row["recount"] = {"before_s": before, "after_s": after, "per_batch_s": (before + after) / 2,
+                      "recount_stream_s": B * (before + after) / 2, "count_before": int(c0), "count_after": int(c1)}
+    check("sum(positive - negative) == count(final) - count(G0)", sum(pos) - sum(neg), int(c1) - int(c0))
+    rf = row.get("rapidflow")
+    if rf and rf.get("finished"):
+        check("sum(positive + negative) == RapidFlow's total", sum(pos) + sum(neg), rf["result_count"])
+    sp = {"views_vs_recount": row["recount"]["recount_stream_s"] / row["la_gpm_views"]["seconds"],
+          "full_vs_recount": row["recount"]["recount_stream_s"] / row["la_gpm"]["seconds"],
+          "views_vs_apply_loop": row["la_gpm_views_apply_loop"]["seconds"] / row["la_gpm_views"]["seconds"]}
+    if rf and rf.get("finished"):
+        q, pre = rf["query_time_s"], rf["preprocessing_time_s"]
+        sp["views_vs_rapidflow_query"] = q / row["la_gpm_views"]["seconds"]
+        sp["full_vs_rapidflow_query"] = q / row["la_gpm"]["seconds"]
+        sp["views_vs_rapidflow_query_plus_preprocessing"] = (q + pre) / (row["la_gpm_views"]["seconds"]
+                                                                         + row["la_gpm_views"]["preprocessing_s"])
+    row["speedups"] = sp
+
+
+def brief(row):
+    sp = row["speedups"]
+    rf = row.get("rapidflow") or {}
+    return (f"{row['dataset']} {row['query_class']}{row['k']}: views {row['la_gpm_views']['per_batch_s'] * 1e6:.1f} "
+            f"us/batch, full {row['la_gpm']['per_batch_s'] * 1e6:.1f}, loop "
+            f"{row['la_gpm_views_apply_loop']['per_batch_s'] * 1e6:.1f}; RapidFlow "
+            f"{(rf.get('query_time_s') or float('nan')) / row['batches'] * 1e6:.1f} us/batch; recount "
+            f"{row['recount']['per_batch_s'] * 1e3:.2f} ms/batch; x RF {sp.get('views_vs_rapidflow_query', 0):.2f}, "
+            f"x recount {sp['views_vs_recount']:.0f} (full {sp['full_vs_recount']:.0f})")
+
+
+def summarize(rows):
+    out = []
+    keys = ("views_vs_rapidflow_query", "full_vs_rapidflow_query", "views_vs_rapidflow_query_plus_preprocessing",
+            "views_vs_recount", "full_vs_recount", "views_vs_apply_loop")
+    groups = {}
+    for r in rows:
+        groups.setdefault((r["dataset"], r["query_class"]), []).append(r)
+    for (ds, cls), rs in groups.items():
+        ent = {"dataset": ds, "query_class": cls, "rows": len(rs)}
+        for k in keys:
+            xs = [r["speedups"].get(k) for r in rs if r["speedups"].get(k) is not None]
+            if xs:
+                ent[k] = {"geomean": gm(xs), "faster": sum(x > 1 for x in xs), "slower": sum(x <= 1 for x in xs)}
+        out.append(ent)
+    return out
+
+
+if __name__ == "__main__":
+    FAMILY.main()

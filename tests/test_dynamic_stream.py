@@ -1,0 +1,214 @@
+"""``DynamicGraph.apply_stream``: a whole stream of batches, the lane looping over them in one numba call.
+
+Its results must be those of calling ``apply`` on each batch in turn -- counts, stats, the graph, the store
+and the candidate tables after the stream -- whatever the input form (a stream file, an array of signed
+updates, an iterable of batches), and whichever batches the lane hands back to the general path in the
+middle of a run (new vertices, bad or strict input, enough work for the parallel search, a full arc buffer,
+which a run compacts itself).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import InvalidArgument, InvalidUpdate, Pattern
+
+from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _same_tables
+from .test_dynamic_lane import _as, streams
+
+
+@pytest.fixture(autouse=True)
+def _serial_search():
+    with la_gpm.config.set(parallel_min=10**9):
+        yield
+
+
+def _loop(D, batches, **kw):
+    """The reference: apply per batch -> columns as apply_stream gives them."""
+    rows = []
+    for b, (ins, dele) in enumerate(batches):
+        for q, d in enumerate(D.apply(insert=ins, delete=dele, **kw)):
+            s = d.stats
+            rows.append((b, q, d.positive, d.negative, s["inserted"], s["deleted"],
+                         s["ignored_self_loops"] + s["ignored_duplicates"] + s["ignored_insert_and_delete"]
+                         + s["ignored_existing_inserts"] + s["ignored_missing_deletes"], s.get("irrelevant", 0),
+                         s["items"]["positive"] + s["items"]["negative"]))
+    return rows
+
+
+def _rows(r):
+    return list(zip(r.batch.tolist(), r.query.tolist(), r.positive.tolist(), r.negative.tolist(),
+                    r.inserted.tolist(), r.deleted.tolist(), r.ignored.tolist(), r.irrelevant.tolist(),
+                    r.items.tolist()))
+
+
+def _same_state(A, B, keep):
+    assert A.version == B.version
+    if keep:
+        assert _edge_set(A.graph) == _edge_set(B.graph)
+        _same_tables(A, A.graph)
+    for x, y in zip(A._nlf.ct, B._nlf.ct):
+        assert np.array_equal(x, y)
+    for x, y in zip(A._nlf.cand, B._nlf.cand):
+        assert np.array_equal(x.ptr, y.ptr) and np.array_equal(x.idx, y.idx)
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(), st.booleans(), st.sampled_from(["list", "array", "dict"]))
+def test_a_stream_equals_apply_per_batch_and_brute_force(case, keep, form):
+    G, P, induced, count, batches = case
+    raw = [(_as(i, a), _as(d, a)) for i, d, a in batches]
+    A = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+    B = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+    if form == "array":      # one signed-update array cut by batch_size: only batches of equal size
+        size = 3
+        ops = []
+        for ins, dele, _ in batches:
+            ops += [(1, u, v) for u, v in ins] + [(-1, u, v) for u, v in dele]
+        arr = np.array(ops, dtype=np.int64).reshape(-1, 3)
+        raw = []
+        for b in range(max(1, -(-len(ops) // size))):
+            part = arr[b * size:(b + 1) * size]
+            raw.append((part[part[:, 0] == 1, 1:], part[part[:, 0] == -1, 1:]))
+        r = A.apply_stream(arr, batch_size=size)
+    elif form == "dict":
+        r = A.apply_stream({"insert": i, "delete": d} for i, d in raw)
+    else:
+        r = A.apply_stream(raw)
+    want = _loop(B, raw)
+    assert _rows(r) == want
+    assert r.batches == len(raw) and len(r) == len(raw)
+    # brute force on the graphs the stream goes through
+    aut = P.automorphism_count if count == "unique" else 1
+    cur = G
+    for b, (ins, dele) in enumerate(raw):
+        pos, neg, cur = _oracle(cur, P, np.asarray(ins).reshape(-1, 2).tolist(),
+                                np.asarray(dele).reshape(-1, 2).tolist(), induced)
+        assert (r.positive[b] * aut, r.negative[b] * aut) == (len(pos), len(neg))
+    _same_state(A, B, keep)
+    if keep:
+        assert _edge_set(A.graph) == _edge_set(cur)
+
+
+def test_batches_the_lane_hands_back_run_in_their_turn():
+    """New vertices, a parallel-size search, a full buffer, labelled pairs: the general path, in order."""
+    rng = np.random.default_rng(4)
+    n = 30
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(90, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E, vlab=rng.integers(0, 2, n).tolist())
+    P = Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[0, 0, 1])
+    absent = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in set(E)]
+    batches = [(absent[0:3], [E[0]]), ([(0, n)], None), (absent[3:6], [E[1], E[2]]),
+               ([(1, n + 1), (n, n + 1)], [E[3]]), (np.array(absent[6:9]), None)]
+    labels = {n: 0, n + 1: 1}
+    A = la_gpm.DynamicGraph(G, [P])
+    B = la_gpm.DynamicGraph(G, [P])
+    r = A.apply_stream(batches, labels=labels)
+    assert _rows(r) == _loop(B, batches, labels=labels)
+    assert r.lane.tolist() == [True, False, True, False, True] and r.lane_batches == 3
+    _same_state(A, B, True)
+    # enough work for the parallel search: the lane gives the batch back, the general path searches it
+    with la_gpm.config.set(parallel_min=1):
+        more = [(absent[10:12], None), (absent[12:14], [E[4]])]
+        r = A.apply_stream(more)
+        assert not r.lane.any()
+        assert _rows(r) == [(b + 0, *x[1:]) for b, x in enumerate(_loop(B, more))]
+    _same_state(A, B, True)
+
+
+def test_a_long_run_compacts_the_buffer_itself():
+    rng = np.random.default_rng(11)
+    n = 16
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(40, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E)
+    P = Pattern([(0, 1), (1, 2), (2, 3), (3, 0)])
+    model, batches, want = _edge_set(G), [], []
+    for _ in range(300):
+        ins = [tuple(x) for x in rng.integers(0, n, size=(4, 2)).tolist()]
+        present = sorted(model)
+        dele = [present[t] for t in rng.choice(len(present), size=min(3, len(present)), replace=False)]
+        pos, neg, after = _oracle(_graph_from_pairs(n, sorted(model)), P, ins, dele, False)
+        want.append((len(pos), len(neg)))
+        batches.append((np.array(ins), np.array(dele)))
+        model = _edge_set(after)
+    D = la_gpm.DynamicGraph(G, [P])
+    held = D.apply()[0]                     # a snapshot held unbuilt: the run builds it first (settle)
+    r = D.apply_stream(batches)
+    assert list(zip(r.positive.tolist(), r.negative.tolist())) == want
+    assert r.lane.all() and D._store.compactions >= 1
+    assert _edge_set(D.graph) == model and _edge_set(held.graph) == _edge_set(G)
+    _same_tables(D, D.graph)
+    assert r.totals() == (sum(p for p, _ in want), sum(q for _, q in want))
+    df = r.to_frame()
+    assert list(df.columns)[:4] == ["batch", "query", "positive", "negative"] and len(df) == 300
+
+
+def test_stream_files_and_arrays_cut_by_batch_size(tmp_path):
+    G = _graph_from_pairs(6, [(0, 1), (1, 2), (2, 3), (3, 4)])
+    f = tmp_path / "s.txt"
+    f.write_text("e 0 2 0\n-e 1 2 0\ne 2 4 0\n# a comment\ne 1 3 0\ne 0 5 0\nv 6 0\ne 5 6 0\n")
+    batches = [([(0, 2)], [(1, 2)]), ([(2, 4), (1, 3)], None), ([(0, 5), (5, 6)], None)]
+    A = la_gpm.DynamicGraph(G, ["triangle", "4-path"])
+    B = la_gpm.DynamicGraph(G, ["triangle", "4-path"])
+    r = A.apply_stream(f, batch_size=2)
+    assert _rows(r) == _loop(B, batches)
+    assert r.batches == 3 and len(r) == 6 and r.query.tolist() == [0, 1] * 3
+    one = la_gpm.DynamicGraph(G, ["triangle"])
+    r1 = one.apply_stream(np.array([[1, 0, 2], [-1, 1, 2], [1, 2, 4], [1, 1, 3]]))      # one batch
+    assert r1.batches == 1 and one.version == 1
+
+
+def test_overflowing_counts_come_as_python_ints():
+    """A lane batch's unique count times |Aut| past int64, and a batch whose item counts overflow an int64 sum
+    (I_BIG: the last batch of a run), come back as exact Python ints."""
+    from la_gpm.dynamic import engine, lane
+    from la_gpm.dynamic.query import compile_delta_plan
+    from la_gpm.dynamic.store import DELETED, INSERTED
+
+    P = la_gpm.Pattern([(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)])        # K4, |Aut| = 24
+    plan = compile_delta_plan(P, induced=False, candidates=np.full(4, 10), symmetry=True)
+    v = np.zeros((2, lane.N_INFO), np.int64)
+    v[0, lane.I_POS] = 2**62
+    v[0, lane.I_NEG] = 3
+    v[1, lane.I_BIG] = 1
+    items = np.zeros((3, 6), np.int64)
+    items[:, 5] = [INSERTED, INSERTED, DELETED]
+    counts = np.array([2**62, 2**62, 7], np.int64)
+
+    class Run:
+        pass
+    run = Run()
+    run.items, run.counts = items, counts
+    cols = engine._lane_columns(v, 5, run, P, plan, "embeddings")
+    assert cols["positive"].tolist() == [24 * 2**62, 24 * 2**63] and cols["negative"].tolist() == [72, 24 * 7]
+    assert cols["batch"].tolist() == [5, 6]
+    cols = engine._lane_columns(v, 0, run, P, plan, "unique")
+    assert cols["positive"].tolist() == [2**62, 2**63]
+    r = la_gpm.StreamDelta({c: cols[c] for c in cols}, 0.0, 2, 2, "unique", False)
+    assert r.totals() == (2**62 + 2**63, 3 + 7)
+
+
+def test_bad_streams_say_what_to_fix_and_keep_the_batches_before():
+    G = _graph_from_pairs(5, [(0, 1), (1, 2), (2, 3)])
+    D = la_gpm.DynamicGraph(G, ["triangle"])
+    with pytest.raises(InvalidArgument, match="batch_size"):
+        D.apply_stream(np.array([[1, 0, 2]]), batch_size=0)
+    with pytest.raises(InvalidArgument, match="drop batch_size"):
+        D.apply_stream([([(0, 2)], None)], batch_size=2)
+    with pytest.raises(InvalidUpdate, match="sign"):
+        D.apply_stream(np.array([[2, 0, 2]]))
+    with pytest.raises(InvalidUpdate, match=r"\(m, 3\)"):
+        D.apply_stream(np.array([0, 2]))
+    with pytest.raises(InvalidUpdate, match="batch 1"):
+        D.apply_stream([([(0, 2)], None), 7])
+    assert D.version == 0
+    with pytest.raises(InvalidUpdate, match="strict=True"):
+        D.apply_stream([([(0, 2)], None), ([(0, 2)], None), ([(1, 3)], None)], strict=True)
+    assert D.version == 1 and _edge_set(D.graph) == _edge_set(_graph_from_pairs(5, [(0, 1), (1, 2), (2, 3), (0, 2)]))
+    with pytest.raises(InvalidUpdate, match="does not have"):
+        D.apply_stream([(None, [(0, 9)])])
+    assert D.version == 1
