@@ -971,18 +971,26 @@ def census8(a):
 
 # ------------------------------------------------------------------ gpu_orbits
 @FAMILY.suite(gpu="optional", graphs="citeseer,email-Eu-core,wiki-Vote,R-MAT 16", quick={"graphs": "karate"},
-              args=[arg("--budget", type=float, default=60.0, help="seconds of timed runs per case at most")])
+              args=[arg("--budget", type=float, default=60.0, help="seconds of timed runs per case at most"),
+                    arg("--k5-max-walks", type=float, default=1e10,
+                        help="k = 5 rows only for graphs with at most this many 3-walks (the CPU's cost: "
+                             "wiki-Vote 3.9e9, about 27 s on 2 cores; R-MAT 16 5e11)")])
 def gpu_orbits(a):
-    """Graphlet orbit counts (4-vertex orbits, ORCA numbering), GPU against the CPU backend.
+    """Graphlet orbit counts (4-vertex orbits, ORCA numbering), GPU against the CPU backend; and the 5-vertex
+    orbits (``orbits(G, 5)``, n × 73) on the graphs with at most ``--k5-max-walks`` 3-walks.
 
     ``la_gpm.orbits(G, 4, backend=...)``: both backends solve the same triangular system from the non-induced
     per-vertex orbit sums σ (n × 15); the GPU computes σ with the 5-vertex hybrid's kernels (motifs.gpu.sigma4).
     The results are checked equal before timing. Per graph: the GPU and CPU medians (device synchronised,
     after a warm-up), the GPU's time in σ (and per stage) and the floor of reading the graph once and writing
-    the n × 15 int64 result at copy bandwidth. Peers (ORCA, pyfglt): suite ``census`` on the CPU machine."""
+    the n × 15 int64 result at copy bandwidth. k = 5 (``k5_*`` keys): the CPU's numba feature kernel against
+    orbits5.cu (motifs.gpu.orbits5_gpu), checked equal, medians and the GPU's stages.
+    Peers (ORCA, pyfglt): suite ``census`` on the CPU machine."""
+    from la_gpm.motifs.orbits5 import three_walks
     tiny = la_gpm.generators.gnm(60, 300, seed=0)
     for b in ("cpu", "gpu") if a.gpu else ("cpu",):   # compile before timing
         la_gpm.orbits(tiny, 4, backend=b)
+        la_gpm.orbits(tiny, 5, backend=b)
     rec = Record(a, "orbits", "4-vertex graphlet orbits, gpu vs cpu backend", cpu_threads=os.cpu_count())
     for label in a.graphs:
         G = graph(label)
@@ -999,7 +1007,20 @@ def gpu_orbits(a):
             row["gpu_sigma4_stages_seconds"] = {k: v for k, v in stages.items() if isinstance(v, float)}
             row.update(gpu_seconds=gmed, gpu_runs=gruns, gpu_sigma4_seconds=smed, speedup_vs_cpu=cmed / gmed,
                        gpu_edges_per_s=G.m / gmed, read_graph_write_result_floor_seconds=csr_floor(G, G.n * 15 * 8))
-        rec.add(row, echo={k: v for k, v in row.items() if not k.endswith("runs") and k != "orbit_sums"})
+        row["k5_three_walks"] = walks = three_walks(G)
+        if walks <= a.k5_max_walks:
+            cmed, cruns, want = timeit(lambda: la_gpm.orbits(G, 5, backend="cpu"), repeat=3, budget_s=a.budget)
+            row.update(k5_cpu_seconds=cmed, k5_cpu_runs=cruns, k5_orbit_sums=[int(x) for x in want.sum(axis=0)])
+            if a.gpu:
+                check(f"{label}: GPU 5-vertex orbits equal the CPU backend's",
+                      bool(np.array_equal(la_gpm.orbits(G, 5, backend="gpu"), want)), True)
+                gmed, gruns, _ = timeit(lambda: la_gpm.orbits(G, 5, backend="gpu"), repeat=5, sync=True,
+                                        budget_s=a.budget)
+                stages = profiled(lambda: la_gpm.orbits(G, 5, backend="gpu"))[1]
+                row.update(k5_gpu_seconds=gmed, k5_gpu_runs=gruns, k5_speedup_vs_cpu=cmed / gmed,
+                           k5_gpu_stages_seconds={k: v for k, v in stages.items() if isinstance(v, float)})
+        rec.add(row, echo={k: v for k, v in row.items() if not k.endswith("runs") and not k.endswith("orbit_sums")
+                           and k != "k5_gpu_stages_seconds"})
     rec.done()
 
 

@@ -567,7 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     o = add("orbits", "per-vertex graphlet orbit counts (graphlet degree vectors, ORCA numbering)")
     o.add_argument("graph", help="graph file or bundled dataset name")
     o.add_argument("-k", type=int, default=4, choices=(2, 3, 4, 5),
-                   help="largest graphlet size: 2, 3, 4 (15 orbits) or 5 (73 orbits; CPU only)")
+                   help="largest graphlet size: 2, 3, 4 (15 orbits) or 5 (73 orbits)")
     o.add_argument("--out", default=None, help="write the n x orbits matrix to a .npy, .csv or .txt file")
     common(o)
     o.set_defaults(func=cmd_orbits)

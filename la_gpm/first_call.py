@@ -139,7 +139,7 @@ def _census(g, backend):
             census(H, k, induced=False, backend=backend)
         orbits(H, 4, backend=backend)
         orbits(H, 3, backend=backend)
-        orbits(H, 5, backend="cpu")       # k = 5: CPU only (serial on karate, parallel on the sparse graph)
+        orbits(H, 5, backend="cpu")       # k = 5: the numba kernels (serial on karate, parallel on the sparse graph)
     census(g.tiny, 5, backend=backend)
 
 

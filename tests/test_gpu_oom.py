@@ -54,6 +54,7 @@ CASES = {
     "census 4": lambda G, b: _census(G, 4, b),
     "census 5": lambda G, b: _census(G, 5, b),
     "orbits 4": lambda G, b: la_gpm.orbits(G, 4, backend=b).tolist(),
+    "orbits 5": lambda G, b: la_gpm.orbits(G, 5, backend=b).tolist(),
     "listing": lambda G, b: sorted(map(tuple, np.concatenate(list(la_gpm.match(G, "diamond", backend=b))).tolist())),
     "estimate": lambda G, b: la_gpm.estimate(G, "u5", seed=5, max_colorings=3, backend=b, dtype="float64").values,
     "census estimate": lambda G, b: la_gpm.estimate_census(G, 5, seed=3, adaptive=False, max_colorings=2, backend=b,

@@ -47,7 +47,8 @@ per-vertex counts σ come in closed form (FGLT, Floros et al. 2020) and the indu
 orbit counts solve σ = C · orbits with C computed from the graphlets themselves.
 ``orbits(G, 5)`` adds the 58 orbits 15..72 of the 5-vertex graphlets (n × 73): ORCA-style per-vertex
 feature sums over 4-vertex structures and common-neighbour counts, and a triangular system the program
-derives from its own kernel (:mod:`la_gpm.motifs.orbits5`); CPU only.
+derives from its own kernel (:mod:`la_gpm.motifs.orbits5`); on the CPU (numba) or the GPU (``orbits5.cu``, the
+same feature sums by a CUDA port of the kernel, :func:`la_gpm.motifs.gpu.orbits5_gpu`).
 
 References: Wernicke, "Efficient detection of network motifs" (TCBB 2006); Ferraz et
 al., DuMato (JPDC 2024); Pinar, Seshadhri & Vishal, ESCAPE (WWW 2017); Hočevar &
@@ -84,6 +85,11 @@ CLOSED5_MIN_WEDGES = 100_000   # Σ_v C(d_v, 2) from which auto counts k = 5 by 
 _GPU_CLOSED_FORM_ARCS = 20_000
 _GPU_ENUMERATE_ARCS = 20_000
 _GPU_ENUMERATE5_ARCS = 5_000      # k >= 5: citeseer (9,072 arcs) already runs 12-15x faster there
+# orbits(G, 5) with backend="auto" and a GPU visible: the GPU from this many 3-walks (orbits5.three_walks, the CPU
+# kernel's main loop; where the CPU kernel goes to its thread pool). Measured once on an H200 host (16 cores), GPU
+# against CPU: citeseer (4.9e5 walks) 4.2 against 17.8 ms (7.5 ms on 2 quiet cores), email-Eu-core (1.8e8) 68
+# against 273 ms, wiki-Vote (3.9e9) 0.63 against 3.8 s. Conservative: small graphs keep the CPU's fixed cost
+_GPU_ORBITS5_WALKS = 2_000_000
 
 
 def class_table(k: int):
@@ -316,13 +322,15 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     :data:`la_gpm.motifs.orbit_equations.GRAPHLETS_5`); equals ORCA's / orbit-count's
     ``node_orbit_counts(G, k)``.  The first 15 columns of ``orbits(G, 5)`` are ``orbits(G, 4)``.
 
-    ``backend``: ``"cpu"`` (numba kernels), ``"gpu"`` (the per-vertex orbit sums of the 5-vertex
-    hybrid, ``motifs/gpu.sigma4``: k = 3 and 4 only; k = 5 raises :class:`BackendUnavailable`) or
-    None / ``"auto"`` (the GPU when one is visible and G has at least as many arcs as the 4-vertex
-    census sends there, else the CPU; k = 5 always the CPU).  For k <= 4 both backends solve the same
-    triangular system from the same non-induced sums (:mod:`la_gpm.motifs.orbit_equations`): the CPU in one
-    fused numba call (``orbits_cpu``), the GPU's sums on the host; k = 5 runs ORCA-style feature sums and a derived
-    triangular system (:mod:`la_gpm.motifs.orbits5`), exact in int64 for max degree < 38,000 (checked).
+    ``backend``: ``"cpu"`` (numba kernels), ``"gpu"`` (k = 3, 4: the per-vertex orbit sums of the 5-vertex
+    hybrid, ``motifs/gpu.sigma4``; k = 5: those and the 58 feature sums of ``orbits5.cu``,
+    ``motifs/gpu.orbits5_gpu``) or None / ``"auto"`` (the GPU when one is visible and G is large enough:
+    k <= 4 at least as many arcs as the 4-vertex census sends there, k = 5 at least ``_GPU_ORBITS5_WALKS``
+    3-walks; else the CPU).  For k <= 4 both backends solve the same triangular system from the same
+    non-induced sums (:mod:`la_gpm.motifs.orbit_equations`): the CPU in one fused numba call (``orbits_cpu``),
+    the GPU's sums on the host; k = 5 runs ORCA-style feature sums and a derived triangular system
+    (:mod:`la_gpm.motifs.orbits5`; the GPU computes the same sums and solves the same system on the device),
+    exact in int64 for max degree < 38,000 (checked).
 
     Examples
     --------
@@ -346,10 +354,15 @@ def orbits(G, k: int = 4, *, backend: str | None = None) -> np.ndarray:
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="graphlet orbits")
     asked = config.backend if backend is None else backend
     if k == 5:
-        if b == "gpu" and asked != "auto":
-            raise BackendUnavailable("the GPU path of la_gpm.orbits covers k <= 4; 5-vertex orbits run on the CPU: "
-                                     "pass backend='cpu' (or 'auto')")
-        from .orbits5 import orbits5
+        from .orbits5 import check_orbit5_safe, orbits5, three_walks
+        if b == "gpu" and asked == "auto" and three_walks(G) < _GPU_ORBITS5_WALKS:
+            b = "cpu"
+        if b == "gpu":
+            from .gpu import orbits5_gpu
+            if G.m:
+                check_orbit5_safe(G)       # the feature sums, as the CPU path checks them
+                check_safe(G)              # sigma4's closed-form terms
+            return orbits5_gpu(G)
         return orbits5(G)
     if b == "gpu" and asked == "auto" and G.nnz < _GPU_CLOSED_FORM_ARCS:
         b = "cpu"

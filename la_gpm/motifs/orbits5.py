@@ -1,4 +1,4 @@
-"""Graphlet orbits of up to 5 vertices per vertex (ORCA's 73 orbits), exactly, on the CPU.
+"""Graphlet orbits of up to 5 vertices per vertex (ORCA's 73 orbits), exactly, on the CPU (the GPU port: ``orbits5.cu``).
 
 Notes
 -----
@@ -36,8 +36,12 @@ asymptotics with arrays in place of ORCA's hash maps of pair and triple counts.
 **Exactness.**  int64 throughout: every feature is at most 4·dmax⁴ per vertex, checked before the run
 (:func:`check_orbit5_safe`: dmax < 38,000); the solve only subtracts non-negative terms from these sums.
 
-The GPU path of ``orbits`` covers k <= 4; ``backend="auto"`` runs k = 5 here, ``backend="gpu"`` raises
-:class:`~la_gpm.exceptions.BackendUnavailable`.
+**GPU.**  ``orbits(G, 5, backend="gpu")`` computes the same n × 58 feature matrix with a hand-written CUDA port of
+this kernel (``orbits5.cu``, host side :func:`la_gpm.motifs.gpu.orbits5_gpu`): the triangle lists on the device,
+one warp per vertex (a whole block for hubs), each with its own scratch slice of the arrays above in global
+memory, then the same back-substitution (:func:`solve_plan`) one thread per vertex; orbits 0..14 from the GPU's
+4-vertex sums (``gpu.sigma4``).  ``backend="auto"`` takes the GPU when one is visible and the graph has at least
+``driver._GPU_ORBITS5_WALKS`` 3-walks (:func:`three_walks`, the CPU kernel's main loop), else runs here.
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ import numpy as np
 from ..exceptions import InvalidArgument
 from .orbit_equations import GRAPHLETS_5, ORBITS_4, ORBITS_5, orbit_edges, orca_orbit, solve_orbits
 
-__all__ = ["orbits5", "orbit5_features", "feature_matrix", "solve_orbits5", "check_orbit5_safe"]
+__all__ = ["orbits5", "orbit5_features", "feature_matrix", "solve_orbits5", "solve_plan", "check_orbit5_safe",
+           "three_walks"]
 
 _NLOW = ORBITS_4 + 1            # the singleton {x} (constant 1) and orbits 0 .. 14
 # graphs with fewer 3-walks a - b - c (Σ over arcs of d_a·d_b: the kernel's main loop) run on the calling thread,
@@ -87,6 +92,15 @@ def _features_csr(ptr, idx, serial):
     if serial:
         return orbit5_features_serial(ptr, idx, deg, tri, tl_ptr, tl_w, tl_arc, tl_k4, 1)
     return orbit5_features(ptr, idx, deg, tri, tl_ptr, tl_w, tl_arc, tl_k4, min(chunks, max(1, n)))
+
+
+def three_walks(G) -> float:
+    """Σ over the arcs a -> b of d_a·d_b (the 3-walks a - b - c the feature kernel's main loop takes; float64, a
+    size measure for choosing the backend)."""
+    if G.nnz == 0:
+        return 0.0
+    d = G.degrees.astype(np.float64)
+    return float(np.dot(np.repeat(d, G.degrees.astype(np.int64)), d[G.indices]))
 
 
 def orbit5_features(G):
@@ -171,14 +185,14 @@ def solve_orbits5(F, low):
     from .orbits5_cpu import back_substitute
     glow = np.ascontiguousarray(feature_matrix()[:, :_NLOW])
     out, bad = back_substitute(np.ascontiguousarray(F, dtype=np.int64), np.ascontiguousarray(low, dtype=np.int64),
-                               glow, *_solve_plan())
+                               glow, *solve_plan())
     if bad:
         raise AssertionError(f"{bad} orbit counts: the feature sums do not divide exactly (a bug, please report)")
     return out
 
 
 @functools.lru_cache(maxsize=None)
-def _solve_plan():
+def solve_plan():
     """(diagonal, off-diagonal rows as CSR (ptr, col, val), order) of the 5-vertex block of G; the order runs
     from the densest graphlet down, so every row's off-diagonal orbits are solved before it."""
     G5 = feature_matrix()[:, _NLOW:]
