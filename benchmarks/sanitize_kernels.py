@@ -226,8 +226,20 @@ def dynamic(G):
         print("DynamicGraph batch", t, a, "cpu == gpu")
 
 
+def orbits5(G):
+    """orbits(G, 5) on the GPU (orbits5.cu: triangle lists, 4-clique extensions, the 58 feature sums, the
+    back-substitution): an R-MAT graph with hubs and karate, block and warp groups, one scratch slice."""
+    for H in (G, la_gpm.datasets.load("karate")):
+        want = la_gpm.orbits(H, 5, backend="cpu")
+        assert np.array_equal(la_gpm.orbits(H, 5, backend="gpu"), want)
+        with la_gpm.config.set(memory_budget=1):
+            assert np.array_equal(la_gpm.orbits(H, 5, backend="gpu"), want)
+    print("orbits5: cpu == gpu")
+
+
 PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "enum": enum, "census": census, "batch": batch,
-         "batch_hprd": batch_hprd, "color_coding": color_coding, "motif_sampler": motif_sampler, "dynamic": dynamic}
+         "batch_hprd": batch_hprd, "color_coding": color_coding, "motif_sampler": motif_sampler, "dynamic": dynamic,
+         "orbits5": orbits5}
 
 
 def main():
