@@ -19,7 +19,8 @@ import numba as nb
 import numpy as np
 
 from ..config import config
-from ..primitives.jit import parallel_and_serial
+from ..primitives.jit import flush_when_changed, parallel_and_serial
+from ..primitives.sorted_ops import lower_bound
 from .query import query_label_table
 from .store import grow
 
@@ -111,14 +112,7 @@ def patch_lists(ptr, idx, rows, bits, k):
         ae = ptr[u + 1]
         for t in range(nr):
             r = rows[t]
-            lo = a              # first entry >= r in idx[a:ae]
-            hi = ae
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if idx[mid] < r:
-                    lo = mid + 1
-                else:
-                    hi = mid
+            lo = lower_bound(idx, a, ae, r)
             ln = lo - a
             out[o:o + ln] = idx[a:lo]
             o += ln
@@ -312,3 +306,9 @@ class NLFState:
         changed = [not np.array_equal(ct[rows], before) for ct, before in zip(self._ct, o.saved)]
         self.vlab = vlab_after
         self.cand = self._lists(self.cand, rows, changed, batch.n_after)
+
+
+# patch_lists compiles in primitives.sorted_ops: its cached build is dropped when that file changes
+from ..primitives import sorted_ops as _sorted_ops_module  # noqa: E402
+
+flush_when_changed(globals(), _sorted_ops_module)
