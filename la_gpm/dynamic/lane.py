@@ -34,10 +34,11 @@ from ..primitives.jit import flush_when_changed
 __all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
-# More work items than this go back to the general path: the search compiled into the lane ran 1.3-1.5x slower
-# than the same search called on its own (wordnet tree queries, 382-658 items, 0.4-30 ms; measured), while the
-# small searches the lane is for have a few dozen items at most
-LANE_ITEMS = 64
+# More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
+# the lane ran 1.3-1.6x slower than the same search called on its own.  The cause was the literal False passed for
+# its two flags: numba compiled a specialisation on Literal[bool] that ran slower.  They are runtime values now:
+# human tree6 at 0.1%, 100 batches, 1,235 items: 750 -> 485 us a batch; the general path 540-570 us.)
+LANE_ITEMS = 4096
 # info[...] slots written by the lane
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
  I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL) = range(19)
@@ -127,7 +128,9 @@ def _one(ins, dele, info, strict, commit,
     # a batch with more items than the lane is for goes back now, before anything is opened
     if _start_pairs(ct, iout, pairs) + _start_pairs(ct, dout, pairs) > LANE_ITEMS:
         return _nothing()
-    offs, longest, upd, ustate, uel = prepare_union(rows, n, touched, icnt, iout, dout, el, False)
+    # unlabelled edges; the flags the kernels take are runtime values, not literals (see LANE_ITEMS)
+    off = idx.shape[0] < 0
+    offs, longest, upd, ustate, uel = prepare_union(rows, n, touched, icnt, iout, dout, el, off)
     need = offs[touched.shape[0]]
     if used + need > cap:                   # the buffer must grow: the general path (or the run compacts it)
         info[I_FULL] = need
@@ -141,7 +144,7 @@ def _one(ins, dele, info, strict, commit,
     info[I_DEL] = dout.shape[0]
     # open: the union's rows at the tail, the tables of the union
     old_rows = np.empty((touched.shape[0], 2), np.int64)
-    patch_ser(rows, idx, st, od, el, False, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
+    patch_ser(rows, idx, st, od, el, off, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
     if longest > maxdeg:
         maxdeg = longest
     add_pairs(deg, N, vcol, iout, 1, on)
@@ -156,12 +159,12 @@ def _one(ins, dele, info, strict, commit,
         uptr, uidx = cptr, cidx
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
     items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
-                            False)
+                            off)
     heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k, split) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
-        drive_ser(items, upd, T, rows, idx, st, od, el, False, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
-                   False, 1)
+        drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
+                   off, 1)
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):
@@ -199,7 +202,7 @@ def _one(ins, dele, info, strict, commit,
                 lptr, lidx = patch_lists(cptr, cidx, touched, after, k)
         info[I_LISTS] = changed
         if touched.shape[0]:
-            compact_rows(rows, idx, st, od, el, False, touched)
+            compact_rows(rows, idx, st, od, el, off, touched)
         info[I_USED] = used + need
     else:
         info[I_USED] = used
