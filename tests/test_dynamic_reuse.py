@@ -258,6 +258,20 @@ def _run(G, P, ins, dele, induced, reuse, order_fn):
     return c, u, le, lu
 
 
+def _clique_less(draw, rng, k, drop, nl, nel):
+    """K_k less up to ``drop`` random edges (each kept where dropping it would disconnect the query), with random
+    vertex labels (of ``nl``, sometimes none) and edge labels (of ``nel``; 0: none)."""
+    qp = [(a, b) for a in range(k) for b in range(a + 1, k)]
+    edges = list(qp)
+    for e in rng.permutation(len(qp))[:drop].tolist():
+        trial = [x for x in edges if x != qp[e]]
+        if Pattern(trial, k=k).is_connected:
+            edges = trial
+    qlab = [int(rng.integers(0, nl)) for _ in range(k)] if nl and draw(st.booleans()) else None
+    qel = {e: int(rng.integers(0, nel)) for e in edges} if nel else None
+    return Pattern(edges, k=k, vertex_labels=qlab, edge_labels=qel)
+
+
 @st.composite
 def dense_cases(draw):
     """(G, query, insert, delete, insert labels, induced, order function or None, split): a dense query (clique,
@@ -270,17 +284,11 @@ def dense_cases(draw):
     nel = draw(st.sampled_from([0, 2]))
     induced = draw(st.booleans())
     kind = draw(st.sampled_from(["clique", "near", "dense"]))
+    npairs = k * (k - 1) // 2
+    drop = 0 if kind == "clique" else int(rng.integers(1, max(1, npairs // (4 if kind == "near" else 2)) + 1))
+    P = _clique_less(draw, rng, k, drop, nl, nel)
     qp = [(a, b) for a in range(k) for b in range(a + 1, k)]
-    edges = list(qp)
-    if kind != "clique":
-        drop = int(rng.integers(1, max(1, len(qp) // (4 if kind == "near" else 2)) + 1))
-        for e in rng.permutation(len(qp))[:drop].tolist():
-            trial = [x for x in edges if x != qp[e]]
-            if Pattern(trial, k=k).is_connected:
-                edges = trial
-    qlab = [int(rng.integers(0, nl)) for _ in range(k)] if nl and draw(st.booleans()) else None
-    qel = {e: int(rng.integers(0, nel)) for e in edges} if nel else None
-    P = Pattern(edges, k=k, vertex_labels=qlab, edge_labels=qel)
+    qlab, qel = P.vertex_labels, P.edge_labels
     dens = draw(st.sampled_from([0.3, 0.6, 0.85]))
     g = {(a, b): (int(rng.integers(0, nel)) if nel else None)
          for a in range(n) for b in range(a + 1, n) if rng.random() < dens}
@@ -354,15 +362,7 @@ def larger_cases(draw):
     nl = draw(st.sampled_from([0, 1, 2]))
     nel = draw(st.sampled_from([0, 2]))
     induced = draw(st.booleans())
-    qp = [(a, b) for a in range(k) for b in range(a + 1, k)]
-    edges = list(qp)
-    for e in rng.permutation(len(qp))[:int(rng.integers(0, len(qp) // 3 + 1))].tolist():
-        trial = [x for x in edges if x != qp[e]]
-        if Pattern(trial, k=k).is_connected:
-            edges = trial
-    qlab = [int(rng.integers(0, nl)) for _ in range(k)] if nl and draw(st.booleans()) else None
-    qel = {e: int(rng.integers(0, nel)) for e in edges} if nel else None
-    P = Pattern(edges, k=k, vertex_labels=qlab, edge_labels=qel)
+    P = _clique_less(draw, rng, k, int(rng.integers(0, k * (k - 1) // 6 + 1)), nl, nel)
     dens = draw(st.sampled_from([0.25, 0.4, 0.55])) * (1.6 if nl or nel else 1.0)
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
     g = {e: (int(rng.integers(0, nel)) if nel else None) for e in pairs if rng.random() < dens}

@@ -37,7 +37,7 @@ import types
 import numba as nb
 import numpy as np
 
-from ..primitives.sorted_ops import lower_bound
+from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
 from ..primitives.jit import flush_when_changed, parallel_and_serial
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
@@ -275,28 +275,11 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             rb = T[F_REUSE, p, rl, 1]
             rlo = pos[lv] + 1 if rb == 1 else 0
             rhi = pos[lv] if rb == 2 else cnt[lv]
+            row = buf[lv]
             for t in range(T[F_NXB, p, rl, 0]):   # c > M[a]
-                m = M[T[F_XLOW, p, rl, t]]
-                ba = rlo
-                bb = rhi
-                while ba < bb:
-                    mid = (ba + bb) >> 1
-                    if buf[lv, mid] <= m:
-                        ba = mid + 1
-                    else:
-                        bb = mid
-                rlo = ba
+                rlo = upper_bound(row, rlo, rhi, M[T[F_XLOW, p, rl, t]])
             for t in range(T[F_NXB, p, rl, 1]):   # c < M[b]
-                m = M[T[F_XUP, p, rl, t]]
-                ba = rlo
-                bb = rhi
-                while ba < bb:
-                    mid = (ba + bb) >> 1
-                    if buf[lv, mid] < m:
-                        ba = mid + 1
-                    else:
-                        bb = mid
-                rhi = ba
+                rhi = lower_bound(row, rlo, rhi, M[T[F_XUP, p, rl, t]])
             w = rhi - rlo
             nxp = T[F_REUSE, p, rl, 2]
             qv = T[F_ORDER, p, rl, 0]
@@ -549,7 +532,7 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 
 @nb.njit(cache=True)
-def work_estimate(items, live, n, k, split):
+def work_estimate(items, live, n, k):
     """Predicted search work: the level-2 scan of every item times the average row length (``live`` arcs over
     ``n`` vertices) once per deeper level (at most twice): a dense 6-vertex query on human (386 items, 2% batch)
     searches 40 ms on one core, though its level-2 scans sum to 19K positions.  Compared with
@@ -565,7 +548,7 @@ def work_estimate(items, live, n, k, split):
 
 
 def _work(items, S, k) -> float:
-    return work_estimate(items, S.live, S.n, k, config.dynamic_split)
+    return work_estimate(items, S.live, S.n, k)
 
 
 def _drive(items, work, *args):

@@ -602,11 +602,9 @@ class DynamicGraph:
         S = self._store
         lane_ok = (len(self._queries) == 1 and self._backend == "cpu" and S.ids is None)
         src = stream_source(stream, batch_size, config.dynamic_lane_max if lane_ok else 0, S.labeled)
-        if src.labels:      # the file's v lines, then the caller's (a bad labels argument is reported by apply)
-            labels = dict(src.labels) if labels is None else {**src.labels, **labels} if isinstance(
-                labels, Mapping) else labels
+        if src.labels and (labels is None or isinstance(labels, Mapping)):   # the file's v lines, then the caller's
+            labels = {**src.labels, **(labels or {})}                         # (a bad labels: apply reports it)
         nbat = src.nbat
-        nq = len(self._queries)
         chunks = []          # dicts of columns, in batch order
         infos = None
         if src.pairs is not None:
@@ -649,8 +647,6 @@ class DynamicGraph:
             if any(p.dtype == object for p in parts):
                 cols[c] = cols[c].astype(object)
         cols["lane"] = cols["lane"].astype(bool)
-        if not chunks:
-            cols["lane"] = np.zeros(0, bool)
         return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
 
     def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):

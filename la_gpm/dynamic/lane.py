@@ -28,7 +28,7 @@ import numpy as np
 from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, patch_lists, swap_rows
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
-from .updates import net_layout, relevant_rows
+from .updates import net_layout, pair_kept, relevant_rows
 from ..primitives.jit import flush_when_changed
 
 __all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT"]
@@ -81,17 +81,13 @@ def _start_pairs(ct, upd, pairs):
 
 @nb.njit(cache=True)
 def _irrelevant(ins, i0, i1, dele, d0, d1, code, n, table):
-    """No pair of a batch's inserts ``ins[i0:i1]`` and deletes ``dele[d0:d1]`` is relevant, a self-loop or out of
-    range (those go the long way: :func:`.updates.relevant_rows` keeps self-loops for their count)."""
+    """Every pair of a batch's inserts ``ins[i0:i1]`` and deletes ``dele[d0:d1]`` is one the views drop
+    (:func:`.updates.pair_kept`: not a self-loop, in range, irrelevant)."""
     for t in range(i0, i1):
-        x = ins[t, 0]
-        y = ins[t, 1]
-        if x < 0 or y < 0 or x >= n or y >= n or x == y or table[code[x], code[y]]:
+        if pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0:
             return False
     for t in range(d0, d1):
-        x = dele[t, 0]
-        y = dele[t, 1]
-        if x < 0 or y < 0 or x >= n or y >= n or x == y or table[code[x], code[y]]:
+        if pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0:
             return False
     return True
 
@@ -160,7 +156,7 @@ def _one(ins, dele, info, strict, commit,
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
     items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
                             off)
-    heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k, split) >= parallel_min
+    heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
         drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,

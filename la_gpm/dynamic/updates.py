@@ -91,6 +91,15 @@ class Relevance:
         return self.code
 
 
+@nb.njit(inline="always")
+def pair_kept(x, y, code, N, table):
+    """The views' rule for one pair: -1 an id outside [0, N); 1 keep it (a self-loop, counted later, or a pair
+    whose label classes ``code`` the ``table`` marks relevant); 0 drop it."""
+    if x < 0 or y < 0 or x >= N or y >= N:
+        return -1
+    return 1 if x == y or table[code[x], code[y]] else 0
+
+
 @nb.njit(cache=True)
 def relevant_rows(pairs, code, N, table):
     """The rows of ``pairs`` ((m, >= 2) int64 internal ids) to keep: a self-loop, or a pair whose label classes
@@ -100,11 +109,10 @@ def relevant_rows(pairs, code, N, table):
     keep = np.empty(m, dtype=np.int64)
     k = 0
     for t in range(m):
-        x = pairs[t, 0]
-        y = pairs[t, 1]
-        if x < 0 or y < 0 or x >= N or y >= N:
+        r = pair_kept(pairs[t, 0], pairs[t, 1], code, N, table)
+        if r < 0:
             return keep[:0], True
-        if x == y or table[code[x], code[y]]:
+        if r:
             keep[k] = t
             k += 1
     return keep[:k], False

@@ -96,7 +96,7 @@ def _features_csr(ptr, idx, serial):
 
 def three_walks(G) -> float:
     """Σ over the arcs a -> b of d_a·d_b (the 3-walks a - b - c the feature kernel's main loop takes; float64, a
-    size measure for choosing the backend)."""
+    size measure: the serial or pooled CPU kernel, and the backend `auto` takes)."""
     if G.nnz == 0:
         return 0.0
     d = G.degrees.astype(np.float64)
@@ -105,11 +105,7 @@ def three_walks(G) -> float:
 
 def orbit5_features(G):
     """The n × 58 feature sums f_15 .. f_72 of G (column j targets orbit 15 + j)."""
-    d = G.degrees.astype(np.int64)
-    walks = int(d[G.indices].sum()) * int(d.max()) if G.nnz else 0      # >= Σ_arcs d_a·d_b, cheap
-    if walks >= _SERIAL_WALKS5:
-        walks = int((np.repeat(d, d) * d[G.indices]).sum())
-    return _features_csr(G.indptr, G.indices, walks < _SERIAL_WALKS5)
+    return _features_csr(G.indptr, G.indices, three_walks(G) < _SERIAL_WALKS5)
 
 
 def _small_csr(k, edges):
