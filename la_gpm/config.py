@@ -73,6 +73,9 @@ class Config:
     # Batches of at most this many updates (inserts + deletes as given) of one query on the CPU take the
     # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.
     dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
+    # A lane batch with at most this many relevant updates (after the query views drop the rest) is applied one
+    # update at a time, deletes first (la_gpm/dynamic/micro.py: no batch machinery); 0 turns that off; at most 8.
+    dynamic_per_update_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_PER_UPDATE_MAX", 8))
     progress: bool = False
     # Seconds per search-tree node (a partial match of a level below the last) of the cpu plan engine
     # (la_gpm/exact/cpu.py), the constant of estimate(exact="auto")'s exact-cost prediction. Measured with
@@ -97,6 +100,9 @@ class Config:
                      "auto_safety"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
+        if not 0 <= self.dynamic_per_update_max <= 8:
+            raise InvalidArgument(f"config.dynamic_per_update_max must be 0 (off) to 8; got "
+                                  f"{self.dynamic_per_update_max}")
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)

@@ -461,6 +461,13 @@ def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, p
             npos += 1
     if n < 2 or not heavy_first:
         return raw, npos
+    return _heaviest_first(raw, n), npos
+
+
+@nb.njit(cache=True)
+def _heaviest_first(raw, n):
+    """The items by cost, heaviest first (stable).  (A function of its own: with the sorts inline, all_items
+    ran 0.9 instead of 0.4 us for one update without items -- the lane's per-update path calls it per update.)"""
     top = 0
     for t in range(n):
         top = max(top, raw[t, 4] - raw[t, 3])
@@ -472,7 +479,7 @@ def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, p
         order = np.argsort(cost, kind="mergesort")
         for t in range(n):
             out[t] = raw[order[t]]
-        return out, npos
+        return out
     start = np.zeros(top + 2, np.int64)
     for t in range(n):
         start[top - (raw[t, 4] - raw[t, 3]) + 1] += 1
@@ -482,7 +489,7 @@ def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, p
         c = top - (raw[t, 4] - raw[t, 3])
         out[start[c]] = raw[t]
         start[c] += 1
-    return out, npos
+    return out
 
 
 def build_items(plan, upd, ustate, uel, cand, urows, split):

@@ -246,6 +246,8 @@ def _lane_stats(v, given, views):
     st.update(ignored_duplicates=v[L.I_DUP], ignored_insert_and_delete=v[L.I_BOTH],
               ignored_existing_inserts=v[L.I_EXIST], ignored_missing_deletes=v[L.I_MISSING], inserted=v[L.I_INS],
               deleted=v[L.I_DEL])
+    if v[L.I_SEQ]:
+        st["per_update"] = True     # applied one update at a time (dynamic/micro.py): its items are per update
     return st
 
 
@@ -640,13 +642,16 @@ class DynamicGraph:
         finally:
             if bar is not None:
                 bar.close()
-        cols = {}
-        for c in COLUMNS:
-            parts = [ch[c] for ch in chunks]
-            cols[c] = np.concatenate(parts) if parts else np.zeros(0, np.int64)
-            if any(p.dtype == object for p in parts):
-                cols[c] = cols[c].astype(object)
-        cols["lane"] = cols["lane"].astype(bool)
+        if len(chunks) == 1:      # one run of the lane (or one batch): its columns as they are
+            cols = chunks[0]
+        else:
+            cols = {}
+            for c in COLUMNS:
+                parts = [ch[c] for ch in chunks]
+                cols[c] = np.concatenate(parts) if parts else np.zeros(0, np.int64)
+                if any(p.dtype == object for p in parts):
+                    cols[c] = cols[c].astype(object)
+            cols["lane"] = cols["lane"].astype(bool)
         return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
 
     def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):

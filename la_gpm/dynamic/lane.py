@@ -27,11 +27,15 @@ import numpy as np
 
 from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, patch_lists, swap_rows
+from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
+                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, N_INFO, NOT_MICRO,
+                    micro_batch)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, pair_kept, relevant_rows
+from ..config import config
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT"]
+__all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -39,10 +43,7 @@ FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # its two flags: numba compiled a specialisation on Literal[bool] that ran slower.  They are runtime values now:
 # human tree6 at 0.1%, 100 batches, 1,235 items: 750 -> 485 us a batch; the general path 540-570 us.)
 LANE_ITEMS = 4096
-# info[...] slots written by the lane
-(I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL) = range(19)
-N_INFO = 19
+# info[...] slots written by the lane: I_STATUS ... I_SEQ, defined with the per-update path (.micro)
 
 _E1 = np.zeros(0, np.int64)
 _E2 = np.zeros((0, 2), np.int64)
@@ -213,7 +214,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
           n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
           use_rel, code, table,
           deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
+          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update):
     """Batches b0, b0 + 1, ... < b1 of a run (batch b: ``ins_all[ins_off[b]:ins_off[b + 1]]``, the same for
     deletes), each committed before the next (``commit``; a revert makes sense for one batch only).  Stops at
     the first batch marked in ``skip`` or that falls back (its row of ``infos`` says FALLBACK: nothing of it
@@ -221,7 +222,9 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     returned).  With ``compact`` a batch that finds the arc buffer full compacts the live rows into a fresh
     one (:func:`.store.fresh_buffer`) and runs; without, it falls back.  Returns ``(next batch, used, live,
     maxdeg, candidate lists (ptr, idx), lists changed, touched, old_rows, items, counts, (idx, st, od),
-    compacted)`` -- touched .. counts of the last batch run."""
+    compacted)`` -- touched .. counts of the last batch run.  A committed batch with at most ``per_update``
+    relevant updates goes through :func:`.micro.micro_batch` (one update at a time; ``seq_ok``: the query is not
+    induced, else only batches of one net update), any other through :func:`_one`."""
     changed = False
     compacted = False
     touched = np.zeros(0, np.int64)
@@ -234,7 +237,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
         if skip[b]:
             info[I_STATUS] = FALLBACK
             break
-        if use_rel and _irrelevant(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
+        micro = commit and per_update > 0
+        if use_rel and not micro and _irrelevant(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
                                    n, table):
             # query views, no update a query can use (most small batches on a many-label graph): no allocation
             info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
@@ -244,10 +248,17 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             continue
         ins = ins_all[ins_off[b]:ins_off[b + 1]]
         dele = del_all[del_off[b]:del_off[b + 1]]
-        touched, old_rows, lptr, lidx, items, counts = _one(
-            ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-            mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min)
+        ms = NOT_MICRO
+        if micro:      # a few relevant updates: one at a time (.micro; no relevant one: SHORTCUT, as above)
+            ms, lptr, lidx, touched, old_rows, items, counts = micro_batch(
+                ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg, use_rel, code, table,
+                deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, T, pairs, pair_edge, pair_el,
+                pair_cond, k, split, live, parallel_min, seq_ok, no_off, no_rows, per_update)
+        if ms == NOT_MICRO:
+            touched, old_rows, lptr, lidx, items, counts = _one(
+                ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
+                mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min)
         if info[I_STATUS] == FALLBACK:
             if compact and info[I_FULL]:
                 idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
@@ -309,7 +320,8 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem,
-        plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min)
+        plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
+        not plan.induced, config.dynamic_per_update_max)
     return LaneRun(b, infos, used, live, maxdeg, (cptr, cidx) if changed else None, touched, old_rows, items, counts,
                    buf if compacted else None)
 
@@ -347,7 +359,8 @@ def lane_pairs(obj, limit: int):
 
 
 # _lane compiles in the kernels of five modules: its cached build is dropped when any of them changes
-from . import cpu as _cpu, filter as _filter, query as _query, store as _store, updates as _updates  # noqa: E402
+from . import cpu as _cpu, filter as _filter, micro as _micro, query as _query, store as _store  # noqa: E402
+from . import updates as _updates  # noqa: E402
 from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
-flush_when_changed(globals(), _cpu, _filter, _query, _store, _updates, _sorted_ops)
+flush_when_changed(globals(), _cpu, _filter, _micro, _query, _store, _updates, _sorted_ops)

@@ -173,7 +173,7 @@ def _gather(rows, idx, el, labeled, n):
 @nb.njit(cache=True)
 def fresh_buffer(rows, idx, st, od, n, extra):
     """An unlabelled store's live rows copied into a fresh arc buffer with room for ``extra`` more arcs and as
-    many again as the live arcs: ``(idx, st, od, used)``, ``rows[:n]`` pointed into it (the compaction of
+    many again as the live arcs and the rows: ``(idx, st, od, used)``, ``rows[:n]`` pointed into it (the compaction of
     :meth:`ArcStore._reserve`, for the small-batch lane's runs: each batch leaves its touched rows' old copies
     behind, so a compaction, O(live arcs), comes once per live-arcs' worth of touched rows).  Between batches
     every state is 0 and every order -1 (:meth:`ArcStore._fresh`), so ``st`` and ``od`` are kept when the
@@ -182,8 +182,8 @@ def fresh_buffer(rows, idx, st, od, n, extra):
     for v in range(n):
         used += rows[v, 1] - rows[v, 0]
     cap = idx.shape[0]
-    if 2 * used + extra > cap:
-        cap = max(2 * used + extra, 1024)
+    if 2 * used + n + extra > cap:
+        cap = max(2 * used + n + extra, 1024)
         st = np.zeros(cap, dtype=np.int8)
         od = np.full(cap, -1, dtype=np.int32)
     out = np.empty(cap, dtype=np.int32)
@@ -251,7 +251,10 @@ class ArcStore:
         self.rows = np.empty((max(n, 1), 2), dtype=np.int64)
         self.rows[:n, 0] = G.indptr[:-1]
         self.rows[:n, 1] = G.indptr[1:]
-        cap = max(nnz + nnz // 4, 1024)
+        # room at the tail: a quarter of the arcs, and at least one arc per vertex (a compaction costs O(n + arcs):
+        # the room it leaves must be as large for its cost to spread over the arcs copied, as on a query view, a
+        # few thousand arcs on thousands of vertices)
+        cap = nnz + max(nnz // 4, n, 1024)
         self.idx = np.empty(cap, dtype=np.int32)
         self.idx[:nnz] = G.indices
         self.st = np.zeros(cap, dtype=np.int8)
@@ -401,7 +404,7 @@ class ArcStore:
         if self.used - self.live > self.live:   # more garbage than live arcs: copy the live rows out
             self._materialise_live_snapshots()
             ptr, idx, el = _gather(self.rows, self.idx, self.el, self.labeled, self.n)
-            cap = max(int((ptr[-1] + arcs) * 1.5), 1024)
+            cap = max(int((ptr[-1] + arcs) * 1.5), int(ptr[-1]) + arcs + self.n, 1024)
             self._fresh(cap, idx, el)
             self.rows[:self.n, 0] = ptr[:-1]
             self.rows[:self.n, 1] = ptr[1:]
@@ -409,7 +412,7 @@ class ArcStore:
             self.live = self.used
             self.compactions += 1
         else:
-            cap = max(int((self.used + arcs) * 1.5), 1024)
+            cap = max(int((self.used + arcs) * 1.5), self.used + arcs + self.n, 1024)
             self._fresh(cap, self.idx[:self.used], self.el[:self.used] if self.labeled else None)
         self.generation += 1
 

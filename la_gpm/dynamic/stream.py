@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numba as nb
 import numpy as np
 
 from ..exceptions import InvalidArgument, InvalidUpdate
@@ -118,44 +119,99 @@ def stream_source(stream, batch_size, lane_max: int, edge_labeled: bool) -> Stre
 
 
 def _signed_ops(a) -> np.ndarray:
-    """An (m, 3) / (m, 4) integer array of (sign, u, v[, edge label]) rows as read_stream_ops' (m, 4) ops."""
+    """An (m, 3) / (m, 4) integer array of (sign, u, v[, edge label]) rows, checked, as a C-contiguous int64 array
+    (``a`` itself where it is one; nothing is written to it)."""
     if a.ndim != 2 or a.shape[1] not in (3, 4) or a.dtype.kind not in "iu":
         raise InvalidUpdate(f"an array stream must be an (m, 3) integer array of signed updates (sign, u, v): "
                             f"+1 inserts the edge u-v, -1 deletes it (or (m, 4) with an edge label); got shape "
                             f"{a.shape}, dtype {a.dtype}")
-    ops = np.full((a.shape[0], 4), -1, dtype=np.int64)
-    ops[:, :a.shape[1]] = a
-    bad = (ops[:, 0] != 1) & (ops[:, 0] != -1)
-    if bad.any():
+    if a.dtype.kind == "u" and a.dtype.itemsize >= 8 and a.size and int(a.max()) >= 2**63:
+        raise InvalidUpdate(f"an array stream's values must fit in int64; the largest is {int(a.max())}")
+    ops = np.ascontiguousarray(a, dtype=np.int64)
+    bad = _bad_sign(ops)
+    if bad >= 0:
         raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
-                            f"(delete); row {int(np.flatnonzero(bad)[0])} has {int(ops[bad][0, 0])}")
+                            f"(delete); row {bad} has {int(ops[bad, 0])}")
     return ops
+
+
+@nb.njit(cache=True)
+def _bad_sign(ops):
+    for t in range(ops.shape[0]):
+        if ops[t, 0] != 1 and ops[t, 0] != -1:
+            return t
+    return -1
+
+
+def _as4(ops):
+    """(m, 4) ops (label -1 where none) of (m, 3) / (m, 4) ones."""
+    if ops.shape[1] == 4:
+        return ops
+    out = np.full((ops.shape[0], 4), -1, dtype=np.int64)
+    out[:, :3] = ops
+    return out
+
+
+@nb.njit(cache=True)
+def _pack_ops(ops, size, nbat, lane_max):
+    """The lane's packing of signed ops cut into batches of ``size``: (inserts (a, 2), their batch offsets,
+    deletes (b, 2), offsets, skip): a batch is skipped (left to the general path) when its inserts or its
+    deletes carry more than one edge label, or it has more than ``lane_max`` updates."""
+    m = ops.shape[0]
+    labeled = ops.shape[1] > 3
+    ni = 0
+    for t in range(m):
+        if ops[t, 0] == 1:
+            ni += 1
+    ins = np.empty((ni, 2), np.int64)
+    dele = np.empty((m - ni, 2), np.int64)
+    ioff = np.zeros(nbat + 1, np.int64)
+    doff = np.zeros(nbat + 1, np.int64)
+    skip = np.zeros(nbat, np.uint8)
+    a = 0
+    d = 0
+    for b in range(nbat):
+        t1 = min(m, (b + 1) * size)
+        il = 0
+        dl = 0
+        ilab = False
+        dlab = False
+        for t in range(b * size, t1):
+            lab = ops[t, 3] if labeled else -1
+            if ops[t, 0] == 1:
+                ins[a, 0] = ops[t, 1]
+                ins[a, 1] = ops[t, 2]
+                a += 1
+                if not ilab:
+                    il = lab
+                    ilab = True
+                elif lab != il:
+                    skip[b] = 1
+            else:
+                dele[d, 0] = ops[t, 1]
+                dele[d, 1] = ops[t, 2]
+                d += 1
+                if not dlab:
+                    dl = lab
+                    dlab = True
+                elif lab != dl:
+                    skip[b] = 1
+        ioff[b + 1] = a
+        doff[b + 1] = d
+        if t1 - b * size > lane_max:
+            skip[b] = 1
+    return ins, ioff, dele, doff, skip
 
 
 def _from_ops(ops, batch_size, labels, lane, lane_max) -> StreamSource:
     m = ops.shape[0]
     size = int(batch_size) if batch_size else max(m, 1)
     nbat = max(1, -(-m // size))
-    src = StreamSource(nbat, lambda b: split_ops(ops[b * size:(b + 1) * size]), labels)
+    src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
     if not lane:
         return src
-    bid = np.arange(m, dtype=np.int64) // size
-    parts = []
-    for sign in (1, -1):
-        sel = ops[:, 0] == sign
-        parts.append((np.ascontiguousarray(ops[sel, 1:3]), np.searchsorted(bid[sel], np.arange(nbat + 1)),
-                      ops[sel, 3]))
-    skip = np.zeros(nbat, np.uint8)
-    for _, off, lab in parts:        # per batch one edge label (or none): the pairs alone (normalise ignores it)
-        if lab.size and (lab != lab[0]).any():
-            bl = np.repeat(np.arange(nbat), np.diff(off))
-            lo = np.full(nbat, np.iinfo(np.int64).max)
-            hi = np.full(nbat, np.iinfo(np.int64).min)
-            np.minimum.at(lo, bl, lab)
-            np.maximum.at(hi, bl, lab)
-            skip[lo < hi] = 1
-    skip[(np.diff(parts[0][1]) + np.diff(parts[1][1])) > lane_max] = 1
-    src.pairs = (parts[0][0], parts[0][1].astype(np.int64), parts[1][0], parts[1][1].astype(np.int64))
+    ins, ioff, dele, doff, skip = _pack_ops(ops, size, nbat, lane_max)
+    src.pairs = (ins, ioff, dele, doff)
     src.skip = skip
     return src
 

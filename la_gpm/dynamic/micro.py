@@ -1,0 +1,386 @@
+"""The small-batch lane's per-update path: a batch with a few relevant updates, applied one update at a time.
+
+On a graph with many labels most updates of a small batch are ones no query can use (query views drop them);
+the rest are one or two.  The batch path (:mod:`.lane`) pays a fixed cost for any batch that keeps one: the net
+effect and layout, the union's rows, the tables and lists of the union, the work items, the commit, each a pass
+with its own arrays, about 5 us on yeast / HPRD (cycle counters, session 14), against RapidFlow's 1 us per
+update.  This path applies the batch's net updates in turn, **deletes first, then inserts**, each as a batch of
+one, and searches each on the graph of its turn:
+
+* a delete (x, y): its two arcs are marked deleted in place (state 2, order 0), its matches on the graph before
+  it are counted (the negative side), the marks are cleared, and rows x and y are copied to the buffer's tail
+  without the arc; then the degree, label counts, candidate bits and lists of x and y;
+* an insert: rows x and y are copied to the tail with the arc (state 1, order 0), the tables of x and y
+  updated, its matches on the graph after it counted (the positive side), the arc made kept.
+
+Why the sums are the batch's (non-induced queries): with G the graph before, K the kept edges and G' the graph
+after, deleting the net deletes one by one walks G = G_0 ⊃ G_1 ⊃ ... ⊃ G_b = K, and the matches delete i
+destroys are those of G_{i-1} with its edge; they telescope to |M(G)| - |M(K)|, the batch's negatives.  Inserting
+the net inserts walks K ⊂ ... ⊂ G', and the positives telescope to |M(G')| - |M(K)| (RapidFlow's stream of a
+batch, deletes then inserts, reports the same).  An induced match can appear and vanish within the inserts (a
+later insert adds an edge inside it), which the batch does not report, so an induced query takes this path for
+batches of one net update only.
+
+Everything is checked before anything changes: ids (a bad one or a new vertex: the general path), the net
+effect (as :func:`.updates.net_layout` counts it: self-loops, repeats, pairs both inserted and deleted, inserts
+of existing edges, deletes of missing ones), ``strict``, the room in the arc buffer (the rows copied), the
+predicted work (enough for the parallel search: the batch path, which hands it to the general path).  Rows are
+copied, never edited in place, so the commit log of :class:`.store.ArcStore` (live snapshots) stays valid:
+``touched`` and ``old_rows`` are the rows before the batch.  The graph, candidate bits and lists after a batch
+are those of the batch path; the work items are per update (``stats["per_update"]``), so their number differs.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from .cpu import all_items, drive_ser, side_totals
+from .filter import add_pairs, patch_lists, swap_rows
+from .updates import pair_kept
+from ..primitives.sorted_ops import lower_bound
+from ..primitives.jit import flush_when_changed
+
+__all__ = ["MICRO_MAX", "micro_batch", "NOT_MICRO", "M_DONE", "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
+
+# At most this many relevant updates (before the net effect) take the per-update path: each costs a search
+# set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
+MICRO_MAX = 8
+NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
+# the slots of a batch's row of the lane's info table (written by this path and by lane._one)
+(I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ) = range(20)
+N_INFO = 20
+INSERTED, DELETED = 1, 2
+_BIG = 1 << 62
+
+
+@nb.njit(cache=True, inline="always")
+def _find(rows, idx, v, w):
+    """Position of arc v -> w in row v, or -1."""
+    a = rows[v, 0]
+    e = rows[v, 1]
+    p = lower_bound(idx, a, e, w)
+    if p < e and idx[p] == w:
+        return p
+    return -1
+
+
+@nb.njit(cache=True, inline="always")
+def _copy_row(rows, idx, v, used, skip, add):
+    """Row v copied to ``idx[used:]`` without position ``skip`` (>= 0) or with target ``add`` (>= 0) in its sorted
+    place; rows[v] points at the copy.  Returns (the new used, the position of the added arc or -1).  The slots
+    written were free (state 0, order -1 between batches: no state or order to write)."""
+    a = rows[v, 0]
+    e = rows[v, 1]
+    o = used
+    at = -1
+    if add >= 0:
+        p = lower_bound(idx, a, e, add)
+        ln = p - a
+        idx[o:o + ln] = idx[a:p]
+        o += ln
+        idx[o] = add
+        at = o
+        o += 1
+        ln = e - p
+        idx[o:o + ln] = idx[p:e]
+        o += ln
+    else:
+        ln = skip - a
+        idx[o:o + ln] = idx[a:skip]
+        o += ln
+        ln = e - skip - 1
+        idx[o:o + ln] = idx[skip + 1:e]
+        o += ln
+    rows[v, 0] = used
+    rows[v, 1] = o
+    return o, at
+
+
+@nb.njit(cache=True, inline="always")
+def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
+            pair_cond, k, split, maxdeg, no_off, no_rows):
+    """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts)."""
+    upd1[0, 0] = x
+    upd1[0, 1] = y
+    ust1[0] = side
+    items, npos = all_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
+                            off)
+    counts = np.zeros(items.shape[0], np.int64)
+    if items.shape[0]:
+        drive_ser(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, maxdeg, counts, no_off, no_rows,
+                  off, 1)
+    return items, counts
+
+
+@nb.njit(cache=True, inline="always")
+def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, upd1, sign, tv, bits):
+    """x-y added (sign 1) or removed (-1) in the degree and label counts; the candidate bits of x and y
+    recomputed and, where they changed, the lists patched.  Returns (ptr, idx, changed)."""
+    upd1[0, 0] = x
+    upd1[0, 1] = y
+    add_pairs(deg, N, vcol, upd1, sign, on)
+    tv[0] = min(x, y)
+    tv[1] = max(x, y)
+    if swap_rows(tv, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, bits):
+        bits[0] = ct[tv[0]]
+        bits[1] = ct[tv[1]]
+        p, i = patch_lists(cptr, cidx, tv, bits, k)
+        return p, i, True
+    return cptr, cidx, False
+
+
+@nb.njit(cache=True)
+def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg,
+                use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_off, no_rows,
+                max_rel):
+    """One batch by the per-update path (see the module notes), committed; ``info`` its row of the lane's info
+    table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max).
+    Returns (status, lists ptr, idx, touched, old rows,
+    items, counts): NOT_MICRO (nothing written: the batch path takes it), M_FALLBACK (``info`` says why: the
+    general path, or a compaction when I_FULL is set), M_SHORTCUT (no relevant update), M_DONE."""
+    info[I_STATUS] = M_FALLBACK
+    e2 = np.zeros((0, 2), np.int64)
+    e1 = np.zeros(0, np.int64)
+    # 1. the relevant updates (query views), ids checked
+    R = min(max_rel, MICRO_MAX)
+    rel = np.empty((R, 3), np.int64)      # lo, hi, sign
+    nr = 0
+    drop_i = 0
+    drop_d = 0
+    loops = 0
+    for t in range(ins.shape[0] + dele.shape[0]):
+        if t < ins.shape[0]:
+            x = ins[t, 0]
+            y = ins[t, 1]
+        else:
+            x = dele[t - ins.shape[0], 0]
+            y = dele[t - ins.shape[0], 1]
+        if use_rel:
+            r = pair_kept(x, y, code, n, table)
+        else:
+            r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+        if r < 0:
+            return M_FALLBACK, cptr, cidx, e1, e2, e2, e1     # a new vertex or a bad id: the general path
+        if r == 0:
+            if t < ins.shape[0]:
+                drop_i += 1
+            else:
+                drop_d += 1
+            continue
+        if x == y:
+            loops += 1
+            continue
+        if nr == R:
+            return NOT_MICRO, cptr, cidx, e1, e2, e2, e1
+        rel[nr, 0] = min(x, y)
+        rel[nr, 1] = max(x, y)
+        rel[nr, 2] = 1 if t < ins.shape[0] else -1
+        nr += 1
+    if use_rel and nr == 0 and loops == 0:      # query views: nothing any query can use
+        info[I_DROP_I] = drop_i
+        info[I_DROP_D] = drop_d
+        info[I_STATUS] = M_SHORTCUT
+        return M_SHORTCUT, cptr, cidx, e1, e2, e2, e1
+    # 2. the net effect, as net_layout counts it: per distinct pair its inserts ci and deletes cd
+    dup = 0
+    both = 0
+    exist = 0
+    missing = 0
+    dels = np.empty((R, 2), np.int64)
+    adds = np.empty((R, 2), np.int64)
+    nd = 0
+    ni = 0
+    for t in range(nr):
+        seen = False
+        for u in range(t):
+            if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
+                seen = True
+                break
+        if seen:
+            continue
+        ci = 0
+        cd = 0
+        for u in range(t, nr):
+            if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
+                if rel[u, 2] > 0:
+                    ci += 1
+                else:
+                    cd += 1
+        if ci > 1:
+            dup += ci - 1
+        if cd > 1:
+            dup += cd - 1
+        if ci > 0 and cd > 0:
+            both += 1
+            continue
+        there = _find(rows, idx, rel[t, 0], rel[t, 1]) >= 0
+        if ci > 0:
+            if there:
+                exist += 1
+            else:
+                adds[ni, 0] = rel[t, 0]
+                adds[ni, 1] = rel[t, 1]
+                ni += 1
+        elif not there:
+            missing += 1
+        else:
+            dels[nd, 0] = rel[t, 0]
+            dels[nd, 1] = rel[t, 1]
+            nd += 1
+    net = np.empty((nd + ni, 3), np.int64)     # x, y, sign: the deletes, then the inserts
+    for t in range(nd):
+        net[t, 0] = dels[t, 0]
+        net[t, 1] = dels[t, 1]
+        net[t, 2] = -1
+    for t in range(ni):
+        net[nd + t, 0] = adds[t, 0]
+        net[nd + t, 1] = adds[t, 1]
+        net[nd + t, 2] = 1
+    if strict and (loops or dup or both or exist or missing):
+        return M_FALLBACK, cptr, cidx, e1, e2, e2, e1           # the general path raises the named error
+    nu = nd + ni
+    if nu > 1 and not seq_ok:
+        return NOT_MICRO, cptr, cidx, e1, e2, e2, e1            # induced: the batch path
+    # 3. room for the row copies, and work a serial search is for (bounds from the rows before the batch)
+    need = 0
+    g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
+    work = 0.0
+    for t in range(nu):
+        x = net[t, 0]
+        y = net[t, 1]
+        lx = rows[x, 1] - rows[x, 0]
+        ly = rows[y, 1] - rows[y, 0]
+        need += lx + ly + 2 * nu
+        cx = ct[x]
+        cy = ct[y]
+        for p in range(pairs.shape[0]):
+            if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
+                work += (max(lx, ly) + nu + 1) * g
+    if work >= parallel_min:
+        return NOT_MICRO, cptr, cidx, e1, e2, e2, e1
+    if used + need > cap:
+        info[I_FULL] = need
+        return M_FALLBACK, cptr, cidx, e1, e2, e2, e1
+    # 4. apply: the touched rows before the batch first (the commit log's)
+    tv0 = np.empty(2 * nu, np.int64)
+    nt = 0
+    for t in range(nu):
+        for c in range(2):
+            v = net[t, c]
+            seen = False
+            for u in range(nt):
+                if tv0[u] == v:
+                    seen = True
+            if not seen:
+                tv0[nt] = v
+                nt += 1
+    touched = tv0[:nt]
+    for t in range(1, nt):               # sorted (insertion: a few entries)
+        v = touched[t]
+        u = t
+        while u > 0 and touched[u - 1] > v:
+            touched[u] = touched[u - 1]
+            u -= 1
+        touched[u] = v
+    old_rows = np.empty((nt, 2), np.int64)
+    for t in range(nt):
+        old_rows[t, 0] = rows[touched[t], 0]
+        old_rows[t, 1] = rows[touched[t], 1]
+    upd1 = np.empty((1, 2), np.int64)
+    ust1 = np.empty(1, np.int8)
+    uel1 = np.zeros(1, np.int64)
+    tv = np.empty(2, np.int64)
+    bits = np.empty(2, np.uint32)
+    pos = 0
+    neg = 0
+    npos = 0
+    nitems = 0
+    big = False
+    big_items = e2
+    big_counts = e1
+    changed = False
+    off = idx.shape[0] < 0            # runtime flags, not literals (see lane.LANE_ITEMS)
+    for t in range(nu):
+        x = net[t, 0]
+        y = net[t, 1]
+        if net[t, 2] < 0:
+            px = _find(rows, idx, x, y)
+            py = _find(rows, idx, y, x)
+            st[px] = DELETED
+            st[py] = DELETED
+            od[px] = 0
+            od[py] = 0
+            items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
+                                    pairs, pair_edge, pair_el, pair_cond, k, split, maxdeg, no_off, no_rows)
+            st[px] = 0
+            st[py] = 0
+            od[px] = -1
+            od[py] = -1
+            used, _ = _copy_row(rows, idx, x, used, px, -1)
+            used, _ = _copy_row(rows, idx, y, used, py, -1)
+            cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
+                                      upd1, -1, tv, bits)
+        else:
+            used, px = _copy_row(rows, idx, x, used, -1, y)
+            used, py = _copy_row(rows, idx, y, used, -1, x)
+            maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
+            st[px] = INSERTED
+            st[py] = INSERTED
+            od[px] = 0
+            od[py] = 0
+            cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
+                                      upd1, 1, tv, bits)
+            items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
+                                    pairs, pair_edge, pair_el, pair_cond, k, split, maxdeg, no_off, no_rows)
+            st[px] = 0
+            st[py] = 0
+            od[px] = -1
+            od[py] = -1
+        changed = changed or ch
+        p1, n1, b1 = side_totals(counts, items)
+        for j in range(items.shape[0]):
+            if items[j, 5] == INSERTED:
+                npos += 1
+        nitems += items.shape[0]
+        if not big and (b1 or pos >= _BIG or neg >= _BIG):
+            big = True               # Python ints from here: the totals so far as two items, then every item
+            big_items = np.zeros((2, 6), np.int64)
+            big_items[0, 5] = INSERTED
+            big_items[1, 5] = DELETED
+            big_counts = np.array([pos, neg], np.int64)
+        if big:
+            big_items = np.concatenate((big_items, items))
+            big_counts = np.concatenate((big_counts, counts))
+        else:
+            pos += p1
+            neg += n1
+    info[I_DROP_I] = drop_i
+    info[I_DROP_D] = drop_d
+    info[I_LOOPS] = loops
+    info[I_DUP] = dup
+    info[I_BOTH] = both
+    info[I_EXIST] = exist
+    info[I_MISSING] = missing
+    info[I_INS] = ni
+    info[I_DEL] = nd
+    info[I_POS] = pos
+    info[I_NEG] = neg
+    info[I_BIG] = big
+    info[I_NPOS] = npos
+    info[I_NITEMS] = nitems
+    info[I_MAXDEG] = maxdeg
+    info[I_USED] = used
+    info[I_LISTS] = changed
+    info[I_SEQ] = 1
+    info[I_STATUS] = M_DONE
+    return M_DONE, cptr, cidx, touched, old_rows, big_items, big_counts
+
+
+# micro_batch compiles in the kernels of four modules: its cached build is dropped when any of them changes
+from . import cpu as _cpu, filter as _filter, updates as _updates  # noqa: E402
+from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
+
+flush_when_changed(globals(), _cpu, _filter, _updates, _sorted_ops)
