@@ -43,7 +43,7 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
                     F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
 
-__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals"]
+__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial"]
 
 
 @nb.njit(cache=True, inline="always")
@@ -399,7 +399,7 @@ _run_item = _without_reuse(_run_item_reuse)
 
 
 @nb.njit(cache=True)
-def _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
+def start_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
     """Work items (j, p, base, lo, hi, side) of every update and start pair (count pass: ``fill`` False)."""
     n = 0
     for j in range(upd.shape[0]):
@@ -451,10 +451,10 @@ def all_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, p
     """The items (count pass, fill pass), and how many search the positive side; with ``heavy_first`` the
     heaviest first (stable: a counting sort by cost, which is at most ``split``: the parallel drive's balance;
     a serial search takes them as they come)."""
-    n = _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
+    n = start_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
                np.zeros((1, 6), np.int64), False)
     raw = np.empty((n, 6), np.int64)
-    _items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, raw, True)
+    start_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, raw, True)
     npos = 0
     for t in range(n):
         if raw[t, 5] == 1:
@@ -536,6 +536,18 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
+
+
+@nb.njit(cache=True)
+def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
+                 no_rows):
+    """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row
+    length), ``cnt``, ``pos``, ``M``: k each): the lane's per-update path (dynamic/micro.py) allocates them once a
+    batch, not once a search."""
+    listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
+    for it in range(items.shape[0]):
+        counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                               pos, M, no_rows, 0, listing, -1)
 
 
 @nb.njit(cache=True)

@@ -238,7 +238,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             info[I_STATUS] = FALLBACK
             break
         micro = commit and per_update > 0
-        if use_rel and not micro and _irrelevant(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
+        if use_rel and _irrelevant(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
                                    n, table):
             # query views, no update a query can use (most small batches on a many-label graph): no allocation
             info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
@@ -249,11 +249,11 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
         ins = ins_all[ins_off[b]:ins_off[b + 1]]
         dele = del_all[del_off[b]:del_off[b + 1]]
         ms = NOT_MICRO
-        if micro:      # a few relevant updates: one at a time (.micro; no relevant one: SHORTCUT, as above)
+        if micro:      # a few relevant updates: one at a time (.micro)
             ms, lptr, lidx, touched, old_rows, items, counts = micro_batch(
                 ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg, use_rel, code, table,
                 deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, T, pairs, pair_edge, pair_el,
-                pair_cond, k, split, live, parallel_min, seq_ok, no_off, no_rows, per_update)
+                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update)
         if ms == NOT_MICRO:
             touched, old_rows, lptr, lidx, items, counts = _one(
                 ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,

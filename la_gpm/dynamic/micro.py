@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import all_items, drive_ser, side_totals
+from .cpu import count_serial, side_totals, start_items
 from .filter import add_pairs, patch_lists, swap_rows
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
@@ -100,17 +100,19 @@ def _copy_row(rows, idx, v, used, skip, add):
 
 @nb.njit(cache=True, inline="always")
 def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
-            pair_cond, k, split, maxdeg, no_off, no_rows):
+            pair_cond, k, split, no_rows, none, buf, cnt, pos, M):
     """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts)."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     ust1[0] = side
-    items, npos = all_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
-                            off)
-    counts = np.zeros(items.shape[0], np.int64)
-    if items.shape[0]:
-        drive_ser(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, maxdeg, counts, no_off, no_rows,
-                  off, 1)
+    ni = start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, none, off)
+    items = np.empty((ni, 6), np.int64)
+    counts = np.zeros(ni, np.int64)
+    if ni:
+        start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, items,
+                    not off)
+        count_serial(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
+                     no_rows)
     return items, counts
 
 
@@ -134,8 +136,7 @@ def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
 @nb.njit(cache=True)
 def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg,
                 use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_off, no_rows,
-                max_rel):
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_rows, max_rel):
     """One batch by the per-update path (see the module notes), committed; ``info`` its row of the lane's info
     table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max).
     Returns (status, lists ptr, idx, touched, old rows,
@@ -292,6 +293,11 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
     upd1 = np.empty((1, 2), np.int64)
     ust1 = np.empty(1, np.int8)
     uel1 = np.zeros(1, np.int64)
+    none = np.zeros((1, 6), np.int64)                           # the count pass writes no items
+    buf = np.empty((k, max(maxdeg, 1) + nu), idx.dtype)        # the search's level buffers, for every update
+    cnt = np.zeros(k, np.int64)
+    lpos = np.zeros(k, np.int64)
+    M = np.zeros(k, np.int64)
     tv = np.empty(2, np.int64)
     bits = np.empty(2, np.uint32)
     pos = 0
@@ -314,7 +320,7 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             od[px] = 0
             od[py] = 0
             items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
-                                    pairs, pair_edge, pair_el, pair_cond, k, split, maxdeg, no_off, no_rows)
+                                    pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             st[px] = 0
             st[py] = 0
             od[px] = -1
@@ -334,7 +340,7 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
                                       upd1, 1, tv, bits)
             items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
-                                    pairs, pair_edge, pair_el, pair_cond, k, split, maxdeg, no_off, no_rows)
+                                    pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             st[px] = 0
             st[py] = 0
             od[px] = -1
