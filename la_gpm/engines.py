@@ -29,7 +29,7 @@ closed_form    ``la_gpm/motifs/closed_forms``  cpu                      non-indu
 cuts           ``la_gpm/exact/cuts.py``      gpu                        unlabeled, 5+ vertices (or asked for)
 dumato         ``la_gpm/exact/dumato.py``    gpu                        any pattern
 plan_dfs       ``la_gpm/exact/cpu.py``       cpu                        any pattern
-directed       ``la_gpm/motifs/              cpu                        a directed pattern (``DiPattern``, 3 or
+directed       ``la_gpm/motifs/              cpu, gpu                   a directed pattern (``DiPattern``, 3 or
                directed_count.py``                                      4 vertices) on a directed graph
 =============  ============================  =========================  =====================================
 

@@ -356,7 +356,7 @@ def test_directed_pattern_errors():
     with pytest.raises(la_gpm.InvalidArgument, match="3 and 4"):
         la_gpm.count(D, la_gpm.DiPattern([(0, 1), (1, 0)]))
     with pytest.raises(la_gpm.BackendUnavailable, match="cpu"):
-        la_gpm.count(D, "030C", backend="gpu")
+        la_gpm.count(D, "030C", backend="graphblas")    # backend="gpu": tests/test_gpu_directed.py
     with pytest.raises(la_gpm.InvalidArgument, match="directed pattern"):
         la_gpm.count(D, "030C", memory_budget=1 << 20)
     with pytest.raises(la_gpm.InvalidGraph, match="directed pattern but the graph is undirected"):

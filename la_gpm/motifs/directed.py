@@ -366,25 +366,28 @@ def directed_census(D, k: int, *, induced: bool = True, backend: str | None = No
     if method == "closed_form" and k != 3:
         raise InvalidArgument(f"method='closed_form' of the directed census covers k = 3 (the triad census); got "
                               f"k={k} (use 'enumerate' or 'auto')")
-    if b == "gpu":
+    counts, method = directed_counts(D, k, induced=induced, method=method, progress=progress, backend=b)
+    return directed_frame(directed_classes(k), counts, induced, method)
+
+
+def directed_counts(D, k: int, *, induced: bool = True, method: str = "auto", progress: bool = False,
+                    backend: str = "cpu"):
+    """(counts in class-row order as Python ints, the method that ran) of a checked directed census call;
+    ``backend`` a resolved one, "cpu" or "gpu" (ESU on the GPU: ``method`` "auto" or "enumerate", reported as
+    "gpu_enumerate")."""
+    cls = directed_classes(k)
+    U = underlying(D)
+    if backend == "gpu":
         if method == "closed_form":
             raise InvalidArgument("method='closed_form' (the triad census) runs on the CPU (backend='cpu'); on the "
                                   "GPU the directed census enumerates: method='enumerate' or 'auto'")
         from .gpu import directed_esu_counts
-        cls = directed_classes(k)
-        I = directed_esu_counts(D, underlying(D), k, cls.table, len(cls.keys))
-        return directed_frame(cls, I if induced else to_noninduced(cls.M, I), induced, "gpu_enumerate")
-    counts, method = directed_counts(D, k, induced=induced, method=method, progress=progress)
-    return directed_frame(directed_classes(k), counts, induced, method)
-
-
-def directed_counts(D, k: int, *, induced: bool = True, method: str = "auto", progress: bool = False):
-    """(counts in class-row order as Python ints, the method that ran) of a checked directed census call."""
-    cls = directed_classes(k)
-    U = underlying(D)
-    if method == "auto":
-        method = "closed_form" if k == 3 else "enumerate"
-    I = _triad_census(U, cls) if method == "closed_form" else _enumerate(U, k, cls, progress)
+        I = directed_esu_counts(D, U, k, cls.table, len(cls.keys))
+        method = "gpu_enumerate"
+    else:
+        if method == "auto":
+            method = "closed_form" if k == 3 else "enumerate"
+        I = _triad_census(U, cls) if method == "closed_form" else _enumerate(U, k, cls, progress)
     return (I if induced else to_noninduced(cls.M, I)), method
 
 

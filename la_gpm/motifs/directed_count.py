@@ -14,7 +14,9 @@ arc-preserving maps (unique x |Aut(P)|, the directed automorphisms).
 How: every copy of P spans k vertices whose induced sub-digraph is one weakly connected directed class c, so
 the count is the directed census row of P's class, induced or non-induced (``N = M · I`` with M the arc-subset
 inclusion matrix, :mod:`la_gpm.motifs.directed`): the triad census in closed form for k = 3 (O(m·sqrt(m))),
-ESU enumeration of the connected 4-subsets for k = 4.  CPU only, exact Python ints.
+ESU enumeration of the connected 4-subsets for k = 4; exact Python ints.  ``backend="gpu"``: the GPU directed census
+(``census_esu_directed``, ESU for k = 3 and 4; docs/gpu_census.md), its row; ``"auto"`` stays on the CPU (the
+closed-form triad census and the numba ESU are fast at these sizes; the GPU pays on large graphs at k = 4).
 
 An undirected pattern (a :class:`~la_gpm.Pattern`, an undirected name such as ``"triangle"``, an edge list) on a
 directed graph is refused with the way on (``D.to_undirected()``, or a directed pattern): an edge list alone
@@ -164,17 +166,17 @@ def directed_count(D, pattern, *, induced: bool = False, count: str = "unique", 
                                   "patterns count the undirected one on D.to_undirected()")
         raise InvalidArgument(f"directed patterns of 3 and 4 vertices are counted; got k={P.k} (a single arc: D.m "
                               "counts the arcs)")
-    resolve_backend(backend, supported=("cpu",), what="counting a directed pattern", auto="cpu")
+    b = resolve_backend(backend, supported=("cpu", "gpu"), what="counting a directed pattern", auto="cpu")
     if count not in ("unique", "embeddings"):
         raise InvalidArgument(f"count must be one of ('unique', 'embeddings'); got {count!r}")
     t0 = time.perf_counter()
-    counts, method = directed_counts(D, P.k, induced=bool(induced), progress=progress)
+    counts, method = directed_counts(D, P.k, induced=bool(induced), progress=progress, backend=b)
     n = int(counts[P.class_row])
     if count == "embeddings":
         n *= P.automorphism_count
     if not return_stats:
         return n
-    return n, {"engine": "directed_census", "backend": "cpu", "method": method, "class": P.class_name,
+    return n, {"engine": "directed_census", "backend": b, "method": method, "class": P.class_name,
                "reason": f"the {'induced' if induced else 'non-induced'} row {P.class_name} of the directed "
                          f"{P.k}-vertex census ({method})", "seconds": time.perf_counter() - t0}
 
