@@ -4,7 +4,7 @@
 // rows sorted), the same CSR as the CPU census, so the smallest id of a subgraph is its
 // highest-degree vertex.
 //
-// census_esu: every connected induced k-vertex subgraph (k = 3..7) exactly once, by ESU
+// census_esu: every connected induced k-vertex subgraph (k = 3..7; k = 8: census_esu8) exactly once, by ESU
 //   (Wernicke 2006) rooted at its smallest vertex r. A work item is a forward arc (r, v1),
 //   v1 > r: it fixes the first two vertices, and the rest of r's row after v1 is the rest of
 //   ESU's first extension set, so level 0 is read straight from the CSR. Level p (1 <= p <= k-3)
@@ -31,6 +31,14 @@
 //   table (64 / 4096 entries). The exclusive neighbours of the last prefix vertex fall in three classes
 //   (one per direction), counted with two ballots.
 //
+// census_esu8: census_esu at k = 8 (L2 = true), where one table over every 28-bit code would take 2^28 entries:
+//   a leaf's class comes from the CPU's two-level lookup (la_gpm.motifs.census8): the 7-vertex prefix code c
+//   gives its 7-vertex class cls7[c] and a relabelling perm7[c] onto that class's representative, and the leaf's
+//   7-bit row q (its adjacency to positions 0..6) relabelled by it, qperm[perm7[c]][q], picks the 8-vertex
+//   class cls8[cls7[c] * 128 + row]. c and the relabelling are read once per prefix (per esu_leaves call), one
+//   byte and one int per leaf. 11,117 classes: the block's u64 counters take 89 KB of shared memory (the host
+//   opts the kernel in past 48 KB).
+//
 // census4_closed: the inputs of the k = 4 closed form (see closed_forms.closed_form_noninduced), one
 //   warp per vertex u from an atomic counter, u's edges to larger ids v in turn, the lanes over
 //   N(v): t_uv by binary search in N(u) (diamonds Σ C(t_e, 2)), triangles u < v < w with the sum of
@@ -39,9 +47,27 @@
 //   C(c, 2) (4-cycles with u the smallest id, Chiba & Nishizeki).
 #include "common.cuh"
 
-#define CENSUS_MAX_K 7
+#define CENSUS_MAX_K 8
 
 __device__ __forceinline__ int tri_off(int j) { return j * (j - 1) / 2; }
+
+// census_esu8's two-level class lookup (see the notes at the top); unused (null) by the other kernels
+struct Lookup2 {
+    const short* cls7;
+    const short* perm7;
+    const unsigned char* qperm;  // [5040][128]
+    const int* cls8;             // [classes7][128]
+};
+
+// one hit per lane with ok, of the class cls: lanes with the same class merged, one shared atomic per class
+// (warp-collective; count_class with the class already looked up)
+__device__ __forceinline__ void count_class_id(bool ok, int cls, unsigned long long* sh) {
+    const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
+    if (ok) {
+        const unsigned same = __match_any_sync(act, cls);
+        if ((same & lanes_below(threadIdx.x & 31)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
+    }
+}
 
 // true when u is adjacent to none of the vertices whose rows are [slo[i], shi[i]), i < npos
 __device__ __forceinline__ bool exclusive_of(const int* __restrict__ idx, const i64* slo, const i64* shi, int npos,
@@ -113,14 +139,21 @@ __device__ __forceinline__ int esu_extend(const int* __restrict__ idx, const uns
 // neighbour u > r of x completes one connected induced k-subgraph. DIR: as esu_extend; the exclusive
 // neighbours fall in three classes by the direction d = dirs[j] of (x, u): two ballots (bit 0, bit 1)
 // count each d.
-template <bool DIR>
+template <bool DIR, bool L2>
 __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const unsigned char* __restrict__ dirs,
-                                           const short* __restrict__ table, const int* Rv, const unsigned char* Rm,
-                                           const unsigned char* __restrict__ Rd, int nR, i64 xlo, i64 xhi, int r,
-                                           int pos, int code, const i64* slo, const i64* shi,
-                                           unsigned long long* sh, int lane) {
+                                           const short* __restrict__ table, const Lookup2 lk, const int* Rv,
+                                           const unsigned char* Rm, const unsigned char* __restrict__ Rd, int nR,
+                                           i64 xlo, i64 xhi, int r, int pos, int code, const i64* slo,
+                                           const i64* shi, unsigned long long* sh, int lane) {
     constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
     const int off = B * tri_off(pos + 1);
+    // L2 (k = 8): the prefix's 8-vertex class row block and its relabelling of a leaf's row, once per prefix
+    const unsigned char* qp = nullptr;
+    const int* c8 = nullptr;
+    if constexpr (L2) {
+        qp = lk.qperm + (i64)__ldg(lk.perm7 + code) * 128;
+        c8 = lk.cls8 + (i64)__ldg(lk.cls7 + code) * 128;
+    }
     for (int base = 0; base < nR; base += 32) {
         const int i = base + lane;
         const bool ok = i < nR;
@@ -136,7 +169,8 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const un
                 if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
             }
         }
-        count_class(ok, table, code | (m << off), sh);
+        if constexpr (L2) count_class_id(ok, ok ? __ldg(c8 + __ldg(qp + m)) : 0, sh);
+        else count_class(ok, table, code | (m << off), sh);
     }
     const i64 start = binary_upper_bound(idx, xlo, xhi, r);
     if constexpr (DIR) {
@@ -161,7 +195,12 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const un
             const bool ok = j < xhi && exclusive_of(idx, slo, shi, pos, __ldg(idx + j));
             ex += __popc(__ballot_sync(LA_FULL_MASK, ok));
         }
-        if (lane == 0 && ex) atomicAdd(sh + __ldg(table + (code | ((1 << pos) << off))), ex);
+        if (lane == 0 && ex) {
+            int cls;
+            if constexpr (L2) cls = __ldg(c8 + __ldg(qp + (1 << pos)));
+            else cls = __ldg(table + (code | ((1 << pos) << off)));
+            atomicAdd(sh + cls, ex);
+        }
     }
     __syncwarp();
 }
@@ -186,12 +225,13 @@ extern "C" __global__ void esu_item_counts(const i64* __restrict__ ptr, const in
 // (ext_1 is rebuilt by each item: O(|ext_1|), against a subtree of O(|ext_1|^2) or more), so
 // that the subtrees under two hubs spread over many warps instead of holding one to the end.
 // DIR: the directed census (census_esu_directed, dirs aligned with idx; see the notes at the top).
-template <bool DIR>
+template <bool DIR, bool L2>
 __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, const int* __restrict__ idx,
                                                 const unsigned char* __restrict__ dirs,
                                                 const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
                                                 const i64* __restrict__ offs, i64 nitems, int split, int k,
-                                                int n, int maxd, const short* __restrict__ table, int nclass,
+                                                int n, int maxd, const short* __restrict__ table, const Lookup2 lk,
+                                                int nclass,
                                                 int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
                                                 u64* __restrict__ next, u64* __restrict__ counts) {
     constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
@@ -234,7 +274,8 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
         const unsigned char* R0d = DIR ? dirs + a + 1 : nullptr;
         const int code1 = DIR ? (int)__ldg(dirs + a) : 1;
         if (k == 3) {
-            esu_leaves<DIR>(idx, dirs, table, R0, nullptr, R0d, nR0, slo[1], shi[1], r, 1, code1, slo, shi, sh, lane);
+            esu_leaves<DIR, L2>(idx, dirs, table, lk, R0, nullptr, R0d, nR0, slo[1], shi[1], r, 1, code1, slo, shi, sh,
+                                lane);
             continue;
         }
         code[1] = code1;
@@ -256,8 +297,8 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
             shi[pos] = __ldg(ptr + x + 1);
             const int nR = sz[d] - it[d];
             if (pos == k - 2) {
-                esu_leaves<DIR>(idx, dirs, table, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r, pos, cx,
-                                slo, shi, sh, lane);
+                esu_leaves<DIR, L2>(idx, dirs, table, lk, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r,
+                                    pos, cx, slo, shi, sh, lane);
             } else {
                 sz[d + 1] = esu_extend<DIR>(idx, dirs, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r, pos,
                                             slo, shi, wv + loff[d + 1], wm + loff[d + 1], lane);
@@ -276,8 +317,20 @@ extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __
                                       int n, int maxd, const short* __restrict__ table, int nclass,
                                       int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
                                       u64* __restrict__ next, u64* __restrict__ counts) {
-    census_esu_body<false>(ptr, idx, nullptr, wsrc, warc, nwork, offs, nitems, split, k, n, maxd, table, nclass, vbuf,
-                           mbuf, next, counts);
+    census_esu_body<false, false>(ptr, idx, nullptr, wsrc, warc, nwork, offs, nitems, split, k, n, maxd, table,
+                                  Lookup2{nullptr, nullptr, nullptr, nullptr}, nclass, vbuf, mbuf, next, counts);
+}
+
+// k = 8: the two-level lookup (see the notes at the top) in place of the one-level table
+extern "C" __global__ void census_esu8(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                       const int* __restrict__ wsrc, const i64* __restrict__ warc, i64 nwork,
+                                       const i64* __restrict__ offs, i64 nitems, int split, int n, int maxd,
+                                       const short* __restrict__ cls7, const short* __restrict__ perm7,
+                                       const unsigned char* __restrict__ qperm, const int* __restrict__ cls8,
+                                       int nclass, int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
+                                       u64* __restrict__ next, u64* __restrict__ counts) {
+    census_esu_body<false, true>(ptr, idx, nullptr, wsrc, warc, nwork, offs, nitems, split, 8, n, maxd, nullptr,
+                                 Lookup2{cls7, perm7, qperm, cls8}, nclass, vbuf, mbuf, next, counts);
 }
 
 // The directed census (k = 3, 4) over the underlying graph U: one work item per forward arc of U (no split),
@@ -288,8 +341,8 @@ extern "C" __global__ void census_esu_directed(const i64* __restrict__ ptr, cons
                                                int k, int n, int maxd, const short* __restrict__ table, int nclass,
                                                int* __restrict__ vbuf, unsigned char* __restrict__ mbuf,
                                                u64* __restrict__ next, u64* __restrict__ counts) {
-    census_esu_body<true>(ptr, idx, dirs, wsrc, warc, nwork, nullptr, nwork, 0, k, n, maxd, table, nclass, vbuf, mbuf,
-                          next, counts);
+    census_esu_body<true, false>(ptr, idx, dirs, wsrc, warc, nwork, nullptr, nwork, 0, k, n, maxd, table,
+                                 Lookup2{nullptr, nullptr, nullptr, nullptr}, nclass, vbuf, mbuf, next, counts);
 }
 
 // One forward edge (u, v) of the k = 4 closed forms, the lanes over N(v) (warp-collective): every w ~ u

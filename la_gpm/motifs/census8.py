@@ -120,9 +120,10 @@ def frame8(counts, induced: bool, method: str):
 
 K8_GUARD_S = 600.0          # census(G, 8, guard=True) refuses a predicted enumeration beyond this (seconds)
 _NS_PER_NODE = 140.0        # ESU at k = 8, per connected 7-vertex subset (leaf parent), 1 thread: citeseer 238 s x 2 threads / 3.5e9
+_NS_PER_NODE_GPU = 1.0      # the same on the GPU (census_esu8, the whole device; H100, see docs/census.md)
 
 
-def predict_work8(G) -> dict:
+def predict_work8(G, gpu: bool = False) -> dict:
     """The predicted size of census(G, 8): connected 7- and 8-vertex subsets from the 3- and 4-vertex counts
     (closed forms, milliseconds) as C_k ~ C_4 r^(k-4) with r = C_4 / C_3, and the seconds of the enumeration
     on the numba threads (a leaf parent, i.e. a connected 7-subset, costs about ``_NS_PER_NODE`` ns on one
@@ -133,16 +134,19 @@ def predict_work8(G) -> dict:
     c3, c4 = (sum(to_induced(classes(k).M, closed_form_noninduced(G, k))) for k in (3, 4))
     r = c4 / c3 if c3 else 0.0
     c7 = c4 * r ** 3
-    return {"subsets7": c7, "subsets8": c7 * r, "seconds": c7 * _NS_PER_NODE * 1e-9 / max(1, numba.get_num_threads())}
+    secs = c7 * _NS_PER_NODE_GPU * 1e-9 if gpu else c7 * _NS_PER_NODE * 1e-9 / max(1, numba.get_num_threads())
+    return {"subsets7": c7, "subsets8": c7 * r, "seconds": secs}
 
 
-def check_work8(G):
-    """Raise :class:`CensusTooLarge` where :func:`predict_work8` says more than ``K8_GUARD_S`` seconds."""
-    w = predict_work8(G)
+def check_work8(G, gpu: bool = False):
+    """Raise :class:`CensusTooLarge` where :func:`predict_work8` says more than ``K8_GUARD_S`` seconds (on the GPU
+    with ``gpu``)."""
+    w = predict_work8(G, gpu)
     if w["seconds"] > K8_GUARD_S:
+        where = "the GPU" if gpu else f"{_threads()} thread(s) here"
         raise CensusTooLarge(
             f"census(G, 8) would enumerate about {w['subsets8']:.2g} connected 8-vertex subgraphs (extending "
-            f"{w['subsets7']:.2g} 7-vertex ones): about {_duration(w['seconds'])} on {_threads()} thread(s) here, "
+            f"{w['subsets7']:.2g} 7-vertex ones): about {_duration(w['seconds'])} on {where}, "
             f"beyond the guard's {K8_GUARD_S:.0f} s. Estimate the census with la_gpm.estimate_census(G, 8) "
             "(sampled, with intervals), or run it anyway with census(G, 8, guard=False)")
 

@@ -62,7 +62,7 @@ import numpy as np
 from ..backends import resolve_backend
 from ..partition import check_part
 from ..config import config
-from ..exceptions import BackendUnavailable, InvalidArgument, PatternTooLarge
+from ..exceptions import InvalidArgument, PatternTooLarge
 from ..patterns.classes import classes, to_induced, to_noninduced
 from ..validation import as_graph
 from .closed_forms import closed_form_noninduced, noninduced_orbits
@@ -124,7 +124,7 @@ def check_k(k):
 
 def census(G, k: int, *, induced: bool = True, backend: str | None = None, progress: bool = False,
            method: str = "auto", guard: bool = True):
-    """Counts of every connected k-vertex pattern class (k = 3..8; k = 8 on the CPU).
+    """Counts of every connected k-vertex pattern class (k = 3..8).
 
     Parameters
     ----------
@@ -132,9 +132,9 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
         (k = 3, 4: every weakly connected directed class, igraph's isoclass numbering; CPU, or ESU
         enumeration on the GPU with ``backend="gpu"``; see :func:`la_gpm.motifs.directed.directed_census`
         for its columns and methods)
-    k : number of pattern vertices, 3..8 (3, 4 for a directed graph); k = 8 enumerates on the CPU with a
-        two-level class lookup (:mod:`la_gpm.motifs.census8`: 11,117 classes keyed as
-        :func:`la_gpm.estimate_census` keys them)
+    k : number of pattern vertices, 3..8 (3, 4 for a directed graph); k = 8 enumerates with a two-level
+        class lookup (:mod:`la_gpm.motifs.census8`: 11,117 classes keyed as :func:`la_gpm.estimate_census`
+        keys them), on the CPU or with ``backend="gpu"`` the GPU (``"auto"`` keeps the CPU)
     induced : vertex-induced counts (motifs) if True, else non-induced (every subgraph
         isomorphic to the class, whether or not more edges join its vertices)
     backend : ``"cpu"``, ``"gpu"`` (CUDA kernels, ``motifs/gpu.py``: closed forms for
@@ -206,18 +206,19 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
 
 
 def _census8(G, induced, backend, progress, method, guard):
-    """census(G, 8): ESU on the CPU with the two-level class lookup (la_gpm.motifs.census8)."""
+    """census(G, 8): ESU with the two-level class lookup (la_gpm.motifs.census8), on the CPU or (backend="gpu")
+    the GPU (``gpu.esu_counts8``; attrs["method"] "gpu_enumerate"); "auto" keeps the CPU."""
     from .census8 import classes8, frame8, noninduced8, check_work8
     G = prepare(G, "census")
-    asked = config.backend if backend is None else backend
-    if asked == "gpu":
-        raise BackendUnavailable("census(G, 8) runs on the CPU only (the GPU census covers k <= 7): pass "
-                                 "backend='cpu' or 'auto'")
-    resolve_backend(backend, supported=("cpu", "gpu"), what="census")    # validates the name
+    b = resolve_backend(backend, supported=("cpu", "gpu"), what="census", auto="cpu")
     if method not in ("auto", "enumerate"):
         raise InvalidArgument(f"census(G, 8) enumerates: method must be 'auto' or 'enumerate'; got {method!r}")
     if guard:
-        check_work8(G)
+        check_work8(G, gpu=b == "gpu")
+    if b == "gpu":
+        from . import gpu
+        I = gpu.esu_counts8(G)
+        return frame8(I if induced else noninduced8(I), induced, "gpu_enumerate")
     cls = classes8()
     I = _enumerate(G, 8, cls, progress)
     return frame8(I if induced else noninduced8(I), induced, "enumerate")

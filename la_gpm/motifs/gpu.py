@@ -7,6 +7,8 @@
   GPU clique kernel), mirroring ``closed_forms.closed_form_noninduced``. Small graphs (whose per-block
   state fits ``SMALL_SHARED_BYTES`` of shared memory) take :func:`small_inputs` instead: one
   ``census_small`` launch (4-cliques fused) and one 48-byte copy back.
+* :func:`esu_counts8` -- ``la_gpm.census(G, 8, backend="gpu")``: the same ESU kernel at k = 8 with the CPU's
+  two-level class lookup on the device (``census_esu8``).
 * :func:`directed_esu_counts` -- the directed census (k = 3, 4; ``la_gpm.census(D, k, backend="gpu")`` for a
   directed D): the same ESU kernel instantiated for two direction bits per vertex pair
   (``census_esu_directed``) over the underlying graph of :func:`la_gpm.motifs.directed.underlying`, with a
@@ -26,6 +28,7 @@ warp and the number of resident warps is chosen so that it fits ``la_gpm.config.
 
 from __future__ import annotations
 
+import functools
 import numpy as np
 
 from ..device import block_size, cupy, kernel, oom_guard, sm_count
@@ -87,13 +90,13 @@ def _device_desc(G):
     return G.device_cache(f"gpu:{dev}:census-desc", make)
 
 
-def _warps(per_warp_bytes: int, work: int, cp) -> tuple[int, int]:
+def _warps(per_warp_bytes: int, work: int, cp, wpb_max: int = WARPS_PER_BLOCK) -> tuple[int, int]:
     """(grid, warps per block): as many resident warps as the memory budget allows, at most
     32 per SM and about one per work item, at least one block."""
     from ..config import config
     cap = sm_count() * WARPS_PER_SM
     nw = int(min(cap, max(1, config.memory_budget // max(per_warp_bytes, 1)), max(1, work)))
-    wpb = min(WARPS_PER_BLOCK, nw)
+    wpb = min(wpb_max, nw)
     return max(1, nw // wpb), wpb
 
 
@@ -121,13 +124,13 @@ def esu_counts(G, k: int) -> list[int]:
                             counts), shared_mem=nclass * 8))
 
 
-def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch) -> list[int]:
+def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch, wpb_max=WARPS_PER_BLOCK) -> list[int]:
     """One launch of an ESU census kernel: extension stacks for as many warps as ``config.memory_budget`` allows
     (level p holds at most min((p + 1) maxd, n) candidates), one memset for the item counter and the class
     counters, ``launch(grid, block, vbuf, mbuf, next_, counts)``, the counts back as Python ints."""
     cp = cupy()
     per_warp = sum(min((p + 1) * maxd, n) for p in range(1, k - 2))
-    grid, wpb = _warps(per_warp * 5, nitems, cp)
+    grid, wpb = _warps(per_warp * 5, nitems, cp, wpb_max)
     nw = grid * wpb
     with oom_guard(f"{what} ({nw} warps × {per_warp * 5} bytes of extension stacks)"):
         with _stage(f"{stage}: allocations and one memset"):
@@ -141,6 +144,59 @@ def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch) -> list[
         with _stage(f"{stage}: copy back"):
             out = counts.get()
     return [int(x) for x in out]
+
+
+# census_esu8: 11,117 u64 class counters per block (89 KB of shared memory, past the default 48 KB: the kernel is
+# opted in), so at most two blocks fit an SM; 16 warps a block keep 32 warps resident (about 40 registers a thread)
+ESU8_WARPS_PER_BLOCK = 16
+
+
+def esu_counts8(G) -> list[int]:
+    """Induced counts (Python ints, in :func:`la_gpm.motifs.census8.classes8`'s row order) of every connected
+    8-vertex class: ``census_esu8`` (census.cu), the ESU kernel of :func:`esu_counts` with the CPU's two-level
+    class lookup (cls7, perm7, qperm, cls8 on the device) in place of a 2^28-entry table."""
+    from .census8 import classes8
+    c8 = classes8()
+    nclass = len(c8.keys)
+    if G.n == 0 or G.m == 0:
+        return [0] * nclass
+    with _stage("esu8: cached device data and launch shape (host)"):
+        ptr, idx, fsrc, fwd = _device_desc(G)
+        cls7, perm7, qperm, cls8 = _tables8(cupy().cuda.Device().id)
+        n = int(ptr.shape[0] - 1)
+        maxd = int(G.max_degree)
+        nwork = int(fwd.shape[0])
+        offs, nitems = _item_offsets(G, SPLIT)
+        fn = _esu8_kernel(cupy().cuda.runtime.getDevice(), nclass * 8)
+    return _esu_launch("the 8-vertex census", "esu8", "census_esu8", 8, n, maxd, nitems, nclass,
+                       lambda grid, block, vbuf, mbuf, next_, counts: fn(
+                           grid, block,
+                           (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(SPLIT),
+                            np.int32(n), np.int32(maxd), cls7, perm7, qperm, cls8, np.int32(nclass), vbuf, mbuf,
+                            next_, counts), shared_mem=nclass * 8), wpb_max=ESU8_WARPS_PER_BLOCK)
+
+
+def _tables8(dev):
+    """The two-level lookup of :func:`la_gpm.motifs.census8.classes8` on device ``dev`` (about 9 MB, uploaded
+    once per device): cls7 int16 [2^21], perm7 int16 [2^21], qperm uint8 [5040 x 128], cls8 int32."""
+    key = ("census8", dev)
+    if key not in _TABLES:
+        from .census8 import classes8
+        cp = cupy()
+        cls7, perm7, qperm, cls8 = classes8().table
+        with oom_guard("copying the 8-vertex class lookup to the GPU"):
+            _TABLES[key] = (cp.asarray(np.asarray(cls7, dtype=np.int16)), cp.asarray(np.asarray(perm7, dtype=np.int16)),
+                            cp.asarray(np.ascontiguousarray(qperm, dtype=np.uint8)),
+                            cp.asarray(np.asarray(cls8, dtype=np.int32)))
+    return _TABLES[key]
+
+
+@functools.lru_cache(maxsize=None)
+def _esu8_kernel(device: int, smem: int):
+    """census_esu8 on ``device``, opted in to ``smem`` bytes of dynamic shared memory (its class counters)."""
+    fn = kernel(__package__, "census", "census_esu8")
+    fn.max_dynamic_shared_size_bytes = smem
+    return fn
 
 
 def directed_host_arrays(U):
