@@ -935,36 +935,49 @@ def dense5_bulk(a):
 # ------------------------------------------------------------------ census8
 @FAMILY.suite(repeats=1, graphs="karate,citeseer,email-Eu-core", quick={"graphs": "karate"},
               args=[arg("--max-predicted", type=float, default=120.0,
-                        help="skip a graph whose predicted k = 8 time exceeds this many seconds")])
+                        help="skip a graph (on a backend) whose predicted k = 8 time exceeds this many seconds"),
+                    arg("--backends", default="cpu", help="comma-separated: cpu, gpu (census_esu8)")])
 def census8(a):
-    """census(G, 8) on the CPU (ESU with the two-level class lookup, la_gpm.motifs.census8) beside census(G, 7):
-    wall seconds (median of --repeats after a warm-up call on karate), the predicted seconds and 8-subsets of
-    the guard (census8.predict_work8), the total count and the classes seen. A graph whose prediction exceeds
-    --max-predicted is recorded as skipped."""
+    """census(G, 8) (ESU with the two-level class lookup, la_gpm.motifs.census8) beside census(G, 7), per backend
+    (cpu: numba; gpu: census_esu8 / census_esu): wall seconds (median of --repeats after a warm-up call on karate,
+    the GPU's synchronised), the predicted seconds and 8-subsets of the guard (census8.predict_work8), the total
+    count and the classes seen; the GPU's counts checked against the CPU's where both ran. A graph whose
+    prediction exceeds --max-predicted on a backend is recorded as skipped there."""
     from la_gpm.motifs.census8 import classes8, predict_work8
-    rec = Record(a, "census8", "census(G, 8) on the CPU beside census(G, 7)", threads=numba_threads())
+    backends = [b.strip() for b in a.backends.split(",") if b.strip()]
+    rec = Record(a, "census8", "census(G, 8) beside census(G, 7), CPU and GPU", threads=numba_threads(),
+                 backends=backends)
     t, _ = once(classes8, sync=False)
     rec["class_tables_build_s"] = t
-    census(graph("karate"), 8)                        # compile / load the kernels
+    for b in backends:
+        census(graph("karate"), 8, backend=b)         # compile / load the kernels
     for label in a.graphs:
         G = graph(label)
-        w = predict_work8(G)
-        row = {"graph": label, "n": G.n, "m": G.m, "predicted_8_s": w["seconds"], "predicted_subsets8": w["subsets8"],
-               "predicted_subsets7": w["subsets7"]}
-        if w["seconds"] > a.max_predicted:
-            row["skipped"] = f"predicted {w['seconds']:.0f} s > --max-predicted {a.max_predicted:.0f} s"
-            rec.add(row)
-            continue
+        row = {"graph": label, "n": G.n, "m": G.m}
+        got = {}
+        for b in backends:
+            w = predict_work8(G, gpu=b == "gpu")
+            ent = row[b] = {"predicted_8_s": w["seconds"], "predicted_subsets8": w["subsets8"],
+                            "predicted_subsets7": w["subsets7"]}
+            if w["seconds"] > a.max_predicted:
+                ent["skipped"] = f"predicted {w['seconds']:.0f} s > --max-predicted {a.max_predicted:.0f} s"
+                continue
+            for k in (7, 8):
+                ts = []
+                for _ in range(a.repeats):
+                    t, df = once(lambda: census(G, k, method="enumerate", backend=b, guard=False), sync=b == "gpu")
+                    ts.append(t)
+                ent[f"census{k}_s"] = statistics.median(ts)
+                ent[f"census{k}_runs"] = ts
+                ent[f"subsets{k}"] = sum(counts(df))
+                ent[f"classes_seen{k}"] = int(sum(1 for c in counts(df) if c))
+                got[(b, k)] = counts(df)
+            ent["ratio_8_over_7"] = ent["census8_s"] / ent["census7_s"]
         for k in (7, 8):
-            ts = []
-            for _ in range(a.repeats):
-                t, df = once(lambda: census(G, k, method="enumerate"), sync=False)
-                ts.append(t)
-            row[f"census{k}_s"] = statistics.median(ts)
-            row[f"census{k}_runs"] = ts
-            row[f"subsets{k}"] = sum(counts(df))
-            row[f"classes_seen{k}"] = int(sum(1 for c in counts(df) if c))
-        row["ratio_8_over_7"] = row["census8_s"] / row["census7_s"]
+            if ("cpu", k) in got and ("gpu", k) in got:
+                check(f"{label} k={k} gpu == cpu", got[("gpu", k)], got[("cpu", k)])
+        if "cpu" in row and "gpu" in row and "census8_s" in row["cpu"] and "census8_s" in row["gpu"]:
+            row["gpu_speedup_8"] = row["cpu"]["census8_s"] / row["gpu"]["census8_s"]
         rec.add(row)
     rec.done()
 

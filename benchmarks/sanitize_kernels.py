@@ -101,6 +101,13 @@ def enum(G):
     assert rows.shape[0] == count_pattern(GL, P, count="embeddings")
 
 
+def census8(G):
+    """census_esu8 (k = 8, the two-level class lookup) on a small graph, against the CPU."""
+    from la_gpm.motifs import gpu as gc
+    H = la_gpm.generators.rmat(6, seed=1)
+    assert gc.esu_counts8(H) == [int(c) for c in la_gpm.census(H, 8, backend="cpu")["count"]]
+
+
 def census(G):
     from la_gpm.motifs import gpu as gc
     from la_gpm.motifs.hybrid import hybrid5_noninduced
@@ -237,7 +244,8 @@ def orbits5(G):
     print("orbits5: cpu == gpu")
 
 
-PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "enum": enum, "census": census, "batch": batch,
+PARTS = {"triangles": triangles, "cliques": cliques, "trie": trie, "enum": enum, "census": census, "census8": census8,
+         "batch": batch,
          "batch_hprd": batch_hprd, "color_coding": color_coding, "motif_sampler": motif_sampler, "dynamic": dynamic,
          "orbits5": orbits5}
 
