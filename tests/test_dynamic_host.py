@@ -9,7 +9,7 @@ import pytest
 
 import la_gpm
 from la_gpm.dynamic import cpu
-from la_gpm.dynamic.cpu import _items
+from la_gpm.dynamic.cpu import start_items
 from la_gpm.dynamic.store import ArcStore
 from la_gpm.dynamic.updates import net_layout, normalise
 
@@ -163,9 +163,9 @@ def test_items_come_heaviest_first_in_a_stable_order():
         for split in (1, 3, 16, 256, 10**6):
             args = (op.upd, op.ustate, op.uel, cand.ct, cand.ptr, S.rows, plan.packed, plan.pairs, plan.pair_edge,
                     plan.pair_el, plan.pair_cond, plan.k, split)
-            n = _items(*args, np.zeros((1, 6), np.int64), False)
+            n = start_items(*args, np.zeros((1, 6), np.int64), False)
             raw = np.empty((n, 6), np.int64)
-            _items(*args, raw, True)
+            start_items(*args, raw, True)
             want = raw[np.argsort(-(raw[:, 4] - raw[:, 3]), kind="stable")]
             got, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, split)
             assert np.array_equal(got, want)
