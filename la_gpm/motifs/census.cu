@@ -36,8 +36,10 @@
 //   gives its 7-vertex class cls7[c] and a relabelling perm7[c] onto that class's representative, and the leaf's
 //   7-bit row q (its adjacency to positions 0..6) relabelled by it, qperm[perm7[c]][q], picks the 8-vertex
 //   class cls8[cls7[c] * 128 + row]. c and the relabelling are read once per prefix (per esu_leaves call), one
-//   byte and one int per leaf. 11,117 classes: the block's u64 counters take 89 KB of shared memory (the host
-//   opts the kernel in past 48 KB).
+//   byte and one int per leaf. 11,117 classes: the block's counters are u32 (44 KB of shared memory; as u64, 89
+//   KB, two blocks an SM and 32 warps where the registers allow 48), each add that carries a counter past 2^31
+//   moves 2^31 to the class's global u64 counter (add32: exactly one add crosses, so none is lost or counted
+//   twice, and a counter stays below 2^32).
 //
 // census4_closed: the inputs of the k = 4 closed form (see closed_forms.closed_form_noninduced), one
 //   warp per vertex u from an atomic counter, u's edges to larger ids v in turn, the lanes over
@@ -59,13 +61,23 @@ struct Lookup2 {
     const int* cls8;             // [classes7][128]
 };
 
-// one hit per lane with ok, of the class cls: lanes with the same class merged, one shared atomic per class
-// (warp-collective; count_class with the class already looked up)
-__device__ __forceinline__ void count_class_id(bool ok, int cls, unsigned long long* sh) {
+// a (< 2^31) more hits of class cls on the block's u32 counter; the add that carries it past 2^31 moves 2^31 to
+// the global u64 counter (census_esu8, see the notes at the top)
+__device__ __forceinline__ void add32(unsigned int* sh32, u64* __restrict__ counts, int cls, unsigned int a) {
+    const unsigned int old = atomicAdd(sh32 + cls, a);
+    if (old < 0x80000000u && old + a >= 0x80000000u) {
+        atomicAdd(counts + cls, (u64)0x80000000u);
+        atomicSub(sh32 + cls, 0x80000000u);
+    }
+}
+
+// one hit per lane with ok, of the class cls: lanes with the same class merged, one add32 per class
+// (warp-collective; census_esu8's count_class, the class already looked up)
+__device__ __forceinline__ void count_class_id32(bool ok, int cls, unsigned int* sh32, u64* __restrict__ counts) {
     const unsigned act = __ballot_sync(LA_FULL_MASK, ok);
     if (ok) {
         const unsigned same = __match_any_sync(act, cls);
-        if ((same & lanes_below(threadIdx.x & 31)) == 0) atomicAdd(sh + cls, (unsigned long long)__popc(same));
+        if ((same & lanes_below(threadIdx.x & 31)) == 0) add32(sh32, counts, cls, (unsigned int)__popc(same));
     }
 }
 
@@ -144,9 +156,11 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const un
                                            const short* __restrict__ table, const Lookup2 lk, const int* Rv,
                                            const unsigned char* Rm, const unsigned char* __restrict__ Rd, int nR,
                                            i64 xlo, i64 xhi, int r, int pos, int code, const i64* slo,
-                                           const i64* shi, unsigned long long* sh, int lane) {
+                                           const i64* shi, unsigned long long* sh, u64* __restrict__ counts,
+                                           int lane) {
     constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
     const int off = B * tri_off(pos + 1);
+    unsigned int* sh32 = reinterpret_cast<unsigned int*>(sh);  // L2: u32 counters (see the notes at the top)
     // L2 (k = 8): the prefix's 8-vertex class row block and its relabelling of a leaf's row, once per prefix
     const unsigned char* qp = nullptr;
     const int* c8 = nullptr;
@@ -169,7 +183,7 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const un
                 if (binary_contains(idx, xlo, xhi, u)) m |= 1 << pos;
             }
         }
-        if constexpr (L2) count_class_id(ok, ok ? __ldg(c8 + __ldg(qp + m)) : 0, sh);
+        if constexpr (L2) count_class_id32(ok, ok ? __ldg(c8 + __ldg(qp + m)) : 0, sh32, counts);
         else count_class(ok, table, code | (m << off), sh);
     }
     const i64 start = binary_upper_bound(idx, xlo, xhi, r);
@@ -196,10 +210,8 @@ __device__ __forceinline__ void esu_leaves(const int* __restrict__ idx, const un
             ex += __popc(__ballot_sync(LA_FULL_MASK, ok));
         }
         if (lane == 0 && ex) {
-            int cls;
-            if constexpr (L2) cls = __ldg(c8 + __ldg(qp + (1 << pos)));
-            else cls = __ldg(table + (code | ((1 << pos) << off)));
-            atomicAdd(sh + cls, ex);
+            if constexpr (L2) add32(sh32, counts, __ldg(c8 + __ldg(qp + (1 << pos))), (unsigned int)ex);
+            else atomicAdd(sh + __ldg(table + (code | ((1 << pos) << off))), ex);
         }
     }
     __syncwarp();
@@ -236,7 +248,13 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
                                                 u64* __restrict__ next, u64* __restrict__ counts) {
     constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
     extern __shared__ unsigned long long sh[];
-    zero_class_counters(sh, nclass);
+    unsigned int* sh32 = reinterpret_cast<unsigned int*>(sh);
+    if constexpr (L2) {  // u32 counters
+        for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh32[c] = 0;
+        __syncthreads();
+    } else {
+        zero_class_counters(sh, nclass);
+    }
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     // level p (1..k-3) holds at most min((p+1) maxd, n) candidates
@@ -275,7 +293,7 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
         const int code1 = DIR ? (int)__ldg(dirs + a) : 1;
         if (k == 3) {
             esu_leaves<DIR, L2>(idx, dirs, table, lk, R0, nullptr, R0d, nR0, slo[1], shi[1], r, 1, code1, slo, shi, sh,
-                                lane);
+                                counts, lane);
             continue;
         }
         code[1] = code1;
@@ -298,7 +316,7 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
             const int nR = sz[d] - it[d];
             if (pos == k - 2) {
                 esu_leaves<DIR, L2>(idx, dirs, table, lk, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r,
-                                    pos, cx, slo, shi, sh, lane);
+                                    pos, cx, slo, shi, sh, counts, lane);
             } else {
                 sz[d + 1] = esu_extend<DIR>(idx, dirs, V + it[d], M + it[d], nullptr, nR, slo[pos], shi[pos], r, pos,
                                             slo, shi, wv + loff[d + 1], wm + loff[d + 1], lane);
@@ -308,7 +326,13 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
             }
         }
     }
-    flush_class_counters(sh, nclass, counts);
+    if constexpr (L2) {
+        __syncthreads();
+        for (int c = threadIdx.x; c < nclass; c += blockDim.x)
+            if (sh32[c]) atomicAdd(counts + c, (u64)sh32[c]);
+    } else {
+        flush_class_counters(sh, nclass, counts);
+    }
 }
 
 extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,

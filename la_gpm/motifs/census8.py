@@ -120,7 +120,7 @@ def frame8(counts, induced: bool, method: str):
 
 K8_GUARD_S = 600.0          # census(G, 8, guard=True) refuses a predicted enumeration beyond this (seconds)
 _NS_PER_NODE = 140.0        # ESU at k = 8, per connected 7-vertex subset (leaf parent), 1 thread: citeseer 238 s x 2 threads / 3.5e9
-_NS_PER_NODE_GPU = 1.0      # the same on the GPU (census_esu8, the whole device; H100, see docs/census.md)
+_NS_PER_NODE_GPU = 47.0     # the same on the GPU, the whole device (census_esu8, H100: citeseer 54.4 s / 1.16e9 predicted)
 
 
 def predict_work8(G, gpu: bool = False) -> dict:

@@ -28,7 +28,6 @@ warp and the number of resident warps is chosen so that it fits ``la_gpm.config.
 
 from __future__ import annotations
 
-import functools
 import numpy as np
 
 from ..device import block_size, cupy, kernel, oom_guard, sm_count
@@ -146,8 +145,8 @@ def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch, wpb_max=
     return [int(x) for x in out]
 
 
-# census_esu8: 11,117 u64 class counters per block (89 KB of shared memory, past the default 48 KB: the kernel is
-# opted in), so at most two blocks fit an SM; 16 warps a block keep 32 warps resident (about 40 registers a thread)
+# census_esu8: 11,117 u32 class counters per block (44 KB of shared memory); 16 warps a block, three blocks an SM
+# by the registers (about 40 a thread): 48 warps resident, as census_esu
 ESU8_WARPS_PER_BLOCK = 16
 
 
@@ -167,13 +166,13 @@ def esu_counts8(G) -> list[int]:
         maxd = int(G.max_degree)
         nwork = int(fwd.shape[0])
         offs, nitems = _item_offsets(G, SPLIT)
-        fn = _esu8_kernel(cupy().cuda.runtime.getDevice(), nclass * 8)
+        fn = kernel(__package__, "census", "census_esu8")
     return _esu_launch("the 8-vertex census", "esu8", "census_esu8", 8, n, maxd, nitems, nclass,
                        lambda grid, block, vbuf, mbuf, next_, counts: fn(
                            grid, block,
                            (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(SPLIT),
                             np.int32(n), np.int32(maxd), cls7, perm7, qperm, cls8, np.int32(nclass), vbuf, mbuf,
-                            next_, counts), shared_mem=nclass * 8), wpb_max=ESU8_WARPS_PER_BLOCK)
+                            next_, counts), shared_mem=nclass * 4), wpb_max=ESU8_WARPS_PER_BLOCK)
 
 
 def _tables8(dev):
@@ -189,14 +188,6 @@ def _tables8(dev):
                             cp.asarray(np.ascontiguousarray(qperm, dtype=np.uint8)),
                             cp.asarray(np.asarray(cls8, dtype=np.int32)))
     return _TABLES[key]
-
-
-@functools.lru_cache(maxsize=None)
-def _esu8_kernel(device: int, smem: int):
-    """census_esu8 on ``device``, opted in to ``smem`` bytes of dynamic shared memory (its class counters)."""
-    fn = kernel(__package__, "census", "census_esu8")
-    fn.max_dynamic_shared_size_bytes = smem
-    return fn
 
 
 def directed_host_arrays(U):
