@@ -67,6 +67,15 @@ def _find(rows, idx, v, w):
 
 
 @nb.njit(cache=True, inline="always")
+def _mark(st, od, px, py, state, order):
+    """The update's two arcs (positions px, py) get ``state`` and ``order`` (0, -1: kept again)."""
+    st[px] = state
+    st[py] = state
+    od[px] = order
+    od[py] = order
+
+
+@nb.njit(cache=True, inline="always")
 def _copy_row(rows, idx, v, used, skip, add):
     """Row v copied to ``idx[used:]`` without position ``skip`` (>= 0) or with target ``add`` (>= 0) in its sorted
     place; rows[v] points at the copy.  Returns (the new used, the position of the added arc or -1).  The slots
@@ -315,16 +324,10 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
         if net[t, 2] < 0:
             px = _find(rows, idx, x, y)
             py = _find(rows, idx, y, x)
-            st[px] = DELETED
-            st[py] = DELETED
-            od[px] = 0
-            od[py] = 0
+            _mark(st, od, px, py, DELETED, 0)
             items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
-            st[px] = 0
-            st[py] = 0
-            od[px] = -1
-            od[py] = -1
+            _mark(st, od, px, py, 0, -1)
             used, _ = _copy_row(rows, idx, x, used, px, -1)
             used, _ = _copy_row(rows, idx, y, used, py, -1)
             cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
@@ -333,18 +336,12 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             used, px = _copy_row(rows, idx, x, used, -1, y)
             used, py = _copy_row(rows, idx, y, used, -1, x)
             maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
-            st[px] = INSERTED
-            st[py] = INSERTED
-            od[px] = 0
-            od[py] = 0
+            _mark(st, od, px, py, INSERTED, 0)
             cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
                                       upd1, 1, tv, bits)
             items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
-            st[px] = 0
-            st[py] = 0
-            od[px] = -1
-            od[py] = -1
+            _mark(st, od, px, py, 0, -1)
         changed = changed or ch
         p1, n1, b1 = side_totals(counts, items)
         for j in range(items.shape[0]):

@@ -172,30 +172,24 @@ def _pack_ops(ops, size, nbat, lane_max):
     d = 0
     for b in range(nbat):
         t1 = min(m, (b + 1) * size)
-        il = 0
-        dl = 0
-        ilab = False
-        dlab = False
+        first = np.zeros(2, np.int64)        # the batch's first label of its inserts, of its deletes
+        seen = np.zeros(2, np.bool_)
         for t in range(b * size, t1):
             lab = ops[t, 3] if labeled else -1
-            if ops[t, 0] == 1:
-                ins[a, 0] = ops[t, 1]
-                ins[a, 1] = ops[t, 2]
+            side = 0 if ops[t, 0] == 1 else 1
+            out = ins if side == 0 else dele
+            at = a if side == 0 else d
+            out[at, 0] = ops[t, 1]
+            out[at, 1] = ops[t, 2]
+            if side == 0:
                 a += 1
-                if not ilab:
-                    il = lab
-                    ilab = True
-                elif lab != il:
-                    skip[b] = 1
             else:
-                dele[d, 0] = ops[t, 1]
-                dele[d, 1] = ops[t, 2]
                 d += 1
-                if not dlab:
-                    dl = lab
-                    dlab = True
-                elif lab != dl:
-                    skip[b] = 1
+            if not seen[side]:
+                first[side] = lab
+                seen[side] = True
+            elif lab != first[side]:
+                skip[b] = 1
         ioff[b + 1] = a
         doff[b + 1] = d
         if t1 - b * size > lane_max:
