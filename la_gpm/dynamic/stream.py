@@ -170,10 +170,12 @@ def _pack_ops(ops, size, nbat, lane_max):
     skip = np.zeros(nbat, np.uint8)
     a = 0
     d = 0
+    first = np.zeros(2, np.int64)        # a batch's first label of its inserts, of its deletes
+    seen = np.zeros(2, np.bool_)
     for b in range(nbat):
         t1 = min(m, (b + 1) * size)
-        first = np.zeros(2, np.int64)        # the batch's first label of its inserts, of its deletes
-        seen = np.zeros(2, np.bool_)
+        seen[0] = False
+        seen[1] = False
         for t in range(b * size, t1):
             lab = ops[t, 3] if labeled else -1
             side = 0 if ops[t, 0] == 1 else 1
