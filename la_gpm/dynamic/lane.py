@@ -81,16 +81,17 @@ def _start_pairs(ct, upd, pairs):
 
 
 @nb.njit(cache=True)
-def _irrelevant(ins, i0, i1, dele, d0, d1, code, n, table):
-    """Every pair of a batch's inserts ``ins[i0:i1]`` and deletes ``dele[d0:d1]`` is one the views drop
-    (:func:`.updates.pair_kept`: not a self-loop, in range, irrelevant)."""
+def _first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
+    """The first pair of a batch (its inserts ``ins[i0:i1]``, then its deletes ``dele[d0:d1]``, counted from 0)
+    that the views do not drop (:func:`.updates.pair_kept`: a self-loop, an id out of range or a relevant pair),
+    or -1 when they drop every one."""
     for t in range(i0, i1):
         if pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0:
-            return False
+            return t - i0
     for t in range(d0, d1):
         if pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0:
-            return False
-    return True
+            return i1 - i0 + t - d0
+    return -1
 
 
 @nb.njit(cache=True)
@@ -238,8 +239,11 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             info[I_STATUS] = FALLBACK
             break
         micro = commit and per_update > 0
-        if use_rel and _irrelevant(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
-                                   n, table):
+        start = 0
+        if use_rel:
+            start = _first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code, n,
+                                table)
+        if start < 0:
             # query views, no update a query can use (most small batches on a many-label graph): no allocation
             info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
             info[I_DROP_D] = del_off[b + 1] - del_off[b]
@@ -253,7 +257,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             ms, lptr, lidx, touched, old_rows, items, counts = micro_batch(
                 ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg, use_rel, code, table,
                 deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, T, pairs, pair_edge, pair_el,
-                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update)
+                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update, start)
         if ms == NOT_MICRO:
             touched, old_rows, lptr, lidx, items, counts = _one(
                 ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,

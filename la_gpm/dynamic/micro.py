@@ -145,9 +145,12 @@ def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
 @nb.njit(cache=True)
 def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg,
                 use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_rows, max_rel):
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_rows, max_rel,
+                start):
     """One batch by the per-update path (see the module notes), committed; ``info`` its row of the lane's info
-    table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max).
+    table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max);
+    ``start``: the batch's updates before this one (inserts, then deletes) are known irrelevant (the views'
+    first scan, ``lane._first_kept``).
     Returns (status, lists ptr, idx, touched, old rows,
     items, counts): NOT_MICRO (nothing written: the batch path takes it), M_FALLBACK (``info`` says why: the
     general path, or a compaction when I_FULL is set), M_SHORTCUT (no relevant update), M_DONE."""
@@ -158,10 +161,10 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
     R = min(max_rel, MICRO_MAX)
     rel = np.empty((R, 3), np.int64)      # lo, hi, sign
     nr = 0
-    drop_i = 0
-    drop_d = 0
+    drop_i = min(start, ins.shape[0])
+    drop_d = start - drop_i
     loops = 0
-    for t in range(ins.shape[0] + dele.shape[0]):
+    for t in range(start, ins.shape[0] + dele.shape[0]):
         if t < ins.shape[0]:
             x = ins[t, 0]
             y = ins[t, 1]
