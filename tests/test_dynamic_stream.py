@@ -212,3 +212,51 @@ def test_bad_streams_say_what_to_fix_and_keep_the_batches_before():
     with pytest.raises(InvalidUpdate, match="does not have"):
         D.apply_stream([(None, [(0, 9)])])
     assert D.version == 1
+
+
+def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_after_it():
+    """filter.lazy_patch: in a stream run, a candidate list at least as long as every row is never scanned, so the
+    run leaves it stale instead of copying it twice a batch; when a row grows past it (a hub forms) the lists are
+    rebuilt from the bits before the next search, and the run rebuilds them at its end.  Counts, graph and lists
+    equal apply per batch (itself brute force's, above), the stream's net the static recount's."""
+    from la_gpm.dynamic import lane
+    rng = np.random.default_rng(4)
+    n = 120
+    E = [(i, (i + 1) % n) for i in range(n)]                 # a cycle: rows of 2, lists of ~n
+    vlab = [int(x) for x in rng.integers(0, 3, n)]
+    vlab[0] = 2
+    G = _graph_from_pairs(n, E, vlab)
+    stale_runs = []
+    run_lane = lane.run_lane
+
+    def spy(*a, **kw):
+        run = run_lane(*a, **kw)
+        stale_runs.append(run.stale)
+        return run
+    for P in (Pattern([(0, 1), (1, 2)]), Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[2, 0, 1]),
+              Pattern([(0, 1), (0, 2), (0, 3)], vertex_labels=[2, 0, 1, 0])):
+        model, batches = set(_edge_set(G)), []
+        for b in range(40):
+            ins = [(0, int(v)) for v in rng.integers(2, n, size=3)]   # a hub at 0 grows past the lists' lengths
+            ins += [tuple(int(x) for x in rng.integers(0, n, size=2)) for _ in range(2)]
+            present = sorted(model)
+            dele = [present[t] for t in rng.choice(len(present), size=2, replace=False)]
+            batches.append((np.array(ins), np.array(dele)))
+            i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+            d2 = {(min(u, v), max(u, v)) for u, v in dele}
+            model = (model - (d2 - i2)) | (i2 - d2)
+        final = _graph_from_pairs(n, sorted(model), vlab)
+        net = la_gpm.count(final, P, count="embeddings") - la_gpm.count(G, P, count="embeddings")
+        for keep in (True, False):
+            A = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
+            B = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
+            lane.run_lane = spy
+            try:
+                r = A.apply_stream(batches)
+            finally:
+                lane.run_lane = run_lane
+            want = _loop(B, batches)
+            assert list(zip(r.positive.tolist(), r.negative.tolist())) == [(w[2], w[3]) for w in want], (P, keep)
+            assert int(r.positive.sum() - r.negative.sum()) == net
+            _same_state(A, B, keep)
+    assert any(stale_runs)          # some run left lists stale (and rebuilt them after)

@@ -673,7 +673,9 @@ class DynamicGraph:
                 S.used = run.used
                 S.maxdeg = run.maxdeg
                 S.advanced(done, run.live, run.buffer)
-                if run.lists is not None:
+                if run.stale:        # lists the run left stale (never scanned then): all of them from the bits
+                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k)
+                elif run.lists is not None:
                     nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
         if done:
             chunks.append(_lane_columns(infos[b0:run.next], b0, run, P, plan, self._count))

@@ -130,6 +130,41 @@ def patch_lists(ptr, idx, rows, bits, k):
 
 
 @nb.njit(cache=True)
+def lazy_patch(ptr, idx, rows, old_bits, bits, k, maxdeg, stale):
+    """:func:`patch_lists` for a stream run, which may leave lists stale: where every list whose membership the
+    rows' bit changes (``old_bits`` -> ``bits``) change is at least ``maxdeg`` long -- the search never scans such
+    a list (:func:`la_gpm.dynamic.cpu.list_cheaper`: a list is scanned only when shorter than a parent row) --
+    the lists are left as they are and marked stale (bit u of the returned mask); otherwise patched (a stale list
+    stays stale).  Returns (ptr, idx, stale).  :func:`usable_lists` keeps the rule as ``maxdeg`` grows; the run
+    rebuilds its stale lists at its end (wordnet's label-0 lists hold 140,000 entries a query, copied twice a
+    batch to keep them exact though no row is that long)."""
+    changed = np.uint32(0)
+    for t in range(rows.shape[0]):
+        changed |= old_bits[t] ^ bits[t]
+    if changed == 0:
+        return ptr, idx, stale
+    for u in range(k):
+        if (changed >> np.uint32(u)) & np.uint32(1) and ptr[u + 1] - ptr[u] < maxdeg:
+            p, i = patch_lists(ptr, idx, rows, bits, k)
+            return p, i, stale
+    return ptr, idx, stale | changed
+
+
+@nb.njit(cache=True)
+def usable_lists(ptr, idx, stale, maxdeg, ct, k):
+    """The lists a search may read (see :func:`lazy_patch`): as they are while every stale list is at least
+    ``maxdeg`` long, else rebuilt from the bits ``ct`` (O(n k); the stale mask cleared).  Returns (ptr, idx,
+    stale)."""
+    if stale == 0:
+        return ptr, idx, stale
+    for u in range(k):
+        if (stale >> np.uint32(u)) & np.uint32(1) and ptr[u + 1] - ptr[u] < maxdeg:
+            p, i = _candidate_lists(ct, k)
+            return p, i, np.uint32(0)
+    return ptr, idx, stale
+
+
+@nb.njit(cache=True)
 def add_pairs(deg, N, vcol, pairs, sign, on):
     """deg += sign at both endpoints of every pair and, with label counts on, N[x, column of y's label] and
     N[y, column of x's label] += sign."""

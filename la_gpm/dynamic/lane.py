@@ -26,10 +26,10 @@ import numba as nb
 import numpy as np
 
 from .cpu import all_items, drive_ser, side_totals, work_estimate
-from .filter import add_pairs, patch_lists, swap_rows
+from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
-                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, N_INFO, NOT_MICRO,
-                    micro_batch)
+                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
+                    NOT_MICRO, micro_batch)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, pair_kept, relevant_rows
 from ..config import config
@@ -99,8 +99,9 @@ def _one(ins, dele, info, strict, commit,
          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
          use_rel, code, table,
          deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-         T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min):
-    """One batch (see the module notes); ``info`` is its row of the run's info table."""
+         T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale):
+    """One batch (see the module notes); ``info`` is its row of the run's info table; ``lazy``, ``stale``: the
+    run's lists may go stale (:func:`.filter.lazy_patch`; the mask after the batch goes to ``info[I_STALE]``)."""
     info[I_STATUS] = FALLBACK
     # query views: the updates no query can use go first
     if use_rel:
@@ -151,10 +152,15 @@ def _one(ins, dele, info, strict, commit,
     ubits = np.empty(touched.shape[0], np.uint32)      # the union's bits
     for t in range(touched.shape[0]):
         ubits[t] = ct[touched[t]]
-    if opened:
+    ustale = stale
+    if opened and lazy:
+        uptr, uidx, ustale = lazy_patch(cptr, cidx, touched, saved, ubits, k, maxdeg, stale)
+    elif opened:
         uptr, uidx = patch_lists(cptr, cidx, touched, ubits, k)
     else:
         uptr, uidx = cptr, cidx
+    if lazy and ustale:      # a stale list not longer than every row any more: the union's lists from its bits
+        uptr, uidx, ustale = usable_lists(uptr, uidx, ustale, maxdeg, ct[:n], k)
     # the search (serial: work enough for the parallel drive goes back to the general path, below)
     items, npos = all_items(upd, ustate, uel, ct, uptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split,
                             off)
@@ -193,11 +199,16 @@ def _one(ins, dele, info, strict, commit,
                 changed = True
             if after[t] != ubits[t]:
                 as_union = False
+        nstale = stale
         if changed:     # the lists after the batch: the union's where the bits are its (no delete took one away)
             if as_union:
                 lptr, lidx = uptr, uidx
+                nstale = ustale
+            elif lazy:
+                lptr, lidx, nstale = lazy_patch(cptr, cidx, touched, saved, after, k, maxdeg, stale)
             else:
                 lptr, lidx = patch_lists(cptr, cidx, touched, after, k)
+        info[I_STALE] = nstale
         info[I_LISTS] = changed
         if touched.shape[0]:
             compact_rows(rows, idx, st, od, el, off, touched)
@@ -215,7 +226,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
           n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
           use_rel, code, table,
           deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update):
+          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
     """Batches b0, b0 + 1, ... < b1 of a run (batch b: ``ins_all[ins_off[b]:ins_off[b + 1]]``, the same for
     deletes), each committed before the next (``commit``; a revert makes sense for one batch only).  Stops at
     the first batch marked in ``skip`` or that falls back (its row of ``infos`` says FALLBACK: nothing of it
@@ -228,6 +239,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     induced, else only batches of one net update), any other through :func:`_one`."""
     changed = False
     compacted = False
+    stale = np.uint32(0)
     touched = np.zeros(0, np.int64)
     old_rows = np.zeros((0, 2), np.int64)
     items = np.zeros((0, 2), np.int64)
@@ -257,12 +269,12 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             ms, lptr, lidx, touched, old_rows, items, counts = micro_batch(
                 ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg, use_rel, code, table,
                 deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, T, pairs, pair_edge, pair_el,
-                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update, start)
+                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update, start, lazy, stale)
         if ms == NOT_MICRO:
             touched, old_rows, lptr, lidx, items, counts = _one(
                 ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
                 mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-                T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min)
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
         if info[I_STATUS] == FALLBACK:
             if compact and info[I_FULL]:
                 idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
@@ -278,12 +290,14 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             if commit:
                 used = info[I_USED]
                 live += 2 * (info[I_INS] - info[I_DEL])
+                stale = np.uint32(info[I_STALE])
                 if info[I_LISTS]:
                     cptr, cidx = lptr, lidx
                     changed = True
             if info[I_BIG]:
                 break
-    return b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, (idx, st, od), compacted
+    return (b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, (idx, st, od), compacted,
+            stale)
 
 
 class LaneRun:
@@ -291,12 +305,13 @@ class LaneRun:
     ``infos`` (one row per batch), the store's scalars and the candidate lists after it, and the last batch's
     touched rows, old rows, items and counts."""
     __slots__ = ("next", "infos", "used", "live", "maxdeg", "lists", "touched", "old_rows", "items", "counts",
-                 "buffer")
+                 "buffer", "stale")
 
-    def __init__(self, next_, infos, used, live, maxdeg, lists, touched, old_rows, items, counts, buffer):
+    def __init__(self, next_, infos, used, live, maxdeg, lists, touched, old_rows, items, counts, buffer, stale=0):
         self.next, self.infos, self.used, self.live, self.maxdeg = next_, infos, used, live, maxdeg
         self.lists, self.touched, self.old_rows, self.items, self.counts = lists, touched, old_rows, items, counts
         self.buffer = buffer     # (idx, st, od) of a fresh arc buffer the run compacted into, else None
+        self.stale = stale       # lists left stale (a bit per query vertex; filter.lazy_patch): rebuild them
 
 
 def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit, relevance, split, parallel_min,
@@ -304,7 +319,9 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
     """Batches ``b0 .. b1 - 1`` through the lane (one batch: offsets ``[0, m]``), a :class:`LaneRun`.  Each
     batch's ``infos[b, I_STATUS]`` is FALLBACK (nothing changed: take the general path; the run stopped
     there), SHORTCUT (views: no relevant update; nothing changed) or DONE (store and tables moved to the
-    batch's union and then committed / reverted).  The caller sets the store's scalars and lists from it."""
+    batch's union and then committed / reverted).  The caller sets the store's scalars and lists from it.  A
+    run that compacts (``compact``: a stream) may also leave long candidate lists stale (``LaneRun.stale``,
+    :func:`.filter.lazy_patch`): the caller rebuilds them from the bits."""
     nbat = ins_off.shape[0] - 1
     b1 = nbat if b1 is None else b1
     if infos is None:
@@ -317,7 +334,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         use_rel, code, table = True, relevance.code, relevance.table
     else:
         use_rel, code, table = False, _NO_CODE, _NO_TABLE
-    b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted = _lane(
+    b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted, stale = _lane(
         ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
         S.scratch_mark(S.n),
@@ -325,9 +342,9 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
-        not plan.induced, config.dynamic_per_update_max)
+        not plan.induced, config.dynamic_per_update_max, compact)
     return LaneRun(b, infos, used, live, maxdeg, (cptr, cidx) if changed else None, touched, old_rows, items, counts,
-                   buf if compacted else None)
+                   buf if compacted else None, int(stale))
 
 
 def one_batch(ins, dele):

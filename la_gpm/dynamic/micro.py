@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from .cpu import count_serial, side_totals, start_items
-from .filter import add_pairs, patch_lists, swap_rows
+from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
@@ -49,8 +49,8 @@ MICRO_MAX = 8
 NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
 # the slots of a batch's row of the lane's info table (written by this path and by lane._one)
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ) = range(20)
-N_INFO = 20
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE) = range(21)
+N_INFO = 21
 INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
 
@@ -126,31 +126,37 @@ def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, 
 
 
 @nb.njit(cache=True, inline="always")
-def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, upd1, sign, tv, bits):
+def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, upd1, sign, tv, bits,
+             nbits, lazy, stale, maxdeg):
     """x-y added (sign 1) or removed (-1) in the degree and label counts; the candidate bits of x and y
-    recomputed and, where they changed, the lists patched.  Returns (ptr, idx, changed)."""
+    recomputed and, where they changed, the lists patched (``lazy``: :func:`.filter.lazy_patch`).  Returns
+    (ptr, idx, changed, stale)."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     add_pairs(deg, N, vcol, upd1, sign, on)
     tv[0] = min(x, y)
     tv[1] = max(x, y)
     if swap_rows(tv, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, bits):
-        bits[0] = ct[tv[0]]
-        bits[1] = ct[tv[1]]
-        p, i = patch_lists(cptr, cidx, tv, bits, k)
-        return p, i, True
-    return cptr, cidx, False
+        nbits[0] = ct[tv[0]]
+        nbits[1] = ct[tv[1]]
+        if lazy:
+            p, i, stale = lazy_patch(cptr, cidx, tv, bits, nbits, k, maxdeg, stale)
+        else:
+            p, i = patch_lists(cptr, cidx, tv, nbits, k)
+        return p, i, True, stale
+    return cptr, cidx, False, stale
 
 
 @nb.njit(cache=True)
 def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg,
                 use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
                 T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_rows, max_rel,
-                start):
+                start, lazy, stale):
     """One batch by the per-update path (see the module notes), committed; ``info`` its row of the lane's info
     table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max);
     ``start``: the batch's updates before this one (inserts, then deletes) are known irrelevant (the views'
-    first scan, ``lane._first_kept``).
+    first scan, ``lane._first_kept``); ``lazy``, ``stale``: the run's candidate lists may be left stale
+    (:func:`.filter.lazy_patch`; the mask after the batch goes to ``info[I_STALE]``).
     Returns (status, lists ptr, idx, touched, old rows,
     items, counts): NOT_MICRO (nothing written: the batch path takes it), M_FALLBACK (``info`` says why: the
     general path, or a compaction when I_FULL is set), M_SHORTCUT (no relevant update), M_DONE."""
@@ -312,6 +318,7 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
     M = np.zeros(k, np.int64)
     tv = np.empty(2, np.int64)
     bits = np.empty(2, np.uint32)
+    nbits = np.empty(2, np.uint32)
     pos = 0
     neg = 0
     npos = 0
@@ -328,20 +335,26 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             px = _find(rows, idx, x, y)
             py = _find(rows, idx, y, x)
             _mark(st, od, px, py, DELETED, 0)
+            if lazy and stale:
+                cptr, cidx, stale = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
+                changed = changed or stale == 0
             items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             _mark(st, od, px, py, 0, -1)
             used, _ = _copy_row(rows, idx, x, used, px, -1)
             used, _ = _copy_row(rows, idx, y, used, py, -1)
-            cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
-                                      upd1, -1, tv, bits)
+            cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+                                             qdem, k, upd1, -1, tv, bits, nbits, lazy, stale, maxdeg)
         else:
             used, px = _copy_row(rows, idx, x, used, -1, y)
             used, py = _copy_row(rows, idx, y, used, -1, x)
             maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
             _mark(st, od, px, py, INSERTED, 0)
-            cptr, cidx, ch = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k,
-                                      upd1, 1, tv, bits)
+            cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+                                             qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
+            if lazy and stale:
+                cptr, cidx, stale = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
+                changed = changed or stale == 0
             items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             _mark(st, od, px, py, 0, -1)
@@ -381,6 +394,7 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
     info[I_USED] = used
     info[I_LISTS] = changed
     info[I_SEQ] = 1
+    info[I_STALE] = stale
     info[I_STATUS] = M_DONE
     return M_DONE, cptr, cidx, touched, old_rows, big_items, big_counts
 
