@@ -108,6 +108,15 @@ def _copy_row(rows, idx, v, used, skip, add):
 
 
 @nb.njit(cache=True, inline="always")
+def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
+    """A run's stale lists made usable for a search (:func:`.filter.usable_lists`): (ptr, idx, stale, rebuilt)."""
+    if lazy and stale:
+        p, i, s2 = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
+        return p, i, s2, s2 == 0
+    return cptr, cidx, stale, False
+
+
+@nb.njit(cache=True, inline="always")
 def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
             pair_cond, k, split, no_rows, none, buf, cnt, pos, M):
     """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts)."""
@@ -335,9 +344,7 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             px = _find(rows, idx, x, y)
             py = _find(rows, idx, y, x)
             _mark(st, od, px, py, DELETED, 0)
-            if lazy and stale:
-                cptr, cidx, stale = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
-                changed = changed or stale == 0
+            cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
             items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             _mark(st, od, px, py, 0, -1)
@@ -352,13 +359,11 @@ def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, ma
             _mark(st, od, px, py, INSERTED, 0)
             cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
                                              qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
-            if lazy and stale:
-                cptr, cidx, stale = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
-                changed = changed or stale == 0
+            cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
             items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
                                     pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
             _mark(st, od, px, py, 0, -1)
-        changed = changed or ch
+        changed = changed or ch or rb
         p1, n1, b1 = side_totals(counts, items)
         for j in range(items.shape[0]):
             if items[j, 5] == INSERTED:
