@@ -404,18 +404,12 @@ def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre,
 
 @nb.njit(cache=True, inline="always")
 def _present(rows, idx, n, lo, hi):
-    """Is (lo, hi) an edge of the graph (n vertices)?  A branch-free binary search of the shorter of the two
-    rows: the searches of a batch's pairs are independent, and mispredicted branches were most of their cost;
-    a hub's row is many cache misses deep (HPRD, 34 updates a batch on the whole graph: net_layout 6.4 us a batch
-    searching the lower endpoint's row)."""
+    """Is (lo, hi) an edge of the graph (n vertices)?  A branch-free binary search of lo's row: the searches
+    of a batch's pairs are independent, and mispredicted branches were most of their cost."""
     if lo >= n or hi >= n:
         return False
     b = rows[lo, 0]
     ln = rows[lo, 1] - b
-    if rows[hi, 1] - rows[hi, 0] < ln:
-        b = rows[hi, 0]
-        ln = rows[hi, 1] - b
-        hi = lo
     if ln == 0:
         return False
     e = b + ln
