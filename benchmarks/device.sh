@@ -3,6 +3,11 @@
 #   bash benchmarks/device.sh tests [pytest args / files...]    the tests given (default: the whole suite)
 #   bash benchmarks/device.sh suite-a | suite-b                  the whole suite in two calls: tests/test_[a-f]*.py,
 #                                                                then tests/test_[g-z]*.py and the doctests (la_gpm)
+#   bash benchmarks/device.sh suite-par [FILE...]                the whole suite (or the files given) as JOBS (4) pytest
+#                                                                processes sharing the GPU, heaviest files first, one file a
+#                                                                process, none started after DEADLINE (570 s) - 30 s; a
+#                                                                file's log in $OUT/par/, all of them in pytest_gpu_par.log,
+#                                                                a line a file in par_status.txt (files not run: none)
 #   bash benchmarks/device.sh sanitize MEM... [-- RACE... [-- INIT...]]
 #                                                                compute-sanitizer memcheck / racecheck / initcheck
 #                                                                over parts of benchmarks/sanitize_kernels.py
@@ -67,6 +72,28 @@ case $what in
              run_tests "$OUT/pytest_gpu_suite_a.log" tests/test_[a-f]*.py --durations=15 "$@" ;;
   suite-b) LA_GPM_FAILURE_LOG=$OUT/failures_b TEST_TIMEOUT=${TEST_TIMEOUT:-240} \
              run_tests "$OUT/pytest_gpu_suite_b.log" tests/test_[g-z]*.py la_gpm --durations=15 "$@" ;;
+  suite-par)
+    # heaviest first (the GPU-side durations of the s12-s15 logs, then the CPU suite's), the rest after
+    heavy="tests/test_gpu_census.py tests/test_gpu_enum.py tests/test_gpu_trie.py tests/test_motif_estimate.py
+      tests/test_batch.py tests/test_dynamic.py tests/test_color_coding.py tests/test_census.py tests/test_clique_parts.py
+      tests/test_estimate_auto.py tests/test_gpu_census8.py tests/test_gpu_orbits5.py tests/test_cuda_build.py
+      tests/test_dynamic_reuse.py tests/test_census8.py tests/test_cli.py la_gpm"
+    if [ $# -gt 0 ]; then files="$*"; else
+      files="$heavy $(ls tests/test_*.py | grep -vxF -f <(tr -s ' \n' '\n' <<< "$heavy"))"; fi
+    # $OUT brings back at most 8 files: a file's log and failures stay in $PAR, joined into two files at the end
+    PAR=${PAR:-/tmp/par}; rm -rf "$PAR"; mkdir -p "$PAR"; : > "$OUT/par_status.txt"
+    deadline=$(($(date +%s) + ${DEADLINE:-570}))
+    export OUT PAR deadline TEST_TIMEOUT=${TEST_TIMEOUT:-240}
+    export -f run_tests
+    tr -s ' \n' '\n' <<< "$files" | grep . | xargs -P "${JOBS:-4}" -I{} bash -c '
+      f={}; b=$(basename "$f" .py); t0=$(date +%s); rem=$((deadline - t0))
+      if [ $rem -lt 30 ]; then echo "$f not-started" >> "$OUT/par_status.txt"; exit 0; fi
+      LA_GPM_FAILURE_LOG=$PAR/failures_$b timeout $rem bash -c "run_tests \"$PAR/$b.log\" \"$f\"" > /dev/null
+      r=$?; echo "$f rc=$r $(($(date +%s) - t0))s $(tail -1 "$PAR/$b.log" | tr -d =)" >> "$OUT/par_status.txt"'
+    for f in "$PAR"/*.log; do echo "##### $(basename "$f")"; cat "$f"; done > "$OUT/pytest_gpu_par.log"
+    cat "$PAR"/failures_* > "$OUT/failures_par.txt" 2>/dev/null
+    sort "$OUT/par_status.txt"
+    ! grep -qvE " rc=0 " "$OUT/par_status.txt" ;;
   sanitize) sanitize "$@" ;;
   bench)
     family=${1:-}; shift || true

@@ -207,7 +207,7 @@ def census(G, k: int, *, induced: bool = True, backend: str | None = None, progr
 
 def _census8(G, induced, backend, progress, method, guard):
     """census(G, 8): ESU with the two-level class lookup (la_gpm.motifs.census8), on the CPU or (backend="gpu")
-    the GPU (``gpu.esu_counts8``; attrs["method"] "gpu_enumerate"); "auto" keeps the CPU."""
+    the GPU (``gpu.esu_counts(G, 8)``; attrs["method"] "gpu_enumerate"); "auto" keeps the CPU."""
     from .census8 import classes8, frame8, noninduced8, check_work8
     G = prepare(G, "census")
     b = resolve_backend(backend, supported=("cpu", "gpu"), what="census", auto="cpu")
@@ -217,7 +217,7 @@ def _census8(G, induced, backend, progress, method, guard):
         check_work8(G, gpu=b == "gpu")
     if b == "gpu":
         from . import gpu
-        I = gpu.esu_counts8(G)
+        I = gpu.esu_counts(G, 8)
         return frame8(I if induced else noninduced8(I), induced, "gpu_enumerate")
     cls = classes8()
     I = _enumerate(G, 8, cls, progress)

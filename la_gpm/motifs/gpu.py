@@ -1,14 +1,13 @@
 """GPU motif census (la_gpm/motifs/census.cu), called by :func:`la_gpm.census` with ``backend="gpu"``.
 
-* :func:`esu_counts` -- induced counts of every connected k-vertex class (k = 3..7) by
-  warp-centric ESU enumeration with the class dictionary resident on the GPU.
+* :func:`esu_counts` -- induced counts of every connected k-vertex class (k = 3..8) by
+  warp-centric ESU enumeration with the class dictionary resident on the GPU (k = 8, ``census_esu8``: the
+  CPU's two-level class lookup on the device; ``la_gpm.census(G, 8, backend="gpu")``).
 * :func:`closed_form_noninduced` -- the non-induced k = 3 / 4 counts from the closed-form
   inputs computed on the GPU (degrees, triangles, diamonds, 4-cycles, P4 base; 4-cliques by the
   GPU clique kernel), mirroring ``closed_forms.closed_form_noninduced``. Small graphs (whose per-block
   state fits ``SMALL_SHARED_BYTES`` of shared memory) take :func:`small_inputs` instead: one
   ``census_small`` launch (4-cliques fused) and one 48-byte copy back.
-* :func:`esu_counts8` -- ``la_gpm.census(G, 8, backend="gpu")``: the same ESU kernel at k = 8 with the CPU's
-  two-level class lookup on the device (``census_esu8``).
 * :func:`directed_esu_counts` -- the directed census (k = 3, 4; ``la_gpm.census(D, k, backend="gpu")`` for a
   directed D): the same ESU kernel instantiated for two direction bits per vertex pair
   (``census_esu_directed``) over the underlying graph of :func:`la_gpm.motifs.directed.underlying`, with a
@@ -100,13 +99,21 @@ def _warps(per_warp_bytes: int, work: int, cp, wpb_max: int = WARPS_PER_BLOCK) -
 
 
 def esu_counts(G, k: int) -> list[int]:
-    """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 7."""
-    nclass = len(classes(k).keys)
+    """Induced counts (Python ints, in class-row order) of every connected k-vertex class, 3 <= k <= 8.
+
+    k <= 7: ``census_esu`` with the k-vertex class table on the device (u64 class counters in shared memory).
+    k = 8: ``census_esu8``, the same enumeration with the CPU's two-level class lookup of
+    :func:`la_gpm.motifs.census8.classes8` (cls7, perm7, qperm, cls8 on the device) in place of a 2^28-entry
+    table, u32 class counters in shared memory (spilled to the global u64 ones) and ``ESU8_WARPS_PER_BLOCK``."""
+    if k == 8:
+        from .census8 import classes8
+        nclass = len(classes8().keys)
+    else:
+        nclass = len(classes(k).keys)
     if G.n == 0 or G.m == 0:
         return [0] * nclass
-    with _stage("esu: cached device data and launch shape (host)"):
+    with _stage(f"esu{k}: cached device data and launch shape (host)"):
         ptr, idx, fsrc, fwd = _device_desc(G)
-        table = device_table(k)
         n = int(ptr.shape[0] - 1)
         maxd = int(G.max_degree)
         nwork = int(fwd.shape[0])
@@ -115,12 +122,18 @@ def esu_counts(G, k: int) -> list[int]:
             offs, nitems = _item_offsets(G, split)
         else:
             offs, nitems = fwd, nwork   # offs unused
-    return _esu_launch(f"the {k}-vertex census", "esu", "census_esu", k, n, maxd, nitems, nclass,
-                       lambda grid, block, vbuf, mbuf, next_, counts: kernel(__package__, "census", "census_esu")(
-                           grid, block,
-                           (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split),
-                            np.int32(k), np.int32(n), np.int32(maxd), table, np.int32(nclass), vbuf, mbuf, next_,
-                            counts), shared_mem=nclass * 8))
+        head = (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(split))
+        if k == 8:
+            kname, lookup, cbytes, wpb = "census_esu8", _tables8(cupy().cuda.Device().id), 4, ESU8_WARPS_PER_BLOCK
+            shape = (np.int32(n), np.int32(maxd))
+        else:
+            kname, lookup, cbytes, wpb = "census_esu", (device_table(k),), 8, WARPS_PER_BLOCK
+            shape = (np.int32(k), np.int32(n), np.int32(maxd))
+        fn = kernel(__package__, "census", kname)
+    return _esu_launch(f"the {k}-vertex census", f"esu{k}", kname, k, n, maxd, nitems, nclass,
+                       lambda grid, block, vbuf, mbuf, next_, counts: fn(
+                           grid, block, head + shape + lookup + (np.int32(nclass), vbuf, mbuf, next_, counts),
+                           shared_mem=nclass * cbytes), wpb_max=wpb)
 
 
 def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch, wpb_max=WARPS_PER_BLOCK) -> list[int]:
@@ -148,31 +161,6 @@ def _esu_launch(what, stage, kname, k, n, maxd, nitems, nclass, launch, wpb_max=
 # census_esu8: 11,117 u32 class counters per block (44 KB of shared memory); 16 warps a block, three blocks an SM
 # by the registers (about 40 a thread): 48 warps resident, as census_esu
 ESU8_WARPS_PER_BLOCK = 16
-
-
-def esu_counts8(G) -> list[int]:
-    """Induced counts (Python ints, in :func:`la_gpm.motifs.census8.classes8`'s row order) of every connected
-    8-vertex class: ``census_esu8`` (census.cu), the ESU kernel of :func:`esu_counts` with the CPU's two-level
-    class lookup (cls7, perm7, qperm, cls8 on the device) in place of a 2^28-entry table."""
-    from .census8 import classes8
-    c8 = classes8()
-    nclass = len(c8.keys)
-    if G.n == 0 or G.m == 0:
-        return [0] * nclass
-    with _stage("esu8: cached device data and launch shape (host)"):
-        ptr, idx, fsrc, fwd = _device_desc(G)
-        cls7, perm7, qperm, cls8 = _tables8(cupy().cuda.Device().id)
-        n = int(ptr.shape[0] - 1)
-        maxd = int(G.max_degree)
-        nwork = int(fwd.shape[0])
-        offs, nitems = _item_offsets(G, SPLIT)
-        fn = kernel(__package__, "census", "census_esu8")
-    return _esu_launch("the 8-vertex census", "esu8", "census_esu8", 8, n, maxd, nitems, nclass,
-                       lambda grid, block, vbuf, mbuf, next_, counts: fn(
-                           grid, block,
-                           (ptr, idx, fsrc, fwd, np.int64(nwork), offs, np.int64(nitems), np.int32(SPLIT),
-                            np.int32(n), np.int32(maxd), cls7, perm7, qperm, cls8, np.int32(nclass), vbuf, mbuf,
-                            next_, counts), shared_mem=nclass * 4), wpb_max=ESU8_WARPS_PER_BLOCK)
 
 
 def _tables8(dev):
