@@ -323,3 +323,35 @@ def test_batch_with_no_relevant_update_takes_the_shortcut():
         assert view.version == full.version == j + 1
     assert v.positive > 0 or v.negative > 0
     assert view.apply(insert=[(5, 4)])[0].stats["shortcut"]          # an existing edge, irrelevant: still ignored
+
+
+@given(st.integers(0, 6), st.lists(st.tuples(st.integers(-3, 9), st.integers(-3, 9)), max_size=30),
+       st.integers(0, 2**16))
+@settings(max_examples=60, deadline=None)
+def test_pair_rule_and_candidate_lists_equal_their_definitions(n, pairs, seed):
+    # pair_kept and _candidate_lists are written branch-free / over set bits only (numba keeps a reference
+    # count per array an early-returning helper touches): both against their plain definitions, ids out of
+    # range (an empty graph's class array has one entry), bits past k ignored
+    from la_gpm.dynamic.filter import _candidate_lists
+    from la_gpm.dynamic.updates import relevant_rows
+    from la_gpm.dynamic.views import relevance_of
+    rng = np.random.default_rng(seed)
+    G = _graph(n, np.zeros((0, 2)), vlab=rng.integers(0, 3, n))
+    rel = relevance_of(G, [Pattern([(0, 1)], vertex_labels=[0, 1])], induced=False)
+    arr = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    keep, bad = relevant_rows(arr, rel.code, n, rel.table)
+    want = []
+    for t, (x, y) in enumerate(pairs):
+        if not (0 <= x < n and 0 <= y < n):
+            assert bad and keep.size == 0
+            break
+        if x == y or rel.table[rel.code[x], rel.code[y]]:
+            want.append(t)
+    else:
+        assert not bad and keep.tolist() == want
+    k = int(rng.integers(1, 6))
+    ct = rng.integers(0, 2**8, max(n, 1) * 3).astype(np.uint32)
+    ptr, idx = _candidate_lists(ct, k)
+    lists = [[v for v in range(ct.size) if (int(ct[v]) >> u) & 1] for u in range(k)]
+    assert ptr.tolist() == np.cumsum([0] + [len(x) for x in lists]).tolist()
+    assert idx.tolist() == [v for x in lists for v in x]

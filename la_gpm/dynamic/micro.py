@@ -57,13 +57,13 @@ _BIG = 1 << 62
 
 @nb.njit(cache=True, inline="always")
 def _find(rows, idx, v, w):
-    """Position of arc v -> w in row v, or -1."""
+    """Position of arc v -> w in row v, or -1.  The helpers here have one exit: numba keeps a reference count on
+    each array an early-returning helper touches, an NRT call per array per call (updates.pair_kept)."""
     a = rows[v, 0]
     e = rows[v, 1]
     p = lower_bound(idx, a, e, w)
-    if p < e and idx[p] == w:
-        return p
-    return -1
+    hit = (p < e) & (idx[min(p, e - 1)] == w)
+    return p if hit else -1
 
 
 @nb.njit(cache=True, inline="always")
@@ -110,10 +110,12 @@ def _copy_row(rows, idx, v, used, skip, add):
 @nb.njit(cache=True, inline="always")
 def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
     """A run's stale lists made usable for a search (:func:`.filter.usable_lists`): (ptr, idx, stale, rebuilt)."""
+    rebuilt = False
     if lazy and stale:
-        p, i, s2 = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
-        return p, i, s2, s2 == 0
-    return cptr, cidx, stale, False
+        cptr, cidx, s2 = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
+        rebuilt = s2 == 0
+        stale = s2
+    return cptr, cidx, stale, rebuilt
 
 
 @nb.njit(cache=True, inline="always")
@@ -145,15 +147,15 @@ def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
     add_pairs(deg, N, vcol, upd1, sign, on)
     tv[0] = min(x, y)
     tv[1] = max(x, y)
-    if swap_rows(tv, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, bits):
+    changed = swap_rows(tv, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, bits)
+    if changed:
         nbits[0] = ct[tv[0]]
         nbits[1] = ct[tv[1]]
         if lazy:
-            p, i, stale = lazy_patch(cptr, cidx, tv, bits, nbits, k, maxdeg, stale)
+            cptr, cidx, stale = lazy_patch(cptr, cidx, tv, bits, nbits, k, maxdeg, stale)
         else:
-            p, i = patch_lists(cptr, cidx, tv, nbits, k)
-        return p, i, True, stale
-    return cptr, cidx, False, stale
+            cptr, cidx = patch_lists(cptr, cidx, tv, nbits, k)
+    return cptr, cidx, changed, stale
 
 
 @nb.njit(cache=True)

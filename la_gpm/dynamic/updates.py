@@ -67,7 +67,7 @@ class Relevance:
     1 where an update between label classes a and b may matter to some query (symmetric); ``keys``: the
     queries' labels, sorted (class ``1 + i`` is ``keys[i]``).  Self-loops are always kept (they are bad
     input, counted or refused by the normalisation as without views)."""
-    code: np.ndarray    # int32 (>= n)
+    code: np.ndarray    # int32 (>= n, and >= 1: pair_kept reads code[0] for an id out of range)
     table: np.ndarray   # uint8 (c, c)
     keys: np.ndarray    # int64 sorted
 
@@ -94,10 +94,16 @@ class Relevance:
 @nb.njit(inline="always")
 def pair_kept(x, y, code, N, table):
     """The views' rule for one pair: -1 an id outside [0, N); 1 keep it (a self-loop, counted later, or a pair
-    whose label classes ``code`` the ``table`` marks relevant); 0 drop it."""
-    if x < 0 or y < 0 or x >= N or y >= N:
-        return -1
-    return 1 if x == y or table[code[x], code[y]] else 0
+    whose label classes ``code`` the ``table`` marks relevant); 0 drop it.
+
+    One path, no early return: numba keeps a reference count on each array an early-returning helper touches
+    (an NRT call per array per call, which its pruning pass cannot pair up across the exits): written with two
+    returns this took 20 ns a pair, as one path 2 ns (docs/dynamic.md, "Fixed costs")."""
+    ok = (x >= 0) & (y >= 0) & (x < N) & (y < N)
+    xi = x if ok else 0
+    yi = y if ok else 0
+    hit = (x == y) | (table[code[xi], code[yi]] != 0)
+    return (1 if hit else 0) if ok else -1
 
 
 @nb.njit(cache=True)

@@ -48,6 +48,8 @@ def relevance_of(G: Graph, queries, induced: bool) -> Relevance | None:
             table[cls[u], cls[v]] = table[cls[v], cls[u]] = 1
     rel = Relevance(np.zeros(0, dtype=np.int32), table, keys)
     rel.code = rel.classes(G.vertex_labels)
+    if rel.code.shape[0] == 0:       # at least one entry: pair_kept reads code[0] for an id out of range
+        rel.code = np.zeros(1, dtype=np.int32)
     return rel
 
 

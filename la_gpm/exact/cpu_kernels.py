@@ -219,12 +219,12 @@ def _start_level(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skin
 
 @nb.njit(inline="always")
 def _accept(i, c, f, T, C, deg):
-    if deg[c] < C[C_MINDEG, i]:
-        return False
+    # one exit: an early-returning helper keeps a reference count on each array it touches, an NRT call per
+    # array per candidate (la_gpm.dynamic.updates.pair_kept)
+    ok = deg[c] >= C[C_MINDEG, i]
     for t in range(C[C_NINJ, i]):
-        if f[T[T_INJ, i, t]] == c:
-            return False
-    return True
+        ok &= f[T[T_INJ, i, t]] != c
+    return ok
 
 
 @nb.njit(cache=True)
