@@ -29,9 +29,9 @@ from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
                     I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
-                    NOT_MICRO, micro_batch)
+                    M_DONE, M_FALLBACK, first_kept, micro_run)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
-from .updates import net_layout, pair_kept, relevant_rows
+from .updates import net_layout, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
@@ -78,20 +78,6 @@ def _start_pairs(ct, upd, pairs):
             if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
                 n += 1
     return n
-
-
-@nb.njit(cache=True)
-def _first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
-    """The first pair of a batch (its inserts ``ins[i0:i1]``, then its deletes ``dele[d0:d1]``, counted from 0)
-    that the views do not drop (:func:`.updates.pair_kept`: a self-loop, an id out of range or a relevant pair),
-    or -1 when they drop every one."""
-    for t in range(i0, i1):
-        if pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0:
-            return t - i0
-    for t in range(d0, d1):
-        if pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0:
-            return i1 - i0 + t - d0
-    return -1
 
 
 @nb.njit(cache=True)
@@ -235,7 +221,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     one (:func:`.store.fresh_buffer`) and runs; without, it falls back.  Returns ``(next batch, used, live,
     maxdeg, candidate lists (ptr, idx), lists changed, touched, old_rows, items, counts, (idx, st, od),
     compacted)`` -- touched .. counts of the last batch run.  A committed batch with at most ``per_update``
-    relevant updates goes through :func:`.micro.micro_batch` (one update at a time; ``seq_ok``: the query is not
+    relevant updates goes through :func:`.micro.micro_run` (one update at a time, a run of such batches a call; ``seq_ok``: the query is not
     induced, else only batches of one net update), any other through :func:`_one`."""
     changed = False
     compacted = False
@@ -245,17 +231,39 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     items = np.zeros((0, 2), np.int64)
     counts = np.zeros(0, np.int64)
     b = b0
+    micro = commit and per_update > 0
     while b < b1:
         info = infos[b]
         if skip[b]:
             info[I_STATUS] = FALLBACK
             break
-        micro = commit and per_update > 0
-        start = 0
-        if use_rel:
-            start = _first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code, n,
-                                table)
-        if start < 0:
+        if micro:      # batches with a few relevant updates: one update at a time (.micro), as many as it takes
+            ms, b, used, live, maxdeg, cptr, cidx, ch, stale, touched, old_rows, items, counts = micro_run(
+                ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
+                maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+                qdem, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, per_update,
+                lazy, stale)
+            changed = changed or ch
+            if ms == M_DONE:
+                if b > b0 and infos[b - 1, I_BIG]:
+                    break
+                continue          # the end (b == b1)
+            info = infos[b]
+            if skip[b]:
+                info[I_STATUS] = FALLBACK
+                break
+            if ms == M_FALLBACK:
+                if compact and info[I_FULL]:
+                    idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
+                    cap = idx.shape[0]
+                    live = used
+                    compacted = True
+                    info[I_FULL] = 0
+                    continue
+                break
+        # the batch path (NOT_MICRO: more relevant updates than the per-update path takes, or none of it)
+        if use_rel and first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code, n,
+                                  table) < 0:
             # query views, no update a query can use (most small batches on a many-label graph): no allocation
             info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
             info[I_DROP_D] = del_off[b + 1] - del_off[b]
@@ -264,17 +272,10 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             continue
         ins = ins_all[ins_off[b]:ins_off[b + 1]]
         dele = del_all[del_off[b]:del_off[b + 1]]
-        ms = NOT_MICRO
-        if micro:      # a few relevant updates: one at a time (.micro)
-            ms, lptr, lidx, touched, old_rows, items, counts = micro_batch(
-                ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg, use_rel, code, table,
-                deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, T, pairs, pair_edge, pair_el,
-                pair_cond, k, split, live, parallel_min, seq_ok, no_rows, per_update, start, lazy, stale)
-        if ms == NOT_MICRO:
-            touched, old_rows, lptr, lidx, items, counts = _one(
-                ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-                mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-                T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
+        touched, old_rows, lptr, lidx, items, counts = _one(
+            ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
+            mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
         if info[I_STATUS] == FALLBACK:
             if compact and info[I_FULL]:
                 idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])

@@ -41,7 +41,7 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "micro_batch", "NOT_MICRO", "M_DONE", "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
+__all__ = ["MICRO_MAX", "micro_run", "first_kept", "NOT_MICRO", "M_DONE", "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
 
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
@@ -159,254 +159,309 @@ def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
 
 
 @nb.njit(cache=True)
-def micro_batch(ins, dele, info, strict, n, rows, idx, st, od, el, used, cap, maxdeg,
-                use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-                T, pairs, pair_edge, pair_el, pair_cond, k, split, live, parallel_min, seq_ok, no_rows, max_rel,
-                start, lazy, stale):
-    """One batch by the per-update path (see the module notes), committed; ``info`` its row of the lane's info
-    table (the I_* slots); ``max_rel``: the most relevant updates it takes (config.dynamic_per_update_max);
-    ``start``: the batch's updates before this one (inserts, then deletes) are known irrelevant (the views'
-    first scan, ``lane._first_kept``); ``lazy``, ``stale``: the run's candidate lists may be left stale
-    (:func:`.filter.lazy_patch`; the mask after the batch goes to ``info[I_STALE]``).
-    Returns (status, lists ptr, idx, touched, old rows,
-    items, counts): NOT_MICRO (nothing written: the batch path takes it), M_FALLBACK (``info`` says why: the
-    general path, or a compaction when I_FULL is set), M_SHORTCUT (no relevant update), M_DONE."""
-    info[I_STATUS] = M_FALLBACK
+def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
+    """The first pair of a batch (its inserts ``ins[i0:i1]``, then its deletes ``dele[d0:d1]``, counted from 0)
+    that the views do not drop (:func:`.updates.pair_kept`: a self-loop, an id out of range or a relevant pair),
+    or -1 when they drop every one."""
+    for t in range(i0, i1):
+        if pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0:
+            return t - i0
+    for t in range(d0, d1):
+        if pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0:
+            return i1 - i0 + t - d0
+    return -1
+
+
+@nb.njit(cache=True)
+def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
+              maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+              T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel, lazy, stale):
+    """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
+    the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
+    updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
+    left stale (:func:`.filter.lazy_patch`).  A batch no query can use (query views: :func:`first_kept`) is a
+    shortcut.  One call runs batches until one it does not take, so that the lane pays the call (its forty
+    arrays, a reference-count call each way: about 1,300 cycles) once a run, not once a batch, and the scratch
+    arrays are allocated once a run.
+
+    Returns (status, b, used, live, maxdeg, ptr, idx, lists changed, stale, touched, old rows, items, counts):
+    status M_DONE (b is b1, or the batch before b needs Python ints: ``infos[b - 1, I_BIG]``; touched .. counts
+    are its), else batch b was not run and nothing of it changed: NOT_MICRO (the batch path takes it: more
+    relevant updates, several net updates of an induced query, work for the parallel search; or ``skip[b]``) or
+    M_FALLBACK (``infos[b]`` says why: the general path, or a compaction when I_FULL is set)."""
     e2 = np.zeros((0, 2), np.int64)
     e1 = np.zeros(0, np.int64)
-    # 1. the relevant updates (query views), ids checked
     R = min(max_rel, MICRO_MAX)
     rel = np.empty((R, 3), np.int64)      # lo, hi, sign
-    nr = 0
-    drop_i = min(start, ins.shape[0])
-    drop_d = start - drop_i
-    loops = 0
-    for t in range(start, ins.shape[0] + dele.shape[0]):
-        if t < ins.shape[0]:
-            x = ins[t, 0]
-            y = ins[t, 1]
-        else:
-            x = dele[t - ins.shape[0], 0]
-            y = dele[t - ins.shape[0], 1]
-        if use_rel:
-            r = pair_kept(x, y, code, n, table)
-        else:
-            r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
-        if r < 0:
-            return M_FALLBACK, cptr, cidx, e1, e2, e2, e1     # a new vertex or a bad id: the general path
-        if r == 0:
-            if t < ins.shape[0]:
-                drop_i += 1
-            else:
-                drop_d += 1
-            continue
-        if x == y:
-            loops += 1
-            continue
-        if nr == R:
-            return NOT_MICRO, cptr, cidx, e1, e2, e2, e1
-        rel[nr, 0] = min(x, y)
-        rel[nr, 1] = max(x, y)
-        rel[nr, 2] = 1 if t < ins.shape[0] else -1
-        nr += 1
-    if use_rel and nr == 0 and loops == 0:      # query views: nothing any query can use
-        info[I_DROP_I] = drop_i
-        info[I_DROP_D] = drop_d
-        info[I_STATUS] = M_SHORTCUT
-        return M_SHORTCUT, cptr, cidx, e1, e2, e2, e1
-    # 2. the net effect, as net_layout counts it: per distinct pair its inserts ci and deletes cd
-    dup = 0
-    both = 0
-    exist = 0
-    missing = 0
     dels = np.empty((R, 2), np.int64)
     adds = np.empty((R, 2), np.int64)
-    nd = 0
-    ni = 0
-    for t in range(nr):
-        seen = False
-        for u in range(t):
-            if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
-                seen = True
-                break
-        if seen:
-            continue
-        ci = 0
-        cd = 0
-        for u in range(t, nr):
-            if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
-                if rel[u, 2] > 0:
-                    ci += 1
-                else:
-                    cd += 1
-        if ci > 1:
-            dup += ci - 1
-        if cd > 1:
-            dup += cd - 1
-        if ci > 0 and cd > 0:
-            both += 1
-            continue
-        there = _find(rows, idx, rel[t, 0], rel[t, 1]) >= 0
-        if ci > 0:
-            if there:
-                exist += 1
-            else:
-                adds[ni, 0] = rel[t, 0]
-                adds[ni, 1] = rel[t, 1]
-                ni += 1
-        elif not there:
-            missing += 1
-        else:
-            dels[nd, 0] = rel[t, 0]
-            dels[nd, 1] = rel[t, 1]
-            nd += 1
-    net = np.empty((nd + ni, 3), np.int64)     # x, y, sign: the deletes, then the inserts
-    for t in range(nd):
-        net[t, 0] = dels[t, 0]
-        net[t, 1] = dels[t, 1]
-        net[t, 2] = -1
-    for t in range(ni):
-        net[nd + t, 0] = adds[t, 0]
-        net[nd + t, 1] = adds[t, 1]
-        net[nd + t, 2] = 1
-    if strict and (loops or dup or both or exist or missing):
-        return M_FALLBACK, cptr, cidx, e1, e2, e2, e1           # the general path raises the named error
-    nu = nd + ni
-    if nu > 1 and not seq_ok:
-        return NOT_MICRO, cptr, cidx, e1, e2, e2, e1            # induced: the batch path
-    # 3. room for the row copies, and work a serial search is for (bounds from the rows before the batch)
-    need = 0
-    g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
-    work = 0.0
-    for t in range(nu):
-        x = net[t, 0]
-        y = net[t, 1]
-        lx = rows[x, 1] - rows[x, 0]
-        ly = rows[y, 1] - rows[y, 0]
-        need += lx + ly + 2 * nu
-        cx = ct[x]
-        cy = ct[y]
-        for p in range(pairs.shape[0]):
-            if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
-                work += (max(lx, ly) + nu + 1) * g
-    if work >= parallel_min:
-        return NOT_MICRO, cptr, cidx, e1, e2, e2, e1
-    if used + need > cap:
-        info[I_FULL] = need
-        return M_FALLBACK, cptr, cidx, e1, e2, e2, e1
-    # 4. apply: the touched rows before the batch first (the commit log's)
-    tv0 = np.empty(2 * nu, np.int64)
-    nt = 0
-    for t in range(nu):
-        for c in range(2):
-            v = net[t, c]
-            seen = False
-            for u in range(nt):
-                if tv0[u] == v:
-                    seen = True
-            if not seen:
-                tv0[nt] = v
-                nt += 1
-    touched = tv0[:nt]
-    for t in range(1, nt):               # sorted (insertion: a few entries)
-        v = touched[t]
-        u = t
-        while u > 0 and touched[u - 1] > v:
-            touched[u] = touched[u - 1]
-            u -= 1
-        touched[u] = v
-    old_rows = np.empty((nt, 2), np.int64)
-    for t in range(nt):
-        old_rows[t, 0] = rows[touched[t], 0]
-        old_rows[t, 1] = rows[touched[t], 1]
+    net = np.empty((R, 3), np.int64)      # x, y, sign: the deletes, then the inserts
     upd1 = np.empty((1, 2), np.int64)
     ust1 = np.empty(1, np.int8)
     uel1 = np.zeros(1, np.int64)
     none = np.zeros((1, 6), np.int64)                           # the count pass writes no items
-    buf = np.empty((k, max(maxdeg, 1) + nu), idx.dtype)        # the search's level buffers, for every update
+    buf = np.empty((k, max(maxdeg, 1) + R), idx.dtype)         # the search's level buffers
     cnt = np.zeros(k, np.int64)
     lpos = np.zeros(k, np.int64)
     M = np.zeros(k, np.int64)
     tv = np.empty(2, np.int64)
     bits = np.empty(2, np.uint32)
     nbits = np.empty(2, np.uint32)
-    pos = 0
-    neg = 0
-    npos = 0
-    nitems = 0
-    big = False
+    off = idx.shape[0] < 0            # runtime flags, not literals (see lane.LANE_ITEMS)
+    changed = False
+    touched = e1
+    old_rows = e2
     big_items = e2
     big_counts = e1
-    changed = False
-    off = idx.shape[0] < 0            # runtime flags, not literals (see lane.LANE_ITEMS)
-    for t in range(nu):
-        x = net[t, 0]
-        y = net[t, 1]
-        if net[t, 2] < 0:
-            px = _find(rows, idx, x, y)
-            py = _find(rows, idx, y, x)
-            _mark(st, od, px, py, DELETED, 0)
-            cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-            items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
-                                    pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
-            _mark(st, od, px, py, 0, -1)
-            used, _ = _copy_row(rows, idx, x, used, px, -1)
-            used, _ = _copy_row(rows, idx, y, used, py, -1)
-            cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
-                                             qdem, k, upd1, -1, tv, bits, nbits, lazy, stale, maxdeg)
-        else:
-            used, px = _copy_row(rows, idx, x, used, -1, y)
-            used, py = _copy_row(rows, idx, y, used, -1, x)
-            maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
-            _mark(st, od, px, py, INSERTED, 0)
-            cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
-                                             qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
-            cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-            items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T,
-                                    pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt, lpos, M)
-            _mark(st, od, px, py, 0, -1)
-        changed = changed or ch or rb
-        p1, n1, b1 = side_totals(counts, items)
-        for j in range(items.shape[0]):
-            if items[j, 5] == INSERTED:
-                npos += 1
-        nitems += items.shape[0]
-        if not big and (b1 or pos >= _BIG or neg >= _BIG):
-            big = True               # Python ints from here: the totals so far as two items, then every item
-            big_items = np.zeros((2, 6), np.int64)
-            big_items[0, 5] = INSERTED
-            big_items[1, 5] = DELETED
-            big_counts = np.array([pos, neg], np.int64)
+    while b < b1:
+        if skip[b]:
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+        info = infos[b]
+        i0 = ins_off[b]
+        i1 = ins_off[b + 1]
+        d0 = del_off[b]
+        d1 = del_off[b + 1]
+        start = 0
+        if use_rel:
+            start = first_kept(ins_all, i0, i1, del_all, d0, d1, code, n, table)
+            if start < 0:
+                # query views, no update a query can use (most small batches on a many-label graph)
+                info[I_DROP_I] = i1 - i0
+                info[I_DROP_D] = d1 - d0
+                info[I_STATUS] = M_SHORTCUT
+                b += 1
+                continue
+        nins = i1 - i0
+        info[I_STATUS] = M_FALLBACK
+        # 1. the relevant updates (query views), ids checked
+        nr = 0
+        drop_i = min(start, nins)
+        drop_d = start - drop_i
+        loops = 0
+        for t in range(start, nins + d1 - d0):
+            if t < nins:
+                x = ins_all[i0 + t, 0]
+                y = ins_all[i0 + t, 1]
+            else:
+                x = del_all[d0 + t - nins, 0]
+                y = del_all[d0 + t - nins, 1]
+            if use_rel:
+                r = pair_kept(x, y, code, n, table)
+            else:
+                r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+            if r < 0:       # a new vertex or a bad id: the general path
+                return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+            if r == 0:
+                if t < nins:
+                    drop_i += 1
+                else:
+                    drop_d += 1
+                continue
+            if x == y:
+                loops += 1
+                continue
+            if nr == R:
+                info[I_STATUS] = -1
+                return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+            rel[nr, 0] = min(x, y)
+            rel[nr, 1] = max(x, y)
+            rel[nr, 2] = 1 if t < nins else -1
+            nr += 1
+        if use_rel and nr == 0 and loops == 0:      # query views: nothing any query can use
+            info[I_DROP_I] = drop_i
+            info[I_DROP_D] = drop_d
+            info[I_STATUS] = M_SHORTCUT
+            b += 1
+            continue
+        # 2. the net effect, as net_layout counts it: per distinct pair its inserts ci and deletes cd
+        dup = 0
+        both = 0
+        exist = 0
+        missing = 0
+        nd = 0
+        ni = 0
+        for t in range(nr):
+            seen = False
+            for u in range(t):
+                if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
+                    seen = True
+                    break
+            if seen:
+                continue
+            ci = 0
+            cd = 0
+            for u in range(t, nr):
+                if rel[u, 0] == rel[t, 0] and rel[u, 1] == rel[t, 1]:
+                    if rel[u, 2] > 0:
+                        ci += 1
+                    else:
+                        cd += 1
+            if ci > 1:
+                dup += ci - 1
+            if cd > 1:
+                dup += cd - 1
+            if ci > 0 and cd > 0:
+                both += 1
+                continue
+            there = _find(rows, idx, rel[t, 0], rel[t, 1]) >= 0
+            if ci > 0:
+                if there:
+                    exist += 1
+                else:
+                    adds[ni, 0] = rel[t, 0]
+                    adds[ni, 1] = rel[t, 1]
+                    ni += 1
+            elif not there:
+                missing += 1
+            else:
+                dels[nd, 0] = rel[t, 0]
+                dels[nd, 1] = rel[t, 1]
+                nd += 1
+        for t in range(nd):
+            net[t, 0] = dels[t, 0]
+            net[t, 1] = dels[t, 1]
+            net[t, 2] = -1
+        for t in range(ni):
+            net[nd + t, 0] = adds[t, 0]
+            net[nd + t, 1] = adds[t, 1]
+            net[nd + t, 2] = 1
+        if strict and (loops or dup or both or exist or missing):    # the general path raises the named error
+            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+        nu = nd + ni
+        if nu > 1 and not seq_ok:                                    # induced: the batch path
+            info[I_STATUS] = -1
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+        # 3. room for the row copies, and work a serial search is for (bounds from the rows before the batch)
+        need = 0
+        g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
+        work = 0.0
+        for t in range(nu):
+            x = net[t, 0]
+            y = net[t, 1]
+            lx = rows[x, 1] - rows[x, 0]
+            ly = rows[y, 1] - rows[y, 0]
+            need += lx + ly + 2 * nu
+            cx = ct[x]
+            cy = ct[y]
+            for p in range(pairs.shape[0]):
+                if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
+                    work += (max(lx, ly) + nu + 1) * g
+        if work >= parallel_min:
+            info[I_STATUS] = -1
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+        if used + need > cap:
+            info[I_FULL] = need
+            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+        # 4. apply: the touched rows before the batch first (the commit log's)
+        tv0 = np.empty(2 * nu, np.int64)
+        nt = 0
+        for t in range(nu):
+            for c in range(2):
+                v = net[t, c]
+                seen = False
+                for u in range(nt):
+                    if tv0[u] == v:
+                        seen = True
+                if not seen:
+                    tv0[nt] = v
+                    nt += 1
+        touched = tv0[:nt]
+        for t in range(1, nt):               # sorted (insertion: a few entries)
+            v = touched[t]
+            u = t
+            while u > 0 and touched[u - 1] > v:
+                touched[u] = touched[u - 1]
+                u -= 1
+            touched[u] = v
+        old_rows = np.empty((nt, 2), np.int64)
+        for t in range(nt):
+            old_rows[t, 0] = rows[touched[t], 0]
+            old_rows[t, 1] = rows[touched[t], 1]
+        if buf.shape[1] < maxdeg + nu:       # the level buffers: every row this batch can make
+            buf = np.empty((k, max(maxdeg + R, 2 * buf.shape[1])), idx.dtype)
+        pos = 0
+        neg = 0
+        npos = 0
+        nitems = 0
+        big = False
+        big_items = e2
+        big_counts = e1
+        bch = False
+        for t in range(nu):
+            x = net[t, 0]
+            y = net[t, 1]
+            if net[t, 2] < 0:
+                px = _find(rows, idx, x, y)
+                py = _find(rows, idx, y, x)
+                _mark(st, od, px, py, DELETED, 0)
+                cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
+                items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
+                                        T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt,
+                                        lpos, M)
+                _mark(st, od, px, py, 0, -1)
+                used, _ = _copy_row(rows, idx, x, used, px, -1)
+                used, _ = _copy_row(rows, idx, y, used, py, -1)
+                cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+                                                 qdem, k, upd1, -1, tv, bits, nbits, lazy, stale, maxdeg)
+            else:
+                used, px = _copy_row(rows, idx, x, used, -1, y)
+                used, py = _copy_row(rows, idx, y, used, -1, x)
+                maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
+                _mark(st, od, px, py, INSERTED, 0)
+                cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+                                                 qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
+                cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
+                items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
+                                        T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt,
+                                        lpos, M)
+                _mark(st, od, px, py, 0, -1)
+            bch = bch or ch or rb
+            p1, n1, b1_ = side_totals(counts, items)
+            for j in range(items.shape[0]):
+                if items[j, 5] == INSERTED:
+                    npos += 1
+            nitems += items.shape[0]
+            if not big and (b1_ or pos >= _BIG or neg >= _BIG):
+                big = True               # Python ints from here: the totals so far as two items, then every item
+                big_items = np.zeros((2, 6), np.int64)
+                big_items[0, 5] = INSERTED
+                big_items[1, 5] = DELETED
+                big_counts = np.array([pos, neg], np.int64)
+            if big:
+                big_items = np.concatenate((big_items, items))
+                big_counts = np.concatenate((big_counts, counts))
+            else:
+                pos += p1
+                neg += n1
+        changed = changed or bch
+        live += 2 * (ni - nd)
+        info[I_DROP_I] = drop_i
+        info[I_DROP_D] = drop_d
+        info[I_LOOPS] = loops
+        info[I_DUP] = dup
+        info[I_BOTH] = both
+        info[I_EXIST] = exist
+        info[I_MISSING] = missing
+        info[I_INS] = ni
+        info[I_DEL] = nd
+        info[I_POS] = pos
+        info[I_NEG] = neg
+        info[I_BIG] = big
+        info[I_NPOS] = npos
+        info[I_NITEMS] = nitems
+        info[I_MAXDEG] = maxdeg
+        info[I_USED] = used
+        info[I_LISTS] = bch
+        info[I_SEQ] = 1
+        info[I_STALE] = stale
+        info[I_STATUS] = M_DONE
+        b += 1
         if big:
-            big_items = np.concatenate((big_items, items))
-            big_counts = np.concatenate((big_counts, counts))
-        else:
-            pos += p1
-            neg += n1
-    info[I_DROP_I] = drop_i
-    info[I_DROP_D] = drop_d
-    info[I_LOOPS] = loops
-    info[I_DUP] = dup
-    info[I_BOTH] = both
-    info[I_EXIST] = exist
-    info[I_MISSING] = missing
-    info[I_INS] = ni
-    info[I_DEL] = nd
-    info[I_POS] = pos
-    info[I_NEG] = neg
-    info[I_BIG] = big
-    info[I_NPOS] = npos
-    info[I_NITEMS] = nitems
-    info[I_MAXDEG] = maxdeg
-    info[I_USED] = used
-    info[I_LISTS] = changed
-    info[I_SEQ] = 1
-    info[I_STALE] = stale
-    info[I_STATUS] = M_DONE
-    return M_DONE, cptr, cidx, touched, old_rows, big_items, big_counts
+            break
+    return M_DONE, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, big_items, big_counts
 
 
-# micro_batch compiles in the kernels of four modules: its cached build is dropped when any of them changes
+# micro_run compiles in the kernels of four modules: its cached build is dropped when any of them changes
 from . import cpu as _cpu, filter as _filter, updates as _updates  # noqa: E402
 from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
