@@ -69,7 +69,7 @@ def _bounds(i, f, T, C):
     return vlo, vhi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _build(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, vlo, vhi, windowed, st):
     """Compute the candidate set of level i for the current prefix f[0:i].
 
@@ -190,7 +190,7 @@ def _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, sl
     return kind, lo, hi, vlo, vhi
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st):
     """|candidates of the last level inside the bounds| minus earlier images in that set."""
     kind, lo, hi, vlo, vhi = _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st)
@@ -210,7 +210,7 @@ def _count_last(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind
     return c
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _start_level(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, pos, end, st):
     kind, lo, hi, vlo, vhi = _window(i, f, T, C, ptr, idx, nlab, elab, vlabeled, elabeled, buf, skind, slo, shi, st)
     pos[i] = lo

@@ -59,7 +59,7 @@ def gallop(s, slo, shi, t, tlo, thi, out):
     return w
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def intersect(a, alo, ahi, b, blo, bhi, out):
     """out[0:w] = a[alo:ahi] ∩ b[blo:bhi] (sorted inputs); ``a`` may be ``out`` itself."""
     na = ahi - alo
@@ -89,7 +89,7 @@ def intersect(a, alo, ahi, b, blo, bhi, out):
     return w
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def difference(a, alo, ahi, b, blo, bhi, out):
     """out[0:w] = a[alo:ahi] minus b[blo:bhi]; ``a`` may be ``out``."""
     w = 0
