@@ -402,7 +402,7 @@ def _without_reuse(run):
 _run_item = _without_reuse(_run_item_reuse)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def start_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el, pair_cond, k, split, out, fill):
     """Work items (j, p, base, lo, hi, side) of every update and start pair (count pass: ``fill`` False)."""
     n = 0
@@ -507,7 +507,7 @@ def build_items(plan, upd, ustate, uel, cand, urows, split):
                       plan.pair_el, plan.pair_cond, plan.k, int(split), True)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def side_totals(counts, items):
     """(positive total, negative total, whether an int64 sum could overflow) of the per-item counts."""
     pos = 0
@@ -542,7 +542,7 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
                  no_rows):
     """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row

@@ -172,7 +172,7 @@ def usable_lists(ptr, idx, stale, maxdeg, ct, k):
     return ptr, idx, stale
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def add_pairs(deg, N, vcol, pairs, sign, on):
     """deg += sign at both endpoints of every pair and, with label counts on, N[x, column of y's label] and
     N[y, column of x's label] += sign."""
@@ -190,7 +190,7 @@ def add_pairs(deg, N, vcol, pairs, sign, on):
                 N[y, c] += sign
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def swap_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct, saved):
     """``saved`` = the bits of ``rows`` before, then their bits recomputed (serial :func:`_ct_rows_impl`);
     whether any changed."""
