@@ -232,6 +232,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     counts = np.zeros(0, np.int64)
     b = b0
     micro = commit and per_update > 0
+    ms = M_DONE
     while b < b1:
         info = infos[b]
         if skip[b]:
@@ -252,31 +253,23 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             if skip[b]:
                 info[I_STATUS] = FALLBACK
                 break
-            if ms == M_FALLBACK:
-                if compact and info[I_FULL]:
-                    idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
-                    cap = idx.shape[0]
-                    live = used
-                    compacted = True
-                    info[I_FULL] = 0
-                    continue
-                break
-        # the batch path (NOT_MICRO: more relevant updates than the per-update path takes, or none of it)
-        if use_rel and first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code, n,
-                                  table) < 0:
-            # query views, no update a query can use (most small batches on a many-label graph): no allocation
-            info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
-            info[I_DROP_D] = del_off[b + 1] - del_off[b]
-            info[I_STATUS] = SHORTCUT
-            b += 1
-            continue
-        ins = ins_all[ins_off[b]:ins_off[b + 1]]
-        dele = del_all[del_off[b]:del_off[b + 1]]
-        touched, old_rows, lptr, lidx, items, counts = _one(
-            ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-            mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
-        if info[I_STATUS] == FALLBACK:
+        if not micro or ms != M_FALLBACK:
+            # the batch path (NOT_MICRO: more relevant updates than the per-update path takes, or none of it)
+            if use_rel and first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code,
+                                      n, table) < 0:
+                # query views, no update a query can use (most small batches on a many-label graph): no allocation
+                info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
+                info[I_DROP_D] = del_off[b + 1] - del_off[b]
+                info[I_STATUS] = SHORTCUT
+                b += 1
+                continue
+            ins = ins_all[ins_off[b]:ins_off[b + 1]]
+            dele = del_all[del_off[b]:del_off[b + 1]]
+            touched, old_rows, lptr, lidx, items, counts = _one(
+                ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
+                mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+                T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
+        if info[I_STATUS] == FALLBACK:       # either path: nothing of batch b changed
             if compact and info[I_FULL]:
                 idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
                 cap = idx.shape[0]
