@@ -221,8 +221,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     one (:func:`.store.fresh_buffer`) and runs; without, it falls back.  Returns ``(next batch, used, live,
     maxdeg, candidate lists (ptr, idx), lists changed, touched, old_rows, items, counts, (idx, st, od),
     compacted)`` -- touched .. counts of the last batch run.  A committed batch with at most ``per_update``
-    relevant updates goes through :func:`.micro.micro_run` (one update at a time, a run of such batches a call; ``seq_ok``: the query is not
-    induced, else only batches of one net update), any other through :func:`_one`."""
+    relevant updates goes through :func:`.micro.micro_run` (one update at a time, a run of such batches a call;
+    ``seq_ok``: the query is not induced, else only batches of one net update), any other through :func:`_one`."""
     changed = False
     compacted = False
     stale = np.uint32(0)

@@ -191,6 +191,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     M_FALLBACK (``infos[b]`` says why: the general path, or a compaction when I_FULL is set)."""
     e2 = np.zeros((0, 2), np.int64)
     e1 = np.zeros(0, np.int64)
+    e6 = np.zeros((0, 6), np.int64)
     R = min(max_rel, MICRO_MAX)
     rel = np.empty((R, 3), np.int64)      # lo, hi, sign
     dels = np.empty((R, 2), np.int64)
@@ -395,9 +396,15 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 py = _find(rows, idx, y, x)
                 _mark(st, od, px, py, DELETED, 0)
                 cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
-                                        T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt,
-                                        lpos, M)
+                starts = False          # a start pair x, y can take (else no item: no search set-up at all)
+                for q in range(pairs.shape[0]):
+                    if (ct[x] >> np.uint32(pairs[q, 0])) & (ct[y] >> np.uint32(pairs[q, 1])) & np.uint32(1):
+                        starts = True
+                items, counts = e6, e1
+                if starts:
+                    items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
+                                            T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf,
+                                            cnt, lpos, M)
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
@@ -411,9 +418,15 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
                                                  qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
                 cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
-                                        T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf, cnt,
-                                        lpos, M)
+                starts = False
+                for q in range(pairs.shape[0]):
+                    if (ct[x] >> np.uint32(pairs[q, 0])) & (ct[y] >> np.uint32(pairs[q, 1])) & np.uint32(1):
+                        starts = True
+                items, counts = e6, e1
+                if starts:
+                    items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
+                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
+                                            buf, cnt, lpos, M)
                 _mark(st, od, px, py, 0, -1)
             bch = bch or ch or rb
             p1, n1, b1_ = side_totals(counts, items)
