@@ -268,12 +268,16 @@ __device__ __forceinline__ void set_bit_atomic(unsigned* bits, I x) {
 // Per-class counters in shared memory (the census kernels): sh[0 .. nclass) zeroed by the block at the
 // start, lanes' hits merged per class, added to the global counts once per class at the end.
 
-__device__ __forceinline__ void zero_class_counters(unsigned long long* sh, int nclass) {
+// (C: unsigned long long, or unsigned int where the block's counters would not fit shared memory as u64 --
+// census_esu8, which moves 2^31 to the global counter as a u32 one passes it)
+template <typename C>
+__device__ __forceinline__ void zero_class_counters(C* sh, int nclass) {
     for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh[c] = 0;
     __syncthreads();
 }
 
-__device__ __forceinline__ void flush_class_counters(const unsigned long long* sh, int nclass, u64* counts) {
+template <typename C>
+__device__ __forceinline__ void flush_class_counters(const C* sh, int nclass, u64* counts) {
     __syncthreads();
     for (int c = threadIdx.x; c < nclass; c += blockDim.x)
         if (sh[c]) atomicAdd(counts + c, (u64)sh[c]);

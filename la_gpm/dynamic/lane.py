@@ -29,7 +29,7 @@ from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
                     I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
-                    M_DONE, M_FALLBACK, first_kept, micro_run)
+                    M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
 from ..config import config
@@ -72,11 +72,7 @@ def _start_pairs(ct, upd, pairs):
     bits both endpoints have in ``ct``)."""
     n = 0
     for j in range(upd.shape[0]):
-        cx = ct[upd[j, 0]]
-        cy = ct[upd[j, 1]]
-        for p in range(pairs.shape[0]):
-            if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
-                n += 1
+        n += start_pairs_of(ct[upd[j, 0]], ct[upd[j, 1]], pairs)
     return n
 
 

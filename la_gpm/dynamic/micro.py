@@ -41,7 +41,8 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "micro_run", "first_kept", "NOT_MICRO", "M_DONE", "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
+__all__ = ["MICRO_MAX", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE", "M_FALLBACK",
+           "M_SHORTCUT", "N_INFO"]
 
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
@@ -53,6 +54,16 @@ NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: th
 N_INFO = 21
 INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
+
+
+@nb.njit(cache=True, inline="always")
+def start_pairs_of(cx, cy, pairs):
+    """How many start pairs (a, b) an update x-y can take: bit a in ``cx`` (x's candidate bits) and bit b in
+    ``cy``, before any other check (the lane's item bound, this path's work bound and its pre-search test)."""
+    c = 0
+    for p in range(pairs.shape[0]):
+        c += (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1)
+    return c
 
 
 @nb.njit(cache=True, inline="always")
@@ -121,7 +132,9 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
 @nb.njit(cache=True, inline="always")
 def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
             pair_cond, k, split, no_rows, none, buf, cnt, pos, M):
-    """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts)."""
+    """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts).  The
+    caller calls it only where a start pair can take x-y (:func:`start_pairs_of`): the call (inlined) costs its
+    arrays' reference counts even when it finds no item."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     ust1[0] = side
@@ -342,11 +355,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             lx = rows[x, 1] - rows[x, 0]
             ly = rows[y, 1] - rows[y, 0]
             need += lx + ly + 2 * nu
-            cx = ct[x]
-            cy = ct[y]
-            for p in range(pairs.shape[0]):
-                if (cx >> np.uint32(pairs[p, 0])) & (cy >> np.uint32(pairs[p, 1])) & np.uint32(1):
-                    work += (max(lx, ly) + nu + 1) * g
+            work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
         if work >= parallel_min:
             info[I_STATUS] = -1
             return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
@@ -396,15 +405,11 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 py = _find(rows, idx, y, x)
                 _mark(st, od, px, py, DELETED, 0)
                 cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                starts = False          # a start pair x, y can take (else no item: no search set-up at all)
-                for q in range(pairs.shape[0]):
-                    if (ct[x] >> np.uint32(pairs[q, 0])) & (ct[y] >> np.uint32(pairs[q, 1])) & np.uint32(1):
-                        starts = True
                 items, counts = e6, e1
-                if starts:
-                    items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx,
-                                            T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none, buf,
-                                            cnt, lpos, M)
+                if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
+                    items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
+                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
+                                            buf, cnt, lpos, M)
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
@@ -418,12 +423,8 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
                                                  qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
                 cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                starts = False
-                for q in range(pairs.shape[0]):
-                    if (ct[x] >> np.uint32(pairs[q, 0])) & (ct[y] >> np.uint32(pairs[q, 1])) & np.uint32(1):
-                        starts = True
                 items, counts = e6, e1
-                if starts:
+                if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
                     items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
                                             cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
                                             buf, cnt, lpos, M)

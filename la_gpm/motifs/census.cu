@@ -248,13 +248,9 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
                                                 u64* __restrict__ next, u64* __restrict__ counts) {
     constexpr int B = DIR ? 2 : 1;  // code bits per vertex pair
     extern __shared__ unsigned long long sh[];
-    unsigned int* sh32 = reinterpret_cast<unsigned int*>(sh);
-    if constexpr (L2) {  // u32 counters
-        for (int c = threadIdx.x; c < nclass; c += blockDim.x) sh32[c] = 0;
-        __syncthreads();
-    } else {
-        zero_class_counters(sh, nclass);
-    }
+    unsigned int* sh32 = reinterpret_cast<unsigned int*>(sh);   // L2: u32 counters
+    if constexpr (L2) zero_class_counters(sh32, nclass);
+    else zero_class_counters(sh, nclass);
     const int lane = threadIdx.x & 31;
     const i64 warp = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     // level p (1..k-3) holds at most min((p+1) maxd, n) candidates
@@ -326,13 +322,8 @@ __device__ __forceinline__ void census_esu_body(const i64* __restrict__ ptr, con
             }
         }
     }
-    if constexpr (L2) {
-        __syncthreads();
-        for (int c = threadIdx.x; c < nclass; c += blockDim.x)
-            if (sh32[c]) atomicAdd(counts + c, (u64)sh32[c]);
-    } else {
-        flush_class_counters(sh, nclass, counts);
-    }
+    if constexpr (L2) flush_class_counters(sh32, nclass, counts);
+    else flush_class_counters(sh, nclass, counts);
 }
 
 extern "C" __global__ void census_esu(const i64* __restrict__ ptr, const int* __restrict__ idx,
