@@ -686,6 +686,9 @@ def _lane_columns(v, b0, run, P, plan, count):
     """The result columns of the lane's batches (``v``: their info rows)."""
     L = _lane
     aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1
+    cols = L.lane_columns(v, b0, aut)
+    if cols is not None:          # int64 columns, one numba pass
+        return cols
     pos, neg = v[:, L.I_POS], v[:, L.I_NEG]
     big = bool(v[-1, L.I_BIG])
     top = max(int(pos.max()), int(neg.max()))

@@ -208,11 +208,28 @@ class Candidates:
     query vertex u) and, per query vertex, the sorted list of its candidates (``ptr``/``idx``, CSR over
     query vertices): a level whose list is shorter than its parents' rows scans the list instead."""
 
-    __slots__ = ("ct", "ptr", "idx", "__weakref__")
+    __slots__ = ("ct", "k", "_lists", "__weakref__")
 
     def __init__(self, ct: np.ndarray, k: int, lists=None):
         self.ct = ct
-        self.ptr, self.idx = _candidate_lists(ct, k) if lists is None else lists
+        self.k = k
+        self._lists = lists       # None: built from the bits at the first read (a stream run's end leaves them so)
+
+    def _built(self):
+        if self._lists is None:
+            # from the bits as they are then: every change to ``ct`` after this object was made either reads the
+            # lists first (the lane) or patches them afterwards from the new bits (NLFState._lists), and
+            # patch_lists is idempotent given the final bits, so the lists are those of the bits either way
+            self._lists = _candidate_lists(self.ct, self.k)
+        return self._lists
+
+    @property
+    def ptr(self) -> np.ndarray:
+        return self._built()[0]
+
+    @property
+    def idx(self) -> np.ndarray:
+        return self._built()[1]
 
     @property
     def sizes(self) -> np.ndarray:

@@ -35,7 +35,7 @@ from .updates import net_layout, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "one_batch", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
+__all__ = ["run_lane", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -288,6 +288,38 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                 break
     return (b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, (idx, st, od), compacted,
             stale)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _fill_columns(v, b0, aut, out):
+    """The int64 result columns of a run's batches (``v``: their info rows) into ``out`` (9, nb): batch, query,
+    positive, negative (times ``aut``), inserted, deleted, ignored, irrelevant, items.  Returns False (out partly
+    written) where a count times ``aut`` would not fit in int64."""
+    lim = (2**63 - 1) // aut
+    ok = True
+    for t in range(v.shape[0]):
+        ok = ok & (v[t, I_POS] <= lim) & (v[t, I_NEG] <= lim)
+        out[0, t] = b0 + t
+        out[1, t] = 0
+        out[2, t] = v[t, I_POS] * aut
+        out[3, t] = v[t, I_NEG] * aut
+        out[4, t] = v[t, I_INS]
+        out[5, t] = v[t, I_DEL]
+        out[6, t] = v[t, I_LOOPS] + v[t, I_DUP] + v[t, I_BOTH] + v[t, I_EXIST] + v[t, I_MISSING]
+        out[7, t] = v[t, I_DROP_I] + v[t, I_DROP_D]
+        out[8, t] = v[t, I_NITEMS]
+    return ok
+
+
+def lane_columns(v, b0, aut):
+    """:func:`_fill_columns` as a dict of columns (views of one array; ``lane`` True), or None where the counts
+    need Python ints (the last batch's ``I_BIG``, or a count times ``aut`` past int64)."""
+    nb_ = v.shape[0]
+    out = np.empty((9, nb_), np.int64)
+    if v[nb_ - 1, I_BIG] or not _fill_columns(v, b0, aut, out):
+        return None
+    return {"batch": out[0], "query": out[1], "positive": out[2], "negative": out[3], "inserted": out[4],
+            "deleted": out[5], "ignored": out[6], "irrelevant": out[7], "items": out[8], "lane": np.ones(nb_, bool)}
 
 
 class LaneRun:

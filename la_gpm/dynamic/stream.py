@@ -119,20 +119,22 @@ def stream_source(stream, batch_size, lane_max: int, edge_labeled: bool) -> Stre
 
 
 def _signed_ops(a) -> np.ndarray:
-    """An (m, 3) / (m, 4) integer array of (sign, u, v[, edge label]) rows, checked, as a C-contiguous int64 array
-    (``a`` itself where it is one; nothing is written to it)."""
+    """An (m, 3) / (m, 4) integer array of (sign, u, v[, edge label]) rows, its shape and type checked, as a
+    C-contiguous int64 array (``a`` itself where it is one; nothing is written to it).  The signs are checked
+    where it is cut into batches (:func:`_from_ops`)."""
     if a.ndim != 2 or a.shape[1] not in (3, 4) or a.dtype.kind not in "iu":
         raise InvalidUpdate(f"an array stream must be an (m, 3) integer array of signed updates (sign, u, v): "
                             f"+1 inserts the edge u-v, -1 deletes it (or (m, 4) with an edge label); got shape "
                             f"{a.shape}, dtype {a.dtype}")
     if a.dtype.kind == "u" and a.dtype.itemsize >= 8 and a.size and int(a.max()) >= 2**63:
         raise InvalidUpdate(f"an array stream's values must fit in int64; the largest is {int(a.max())}")
-    ops = np.ascontiguousarray(a, dtype=np.int64)
-    bad = _bad_sign(ops)
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def _check_signs(ops, bad):
     if bad >= 0:
         raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
                             f"(delete); row {bad} has {int(ops[bad, 0])}")
-    return ops
 
 
 @nb.njit(cache=True)
@@ -155,14 +157,24 @@ def _as4(ops):
 @nb.njit(cache=True)
 def _pack_ops(ops, size, nbat, lane_max):
     """The lane's packing of signed ops cut into batches of ``size``: (inserts (a, 2), their batch offsets,
-    deletes (b, 2), offsets, skip): a batch is skipped (left to the general path) when its inserts or its
-    deletes carry more than one edge label, or it has more than ``lane_max`` updates."""
+    deletes (b, 2), offsets, skip, bad): a batch is skipped (left to the general path) when its inserts or its
+    deletes carry more than one edge label, or it has more than ``lane_max`` updates; ``bad`` is the first row
+    whose sign is not +1 or -1 (nothing packed), else -1.  The loop picks no array per row (numba would count a
+    reference on each pick)."""
     m = ops.shape[0]
     labeled = ops.shape[1] > 3
     ni = 0
+    bad = -1
     for t in range(m):
-        if ops[t, 0] == 1:
+        s = ops[t, 0]
+        if s == 1:
             ni += 1
+        elif s != -1 and bad < 0:
+            bad = t
+    if bad >= 0:
+        ni = 0
+        m = 0
+        nbat = 0
     ins = np.empty((ni, 2), np.int64)
     dele = np.empty((m - ni, 2), np.int64)
     ioff = np.zeros(nbat + 1, np.int64)
@@ -170,43 +182,45 @@ def _pack_ops(ops, size, nbat, lane_max):
     skip = np.zeros(nbat, np.uint8)
     a = 0
     d = 0
-    first = np.zeros(2, np.int64)        # a batch's first label of its inserts, of its deletes
-    seen = np.zeros(2, np.bool_)
     for b in range(nbat):
         t1 = min(m, (b + 1) * size)
-        seen[0] = False
-        seen[1] = False
+        fi = 0               # the batch's first label of its inserts, of its deletes
+        fd = 0
+        si = False
+        sd = False
+        mixed = t1 - b * size > lane_max
         for t in range(b * size, t1):
             lab = ops[t, 3] if labeled else -1
-            side = 0 if ops[t, 0] == 1 else 1
-            out = ins if side == 0 else dele
-            at = a if side == 0 else d
-            out[at, 0] = ops[t, 1]
-            out[at, 1] = ops[t, 2]
-            if side == 0:
+            if ops[t, 0] == 1:
+                ins[a, 0] = ops[t, 1]
+                ins[a, 1] = ops[t, 2]
                 a += 1
+                mixed |= si & (lab != fi)
+                fi = lab if not si else fi
+                si = True
             else:
+                dele[d, 0] = ops[t, 1]
+                dele[d, 1] = ops[t, 2]
                 d += 1
-            if not seen[side]:
-                first[side] = lab
-                seen[side] = True
-            elif lab != first[side]:
-                skip[b] = 1
+                mixed |= sd & (lab != fd)
+                fd = lab if not sd else fd
+                sd = True
         ioff[b + 1] = a
         doff[b + 1] = d
-        if t1 - b * size > lane_max:
-            skip[b] = 1
-    return ins, ioff, dele, doff, skip
+        skip[b] = mixed
+    return ins, ioff, dele, doff, skip, bad
 
 
 def _from_ops(ops, batch_size, labels, lane, lane_max) -> StreamSource:
     m = ops.shape[0]
     size = int(batch_size) if batch_size else max(m, 1)
     nbat = max(1, -(-m // size))
-    src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
     if not lane:
-        return src
-    ins, ioff, dele, doff, skip = _pack_ops(ops, size, nbat, lane_max)
+        _check_signs(ops, _bad_sign(ops))
+        return StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
+    ins, ioff, dele, doff, skip, bad = _pack_ops(ops, size, nbat, lane_max)
+    _check_signs(ops, bad)
+    src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
     src.pairs = (ins, ioff, dele, doff)
     src.skip = skip
     return src
