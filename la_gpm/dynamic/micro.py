@@ -93,26 +93,20 @@ def _copy_row(rows, idx, v, used, skip, add):
     written were free (state 0, order -1 between batches: no state or order to write)."""
     a = rows[v, 0]
     e = rows[v, 1]
-    o = used
+    cut = lower_bound(idx, a, e, add) if add >= 0 else skip    # element loops: a row is a few arcs, and a
+    for j in range(a, cut):                                     # slice assignment checks for overlap and
+        idx[used + j - a] = idx[j]                              # builds two views
+    o = used + cut - a
     at = -1
     if add >= 0:
-        p = lower_bound(idx, a, e, add)
-        ln = p - a
-        idx[o:o + ln] = idx[a:p]
-        o += ln
         idx[o] = add
         at = o
         o += 1
-        ln = e - p
-        idx[o:o + ln] = idx[p:e]
-        o += ln
     else:
-        ln = skip - a
-        idx[o:o + ln] = idx[a:skip]
-        o += ln
-        ln = e - skip - 1
-        idx[o:o + ln] = idx[skip + 1:e]
-        o += ln
+        cut += 1
+    for j in range(cut, e):
+        idx[o + j - cut] = idx[j]
+    o += e - cut
     rows[v, 0] = used
     rows[v, 1] = o
     return o, at
