@@ -201,6 +201,12 @@ def test_bad_streams_say_what_to_fix_and_keep_the_batches_before():
         D.apply_stream([([(0, 2)], None)], batch_size=2)
     with pytest.raises(InvalidUpdate, match="sign"):
         D.apply_stream(np.array([[2, 0, 2]]))
+    with pytest.raises(InvalidUpdate, match="row 2 has 0"):       # checked by the lane's packing pass
+        D.apply_stream(np.array([[1, 0, 2], [-1, 1, 2], [0, 2, 3]]), batch_size=1)
+    D2 = la_gpm.DynamicGraph(G, ["triangle", Pattern([(0, 1), (1, 2)])])    # two queries: no lane, its own check
+    with pytest.raises(InvalidUpdate, match="row 1 has 3"):
+        D2.apply_stream(np.array([[1, 0, 2], [3, 1, 2]]))
+    assert D2.version == 0
     with pytest.raises(InvalidUpdate, match=r"\(m, 3\)"):
         D.apply_stream(np.array([0, 2]))
     with pytest.raises(InvalidUpdate, match="batch 1"):
