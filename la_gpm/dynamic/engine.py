@@ -686,26 +686,13 @@ def _lane_columns(v, b0, run, P, plan, count):
     """The result columns of the lane's batches (``v``: their info rows)."""
     L = _lane
     aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1
-    cols = L.lane_columns(v, b0, aut)
-    if cols is not None:          # int64 columns, one numba pass
-        return cols
-    pos, neg = v[:, L.I_POS], v[:, L.I_NEG]
-    big = bool(v[-1, L.I_BIG])
-    top = max(int(pos.max()), int(neg.max()))
-    if big or top >= (2**63 - 1) // aut:        # Python ints (only the last batch run can be I_BIG)
-        pos, neg = pos.astype(object) * aut, neg.astype(object) * aut
-        if big:
+    cols, fits = L.lane_columns(v, b0, aut)     # int64 columns, one numba pass
+    if not fits:         # positive / negative as Python ints (only the last batch run can be I_BIG)
+        pos, neg = v[:, L.I_POS].astype(object) * aut, v[:, L.I_NEG].astype(object) * aut
+        if v[-1, L.I_BIG]:
             pos[-1], neg[-1] = _lane_counts(v[-1].tolist(), run.items, run.counts, P, plan, count)
-    elif aut != 1:
-        pos, neg = pos * aut, neg * aut
-    else:
-        pos, neg = pos.copy(), neg.copy()
-    nb = v.shape[0]
-    return {"batch": np.arange(b0, b0 + nb, dtype=np.int64), "query": np.zeros(nb, np.int64), "positive": pos,
-            "negative": neg, "inserted": v[:, L.I_INS].copy(), "deleted": v[:, L.I_DEL].copy(),
-            "ignored": v[:, L.I_LOOPS] + v[:, L.I_DUP] + v[:, L.I_BOTH] + v[:, L.I_EXIST] + v[:, L.I_MISSING],
-            "irrelevant": v[:, L.I_DROP_I] + v[:, L.I_DROP_D], "items": v[:, L.I_NITEMS].copy(),
-            "lane": np.ones(nb, bool)}
+        cols["positive"], cols["negative"] = pos, neg
+    return cols
 
 
 def _general_columns(b, out):

@@ -293,8 +293,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
 @nb.njit(cache=True, _nrt=False)
 def _fill_columns(v, b0, aut, out):
     """The int64 result columns of a run's batches (``v``: their info rows) into ``out`` (9, nb): batch, query,
-    positive, negative (times ``aut``), inserted, deleted, ignored, irrelevant, items.  Returns False (out partly
-    written) where a count times ``aut`` would not fit in int64."""
+    positive, negative (times ``aut``), inserted, deleted, ignored, irrelevant, items.  Returns False where a count
+    times ``aut`` would not fit in int64 (those two columns are then not the counts)."""
     lim = (2**63 - 1) // aut
     ok = True
     for t in range(v.shape[0]):
@@ -312,14 +312,15 @@ def _fill_columns(v, b0, aut, out):
 
 
 def lane_columns(v, b0, aut):
-    """:func:`_fill_columns` as a dict of columns (views of one array; ``lane`` True), or None where the counts
-    need Python ints (the last batch's ``I_BIG``, or a count times ``aut`` past int64)."""
+    """:func:`_fill_columns` as a dict of columns (views of one array; ``lane`` True), and whether the positive and
+    negative columns are right as int64: False where they need Python ints (the last batch's ``I_BIG``, or a count
+    times ``aut`` past int64), which the caller then puts in."""
     nb_ = v.shape[0]
     out = np.empty((9, nb_), np.int64)
-    if v[nb_ - 1, I_BIG] or not _fill_columns(v, b0, aut, out):
-        return None
+    fits = _fill_columns(v, b0, aut, out) and not v[nb_ - 1, I_BIG]
     return {"batch": out[0], "query": out[1], "positive": out[2], "negative": out[3], "inserted": out[4],
-            "deleted": out[5], "ignored": out[6], "irrelevant": out[7], "items": out[8], "lane": np.ones(nb_, bool)}
+            "deleted": out[5], "ignored": out[6], "irrelevant": out[7], "items": out[8],
+            "lane": np.ones(nb_, bool)}, fits
 
 
 class LaneRun:

@@ -131,12 +131,6 @@ def _signed_ops(a) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=np.int64)
 
 
-def _check_signs(ops, bad):
-    if bad >= 0:
-        raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
-                            f"(delete); row {bad} has {int(ops[bad, 0])}")
-
-
 @nb.njit(cache=True)
 def _bad_sign(ops):
     for t in range(ops.shape[0]):
@@ -215,14 +209,17 @@ def _from_ops(ops, batch_size, labels, lane, lane_max) -> StreamSource:
     m = ops.shape[0]
     size = int(batch_size) if batch_size else max(m, 1)
     nbat = max(1, -(-m // size))
-    if not lane:
-        _check_signs(ops, _bad_sign(ops))
-        return StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
-    ins, ioff, dele, doff, skip, bad = _pack_ops(ops, size, nbat, lane_max)
-    _check_signs(ops, bad)
+    if lane:
+        ins, ioff, dele, doff, skip, bad = _pack_ops(ops, size, nbat, lane_max)
+    else:
+        bad = _bad_sign(ops)
+    if bad >= 0:
+        raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
+                            f"(delete); row {bad} has {int(ops[bad, 0])}")
     src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
-    src.pairs = (ins, ioff, dele, doff)
-    src.skip = skip
+    if lane:
+        src.pairs = (ins, ioff, dele, doff)
+        src.skip = skip
     return src
 
 
