@@ -127,10 +127,52 @@ def _check_case(G, P, insert, delete, induced, ins_labels, backend="cpu"):
     aut = P.automorphism_count
     assert (u.positive * aut, u.negative * aut) == (len(pos), len(neg))
     assert len(u.positive_matches) == u.positive and len(u.negative_matches) == u.negative
-    # count only: symmetry breaking counts one embedding per subgraph, times |Aut|
+    # count only: one start pair per orbit of Aut(Q), bounded by its stabiliser, counts one embedding per subgraph
     c = la_gpm.match_delta(G, P, insert=ins, delete=delete, induced=induced, backend=backend)
     assert (c.positive, c.negative) == (len(pos), len(neg))
+    cu = la_gpm.match_delta(G, P, insert=ins, delete=delete, induced=induced, count="unique", backend=backend)
+    assert (cu.positive, cu.negative) == (u.positive, u.negative)
     return d
+
+
+_SYMMETRIC = [Pattern.named("4-clique"), Pattern.named("5-clique"), Pattern.named("4-cycle"),
+              Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 0)]),                  # 6-cycle: |Aut| 12
+              Pattern([(0, 1), (0, 2), (0, 3), (0, 4)]),                                  # star: 24
+              Pattern([(0, 2), (0, 3), (0, 4), (1, 2), (1, 3), (1, 4)]),                  # K_{2,3}: 12
+              Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 2)]),                  # bowtie: 8
+              Pattern([(0, 1), (0, 2), (0, 3), (1, 2)], vertex_labels=[0, 1, 1, 1]),      # labels cut Aut to 2
+              Pattern([(0, 1), (1, 2), (2, 3), (3, 0)], edge_labels={(0, 1): 0, (1, 2): 1, (2, 3): 0, (3, 0): 1})]
+
+
+@pytest.mark.parametrize("P", _SYMMETRIC, ids=lambda P: f"k{P.k}-aut{P.automorphism_count}")
+@pytest.mark.parametrize("induced", [False, True])
+def test_one_start_pair_per_orbit_equals_every_pair_and_brute_force(P, induced):
+    """A plan per orbit of Aut(Q) on the start pairs, each bounded by its stabiliser, against a plan per ordered
+    pair bounded by Aut(Q) (the lane's and the general path's plans both) and brute force."""
+    from la_gpm.dynamic.query import compile_delta_plan
+    rng = np.random.default_rng(P.k * 10 + P.automorphism_count + induced)
+    n = 12
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.5]
+    lab = [int(x) for x in rng.integers(0, 2, n)]
+    elab = [int(x) for x in rng.integers(0, 2, len(pairs))] if P.edge_labels is not None else None
+    G = _graph_from_pairs(n, pairs, lab if P.vertex_labels is not None else None, elab)
+    orb = compile_delta_plan(P, induced=induced)
+    grp = compile_delta_plan(P, induced=induced, orbits=False)
+    assert len(orb.pairs) < len(grp.pairs) and not orb.pair_cond.any()
+    for seed in range(3):
+        r = np.random.default_rng(seed)
+        absent = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in set(pairs)]
+        ins = [absent[i] for i in r.choice(len(absent), 6, replace=False)]
+        dele = [pairs[i] for i in r.choice(len(pairs), 4, replace=False)]
+        ins_l = [int(x) for x in r.integers(0, 2, len(ins))] if elab is not None else None
+        pos, neg, _ = _oracle(G, P, ins, dele, induced, ins_l)
+        ins_arg = ins if ins_l is None else [(u, v, la) for (u, v), la in zip(ins, ins_l)]
+        for count, f in (("embeddings", 1), ("unique", P.automorphism_count)):
+            c = la_gpm.match_delta(G, P, insert=ins_arg, delete=dele, induced=induced, count=count)
+            assert (c.positive * f, c.negative * f) == (len(pos), len(neg)), (count, seed)
+            D = la_gpm.DynamicGraph(G, [P], count=count, induced=induced)
+            s = D.apply(insert=ins_arg, delete=dele)[0]
+            assert (s.positive, s.negative) == (c.positive, c.negative)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -69,23 +69,28 @@ def test_clique_reuses_every_level_from_3():
     for p in range(len(plan.pairs)):
         for lv in (3, 4):
             assert plan.par[p, lv, xp[p, lv, 0]] == lv - 1          # the one extra parent is l-1
-    sym = Q.compile_delta_plan(P, symmetry=True)
+    sym = Q.compile_delta_plan(P, symmetry=True, orbits=False)    # every ordered pair, Aut(Q)'s conditions
     # start pair (0, 1): order 0..4 under f(0) < f(1) < ... < f(4): each level bounded below by the one before
     assert _flag(sym, 0, 1, 3) == (2, 1, 1) and _flag(sym, 0, 1, 4) == (2, 1, 1)
     # start pair (0, 2): level 2 (vertex 1) lies below M[1] (vertex 2), level 3 (vertex 3) above it: disjoint
     assert sym.order[1].tolist()[:4] == [0, 2, 1, 3] and _flag(sym, 0, 2, 3)[0] == 0
-    off = Q.compile_delta_plan(P, symmetry=True, reuse=False)
+    off = Q.compile_delta_plan(P, symmetry=True, reuse=False, orbits=False)
     assert not off.reuse[0].any()
     assert np.array_equal(off.packed[:13], sym.packed[:13])   # the GPU's 13 tables
+    # one start pair per orbit: K5's 20 ordered pairs are one orbit; its stabiliser (S3 on the other three) bounds
+    # f(2) < f(3) < f(4), so levels 3 and 4 reuse the level before, bounded below by it
+    orb = Q.compile_delta_plan(P, symmetry=True)
+    assert orb.pairs.tolist() == [[0, 1]] and orb.pair_cond.tolist() == [0]
+    assert _flag(orb, 0, 1, 3) == (2, 1, 1) and _flag(orb, 0, 1, 4) == (2, 1, 1)
 
 
 def test_reuse_fields_leave_the_gpu_tables_alone():
-    plan = Q.compile_delta_plan(_clique(6), symmetry=True)
+    plan = Q.compile_delta_plan(_clique(6), symmetry=True, orbits=False)
     T = plan.packed
     assert T.shape[0] == Q.N_FIELDS and len(plan.tables()) == 13 == Q.F_REUSE
     for f, a in enumerate(plan.tables()[:12]):
         assert np.array_equal(T[f] if a.ndim == 3 else T[f, :, :, 0], a)
-    small = Q.compile_delta_plan(_clique(3))   # k < 4: no level 3 (and fewer slots than fields): all zero
+    small = Q.compile_delta_plan(_clique(3), orbits=False)   # k < 4: no level 3 (and fewer slots than fields): all zero
     assert small.packed.shape == (Q.N_FIELDS, 6, 3, 3) and not small.packed[Q.F_REUSE:].any()
 
 
@@ -162,7 +167,7 @@ def test_induced_needs_the_anti_levels_of_l_minus_1():
 def test_symmetry_bounds_of_l_minus_1_must_follow():
     K4 = _clique(4)   # f(0) < f(1) < f(2) < f(3)
     with _orders(_fixed({(3, 2): [3, 2, 1, 0], (0, 1): [0, 1, 3, 2]})):
-        plan = Q.compile_delta_plan(K4, symmetry=True)
+        plan = Q.compile_delta_plan(K4, symmetry=True, orbits=False)
     # (3, 2): level 2 = vertex 1 < M[0], M[1]; level 3 = vertex 0 < all three: bounded above by level 2 itself
     assert _flag(plan, 3, 2, 3)[:2] == (2, 2)
     # (0, 1): level 2 = vertex 3 > M[1]; level 3 = vertex 2 < M[2] but > M[1]: level 2's bounds follow (rbound 2)

@@ -189,8 +189,18 @@ def _resolve(backend):
 
 
 def _use_symmetry(count, listing):
-    """Symmetry breaking counts one embedding per subgraph: always, except to list every embedding."""
-    return not (listing and count == "embeddings")
+    """Symmetry breaking counts one embedding per subgraph: always, except to list every embedding.  Counting
+    takes one start pair per orbit of Aut(Q) (``"orbits"``, query.py's notes: fewer items, fewer bounds); listing
+    keeps Aut(Q)'s own conditions (``"group"``), so that each listed row is the subgraph's canonical embedding, as
+    the static engine lists it.  (The key of a compiled plan; :func:`_compile`.)"""
+    if listing:
+        return False if count == "embeddings" else "group"
+    return "orbits"
+
+
+def _compile(P, induced, cand, sym):
+    return compile_delta_plan(P, induced=bool(induced), candidates=cand.sizes, symmetry=bool(sym),
+                              orbits=sym == "orbits")
 
 
 _KEYS = {}   # id(P) -> (P, key): the key of a query asked for again (formatting its edges cost 3 us a call)
@@ -325,8 +335,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     sym = _use_symmetry(count, listing)
     with S.lock:   # the store and the tables are changed during the call and put back after it
         nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
-        plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: compile_delta_plan(
-            P, induced=bool(induced), candidates=nlf.cand[0].sizes, symmetry=sym))
+        plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: _compile(P, induced, nlf.cand[0], sym))
         lane = _lane_batch(S, insert, delete, listing, progress, b)
         if lane is not None:
             ins, dele = lane
@@ -458,8 +467,7 @@ class DynamicGraph:
     def _plan(self, q, sym, cand):
         plan = self._plans.get((q, sym))
         if plan is None:
-            plan = self._plans[(q, sym)] = compile_delta_plan(self._queries[q], induced=self._induced,
-                                                              candidates=cand.sizes, symmetry=sym)
+            plan = self._plans[(q, sym)] = _compile(self._queries[q], self._induced, cand, sym)
         return plan
 
     def _apply_lane(self, S, ins, dele, strict, views):

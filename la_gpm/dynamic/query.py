@@ -42,6 +42,18 @@ keeps one embedding per subgraph.  It composes with the exactly-once rule: every
 is found once, and exactly one embedding of each changed subgraph passes the conditions (an
 automorphism maps the image's edges onto themselves, so all |Aut| embeddings of a subgraph change
 together).  Counts then come |Aut| times cheaper; embeddings = that × |Aut|.
+
+One start pair per orbit (``orbits``, the default; GAMMA's "coalesced search over automorphic query
+edges").  An embedding f maps exactly one ordered query pair onto the ordered update (x, y), and E(a, b),
+the embeddings with f(a) = x, f(b) = y, is the same for every pair of an orbit of Aut(Q) on the pairs (f ∘ σ).
+So the embeddings through (x, y) are Σ over orbits O of |O| E(r_O), one representative r_O each, and the
+unique count is that over |Aut| = Σ_O E(r_O) / |Stab(r_O)| (orbit-stabiliser).  The stabiliser of r_O =
+(a, b) acts freely on the embeddings with f(a) = x, f(b) = y, so its own Grochow-Kellis conditions
+(:meth:`Pattern.stabilizer_conditions`, none on a or b) keep one of each |Stab| of them: a plan per orbit,
+each bounded by its stabiliser, counts every changed subgraph once, and lists it once (all embeddings onto
+one subgraph map their pair onto (x, y) from one orbit).  Against a plan per ordered pair bounded by Aut(Q):
+as many matches found, |orbits| instead of 2|E| level-2 scans per update (a 4-clique: 1 instead of 12), and
+fewer bounds (a level without bounds can be counted from the label counts).
 """
 
 from __future__ import annotations
@@ -67,6 +79,7 @@ MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex
 (F_REUSE, F_NXB, F_XP, F_XLOW, F_XUP) = range(13, 18)
 N_FIELDS = 18
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
+ORBITS = True  # ... and for ``orbits``: one start pair per orbit of Aut(Q) (module notes)
 
 
 @dataclass(frozen=True, eq=False)
@@ -151,13 +164,15 @@ def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
 
 
 def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True,
-                       reuse: bool | None = None) -> DeltaPlan:
+                       reuse: bool | None = None, orbits: bool | None = None) -> DeltaPlan:
     """One plan per directed start pair of P (see the module notes).
 
     ``candidates[u]``: how many data vertices may play query vertex u (orders take the most
     constrained vertex first, then the one with fewer candidates, then higher degree);
     ``symmetry``: add the symmetry-breaking bounds (one embedding per subgraph); ``reuse``: mark the
-    levels that may draw their candidates from the level before (None: the module's ``REUSE``)."""
+    levels that may draw their candidates from the level before (None: the module's ``REUSE``); ``orbits``
+    (with ``symmetry``; None: the module's ``ORBITS``): one start pair per orbit of Aut(P) on the start pairs,
+    bounded by its stabiliser's conditions, instead of every start pair bounded by Aut(P)'s."""
     if P.k < 2 or P.num_edges == 0:
         raise InvalidPattern(f"a query needs at least one edge; got {P!r}")
     if P.k > MAX_DYNAMIC_VERTICES:
@@ -165,12 +180,19 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
     P.require_connected("matching")
     k = P.k
     cand = np.ones(k, np.int64) if candidates is None else np.asarray(candidates, np.int64)
-    conds = set(P.symmetry_conditions) if symmetry else set()
     adj = P.adjacency
     starts = [(u, v) for u, v in P.edges] + [(v, u) for u, v in P.edges]
     if induced:
         non = [(u, v) for u in range(k) for v in range(u + 1, k) if not adj[u, v]]
         starts += non + [(v, u) for u, v in non]
+    if not symmetry:
+        conds_of = [set()] * len(starts)
+    elif (ORBITS if orbits is None else orbits) and P.automorphism_count > 1:
+        # one start pair per orbit of Aut(P) on the pairs, bounded by the conditions of its stabiliser (module notes)
+        starts = [o[0] for o in P.pair_orbits(starts)]
+        conds_of = [set(P.stabilizer_conditions(s)) for s in starts]
+    else:
+        conds_of = [set(P.symmetry_conditions)] * len(starts)
     n = len(starts)
     order = np.zeros((n, k), np.int32)
     npar = np.zeros((n, k), np.int32)
@@ -188,6 +210,7 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
     pair_el = np.full(n, -1, np.int32)
     pair_cond = np.zeros(n, np.int32)
     for p, (a, b) in enumerate(starts):
+        conds = conds_of[p]
         o = _order(P, a, b, cand)
         order[p] = o
         pair_cond[p] = 1 if (a, b) in conds else 2 if (b, a) in conds else 0

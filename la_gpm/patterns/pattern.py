@@ -307,6 +307,49 @@ class Pattern:
             conds.extend((b, w) for w in orb if w != b)
         return tuple(conds)
 
+    def stabilizer_conditions(self, fixed) -> tuple:
+        """Symmetry conditions (pairs (a, b): f(a) < f(b)) of the automorphisms that fix every vertex of
+        ``fixed``: of the embeddings that agree on ``fixed``, one per orbit of that subgroup passes them (the
+        same stabiliser chain as :attr:`symmetry_conditions`, its base starting with ``fixed``).  A matcher that
+        maps a query pair (a, b) onto a data pair counts, with the conditions of ``fixed=(a, b)``, E / |Stab(a,
+        b)| of the E embeddings through it; summed over one pair per orbit of Aut on pairs, that is the unique
+        count (orbit-stabiliser: |orbit| |Stab| = |Aut|)."""
+        k = self._k
+        fx = {int(v): int(v) for v in fixed}
+        conds = []
+        for b in sorted((v for v in range(k) if v not in fx), key=lambda v: (-self.degrees[v], v)):
+            for w in range(k):
+                if w == b or w in fx or self._vcolors[w] != self._vcolors[b]:
+                    continue
+                if self._find_automorphism({**fx, b: w}) is not None:
+                    conds.append((b, w))
+            fx[b] = b
+        return tuple(conds)
+
+    def pair_orbits(self, pairs) -> list:
+        """The orbits of Aut(P) on the ordered vertex pairs ``pairs`` (closed under Aut: e.g. both orientations
+        of every edge), each a list in the order of ``pairs``."""
+        pairs = [(int(a), int(b)) for a, b in pairs]
+        where = {pq: i for i, pq in enumerate(pairs)}
+        seen = [False] * len(pairs)
+        out = []
+        for i, pq in enumerate(pairs):
+            if seen[i]:
+                continue
+            seen[i] = True
+            orb = [i]
+            todo = [pq]
+            while todo:
+                a, b = todo.pop()
+                for g in self.automorphism_generators:
+                    j = where[(g[a], g[b])]
+                    if not seen[j]:
+                        seen[j] = True
+                        orb.append(j)
+                        todo.append(pairs[j])
+            out.append([pairs[j] for j in sorted(orb)])
+        return out
+
     def automorphisms(self, limit: int = 100000):
         """All automorphisms as tuples (only for groups of at most ``limit`` elements)."""
         if self.automorphism_count > limit:
