@@ -225,3 +225,48 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
         with la_gpm.config.set(dynamic_per_update_max=9):
             pass
     assert la_gpm.config.dynamic_per_update_max == 8
+
+
+_TREES = [Pattern([(0, 1), (1, 2), (2, 3)]),                                    # path: leaf below a leaf's parent
+          Pattern([(0, 1), (0, 2), (0, 3)]),                                    # star: two leaves of one parent
+          Pattern([(0, 1), (1, 2), (1, 3)], vertex_labels=[1, 0, 0, 1]),        # yeast tree4's shape and labels
+          Pattern([(0, 1), (0, 2), (0, 3)], vertex_labels=[0, 1, 0, 1]),        # leaves of two labels
+          Pattern([(0, 1), (1, 2), (2, 3), (2, 4)], vertex_labels=[0, 0, 1, 0, 0]),
+          Pattern([(0, 1), (1, 2), (2, 0), (2, 3)], vertex_labels=[0, 0, 1, 0]),  # a leaf on a triangle
+          Pattern([(0, 1), (1, 2), (2, 3), (3, 4)])]
+
+
+@pytest.mark.parametrize("P", _TREES, ids=lambda P: f"k{P.k}e{P.num_edges}{'L' if P.vertex_labels else ''}")
+def test_leaves_counted_from_label_counts_in_the_per_update_path(P):
+    """cpu._leaf: in the per-update path a leaf level (one parent, no bound) is counted as the parent's neighbours
+    of its label, less the update's own arc and the mapped vertices adjacent to the parent; two leaf levels at the
+    end from their two counts.  Streams of small batches on a dense two-label graph (every update touches a leaf's
+    parent and most leaves' labels), against brute force batch by batch and against the batch path."""
+    rng = np.random.default_rng(P.k + P.num_edges)
+    n = 13
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(40, 2)).tolist() if u != v})
+    lab = [int(x) for x in rng.integers(0, 2, n)]
+    G = _graph_from_pairs(n, E, lab)
+    for keep, count in ((False, "embeddings"), (True, "unique")):
+        aut = P.automorphism_count if count == "unique" else 1
+        D = la_gpm.DynamicGraph(G, [P], count=count, keep_graph=keep)
+        with la_gpm.config.set(dynamic_per_update_max=0):
+            B = la_gpm.DynamicGraph(G, [P], count=count, keep_graph=keep)
+        model = set(E)
+        cur = G
+        seen = 0
+        for b in range(10):
+            absent = sorted({(u, v) for u in range(n) for v in range(u + 1, n)} - model)
+            ins = [absent[i] for i in rng.choice(len(absent), int(rng.integers(0, 3)), replace=False)]
+            have = sorted(model)
+            dele = [have[i] for i in rng.choice(len(have), int(rng.integers(0, 3)), replace=False)]
+            d, = D.apply(insert=ins, delete=dele)
+            with la_gpm.config.set(dynamic_per_update_max=0):
+                e, = B.apply(insert=ins, delete=dele)
+            pos, neg, after = _oracle(cur, P, ins, dele, False)
+            assert (d.positive * aut, d.negative * aut) == (len(pos), len(neg)), (b, ins, dele)
+            assert (e.positive, e.negative) == (d.positive, d.negative)
+            seen += bool(d.stats.get("per_update")) and bool(len(pos) + len(neg))
+            model = (model - set(dele)) | set(ins)
+            cur = after
+        assert seen >= 1      # the per-update path ran, and found matches

@@ -40,8 +40,8 @@ import numpy as np
 from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
 from ..primitives.jit import flush_when_changed, parallel_and_serial
-from .query import (F_ANTI, F_INDEP, F_INJ, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR, F_PAREL,
-                    F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
+from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
+                    F_PAREL, F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial"]
 
@@ -199,6 +199,57 @@ def _pairs(a, na, b, nb_, rel):
     return total
 
 
+@nb.njit(cache=True, _nrt=False)
+def _leaf(l, p, M, T, urows, uidx, ct, N, qcol):
+    """How many candidates leaf level l has (F_LEAF: a query vertex of degree 1, one parent, no bounds, anti levels
+    or edge label), counted, not scanned: for the per-update path only, where every arc is kept but the update's
+    own (M[0]-M[1], present and unusable).  Its parent's neighbours of its label (``N[w, qcol]``, or the row's
+    length when unlabelled: its candidate bit then holds for every neighbour of w, which has w's label and
+    degree >= 1), less the update's arc and the mapped vertices (non-parent levels, M >= 0) of its label adjacent
+    to w."""
+    qv = T[F_ORDER, p, l, 0]
+    w = M[T[F_PAR, p, l, 0]]
+    col = qcol[qv]
+    if col >= 0:
+        c = np.int64(N[w, col])
+    else:
+        c = urows[w, 1] - urows[w, 0]
+    bit = np.uint32(1) << np.uint32(qv)
+    x = M[0]
+    y = M[1]
+    o = y if w == x else x if w == y else -1
+    if o >= 0 and ct[o] & bit:
+        c -= 1
+    a = urows[w, 0]
+    e = urows[w, 1]
+    for t in range(T[F_NINJ, p, l, 0]):
+        m = M[T[F_INJ, p, l, t]]
+        if m >= 0 and m != o and ct[m] & bit:
+            q = lower_bound(uidx, a, e, m)
+            if q < e and uidx[q] == m:
+                c -= 1
+    return c
+
+
+@nb.njit(cache=True, _nrt=False)
+def _leaf_pair(l, p, M, T, urows, uidx, ct, N, qcol, rel):
+    """The pairs of the last two levels (l = last - 1, both leaves; ``rel`` as F_INDEP) from their counts, or -1
+    where their sets are neither the same (one parent, one label column) nor disjoint (two label columns)."""
+    u1 = T[F_ORDER, p, l, 0]
+    u2 = T[F_ORDER, p, l + 1, 0]
+    same = T[F_PAR, p, l, 0] == T[F_PAR, p, l + 1, 0] and qcol[u1] == qcol[u2]
+    apart = qcol[u1] >= 0 and qcol[u2] >= 0 and qcol[u1] != qcol[u2]
+    r = np.int64(-1)
+    if same or (apart and rel == 1):
+        M[l] = -1
+        a = _leaf(l, p, M, T, urows, uidx, ct, N, qcol)
+        if same:
+            r = a * (a - 1) if rel == 1 else a * (a - 1) // 2
+        else:
+            r = a * _leaf(l + 1, p, M, T, urows, uidx, ct, N, qcol)
+    return r
+
+
 # The search (_gen, _pairs, _emit, _run_item*) is built without numba's reference counting (``_nrt=False``: it
 # allocates nothing, its arrays are the caller's): with it, every call paid an atomic increment and decrement per
 # array argument, about 10 ns an array, 300 ns for an item whose level 2 is empty (16 arrays to _run_item, 14 more to
@@ -209,7 +260,7 @@ _DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, th
 
 @nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
-                    at, listing, c2in):
+                    at, listing, c2in, N, qcol, leaf):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -226,6 +277,21 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     # the level before it left out (M = -1); both ascending), or with a symmetry bound between them the
     # pairs x < y (or x > y), by one merge
     rel = 0 if listing else T[F_INDEP, p, 0, 0]
+    leaf = leaf and not listing     # F_LEAF levels counted from the label counts (_leaf: the per-update path)
+    # level 3 may draw from level 2's set (F_REUSE), and level 2 may be counted (F_LEAF), only when this item's
+    # level-2 range is the whole row / list
+    b2 = items[it, 2]
+    if b2 == -2:
+        q2 = T[F_ORDER, p, 2, 0]
+        n2 = cptr[q2 + 1] - cptr[q2]
+    else:
+        w2 = M[T[F_PAR, p, 2, b2]]
+        n2 = urows[w2, 1] - urows[w2, 0]
+    full2 = items[it, 3] == 0 and items[it, 4] >= n2
+    if leaf and rel > 0 and last == 3 and full2 and c2in < 0 and T[F_LEAF, p, 2, 0] == 1 and T[F_LEAF, p, 3, 0]:
+        r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel)
+        if r >= 0:
+            return r
     store2 = listing or last > 2
     if c2in >= 0:   # level 2 already in buf[2] (handed on by _run_item)
         c2 = c2in
@@ -247,16 +313,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     if _DISPATCH:
         if c2 > 0 and T[F_REUSE, p, 0, 0]:   # a plan with a reuse level: on in the build with the reuse code
             return _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, c2)
-    # level 3 may draw from level 2's set (F_REUSE) only when this item's level-2 range is the whole row / list
-    b2 = items[it, 2]
-    if b2 == -2:
-        q2 = T[F_ORDER, p, 2, 0]
-        n2 = cptr[q2 + 1] - cptr[q2]
-    else:
-        w2 = M[T[F_PAR, p, 2, b2]]
-        n2 = urows[w2, 1] - urows[w2, 0]
-    full2 = items[it, 3] == 0 and items[it, 4] >= n2
+                                   pos, M, out, at, listing, c2, N, qcol, leaf)
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -350,6 +407,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                             buf[rl, c] = cv
                         c += 1
         if lv + 1 == last:
+            if c < 0 and leaf and T[F_LEAF, p, last, 0] == 1:
+                c = _leaf(last, p, M, T, urows, uidx, ct, N, qcol)
             if c < 0:
                 c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, listing)
@@ -361,6 +420,12 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             pos[lv] += 1
         elif rel > 0 and lv + 2 == last:
             a = c
+            if a < 0 and leaf and T[F_LEAF, p, lv + 1, 0] == 1 and T[F_LEAF, p, last, 0]:
+                r = _leaf_pair(lv + 1, p, M, T, urows, uidx, ct, N, qcol, rel)
+                if r >= 0:
+                    total += r
+                    pos[lv] += 1
+                    continue
             if a < 0:
                 a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, True)
@@ -528,6 +593,9 @@ def side_totals(counts, items):
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
                 listing, nchunks):
     nit = items.shape[0]
+    nz = np.zeros((1, 1), np.int32)      # no label counts: the general path searches the union (no F_LEAF counting)
+    qz = np.zeros(1, np.int64)
+    leaf = nit < 0                       # runtime False
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
         cnt = np.zeros(k, dtype=np.int64)
@@ -536,7 +604,7 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, -1)
+                                   pos, M, out, at, listing, -1, nz, qz, leaf)
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
@@ -544,14 +612,16 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 @nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                 no_rows):
+                 no_rows, N, qcol, leaf):
     """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row
     length), ``cnt``, ``pos``, ``M``: k each): the lane's per-update path (dynamic/micro.py) allocates them once a
-    batch, not once a search."""
+    batch, not once a search.  ``leaf``: every arc is kept but the update's own (the per-update path), so F_LEAF
+    levels are counted from the label counts ``N`` (column ``qcol[u]`` of query vertex u's label, -1: unlabelled;
+    :func:`_leaf`)."""
     listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
     for it in range(items.shape[0]):
         counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                               pos, M, no_rows, 0, listing, -1)
+                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf)
 
 
 @nb.njit(cache=True)

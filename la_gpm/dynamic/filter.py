@@ -237,7 +237,7 @@ class Candidates:
 
 
 class _Query:
-    __slots__ = ("qlab", "qdeg", "qdem", "labeled", "k")
+    __slots__ = ("qlab", "qdeg", "qdem", "qcol", "labeled", "k")
 
     def __init__(self, P, columns, graph_labeled):
         self.k = P.k
@@ -245,6 +245,8 @@ class _Query:
         self.qlab = np.array(P.vertex_labels if self.labeled else [0] * P.k, dtype=np.int64)
         self.qdeg = np.array(P.degrees, dtype=np.int64)
         self.qdem = query_label_table(P, columns) if self.labeled else np.zeros((P.k, 1), np.int32)
+        # the column of N holding each query vertex's label (-1: unlabelled): cpu._leaf counts from it
+        self.qcol = np.array([columns[int(x)] for x in self.qlab] if self.labeled else [-1] * P.k, dtype=np.int64)
 
 
 class TablesOpened:

@@ -125,10 +125,11 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
 
 @nb.njit(cache=True, inline="always")
 def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
-            pair_cond, k, split, no_rows, none, buf, cnt, pos, M):
+            pair_cond, k, split, no_rows, none, buf, cnt, pos, M, N, qcol):
     """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts).  The
     caller calls it only where a start pair can take x-y (:func:`start_pairs_of`): the call (inlined) costs its
-    arrays' reference counts even when it finds no item."""
+    arrays' reference counts even when it finds no item.  Every arc is kept but x-y, and ``N`` holds the label
+    counts of the graph searched (with x-y), so leaf levels are counted from them (cpu.count_serial's ``leaf``)."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     ust1[0] = side
@@ -139,7 +140,7 @@ def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, 
         start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, items,
                     not off)
         count_serial(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                     no_rows)
+                     no_rows, N, qcol, not off)
     return items, counts
 
 
@@ -182,7 +183,7 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 @nb.njit(cache=True)
 def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
               maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-              T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel, lazy, stale):
+              qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel, lazy, stale):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
@@ -405,7 +406,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
                     items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
                                             cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
-                                            buf, cnt, lpos, M)
+                                            buf, cnt, lpos, M, N, qcol)
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
@@ -423,7 +424,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
                     items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
                                             cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
-                                            buf, cnt, lpos, M)
+                                            buf, cnt, lpos, M, N, qcol)
                 _mark(st, od, px, py, 0, -1)
             bch = bch or ch or rb
             p1, n1, b1_ = side_totals(counts, items)

@@ -77,7 +77,11 @@ MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex
 # F_NXB[p, l, 0 / 1] nxlow / nxup; F_XP the slots of the extra parents; F_XLOW / F_XUP the extra bound levels
 # (see the module notes)
 (F_REUSE, F_NXB, F_XP, F_XLOW, F_XUP) = range(13, 18)
-N_FIELDS = 18
+# F_LEAF[p, l, 0]: 1 where level l's candidates may be counted rather than scanned (cpu._leaf: the query vertex has
+# degree 1, level l one parent, no anti level, symmetry bound or edge label), 2 where it has one bound, against
+# level l - 1 (counted only with it, as pairs); CPU-only, the per-update path's
+F_LEAF = 18
+N_FIELDS = 19
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
 ORBITS = True  # ... and for ``orbits``: one start pair per orbit of Aut(Q) (module notes)
 
@@ -105,6 +109,7 @@ class DeltaPlan:
     induced: bool
     symmetry: bool
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
+    leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
 
     @cached_property
     def packed(self) -> np.ndarray:
@@ -131,6 +136,8 @@ class DeltaPlan:
             T[F_XP] = xp
             T[F_XLOW] = xlow
             T[F_XUP] = xup
+        if self.leaf is not None:
+            T[F_LEAF, :, :, 0] = self.leaf
         return T
 
     def tables(self):
@@ -255,9 +262,22 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                 indep[p] = 1
     ru = _reuse_tables(P, order, npar, par, parel, nanti, anti, ninj, inj, nlow, low, nup, up,
                        REUSE if reuse is None else reuse)
+    # F_LEAF: 1 where a level may be counted (cpu._leaf): a query vertex of degree 1, one parent, no anti level, no
+    # edge label, no symmetry bound; 2 where its only bound is against the level before it (the last level of two
+    # leaves counted as pairs, the bound in ``indep``)
+    deg1 = np.array(P.degrees)[order] == 1
+    leaf = (deg1 & (npar == 1) & (nanti == 0) & (parel[:, :, 0] == -1)).astype(np.int32)
+    for p in range(n):
+        for lv in range(k):
+            bounds = {int(x) for x in low[p, lv, :nlow[p, lv]]} | {int(x) for x in up[p, lv, :nup[p, lv]]}
+            if bounds and lv < 2:
+                leaf[p, lv] = 0
+            elif bounds:
+                leaf[p, lv] *= 2 if bounds == {lv - 1} else 0
+    leaf[:, :2] = 0
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
                      nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry),
-                     ru)
+                     ru, leaf)
 
 
 def _nlf_implies(P: Pattern, u: int, v: int) -> bool:
