@@ -200,15 +200,18 @@ def _pairs(a, na, b, nb_, rel):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _leaf(l, p, M, T, urows, uidx, ct, N, qcol):
+def _leaf(l, p, M, T, urows, uidx, ct, N, qcol, tail):
     """How many candidates leaf level l has (F_LEAF: a query vertex of degree 1, one parent, no bounds, anti levels
-    or edge label), counted, not scanned: for the per-update path only, where every arc is kept but the update's
-    own (M[0]-M[1], present and unusable).  Its parent's neighbours of its label (``N[w, qcol]``, or the row's
-    length when unlabelled: its candidate bit then holds for every neighbour of w, which has w's label and
-    degree >= 1), less the update's arc and the mapped vertices (non-parent levels, M >= 0) of its label adjacent
-    to w."""
+    or edge label), counted, not scanned, or -1 where its parent's row may hold arcs that are not kept (it starts
+    at ``tail`` or after: a row of the union a batch wrote there).  Every other row holds kept arcs only, but in the
+    per-update path (``tail`` past the buffer) the update's own arc M[0]-M[1], present and unusable.  The count:
+    the parent's neighbours of the leaf's label (``N[w, qcol]``, or the row's length when unlabelled: the leaf's
+    candidate bit then holds for every neighbour of w, which has w's label and degree >= 1), less the update's
+    arc and the mapped vertices (non-parent levels, M >= 0) of that label adjacent to w."""
     qv = T[F_ORDER, p, l, 0]
     w = M[T[F_PAR, p, l, 0]]
+    if urows[w, 0] >= tail:
+        return np.int64(-1)
     col = qcol[qv]
     if col >= 0:
         c = np.int64(N[w, col])
@@ -232,9 +235,10 @@ def _leaf(l, p, M, T, urows, uidx, ct, N, qcol):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _leaf_pair(l, p, M, T, urows, uidx, ct, N, qcol, rel):
+def _leaf_pair(l, p, M, T, urows, uidx, ct, N, qcol, rel, tail):
     """The pairs of the last two levels (l = last - 1, both leaves; ``rel`` as F_INDEP) from their counts, or -1
-    where their sets are neither the same (one parent, one label column) nor disjoint (two label columns)."""
+    where their sets are neither the same (one parent, one label column) nor disjoint (two label columns), or a
+    count is not to be had (:func:`_leaf`)."""
     u1 = T[F_ORDER, p, l, 0]
     u2 = T[F_ORDER, p, l + 1, 0]
     same = T[F_PAR, p, l, 0] == T[F_PAR, p, l + 1, 0] and qcol[u1] == qcol[u2]
@@ -242,11 +246,14 @@ def _leaf_pair(l, p, M, T, urows, uidx, ct, N, qcol, rel):
     r = np.int64(-1)
     if same or (apart and rel == 1):
         M[l] = -1
-        a = _leaf(l, p, M, T, urows, uidx, ct, N, qcol)
-        if same:
+        a = _leaf(l, p, M, T, urows, uidx, ct, N, qcol, tail)
+        if a < 0:
+            r = a
+        elif same:
             r = a * (a - 1) if rel == 1 else a * (a - 1) // 2
         else:
-            r = a * _leaf(l + 1, p, M, T, urows, uidx, ct, N, qcol)
+            b = _leaf(l + 1, p, M, T, urows, uidx, ct, N, qcol, tail)
+            r = a * b if b >= 0 else b
     return r
 
 
@@ -260,7 +267,7 @@ _DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, th
 
 @nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
-                    at, listing, c2in, N, qcol, leaf):
+                    at, listing, c2in, N, qcol, leaf, tail):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -289,7 +296,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         n2 = urows[w2, 1] - urows[w2, 0]
     full2 = items[it, 3] == 0 and items[it, 4] >= n2
     if leaf and rel > 0 and last == 3 and full2 and c2in < 0 and T[F_LEAF, p, 2, 0] == 1 and T[F_LEAF, p, 3, 0]:
-        r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel)
+        r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel, tail)
         if r >= 0:
             return r
     store2 = listing or last > 2
@@ -313,7 +320,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     if _DISPATCH:
         if c2 > 0 and T[F_REUSE, p, 0, 0]:   # a plan with a reuse level: on in the build with the reuse code
             return _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, c2, N, qcol, leaf)
+                                   pos, M, out, at, listing, c2, N, qcol, leaf, tail)
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -408,7 +415,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                         c += 1
         if lv + 1 == last:
             if c < 0 and leaf and T[F_LEAF, p, last, 0] == 1:
-                c = _leaf(last, p, M, T, urows, uidx, ct, N, qcol)
+                c = _leaf(last, p, M, T, urows, uidx, ct, N, qcol, tail)
             if c < 0:
                 c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, listing)
@@ -421,7 +428,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         elif rel > 0 and lv + 2 == last:
             a = c
             if a < 0 and leaf and T[F_LEAF, p, lv + 1, 0] == 1 and T[F_LEAF, p, last, 0]:
-                r = _leaf_pair(lv + 1, p, M, T, urows, uidx, ct, N, qcol, rel)
+                r = _leaf_pair(lv + 1, p, M, T, urows, uidx, ct, N, qcol, rel, tail)
                 if r >= 0:
                     total += r
                     pos[lv] += 1
@@ -591,11 +598,8 @@ def side_totals(counts, items):
 
 
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
-                listing, nchunks):
+                listing, N, qcol, leaf, tail, nchunks):
     nit = items.shape[0]
-    nz = np.zeros((1, 1), np.int32)      # no label counts: the general path searches the union (no F_LEAF counting)
-    qz = np.zeros(1, np.int64)
-    leaf = nit < 0                       # runtime False
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
         cnt = np.zeros(k, dtype=np.int64)
@@ -604,7 +608,7 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, -1, nz, qz, leaf)
+                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail)
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
@@ -612,16 +616,16 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 @nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                 no_rows, N, qcol, leaf):
+                 no_rows, N, qcol, leaf, tail):
     """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row
     length), ``cnt``, ``pos``, ``M``: k each): the lane's per-update path (dynamic/micro.py) allocates them once a
     batch, not once a search.  ``leaf``: every arc is kept but the update's own (the per-update path), so F_LEAF
     levels are counted from the label counts ``N`` (column ``qcol[u]`` of query vertex u's label, -1: unlabelled;
-    :func:`_leaf`)."""
+    :func:`_leaf`) where the parent's row starts before ``tail``."""
     listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
     for it in range(items.shape[0]):
         counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf)
+                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf, tail)
 
 
 @nb.njit(cache=True)
@@ -644,7 +648,17 @@ def _work(items, S, k) -> float:
     return work_estimate(items, S.live, S.n, k)
 
 
-def _drive(items, work, *args):
+_NO_N = np.zeros((1, 1), np.int32)     # no label counts known: no leaf counting
+_NO_QCOL = np.zeros(1, np.int64)
+
+
+def _drive(items, work, cand, tail, *args):
+    """The search of ``items``; leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its
+    bits and the parent's row starts before ``tail`` (the union's rows are written from there)."""
+    if cand.N is None:
+        args = (*args, _NO_N, _NO_QCOL, items.shape[0] < 0, 0)
+    else:
+        args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
     if work >= config.parallel_min:
         drive_par(items, *args, _chunks(items.shape[0]))
     else:
@@ -670,7 +684,8 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), counts, _NO_OFFSETS, _NO_ROWS, False)
+        _drive(items, _work(items, S, plan.k), cand, op.lo, *_args(upd, plan, S, cand), counts, _NO_OFFSETS,
+               _NO_ROWS, False)
     return counts
 
 
@@ -683,7 +698,7 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), *_args(upd, plan, S, cand), again, offsets, out, True)
+        _drive(items, _work(items, S, plan.k), cand, op.lo, *_args(upd, plan, S, cand), again, offsets, out, True)
     return out
 
 

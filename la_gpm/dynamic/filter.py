@@ -208,12 +208,16 @@ class Candidates:
     query vertex u) and, per query vertex, the sorted list of its candidates (``ptr``/``idx``, CSR over
     query vertices): a level whose list is shorter than its parents' rows scans the list instead."""
 
-    __slots__ = ("ct", "k", "_lists", "__weakref__")
+    __slots__ = ("ct", "k", "_lists", "N", "qcol", "__weakref__")
 
-    def __init__(self, ct: np.ndarray, k: int, lists=None):
+    def __init__(self, ct: np.ndarray, k: int, lists=None, N=None, qcol=None):
         self.ct = ct
         self.k = k
         self._lists = lists       # None: built from the bits at the first read (a stream run's end leaves them so)
+        # the label counts the bits come from and the column of each query vertex's label (NLFState.open's: the
+        # search counts leaf levels from them, cpu._leaf); None: not known here
+        self.N = N
+        self.qcol = qcol
 
     def _built(self):
         if self._lists is None:
@@ -332,9 +336,10 @@ class NLFState:
         for q, ct, ch, cand in zip(self.q, self._ct, changed, base):
             view = ct[:n]
             if not ch:
-                out.append(Candidates(view, q.k, (cand.ptr, cand.idx)))
+                lists = (cand.ptr, cand.idx)
             else:
-                out.append(Candidates(view, q.k, patch_lists(cand.ptr, cand.idx, rows, view[rows], q.k)))
+                lists = patch_lists(cand.ptr, cand.idx, rows, view[rows], q.k)
+            out.append(Candidates(view, q.k, lists, self.N, q.qcol))
         return out
 
     def open(self, batch, vlab_after, rows) -> TablesOpened:

@@ -80,7 +80,7 @@ def _start_pairs(ct, upd, pairs):
 def _one(ins, dele, info, strict, commit,
          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
          use_rel, code, table,
-         deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+         deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale):
     """One batch (see the module notes); ``info`` is its row of the run's info table; ``lazy``, ``stale``: the
     run's lists may go stale (:func:`.filter.lazy_patch`; the mask after the batch goes to ``info[I_STALE]``)."""
@@ -149,8 +149,9 @@ def _one(ins, dele, info, strict, commit,
     heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
+        # leaf levels counted where their parent's row is not one of the union's (those start at ``used``)
         drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
-                   off, 1)
+                  off, N, qcol, not off, used, 1)
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):
@@ -263,7 +264,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             dele = del_all[del_off[b]:del_off[b + 1]]
             touched, old_rows, lptr, lidx, items, counts = _one(
                 ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-                mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+                mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
                 T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
         if info[I_STATUS] == FALLBACK:       # either path: nothing of batch b changed
             if compact and info[I_FULL]:

@@ -140,7 +140,7 @@ def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, 
         start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, items,
                     not off)
         count_serial(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                     no_rows, N, qcol, not off)
+                     no_rows, N, qcol, not off, idx.shape[0] + 1)
     return items, counts
 
 
