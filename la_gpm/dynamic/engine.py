@@ -198,9 +198,8 @@ def _use_symmetry(count, listing):
     return "orbits"
 
 
-def _compile(P, induced, cand, sym):
-    return compile_delta_plan(P, induced=bool(induced), candidates=cand.sizes, symmetry=bool(sym),
-                              orbits=sym == "orbits")
+def _compile(P, induced, sizes, sym):
+    return compile_delta_plan(P, induced=bool(induced), candidates=sizes, symmetry=bool(sym), orbits=sym == "orbits")
 
 
 _KEYS = {}   # id(P) -> (P, key): the key of a query asked for again (formatting its edges cost 3 us a call)
@@ -335,7 +334,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     sym = _use_symmetry(count, listing)
     with S.lock:   # the store and the tables are changed during the call and put back after it
         nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
-        plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: _compile(P, induced, nlf.cand[0], sym))
+        plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: _compile(P, induced, nlf.cand[0].sizes, sym))
         lane = _lane_batch(S, insert, delete, listing, progress, b)
         if lane is not None:
             ins, dele = lane
@@ -439,6 +438,10 @@ class DynamicGraph:
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
         self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
         self._plans = {}  # (query index, symmetry) -> plan, compiled on first use
+        # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path
+        # compiles a plan first (the lane, the general path, a batch of nothing) and after however many batches,
+        # the plan, and so the work items and their counts in the stats, are the same
+        self._plan_sizes = [c.sizes for c in self._nlf.cand]
         self._engine = _Engine(self._backend)
         self._store = ArcStore(G)
 
@@ -464,10 +467,12 @@ class DynamicGraph:
     def queries(self) -> list:
         return list(self._queries)
 
-    def _plan(self, q, sym, cand):
+    def _plan(self, q, sym, cand=None):
+        """The plan of query q (``cand`` is not read: the plans use the candidate counts of the graph given to the
+        constructor, see ``__init__``)."""
         plan = self._plans.get((q, sym))
         if plan is None:
-            plan = self._plans[(q, sym)] = _compile(self._queries[q], self._induced, cand, sym)
+            plan = self._plans[(q, sym)] = _compile(self._queries[q], self._induced, self._plan_sizes[q], sym)
         return plan
 
     def _apply_lane(self, S, ins, dele, strict, views):
