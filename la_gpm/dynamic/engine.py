@@ -467,9 +467,8 @@ class DynamicGraph:
     def queries(self) -> list:
         return list(self._queries)
 
-    def _plan(self, q, sym, cand=None):
-        """The plan of query q (``cand`` is not read: the plans use the candidate counts of the graph given to the
-        constructor, see ``__init__``)."""
+    def _plan(self, q, sym):
+        """The plan of query q (from the candidate counts of the graph given to the constructor, see ``__init__``)."""
         plan = self._plans.get((q, sym))
         if plan is None:
             plan = self._plans[(q, sym)] = _compile(self._queries[q], self._induced, self._plan_sizes[q], sym)
@@ -481,7 +480,7 @@ class DynamicGraph:
         nlf = self._nlf
         with S.lock:
             t0 = time.perf_counter()
-            plan = self._plan(0, _use_symmetry(self._count, False), nlf.cand[0])
+            plan = self._plan(0, _use_symmetry(self._count, False))
             ioff, doff = _lane.one_batch(ins, dele)
             run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
                                  relevance=self._relevance if views else None, split=config.dynamic_split,
@@ -541,7 +540,7 @@ class DynamicGraph:
                 S.version += 1
                 sym = _use_symmetry(self._count, listing)
                 for q in range(len(self._queries)):        # the plans still made on first use, as below
-                    self._plan(q, sym, self._nlf.cand[q])
+                    self._plan(q, sym)
                 stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update")
                 return [MatchDelta(0, 0, _no_graph, dict(stats, items={"positive": 0, "negative": 0}),
                                    *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
@@ -552,7 +551,7 @@ class DynamicGraph:
             sym = _use_symmetry(self._count, listing)
             try:
                 for q, (P, cand) in enumerate(zip(self._queries, fo.cands)):
-                    plan = self._plan(q, sym, self._nlf.cand[q])   # (sizes before the batch, as the lane's)
+                    plan = self._plan(q, sym)
                     out.append(_delta(P, plan, self._engine, S, op, cand, count=self._count, listing=listing,
                                       progress=progress, ids=ids))
             except BaseException:
@@ -676,7 +675,7 @@ class DynamicGraph:
         P = self._queries[0]
         with S.lock:
             S.settle()
-            plan = self._plan(0, _use_symmetry(self._count, False), nlf.cand[0])
+            plan = self._plan(0, _use_symmetry(self._count, False))
             run = _lane.run_lane(S, nlf, plan, ins_all, ioff, del_all, doff, strict=strict, commit=True,
                                  relevance=self._relevance if views else None, split=config.dynamic_split,
                                  parallel_min=config.parallel_min, b0=b0, b1=b1, skip=src.skip, infos=infos,

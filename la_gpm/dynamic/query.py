@@ -268,11 +268,9 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
     deg1 = np.array(P.degrees)[order] == 1
     leaf = (deg1 & (npar == 1) & (nanti == 0) & (parel[:, :, 0] == -1)).astype(np.int32)
     for p in range(n):
-        for lv in range(k):
+        for lv in range(2, k):
             bounds = {int(x) for x in low[p, lv, :nlow[p, lv]]} | {int(x) for x in up[p, lv, :nup[p, lv]]}
-            if bounds and lv < 2:
-                leaf[p, lv] = 0
-            elif bounds:
+            if bounds:
                 leaf[p, lv] *= 2 if bounds == {lv - 1} else 0
     leaf[:, :2] = 0
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,

@@ -267,26 +267,31 @@ class Pattern:
 
         return rec(0)
 
-    @cached_property
-    def _stabilizer_chain(self):
-        """(base, orbits, generators): orbits[i] is the orbit of base[i] in the stabiliser of base[:i]."""
+    def _chain(self, fixed=()):
+        """(base, orbits, generators) of the automorphisms fixing every vertex of ``fixed``: the other vertices by
+        decreasing degree as base, orbits[i] the orbit of base[i] in the stabiliser of ``fixed`` and base[:i]."""
         k = self._k
-        base = sorted(range(k), key=lambda v: (-self.degrees[v], v))
+        fx = {int(v): int(v) for v in fixed}
+        base = sorted((v for v in range(k) if v not in fx), key=lambda v: (-self.degrees[v], v))
         orbits = []
         gens = []
-        fixed: dict[int, int] = {}
         for b in base:
             orb = [b]
             for w in range(k):
-                if w == b or w in fixed or self._vcolors[w] != self._vcolors[b]:
+                if w == b or w in fx or self._vcolors[w] != self._vcolors[b]:
                     continue
-                g = self._find_automorphism({**fixed, b: w})
+                g = self._find_automorphism({**fx, b: w})
                 if g is not None:
                     orb.append(w)
                     gens.append(tuple(g[v] for v in range(k)))
             orbits.append(tuple(sorted(orb)))
-            fixed[b] = b
+            fx[b] = b
         return tuple(base), tuple(orbits), tuple(dict.fromkeys(gens))
+
+    @cached_property
+    def _stabilizer_chain(self):
+        """(base, orbits, generators) of Aut(P) (:meth:`_chain` fixing nothing)."""
+        return self._chain()
 
     @cached_property
     def automorphism_count(self) -> int:
@@ -301,11 +306,11 @@ class Pattern:
     @property
     def symmetry_conditions(self) -> tuple:
         """Pairs (a, b): a match f counts once iff f(a) < f(b) for every pair (vertex ids of the data graph)."""
-        base, orbits, _ = self._stabilizer_chain
-        conds = []
-        for b, orb in zip(base, orbits):
-            conds.extend((b, w) for w in orb if w != b)
-        return tuple(conds)
+        return self._conditions(*self._stabilizer_chain[:2])
+
+    @staticmethod
+    def _conditions(base, orbits) -> tuple:
+        return tuple((b, w) for b, orb in zip(base, orbits) for w in orb if w != b)
 
     def stabilizer_conditions(self, fixed) -> tuple:
         """Symmetry conditions (pairs (a, b): f(a) < f(b)) of the automorphisms that fix every vertex of
@@ -314,17 +319,7 @@ class Pattern:
         maps a query pair (a, b) onto a data pair counts, with the conditions of ``fixed=(a, b)``, E / |Stab(a,
         b)| of the E embeddings through it; summed over one pair per orbit of Aut on pairs, that is the unique
         count (orbit-stabiliser: |orbit| |Stab| = |Aut|)."""
-        k = self._k
-        fx = {int(v): int(v) for v in fixed}
-        conds = []
-        for b in sorted((v for v in range(k) if v not in fx), key=lambda v: (-self.degrees[v], v)):
-            for w in range(k):
-                if w == b or w in fx or self._vcolors[w] != self._vcolors[b]:
-                    continue
-                if self._find_automorphism({**fx, b: w}) is not None:
-                    conds.append((b, w))
-            fx[b] = b
-        return tuple(conds)
+        return self._conditions(*self._chain(fixed)[:2])
 
     def pair_orbits(self, pairs) -> list:
         """The orbits of Aut(P) on the ordered vertex pairs ``pairs`` (closed under Aut: e.g. both orientations
