@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, InvalidUpdate, Pattern
+from la_gpm.dynamic.filter import NLFState
 
 from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _random_pattern, _same_tables, cases
 
@@ -291,3 +292,67 @@ def test_plans_are_the_same_whichever_path_compiles_them_first():
                 assert a.stats["items"] == b.stats["items"] and (a.positive, a.negative) == (b.positive, b.negative)
             assert a.stats["lane"] and "lane" not in b.stats and a.stats["items"]["positive"] > 0
             assert np.array_equal(fast._plans[(0, "orbits")].order, slow._plans[(0, "orbits")].order)
+
+
+@pytest.mark.parametrize("per_update", [0, 8])
+@pytest.mark.parametrize("induced", [False, True])
+def test_whole_graph_applies_the_updates_no_query_can_use_as_row_edits(per_update, induced):
+    """The whole-graph mode with a labelled query (dynamic/aside.py): the updates no query can use are applied in
+    the lane but never searched, in the per-update path (per_update 8) and after the batch path's relevant part
+    (per_update 0).  Every batch's counts equal brute force and its stats the general path's (repeats, existing
+    inserts, missing deletes and pairs both inserted and deleted among those updates too); every version read at
+    the end is the graph after its batch (the commit log holds both parts' rows); the tables equal a rebuild."""
+    rng = np.random.default_rng(7 + per_update + induced)
+    n = 12
+    vlab = rng.integers(0, 4, n).tolist()
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(30, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E, vlab)
+    P = Pattern([(0, 1), (1, 2), (2, 0), (2, 3)], vertex_labels=[0, 0, 1, 2])
+    rel = {(0, 0), (0, 1), (1, 2)} if not induced else {(0, 0), (0, 1), (0, 2), (1, 2)}
+    with la_gpm.config.set(dynamic_per_update_max=per_update):
+        D = la_gpm.DynamicGraph(G, [P], induced=induced)
+        with la_gpm.config.set(dynamic_lane_max=0):
+            slow = la_gpm.DynamicGraph(G, [P], induced=induced)
+        model, kept, lanes, aside = _edge_set(G), [], 0, 0
+        for step in range(50):
+            ins = [tuple(x) for x in rng.integers(0, n, size=(5, 2)).tolist()]
+            present = sorted(model)
+            dele = [present[t] for t in rng.choice(len(present), size=min(3, len(present)), replace=False)]
+            dele.append(tuple(rng.integers(0, n, size=2).tolist()))     # often a missing edge
+            if step % 3 == 0:
+                ins.append(ins[0])                                     # a repeat
+            if step % 5 == 0:
+                dele.append(ins[1])                                    # both inserted and deleted
+            cur = _graph_from_pairs(n, sorted(model), vlab)
+            pos, neg, after = _oracle(cur, P, ins, dele, induced)
+            a, = D.apply(insert=np.array(ins), delete=np.array(dele))
+            with la_gpm.config.set(dynamic_lane_max=0):
+                b, = slow.apply(insert=np.array(ins), delete=np.array(dele))
+            assert (a.positive, a.negative) == (len(pos), len(neg)) == (b.positive, b.negative), step
+            seq = bool(a.stats.get("per_update"))
+            assert _counts_of(a.stats, seq) == _counts_of(b.stats, seq), step
+            lanes += bool(a.stats.get("lane"))
+            aside += sum(1 for x, y in ins + dele if x != y and tuple(sorted((vlab[x], vlab[y]))) not in rel)
+            model = _edge_set(after)
+            kept.append((a, model))
+    assert lanes >= 45 and aside >= 150, (lanes, aside)
+    for d, m in kept:
+        assert _edge_set(d.graph) == m
+    _same_tables(D, D.graph)
+    fresh = NLFState(D.graph.indptr, D.graph.indices, D.graph.vertex_labels, D.queries)   # the counts under the bits
+    assert np.array_equal(fresh.deg, D._nlf.deg[:n]) and np.array_equal(fresh.N, D._nlf.N[:n])
+
+
+def test_strict_refuses_a_repeat_no_query_can_use_in_the_whole_graph():
+    """strict=True covers every update of the whole-graph mode, those no query can use included (query views
+    cover the relevant ones only), and leaves the graph as it was."""
+    G = _graph_from_pairs(6, [(0, 1), (1, 2), (2, 0), (3, 4)], [0, 0, 1, 2, 2, 2])
+    P = Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[0, 0, 1])
+    D = la_gpm.DynamicGraph(G, [P])
+    for ins, dele in (([(3, 5), (5, 3)], None), ([(3, 4)], None), (None, [(3, 5)]), ([(4, 5)], [(4, 5)])):
+        with pytest.raises(InvalidUpdate, match="strict=True"):
+            D.apply(insert=ins, delete=dele, strict=True)
+        assert D.version == 0 and _edge_set(D.graph) == _edge_set(G)
+    d, = D.apply(insert=[(3, 5), (0, 3)], delete=[(3, 4)], strict=True)
+    assert (d.positive, d.negative, d.stats["inserted"], d.stats["deleted"]) == (0, 0, 2, 1) and d.stats["lane"]
+    assert _edge_set(D.graph) == _edge_set(_graph_from_pairs(6, [(0, 1), (1, 2), (2, 0), (3, 5), (0, 3)]))

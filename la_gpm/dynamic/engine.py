@@ -429,21 +429,26 @@ class DynamicGraph:
         self._count = count
         self._induced = bool(induced)
         self._keep_graph = bool(keep_graph)
-        self._relevance = None
         self.view_stats = None
+        # the label pairs some query can use (None: every pair); query views keep only those edges, the whole graph
+        # applies the other updates as row and table edits only (the lane: dynamic/aside.py)
+        t = time.perf_counter()
+        self._relevance = relevance_of(G, self._queries, self._induced)
         if not self._keep_graph:
-            t = time.perf_counter()
-            self._relevance = relevance_of(G, self._queries, self._induced)
             G, dropped = view_graph(G, self._relevance)
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
         self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
-        self._plans = {}  # (query index, symmetry) -> plan, compiled on first use
+        self._plans = {}  # (query index, symmetry) -> plan
         # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path
         # compiles a plan first (the lane, the general path, a batch of nothing) and after however many batches,
         # the plan, and so the work items and their counts in the stats, are the same
         self._plan_sizes = [c.sizes for c in self._nlf.cand]
         self._engine = _Engine(self._backend)
         self._store = ArcStore(G)
+        # the counting plans now (about a millisecond a query: the first batch should cost its own work only);
+        # listing plans on first use
+        for q in range(len(self._queries)):
+            self._plan(q, _use_symmetry(count, False))
 
     @property
     def keep_graph(self) -> bool:
@@ -482,9 +487,14 @@ class DynamicGraph:
             t0 = time.perf_counter()
             plan = self._plan(0, _use_symmetry(self._count, False))
             ioff, doff = _lane.one_batch(ins, dele)
-            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
-                                 relevance=self._relevance if views else None, split=config.dynamic_split,
-                                 parallel_min=config.parallel_min)
+            for attempt in range(2):
+                run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
+                                     relevance=self._relevance, split=config.dynamic_split,
+                                     parallel_min=config.parallel_min, aside=not views)
+                need = int(run.infos[0, _lane.I_FULL])
+                if run.next or not need or attempt:
+                    break
+                S.reserve(need)      # the arc buffer was full (nothing changed): grow it and run the batch again
             if not run.next:
                 return None
             v = run.infos[0].tolist()
@@ -533,6 +543,8 @@ class DynamicGraph:
                               relevance=self._relevance if views else None)
             if views and "irrelevant" not in batch.stats:   # every edge relevant: nothing to drop
                 batch.stats.update(irrelevant=0, irrelevant_inserts=0, irrelevant_deletes=0)
+            if not views and self._relevance is not None and batch.new_ids.size:
+                self._relevance.reserve(batch.n_after, batch.new_labels)   # the lane's split reads their classes
             t_norm = time.perf_counter() - t0
             if views and not batch.insert.shape[0] and not batch.delete.shape[0] and batch.n_after == batch.n_before:
                 # nothing a query can use is left (the usual small batch on a many-label graph): no match is made
@@ -677,9 +689,9 @@ class DynamicGraph:
             S.settle()
             plan = self._plan(0, _use_symmetry(self._count, False))
             run = _lane.run_lane(S, nlf, plan, ins_all, ioff, del_all, doff, strict=strict, commit=True,
-                                 relevance=self._relevance if views else None, split=config.dynamic_split,
+                                 relevance=self._relevance, split=config.dynamic_split,
                                  parallel_min=config.parallel_min, b0=b0, b1=b1, skip=src.skip, infos=infos,
-                                 compact=True)
+                                 compact=True, aside=not views)
             done = run.next - b0
             if done or run.buffer is not None:
                 S.used = run.used

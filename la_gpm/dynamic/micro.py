@@ -41,12 +41,15 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE", "M_FALLBACK",
+__all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE", "M_FALLBACK",
            "M_SHORTCUT", "N_INFO"]
 
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
 MICRO_MAX = 8
+# ... and, in the whole-graph mode, at most this many updates no query can use besides (applied, never searched:
+# two row copies and the tables of two vertices each; their net effect is found pairwise, O(m^2) compares)
+MICRO_ASIDE = 128
 NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
 # the slots of a batch's row of the lane's info table (written by this path and by lane._one)
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
@@ -182,13 +185,15 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 
 @nb.njit(cache=True)
 def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
-              maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+              maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
               qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel, lazy, stale):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
     left stale (:func:`.filter.lazy_patch`).  A batch no query can use (query views: :func:`first_kept`) is a
-    shortcut.  One call runs batches until one it does not take, so that the lane pays the call (its forty
+    shortcut.  With ``aside`` (the whole graph: ``use_rel`` then only tells the updates apart) the updates no query
+    can use are applied in the sequence too, up to ``MICRO_ASIDE`` of them a batch, and counted as the general path
+    counts them; none of them is searched (no start pair takes such a pair: its candidate bits carry its labels).  One call runs batches until one it does not take, so that the lane pays the call (its forty
     arrays, a reference-count call each way: about 1,300 cycles) once a run, not once a batch, and the scratch
     arrays are allocated once a run.
 
@@ -201,10 +206,11 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     e1 = np.zeros(0, np.int64)
     e6 = np.zeros((0, 6), np.int64)
     R = min(max_rel, MICRO_MAX)
-    rel = np.empty((R, 3), np.int64)      # lo, hi, sign
-    dels = np.empty((R, 2), np.int64)
-    adds = np.empty((R, 2), np.int64)
-    net = np.empty((R, 3), np.int64)      # x, y, sign: the deletes, then the inserts
+    RA = R + (MICRO_ASIDE if aside else 0)
+    rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
+    dels = np.empty((RA, 2), np.int64)
+    adds = np.empty((RA, 2), np.int64)
+    net = np.empty((RA, 3), np.int64)     # x, y, sign: the deletes, then the inserts
     upd1 = np.empty((1, 2), np.int64)
     ust1 = np.empty(1, np.int8)
     uel1 = np.zeros(1, np.int64)
@@ -231,7 +237,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
         d0 = del_off[b]
         d1 = del_off[b + 1]
         start = 0
-        if use_rel:
+        if use_rel and not aside:
             start = first_kept(ins_all, i0, i1, del_all, d0, d1, code, n, table)
             if start < 0:
                 # query views, no update a query can use (most small batches on a many-label graph)
@@ -244,6 +250,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
         info[I_STATUS] = M_FALLBACK
         # 1. the relevant updates (query views), ids checked
         nr = 0
+        nrel = 0
         drop_i = min(start, nins)
         drop_d = start - drop_i
         loops = 0
@@ -260,7 +267,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
             if r < 0:       # a new vertex or a bad id: the general path
                 return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
-            if r == 0:
+            if r == 0 and not aside:
                 if t < nins:
                     drop_i += 1
                 else:
@@ -269,14 +276,15 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             if x == y:
                 loops += 1
                 continue
-            if nr == R:
+            nrel += r
+            if nr == RA or nrel > R:
                 info[I_STATUS] = -1
                 return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
             rel[nr, 0] = min(x, y)
             rel[nr, 1] = max(x, y)
             rel[nr, 2] = 1 if t < nins else -1
             nr += 1
-        if use_rel and nr == 0 and loops == 0:      # query views: nothing any query can use
+        if use_rel and not aside and nr == 0 and loops == 0:      # query views: nothing any query can use
             info[I_DROP_I] = drop_i
             info[I_DROP_D] = drop_d
             info[I_STATUS] = M_SHORTCUT

@@ -397,6 +397,11 @@ class ArcStore:
             self.generation += 1
             self.compactions += 1
 
+    def reserve(self, arcs: int) -> None:
+        """Room for ``arcs`` more arcs at the buffer's tail (grown, or compacted when half of it is garbage; live
+        snapshots are built first): the small-batch lane asks for it when a batch did not fit."""
+        self._reserve(int(arcs), self.n)
+
     def _reserve(self, arcs: int, n_after: int) -> None:
         """Room for ``arcs`` more arcs at the tail and ``n_after`` rows; compacts when half is garbage."""
         if n_after > self.rows.shape[0]:
