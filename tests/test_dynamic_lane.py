@@ -356,3 +356,38 @@ def test_strict_refuses_a_repeat_no_query_can_use_in_the_whole_graph():
     d, = D.apply(insert=[(3, 5), (0, 3)], delete=[(3, 4)], strict=True)
     assert (d.positive, d.negative, d.stats["inserted"], d.stats["deleted"]) == (0, 0, 2, 1) and d.stats["lane"]
     assert _edge_set(D.graph) == _edge_set(_graph_from_pairs(6, [(0, 1), (1, 2), (2, 0), (3, 5), (0, 3)]))
+
+
+@pytest.mark.parametrize("induced", [False, True])
+def test_match_delta_leaves_the_updates_no_query_can_use_out_of_its_search(induced):
+    """match_delta's lane searches only the updates some query edge (induced: some pair of query vertices) can
+    use, and counts the others when its stats are first read (aside.irrelevant_counts): counts equal brute force,
+    stats equal the general path's (repeats, existing inserts, missing deletes, pairs both inserted and deleted
+    among those updates too), also when the caller's arrays change before the stats are read."""
+    rng = np.random.default_rng(3 + induced)
+    n = 12
+    vlab = rng.integers(0, 4, n).tolist()
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(30, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E, vlab)
+    P = Pattern([(0, 1), (1, 2), (2, 0), (2, 3)], vertex_labels=[0, 0, 1, 2])
+    seen = 0
+    for step in range(30):
+        ins = rng.integers(0, n, size=(8, 2))
+        present = sorted(_edge_set(G))
+        dele = np.array([present[t] for t in rng.choice(len(present), size=4, replace=False)]
+                        + [tuple(rng.integers(0, n, size=2).tolist())], dtype=np.int64)
+        ins = np.concatenate([ins, ins[:1], dele[:1]]) if step % 2 else ins      # a repeat, a pair both ways
+        pos, neg, after = _oracle(G, P, ins.tolist(), dele.tolist(), induced)
+        a = la_gpm.match_delta(G, P, insert=ins, delete=dele, induced=induced)
+        with la_gpm.config.set(dynamic_lane_max=0):
+            b = la_gpm.match_delta(G, P, insert=ins, delete=dele, induced=induced)
+        assert (a.positive, a.negative) == (len(pos), len(neg)) == (b.positive, b.negative), step
+        seen += callable(a._stats)                             # completed when first read (below)
+        ins[:] = 0                                             # the stats read the batch as it was given
+        dele[:] = 1
+        assert a.stats["lane"] and "lane" not in b.stats
+        assert _counts_of(a.stats, True) == _counts_of(b.stats, True), step
+        assert _edge_set(a.graph) == _edge_set(after)
+    assert seen >= 25, seen
+    with pytest.raises(InvalidUpdate, match="strict=True"):       # every update is checked under strict
+        la_gpm.match_delta(G, P, insert=[(9, 10), (10, 9)], strict=True)

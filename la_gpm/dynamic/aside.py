@@ -36,7 +36,7 @@ from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, pair_kept
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["aside_split", "aside_commit"]
+__all__ = ["aside_split", "aside_commit", "irrelevant_counts"]
 
 
 @nb.njit(cache=True)
@@ -136,6 +136,68 @@ def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, o
             cptr, cidx = patch_lists(cptr, cidx, touched, bits, k)
     mt, mo = _merge_rows(r_touched, r_old, touched, old_rows)
     return used, maxdeg, cptr, cidx, changed, stale, mt, mo
+
+
+@nb.njit(cache=True)
+def _present_csr(indptr, indices, x, y):
+    a = indptr[x]
+    e = indptr[x + 1]
+    while a < e:
+        m = (a + e) >> 1
+        if indices[m] < y:
+            a = m + 1
+        else:
+            e = m
+    return a < indptr[x + 1] and indices[a] == y
+
+
+@nb.njit(cache=True)
+def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
+    """The net-effect counts of the updates of a batch no query can use (``pair_kept`` 0), on the graph before it
+    (CSR ``indptr`` / ``indices``, sorted rows), as :func:`.updates.net_layout` counts them: (repeats, pairs both
+    inserted and deleted, inserts of existing edges, deletes of missing ones, net inserts, net deletes).  For
+    :func:`la_gpm.match_delta`, whose search drops those updates (the graph is not changed, so they need no work but
+    these counts): a sort of their (pair, side) keys and one binary search per distinct pair."""
+    keys = np.empty(ins.shape[0] + dele.shape[0], np.int64)
+    m = 0
+    for s in range(2):
+        pairs = ins if s == 0 else dele
+        for t in range(pairs.shape[0]):
+            x = pairs[t, 0]
+            y = pairs[t, 1]
+            if pair_kept(x, y, code, n, table) == 0:
+                lo = min(x, y)
+                hi = max(x, y)
+                keys[m] = ((lo * n + hi) << 1) | s
+                m += 1
+    keys = np.sort(keys[:m])
+    out = np.zeros(6, np.int64)
+    t = 0
+    while t < m:
+        pair = keys[t] >> 1
+        ci = 0
+        cd = 0
+        while t < m and (keys[t] >> 1) == pair:
+            if keys[t] & 1:
+                cd += 1
+            else:
+                ci += 1
+            t += 1
+        out[0] += max(ci - 1, 0) + max(cd - 1, 0)
+        if ci > 0 and cd > 0:
+            out[1] += 1
+        else:
+            there = _present_csr(indptr, indices, pair // n, pair % n)
+            if ci > 0:
+                if there:
+                    out[2] += 1
+                else:
+                    out[4] += 1
+            elif there:
+                out[5] += 1
+            else:
+                out[3] += 1
+    return out
 
 
 # aside_split and aside_commit compile in the kernels of three modules: their cached builds go when one changes

@@ -12,6 +12,7 @@ each found exactly once from its lowest-order updated pair (notes/001_gamma.md Â
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Mapping
 
@@ -25,6 +26,7 @@ from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
 from . import lane as _lane
+from .aside import irrelevant_counts
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise
@@ -45,13 +47,14 @@ class MatchDelta:
     graph : the graph after the batch (a new :class:`la_gpm.Graph`; from :func:`match_delta` it is built
         on first access, one pass over the batch's union graph); raises :class:`la_gpm.InvalidArgument`
         from a ``DynamicGraph(..., keep_graph=False)`` (query views keep only the queries' edges)
-    stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds)
+    stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds); from
+        :func:`match_delta` the counts of the updates no query can use are completed on first access
     positive_matches, negative_matches : with ``listing=True``, int64 arrays (rows, |V(Q)|):
         column u holds the data vertex (original id, ``graph.ids``) matched to query vertex u
     count, induced : what was counted
     """
 
-    __slots__ = ("positive", "negative", "_graph", "stats", "positive_matches", "negative_matches", "count",
+    __slots__ = ("positive", "negative", "_graph", "_stats", "positive_matches", "negative_matches", "count",
                  "induced")
 
     def __init__(self, positive, negative, graph, stats=None, positive_matches=None, negative_matches=None,
@@ -59,7 +62,7 @@ class MatchDelta:
         self.positive = positive
         self.negative = negative
         self._graph = graph            # a Graph, or a function that builds it
-        self.stats = {} if stats is None else stats
+        self._stats = {} if stats is None else stats     # a dict, or a function that completes it
         self.positive_matches = positive_matches
         self.negative_matches = negative_matches
         self.count = count
@@ -70,6 +73,12 @@ class MatchDelta:
         if callable(self._graph):
             self._graph = self._graph()
         return self._graph
+
+    @property
+    def stats(self) -> dict:
+        if callable(self._stats):
+            self._stats = self._stats()
+        return self._stats
 
     @property
     def net(self) -> int:
@@ -272,6 +281,18 @@ def _lane_counts(v, items, counts, P, plan, count):
     return pos, neg
 
 
+def _with_irrelevant(stats, G, rel, ins, dele):
+    """A lane batch's stats with the counts of its updates no query can use added (match_delta's lane leaves
+    them out of its search; they are counted when the stats are first read: a sort of those updates and a binary
+    search per distinct pair, on G, which does not change)."""
+    c = irrelevant_counts(ins, dele, rel.code, G.n, rel.table, G.indptr, G.indices).tolist()
+    stats = dict(stats)
+    for key, x in zip(("ignored_duplicates", "ignored_insert_and_delete", "ignored_existing_inserts",
+                       "ignored_missing_deletes", "inserted", "deleted"), c):
+        stats[key] += x
+    return stats
+
+
 def _after_raw(G, ins, dele):
     """The graph after a lane batch (given as validated int64 pairs) on the immutable graph G."""
     S = ArcStore(G)
@@ -339,7 +360,12 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
         if lane is not None:
             ins, dele = lane
             ioff, doff = _lane.one_batch(ins, dele)
-            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=False, relevance=None,
+            # the updates no query can use are not searched (the views' rule, on the whole graph: no match uses
+            # them, and the tables of the union without them still hold every relevant edge); strict=True checks
+            # them all, so it searches them too
+            rel = None if strict else G.device_cache(f"{key}:relevance:{bool(induced)}",
+                                                     lambda: relevance_of(G, [P], induced))
+            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=False, relevance=rel,
                                  split=config.dynamic_split, parallel_min=config.parallel_min)
             if run.next:
                 v = run.infos[0].tolist()
@@ -348,6 +374,8 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
                              items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
                              lane=True, seconds=time.perf_counter() - t0)
                 ins, dele = ins.copy(), dele.copy()    # the caller's arrays may change before .graph is read
+                if v[_lane.I_DROP_I] or v[_lane.I_DROP_D]:
+                    stats = functools.partial(_with_irrelevant, stats, G, rel, ins, dele)
                 return MatchDelta(pos, neg, lambda: _after_raw(G, ins, dele), stats, None, None, count,
                                   bool(induced))
         batch = normalise(S, insert, delete, labels=labels, strict=strict)
