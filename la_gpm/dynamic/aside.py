@@ -36,7 +36,7 @@ from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, pair_kept
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["aside_split", "aside_commit", "irrelevant_counts"]
+__all__ = ["aside_split", "aside_commit", "irrelevant_counts", "kept_count"]
 
 
 @nb.njit(cache=True)
@@ -136,6 +136,17 @@ def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, o
             cptr, cidx = patch_lists(cptr, cidx, touched, bits, k)
     mt, mo = _merge_rows(r_touched, r_old, touched, old_rows)
     return used, maxdeg, cptr, cidx, changed, stale, mt, mo
+
+
+@nb.njit(cache=True)
+def kept_count(ins, dele, code, n, table):
+    """How many pairs of a batch the views' rule keeps (``pair_kept`` not 0: relevant, a self-loop or a bad id)."""
+    c = 0
+    for t in range(ins.shape[0]):
+        c += pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0
+    for t in range(dele.shape[0]):
+        c += pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0
+    return c
 
 
 @nb.njit(cache=True)

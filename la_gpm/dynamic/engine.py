@@ -26,7 +26,7 @@ from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
 from . import lane as _lane
-from .aside import irrelevant_counts
+from .aside import irrelevant_counts, kept_count
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise
@@ -240,18 +240,26 @@ def _store(G) -> ArcStore:
     return G.device_cache("cpu:dynamic:store", lambda: ArcStore(G))
 
 
-def _lane_batch(S, insert, delete, listing, progress, backend):
-    """The (insert, delete) int64 arrays of a batch the small-batch lane may take (:mod:`.lane`), else None."""
+def _lane_batch(S, insert, delete, listing, progress, backend, rel=None):
+    """The (insert, delete) int64 arrays of a batch the small-batch lane may take (:mod:`.lane`), else None.
+    With a relevance table (``match_delta``, which only counts the updates no query can use) the limit is on the
+    others: a batch of any size whose relevant updates are at most ``config.dynamic_lane_max``."""
     lim = config.dynamic_lane_max
     if listing or progress or backend != "cpu" or lim <= 0 or S.ids is not None or S.labeled:
         return None
-    ins = _lane.lane_pairs(insert, lim)
+    cap = lim if rel is None else max(lim, _REL_LANE_MAX)
+    ins = _lane.lane_pairs(insert, cap)
     if ins is None:
         return None
-    dele = _lane.lane_pairs(delete, lim)
-    if dele is None or ins.shape[0] + dele.shape[0] > lim:
+    dele = _lane.lane_pairs(delete, cap)
+    if dele is None or ins.shape[0] + dele.shape[0] > cap:
+        return None
+    if ins.shape[0] + dele.shape[0] > lim and kept_count(ins, dele, rel.code, S.n, rel.table) > lim:
         return None
     return ins, dele
+
+
+_REL_LANE_MAX = 1 << 24     # match_delta: updates a lane batch may hold when most are dropped
 
 
 def _lane_stats(v, given, views):
@@ -356,15 +364,15 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     with S.lock:   # the store and the tables are changed during the call and put back after it
         nlf = G.device_cache(key, lambda: NLFState(G.indptr, G.indices, G.vertex_labels, [P]))
         plan = G.device_cache(f"{key}:plan:{bool(induced)}:{sym}", lambda: _compile(P, induced, nlf.cand[0].sizes, sym))
-        lane = _lane_batch(S, insert, delete, listing, progress, b)
+        # the updates no query can use are not searched (the views' rule, on the whole graph: no match uses them,
+        # and the tables of the union without them still hold every relevant edge); strict=True checks them all,
+        # so it searches them too
+        rel = None if strict else G.device_cache(f"{key}:relevance:{bool(induced)}",
+                                                 lambda: relevance_of(G, [P], induced))
+        lane = _lane_batch(S, insert, delete, listing, progress, b, rel)
         if lane is not None:
             ins, dele = lane
             ioff, doff = _lane.one_batch(ins, dele)
-            # the updates no query can use are not searched (the views' rule, on the whole graph: no match uses
-            # them, and the tables of the union without them still hold every relevant edge); strict=True checks
-            # them all, so it searches them too
-            rel = None if strict else G.device_cache(f"{key}:relevance:{bool(induced)}",
-                                                     lambda: relevance_of(G, [P], induced))
             run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=False, relevance=rel,
                                  split=config.dynamic_split, parallel_min=config.parallel_min)
             if run.next:
