@@ -35,6 +35,7 @@ from .filter import add_pairs, lazy_patch, patch_lists, swap_rows
 from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, pair_kept
 from ..primitives.jit import flush_when_changed
+from ..primitives.sorted_ops import lower_bound
 
 __all__ = ["aside_split", "aside_commit", "irrelevant_counts", "kept_count"]
 
@@ -151,15 +152,9 @@ def kept_count(ins, dele, code, n, table):
 
 @nb.njit(cache=True)
 def _present_csr(indptr, indices, x, y):
-    a = indptr[x]
     e = indptr[x + 1]
-    while a < e:
-        m = (a + e) >> 1
-        if indices[m] < y:
-            a = m + 1
-        else:
-            e = m
-    return a < indptr[x + 1] and indices[a] == y
+    p = lower_bound(indices, indptr[x], e, y)
+    return p < e and indices[p] == y
 
 
 @nb.njit(cache=True)
@@ -211,7 +206,8 @@ def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
     return out
 
 
-# aside_split and aside_commit compile in the kernels of three modules: their cached builds go when one changes
+# the kernels here compile in those of four modules: their cached builds go when one of them changes
 from . import filter as _filter, store as _store, updates as _updates  # noqa: E402
+from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
-flush_when_changed(globals(), _filter, _store, _updates)
+flush_when_changed(globals(), _filter, _store, _updates, _sorted_ops)

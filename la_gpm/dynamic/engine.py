@@ -29,7 +29,7 @@ from . import lane as _lane
 from .aside import irrelevant_counts, kept_count
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
-from .updates import ids_after, normalise
+from .updates import ids_after, normalise, relevant_rows
 from .stream import COLUMNS, StreamDelta, stream_source
 from .views import relevance_of, view_graph
 
@@ -301,6 +301,17 @@ def _with_irrelevant(stats, G, rel, ins, dele):
     return stats
 
 
+def _relevant_part(lane, rel, n):
+    """The (insert, delete) pairs of a lane batch (validated int64 arrays) some query can use, or None when an id
+    is out of range (a new vertex or a bad id: the general path takes the whole batch and validates it)."""
+    ins, dele = lane
+    ki, bad_i = relevant_rows(ins, rel.code, n, rel.table)
+    kd, bad_d = relevant_rows(dele, rel.code, n, rel.table)
+    if bad_i or bad_d:
+        return None
+    return ins[ki], dele[kd]
+
+
 def _after_raw(G, ins, dele):
     """The graph after a lane batch (given as validated int64 pairs) on the immutable graph G."""
     S = ArcStore(G)
@@ -386,7 +397,10 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
                     stats = functools.partial(_with_irrelevant, stats, G, rel, ins, dele)
                 return MatchDelta(pos, neg, lambda: _after_raw(G, ins, dele), stats, None, None, count,
                                   bool(induced))
-        batch = normalise(S, insert, delete, labels=labels, strict=strict)
+        # a lane batch that fell back (its relevant part predicts work for the parallel search): the general path
+        # takes its relevant updates only, and the rest are counted as in the lane
+        part = _relevant_part(lane, rel, S.n) if lane is not None and rel is not None else None
+        batch = normalise(S, *(part or (insert, delete)), labels=labels, strict=strict)
         t_norm = time.perf_counter() - t0
         ids = ids_after(S, batch)
         op, fo, st = _open(S, nlf, batch)
@@ -397,7 +411,12 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
             nlf.revert(fo)
             S.revert(op)
     stats = dict(batch.stats, backend=b, normalise_s=t_norm, **st, **st2, seconds=time.perf_counter() - t0)
-    return MatchDelta(pos, neg, lambda: _after_graph(G, batch), stats, lists[0], lists[1], count, bool(induced))
+    if part is None:
+        return MatchDelta(pos, neg, lambda: _after_graph(G, batch), stats, lists[0], lists[1], count, bool(induced))
+    ins, dele = lane[0].copy(), lane[1].copy()    # the caller's arrays may change before .graph / .stats are read
+    stats.update(insert_given=ins.shape[0], delete_given=dele.shape[0])
+    return MatchDelta(pos, neg, lambda: _after_raw(G, ins, dele), functools.partial(_with_irrelevant, stats, G, rel,
+                      ins, dele), lists[0], lists[1], count, bool(induced))
 
 
 _NO_GRAPH = ("keep_graph=False keeps only the edges the queries can use (query views), not the whole graph; "
