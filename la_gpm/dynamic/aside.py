@@ -35,9 +35,9 @@ from .filter import add_pairs, lazy_patch, patch_lists, swap_rows
 from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, pair_kept
 from ..primitives.jit import flush_when_changed
-from ..primitives.sorted_ops import lower_bound
+from ..primitives.sorted_ops import adjacent
 
-__all__ = ["aside_split", "aside_commit", "irrelevant_counts", "kept_count"]
+__all__ = ["aside_split", "aside_commit", "irrelevant_counts"]
 
 
 @nb.njit(cache=True)
@@ -140,24 +140,6 @@ def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, o
 
 
 @nb.njit(cache=True)
-def kept_count(ins, dele, code, n, table):
-    """How many pairs of a batch the views' rule keeps (``pair_kept`` not 0: relevant, a self-loop or a bad id)."""
-    c = 0
-    for t in range(ins.shape[0]):
-        c += pair_kept(ins[t, 0], ins[t, 1], code, n, table) != 0
-    for t in range(dele.shape[0]):
-        c += pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0
-    return c
-
-
-@nb.njit(cache=True)
-def _present_csr(indptr, indices, x, y):
-    e = indptr[x + 1]
-    p = lower_bound(indices, indptr[x], e, y)
-    return p < e and indices[p] == y
-
-
-@nb.njit(cache=True)
 def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
     """The net-effect counts of the updates of a batch no query can use (``pair_kept`` 0), on the graph before it
     (CSR ``indptr`` / ``indices``, sorted rows), as :func:`.updates.net_layout` counts them: (repeats, pairs both
@@ -168,14 +150,11 @@ def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
     m = 0
     for s in range(2):
         pairs = ins if s == 0 else dele
-        for t in range(pairs.shape[0]):
-            x = pairs[t, 0]
-            y = pairs[t, 1]
-            if pair_kept(x, y, code, n, table) == 0:
-                lo = min(x, y)
-                hi = max(x, y)
-                keys[m] = ((lo * n + hi) << 1) | s
-                m += 1
+        out = np.empty((pairs.shape[0], 2), np.int64)
+        a, _ = _irrelevant(pairs, 0, pairs.shape[0], code, n, table, out)
+        for t in range(a):
+            keys[m] = ((min(out[t, 0], out[t, 1]) * n + max(out[t, 0], out[t, 1])) << 1) | s
+            m += 1
     keys = np.sort(keys[:m])
     out = np.zeros(6, np.int64)
     t = 0
@@ -193,7 +172,7 @@ def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
         if ci > 0 and cd > 0:
             out[1] += 1
         else:
-            there = _present_csr(indptr, indices, pair // n, pair % n)
+            there = adjacent(indptr, indices, pair // n, pair % n)
             if ci > 0:
                 if there:
                     out[2] += 1

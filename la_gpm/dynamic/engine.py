@@ -26,7 +26,7 @@ from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
 from . import lane as _lane
-from .aside import irrelevant_counts, kept_count
+from .aside import irrelevant_counts
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise, relevant_rows
@@ -254,8 +254,10 @@ def _lane_batch(S, insert, delete, listing, progress, backend, rel=None):
     dele = _lane.lane_pairs(delete, cap)
     if dele is None or ins.shape[0] + dele.shape[0] > cap:
         return None
-    if ins.shape[0] + dele.shape[0] > lim and kept_count(ins, dele, rel.code, S.n, rel.table) > lim:
-        return None
+    if ins.shape[0] + dele.shape[0] > lim:
+        part = _relevant_part((ins, dele), rel, S.n)
+        if part is None or part[0].shape[0] + part[1].shape[0] > lim:
+            return None
     return ins, dele
 
 

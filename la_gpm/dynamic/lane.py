@@ -244,9 +244,9 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
         if micro:      # batches with a few relevant updates: one update at a time (.micro), as many as it takes
             ms, b, used, live, maxdeg, cptr, cidx, ch, stale, touched, old_rows, items, counts = micro_run(
                 ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
-                maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
-                qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, per_update,
-                lazy, stale)
+                maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,
+                qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows,
+                per_update, lazy, stale)
             changed = changed or ch
             if ms == M_DONE:
                 if b > b0 and infos[b - 1, I_BIG]:

@@ -41,8 +41,8 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE", "M_FALLBACK",
-           "M_SHORTCUT", "N_INFO"]
+__all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
+           "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
 
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
@@ -185,15 +185,17 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 
 @nb.njit(cache=True)
 def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
-              maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
-              qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel, lazy, stale):
+              maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+              qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel,
+              lazy, stale):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
     left stale (:func:`.filter.lazy_patch`).  A batch no query can use (query views: :func:`first_kept`) is a
     shortcut.  With ``aside`` (the whole graph: ``use_rel`` then only tells the updates apart) the updates no query
     can use are applied in the sequence too, up to ``MICRO_ASIDE`` of them a batch, and counted as the general path
-    counts them; none of them is searched (no start pair takes such a pair: its candidate bits carry its labels).  One call runs batches until one it does not take, so that the lane pays the call (its forty
+    counts them; none of them is searched (no start pair takes such a pair: its candidate bits carry its labels).
+    One call runs batches until one it does not take, so that the lane pays the call (its forty
     arrays, a reference-count call each way: about 1,300 cycles) once a run, not once a batch, and the scratch
     arrays are allocated once a run.
 
@@ -391,7 +393,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             old_rows[t, 0] = rows[touched[t], 0]
             old_rows[t, 1] = rows[touched[t], 1]
         if buf.shape[1] < maxdeg + nu:       # the level buffers: every row this batch can make
-            buf = np.empty((k, max(maxdeg + R, 2 * buf.shape[1])), idx.dtype)
+            buf = np.empty((k, max(maxdeg + nu, 2 * buf.shape[1])), idx.dtype)
         pos = 0
         neg = 0
         npos = 0
