@@ -276,6 +276,8 @@ def _lane_stats(v, given, views):
               deleted=v[L.I_DEL])
     if v[L.I_SEQ]:
         st["per_update"] = True     # applied one update at a time (dynamic/micro.py): its items are per update
+    if v[L.I_ASIDE]:                # net updates no query can use applied after the search (dynamic/aside.py): the
+        st["aside"] = v[L.I_ASIDE]  # union searched lacked them, so its work items may differ from the general path's
     return st
 
 

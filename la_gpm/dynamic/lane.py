@@ -29,14 +29,15 @@ from .cpu import all_items, drive_ser, side_totals, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .aside import aside_commit, aside_split
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
-                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
+                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ASIDE, N_INFO,
                     M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
+__all__ = ["run_lane", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ",
+           "I_ASIDE"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -326,6 +327,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             info[I_MISSING] += a_cnt[5]
             info[I_INS] += a_ins.shape[0]
             info[I_DEL] += a_del.shape[0]
+            info[I_ASIDE] = a_ins.shape[0] + a_del.shape[0]
             info[I_USED] = used
             info[I_MAXDEG] = maxdeg
             info[I_LISTS] = info[I_LISTS] or ch

@@ -53,8 +53,8 @@ MICRO_ASIDE = 128
 NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
 # the slots of a batch's row of the lane's info table (written by this path and by lane._one)
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE) = range(21)
-N_INFO = 21
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ASIDE) = range(22)
+N_INFO = 22
 INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
 
