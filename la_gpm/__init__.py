@@ -15,7 +15,7 @@ from .backends import available_backends
 from .config import config
 from .exceptions import (BackendUnavailable, CensusTooLarge, CompileNotice, DeviceOutOfMemory, GraphFormatError,
                          InvalidArgument, InvalidGraph, InvalidPattern, InvalidUpdate, LabelMismatch, LaGpmError,
-                         PatternTooLarge)
+                         MemoryBudgetTooSmall, PatternTooLarge)
 from .graph import Graph
 from .io import read_graph
 from .patterns import Pattern
@@ -70,4 +70,5 @@ __all__ = [
     "available_backends", "config", "datasets", "generators", "patterns", "algorithms",
     "LaGpmError", "InvalidGraph", "GraphFormatError", "InvalidPattern", "PatternTooLarge", "LabelMismatch",
     "BackendUnavailable", "DeviceOutOfMemory", "InvalidArgument", "InvalidUpdate", "CensusTooLarge", "CompileNotice",
+    "MemoryBudgetTooSmall",
 ] + list(_LAZY)

@@ -15,6 +15,7 @@ __all__ = [
     "LabelMismatch",
     "BackendUnavailable",
     "DeviceOutOfMemory",
+    "MemoryBudgetTooSmall",
     "InvalidArgument",
     "InvalidUpdate",
     "CensusTooLarge",
@@ -67,6 +68,16 @@ class BackendUnavailable(LaGpmError, RuntimeError):
 
 class DeviceOutOfMemory(LaGpmError, MemoryError):
     """The GPU ran out of memory; lower ``memory_budget`` or use a smaller batch."""
+
+
+class MemoryBudgetTooSmall(LaGpmError, MemoryError):
+    """A memory budget is below the smallest piece the computation can run in; the message (and ``needed``) says
+    which budget would do, ``budget`` is the one given."""
+
+    def __init__(self, message: str, needed: int | None = None, budget: int | None = None):
+        super().__init__(message)
+        self.needed = needed
+        self.budget = budget
 
 
 class CensusTooLarge(LaGpmError, RuntimeError):

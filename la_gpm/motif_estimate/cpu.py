@@ -211,6 +211,191 @@ def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split
             sp_top += 1
 
 
+# ============================================================================ the chunked layout (no stored B)
+@nb.njit(parallel=True, cache=True)
+def spmm_rows(indptr, indices, M, offM, Bc, offB, C, hub_off, chunk, CSt, v0, v1):
+    """:func:`spmm_cols` for the rows ``v0 <= v < v1`` only, into the chunk buffer ``Bc[v - v0]`` (same sums
+    in the same order; a hub's run sums go to ``CSt`` as there)."""
+    for i in nb.prange(v1 - v0):
+        v = v0 + i
+        for r in range(C):
+            Bc[i, offB + r] = 0.0
+        o = hub_off[v]
+        if o < 0:
+            for e in range(indptr[v], indptr[v + 1]):
+                u = indices[e]
+                for r in range(C):
+                    Bc[i, offB + r] += M[u, offM + r]
+            continue
+        c = 0
+        hi = indptr[v + 1]
+        acc = np.empty(C, dtype=np.float64)
+        for start in range(indptr[v], hi, chunk):
+            for r in range(C):
+                acc[r] = 0.0
+            for e in range(start, min(start + chunk, hi)):
+                u = indices[e]
+                for r in range(C):
+                    acc[r] += M[u, offM + r]
+            for r in range(C):
+                CSt[offB + r, o + c] = acc[r]
+                Bc[i, offB + r] += acc[r]
+            c += 1
+
+
+@nb.njit(parallel=True, cache=True)
+def ema_rows(M, offA, Bc, offB, offS, sa, sp, v0, v1):
+    """:func:`ema_cols` for the rows ``v0 <= v < v1``, reading B from the chunk buffer ``Bc[v - v0]``."""
+    Cs = sa.shape[0]
+    ns = sa.shape[1]
+    for i in nb.prange(v1 - v0):
+        v = v0 + i
+        for r in range(Cs):
+            acc = 0.0
+            for j in range(ns):
+                x = M[v, offA + sa[r, j]]
+                if x != 0.0:
+                    acc += x * Bc[i, offB + sp[r, j]]
+            M[v, offS + r] = acc
+
+
+@nb.njit(cache=True)
+def root_cumsum(root_w, f, out):
+    """``out = cumsum((root_w * f[:, None]).ravel())`` in place (sequential, as numpy's cumsum: the same doubles)."""
+    T, n = root_w.shape
+    acc = 0.0
+    for t in range(T):
+        ft = f[t]
+        for v in range(n):
+            acc += root_w[t, v] * ft
+            out[t * n + v] = acc
+
+
+@nb.njit(inline="always")
+def _b_entry(indptr, indices, M, colM, colB, v, hub_off, chunk, CSt):
+    """``B[v, colB]`` of the full layout, recomputed as :func:`spmm_cols` summed it: a hub adds its runs' sums
+    (``CSt``) in order, another vertex its neighbours' ``M[u, colM]`` in CSR order."""
+    o = hub_off[v]
+    s = 0.0
+    if o >= 0:
+        nch = (indptr[v + 1] - indptr[v] + chunk - 1) // chunk
+        for c in range(nch):
+            s += CSt[colB, o + c]
+        return s
+    for e in range(indptr[v], indptr[v + 1]):
+        s += M[indices[e], colM]
+    return s
+
+
+@nb.njit(inline="always")
+def _pick_neighbour_m(indptr, indices, M, colM, colB, v, x, hub_off, chunk, CSt):
+    """:func:`_pick_neighbour` reading the passive column from ``M[u, colM]`` (no transposed copy)."""
+    lo = indptr[v]
+    hi = indptr[v + 1]
+    acc = 0.0
+    o = hub_off[v]
+    if o >= 0:
+        nch = (hi - lo + chunk - 1) // chunk
+        pick = -1
+        base = 0.0
+        for c in range(nch):
+            w = CSt[colB, o + c]
+            if w > 0.0:
+                pick = c
+                base = acc
+                if x < acc + w:
+                    break
+            acc += w
+        if pick < 0:
+            return -1
+        acc = base
+        lo = lo + pick * chunk
+        hi = min(lo + chunk, hi)
+    last = -1
+    for e in range(lo, hi):
+        w = M[indices[e], colM]
+        if w > 0.0:
+            last = indices[e]
+            acc += w
+            if x < acc:
+                return indices[e]
+    return last
+
+
+@nb.njit(parallel=True, cache=True)
+def sample_treelets_rows(indptr, indices, M, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
+                         root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out, hub_off, chunk, CSt,
+                         max_ns):
+    """:func:`sample_treelets` on the chunked layout: no B, no transposed tables.  The entries of B a node's
+    split reads are recomputed (:func:`_b_entry`, the build's sums in the build's order) and the passive
+    child's weights read from ``M``: the same doubles, hence the same samples as the full layout."""
+    total = root_cum[root_cum.shape[0] - 1]
+    for i in nb.prange(count):
+        state = _mix(key ^ (np.uint64(first + i) * np.uint64(0xD1B54A32D192ED03)))
+        state, x = _uniform(state)
+        idx = _search(root_cum, x * total)
+        t = idx // n
+        v0 = idx - t * n
+        st_s = np.empty(k, dtype=np.int64)
+        st_v = np.empty(k, dtype=np.int64)
+        st_r = np.empty(k, dtype=np.int64)
+        bv = np.empty(max(max_ns, 1), dtype=np.float64)
+        st_s[0] = root_shape[t]
+        st_v[0] = v0
+        st_r[0] = 0
+        sp_top = 1
+        nv = 0
+        ne = 0
+        shape_out[i] = t
+        while sp_top > 0:
+            sp_top -= 1
+            s = st_s[sp_top]
+            v = st_v[sp_top]
+            r = st_r[sp_top]
+            if size[s] == 1:
+                verts[i, nv] = v
+                nv += 1
+                continue
+            a = act[s]
+            p = pas[s]
+            so = split_off[s]
+            ns = split_n[s]
+            for j in range(ns):
+                rp = split_sp[so + r * ns + j]
+                bv[j] = _b_entry(indptr, indices, M, offM[p] + rp, offB[p] + rp, v, hub_off, chunk, CSt)
+            # the split of the colour set
+            tot = 0.0
+            for j in range(ns):
+                tot += M[v, offM[a] + split_sa[so + r * ns + j]] * bv[j]
+            state, x = _uniform(state)
+            x *= tot
+            jj = ns - 1
+            acc = 0.0
+            for j in range(ns):
+                w = M[v, offM[a] + split_sa[so + r * ns + j]] * bv[j]
+                acc += w
+                if x < acc and w > 0.0:
+                    jj = j
+                    break
+            ra = split_sa[so + r * ns + jj]
+            rp = split_sp[so + r * ns + jj]
+            # the passive child's vertex
+            state, x = _uniform(state)
+            x *= bv[jj]
+            u = _pick_neighbour_m(indptr, indices, M, offM[p] + rp, offB[p] + rp, v, x, hub_off, chunk, CSt)
+            edges[i, ne, 0] = v
+            edges[i, ne, 1] = u
+            ne += 1
+            st_s[sp_top] = a
+            st_v[sp_top] = v
+            st_r[sp_top] = ra
+            sp_top += 1
+            st_s[sp_top] = p
+            st_v[sp_top] = u
+            st_r[sp_top] = rp
+            sp_top += 1
+
+
 def classify(indptr, indices, verts, table):
     """Class row of the graphlet induced by each sample's vertices (adjacency bitmask -> ``table``)."""
     return np.asarray(table)[adjacency_codes(indptr, indices, verts)].astype(np.int32)

@@ -23,18 +23,44 @@ HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skippe
 
 
 class CpuTables:
-    """The colorful rooted-treelet tables of one coloring, kept alive for sampling."""
+    """The colorful rooted-treelet tables of one coloring, kept alive for sampling.
 
-    def __init__(self, G, k: int, colors: np.ndarray):
-        from . import cpu as K
+    ``layout`` (:class:`~la_gpm.motif_estimate.memory.Layout`, None: full) says how they are held: ``"full"``
+    keeps ``M``, ``B`` and the transposed passive tables ``Pt``; ``"chunked"`` keeps ``M`` only, builds ``B`` one
+    chunk of ``layout.rows`` vertices at a time and lets the sampler recompute the entries of ``B`` it reads
+    (same doubles, same samples).  ``ledger`` (:class:`~la_gpm.motif_estimate.memory.Ledger`) counts the bytes.
+    """
+
+    def __init__(self, G, k: int, colors: np.ndarray, layout=None, ledger=None):
+        from .memory import Ledger
         self.G, self.k, self.plan = G, k, shape_plan(k)
+        self.layout = layout
+        self.chunked = layout is not None and layout.kind == "chunked"
+        self.mem = L = ledger if ledger is not None else Ledger()
         pl = self.plan
         n = G.n
         self.colors = np.ascontiguousarray(colors, dtype=np.int8)
-        self.M = np.zeros((n, pl.WM), dtype=np.float64)
-        self.B = np.zeros((n, pl.WB), dtype=np.float64)
-        ptr, ind = G.indptr, G.indices
+        L.alloc(self.colors.nbytes)
+        self.M = L.array(np.zeros, (n, pl.WM), np.float64)
         self._hub_chunks()
+        if self.chunked:
+            self.B = self.Pt = None
+            self._build_chunked(max(1, int(layout.rows)))
+        else:
+            self.B = L.array(np.zeros, (n, pl.WB), np.float64)
+            self._build_full()
+            # the passive shapes' tables, transposed, for the sampler's neighbour scans
+            self.Pt = L.array(np.zeros, (pl.WB, n), np.float64)
+            for i in np.flatnonzero(pl.offB >= 0).tolist():
+                c = math.comb(k, int(pl.size[i]))
+                self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
+        self._roots()
+
+    def _build_full(self):
+        """Every shape in plan order: the SpMM of its passive child (once per passive shape), then its eMA."""
+        from . import cpu as K
+        pl, k = self.plan, self.k
+        ptr, ind = self.G.indptr, self.G.indices
         done_b = set()
         for i in range(len(pl.shapes)):
             if pl.size[i] == 1:
@@ -47,16 +73,45 @@ class CpuTables:
                 done_b.add(p)
             sa, sp = split_tables(k, int(pl.size[i]), int(pl.size[a]))
             K.ema_cols(self.M, pl.offM[a], self.B, pl.offB[p], pl.offM[i], sa, sp)
-        # the passive shapes' tables, transposed, for the sampler's neighbour scans
-        self.Pt = np.zeros((pl.WB, n), dtype=np.float64)
-        for i in done_b:
-            c = math.comb(k, int(pl.size[i]))
-            self.Pt[pl.offB[i]:pl.offB[i] + c] = self.M[:, pl.offM[i]:pl.offM[i] + c].T
-        self.root_w = self.M[:, pl.offM[pl.top]].T / pl.top_aut[:, None]   # (tops, n) rooted copies
+
+    def _build_chunked(self, rows):
+        """Level by level (shapes of one size), vertex chunk by vertex chunk: the chunk's rows of B for the
+        passive children of the level's shapes (the full build's sums), then the level's eMA on those rows.
+        A level needs M of all vertices at the sizes below it (done) and B of the chunk's rows only."""
+        from . import cpu as K
+        pl, k, n = self.plan, self.k, self.G.n
+        ptr, ind = self.G.indptr, self.G.indices
+        K.leaf_fill(self.colors, self.M, pl.offM[0])
+        Bc = self.mem.array(np.zeros, (min(rows, max(n, 1)), pl.WB), np.float64)
+        for h in range(2, k + 1):
+            ids = np.flatnonzero(pl.size == h).tolist()
+            pas = sorted({int(pl.pas[i]) for i in ids})
+            spl = [split_tables(k, h, int(pl.size[pl.act[i]])) for i in ids]
+            for v0 in range(0, n, rows):
+                v1 = min(n, v0 + rows)
+                for p in pas:
+                    K.spmm_rows(ptr, ind, self.M, pl.offM[p], Bc, pl.offB[p], math.comb(k, int(pl.size[p])),
+                                self.hub_off, self.chunk, self.CSt, v0, v1)
+                for i, (sa, sp) in zip(ids, spl):
+                    K.ema_rows(self.M, pl.offM[pl.act[i]], Bc, pl.offB[pl.pas[i]], pl.offM[i], sa, sp, v0, v1)
+        self.mem.free(Bc.nbytes)
+        del Bc
+
+    def _roots(self):
+        """Root weights (rooted copies per top shape and vertex, tops x n), per-shape totals, cumulative sums."""
+        from . import cpu as K
+        pl, k = self.plan, self.k
+        T = len(pl.top)
+        o = int(pl.offM[pl.top[0]])
+        # the top shapes are the plan's last columns: a view, no copy
+        cols = self.M[:, o:o + T] if np.array_equal(pl.offM[pl.top], np.arange(o, o + T)) else self.M[:, pl.offM[pl.top]]
+        self.mem.alloc(T * self.G.n * 8)
+        self.root_w = cols.T / pl.top_aut[:, None]   # (tops, n) rooted copies
         self.top_free = top_free(k)
         per_top = self.root_w.sum(axis=1)
         self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
-        self.root_cum = np.cumsum(self.root_w.ravel())
+        self.root_cum = self.mem.array(np.empty, self.root_w.size, np.float64)
+        K.root_cumsum(self.root_w, np.ones(T), self.root_cum)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k                               # unrooted colorful k-treelets
 
@@ -78,7 +133,8 @@ class CpuTables:
         if hubs.size:
             self.hub_off[hubs] = np.concatenate([[0], np.cumsum(nch)[:-1]])
         self.chunk = chunk
-        self.CSt = np.zeros((pl.WB, max(int(nch.sum()), 1)), dtype=np.float64)
+        self.CSt = self.mem.array(np.zeros, (pl.WB, max(int(nch.sum()), 1)), np.float64)
+        self.mem.alloc(self.hub_off.nbytes)
 
     def natural_mixture(self) -> np.ndarray:
         """The free shapes' shares of the colorful treelets (uniform sampling over all treelets)."""
@@ -89,7 +145,8 @@ class CpuTables:
         q = np.asarray(q, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
-        self.root_cum = np.cumsum((self.root_w * f[self.top_free][:, None]).ravel())
+        from . import cpu as K
+        K.root_cumsum(self.root_w, f[self.top_free], self.root_cum)
 
     def sample(self, count: int, key: int, first: int = 0):
         """(verts (count, k), edges (count, k-1, 2), top-shape index (count,)) of uniform colorful treelets."""
@@ -98,7 +155,14 @@ class CpuTables:
         verts = np.empty((count, k), dtype=np.int64)
         edges = np.empty((count, k - 1, 2), dtype=np.int64)
         shp = np.empty(count, dtype=np.int64)
-        if count and self.rooted > 0:
+        self.mem.alloc(verts.nbytes + edges.nbytes + shp.nbytes)
+        self.mem.free(verts.nbytes + edges.nbytes + shp.nbytes)
+        if count and self.rooted > 0 and self.chunked:
+            K.sample_treelets_rows(self.G.indptr, self.G.indices, self.M, pl.offM, pl.offB, pl.size, pl.act, pl.pas,
+                                   pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top, self.G.n,
+                                   np.uint64(key), first, count, k, verts, edges, shp, self.hub_off, self.chunk,
+                                   self.CSt, int(pl.split_n.max()))
+        elif count and self.rooted > 0:
             K.sample_treelets(self.G.indptr, self.G.indices, self.M, self.B, self.Pt, pl.offM, pl.offB, pl.size, pl.act,
                               pl.pas, pl.split_off, pl.split_n, pl.split_sa, pl.split_sp, self.root_cum, pl.top,
                               self.G.n, np.uint64(key), first, count, k, verts, edges, shp, self.hub_off,

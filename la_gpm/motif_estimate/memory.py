@@ -1,0 +1,118 @@
+"""The memory model of one coloring's tables, the choice of their layout within a budget, and a byte ledger.
+
+Two layouts hold the same numbers (docs/motif_estimate.md, "Memory budget"):
+
+* ``"full"``: every rooted shape's table ``M`` (n x WM float64) and the passive shapes' ``B = A·M``
+  (n x WB), built and kept for the sampler (the CPU adds ``Pt``, the passive columns transposed, n x WB);
+* ``"chunked"``: ``M`` only.  ``B`` is built for one vertex chunk at a time (a buffer of ``rows`` x WB) and
+  read by that chunk's eMA; the sampler recomputes the few entries of ``B`` it needs at a visited vertex from
+  the neighbours' ``M`` (a hub: from its runs' sums, kept), in the build's summation order, so every value,
+  hence every sample of a seed, is the full layout's.
+
+Both keep the hubs' run sums (CPU ``CSt``, GPU ``P``), the root weights and their cumulative sums (tops x n
+each, plus transients while they are summed) and one sample batch.  :func:`choose_layout` takes the full
+layout where it fits the budget, else the chunked one with as many rows per chunk as fit, and raises
+:class:`~la_gpm.exceptions.MemoryBudgetTooSmall` with the smallest budget that runs (one row per chunk)
+when even that does not fit.  :class:`Ledger` counts the bytes the tables allocate (``peak`` is what the
+driver reports as ``df.attrs["table_bytes"]``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..exceptions import InvalidArgument, MemoryBudgetTooSmall
+
+__all__ = ["Layout", "Ledger", "table_model", "choose_layout", "LAYOUTS"]
+
+LAYOUTS = ("full", "chunked")
+F8 = 8                  # bytes per table entry (float64: exact integer counts below 2^53, see the docs)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one coloring's tables are held: ``kind`` (``"full"`` or ``"chunked"``), ``rows`` per vertex chunk of
+    the chunked build (n for the full layout), ``chunks`` (their number) and the bytes the model predicts at
+    the peak (``peak``), at the smallest chunk (``floor``) and for the full layout (``full``)."""
+    kind: str
+    rows: int
+    chunks: int
+    peak: int
+    floor: int
+    full: int
+
+
+class Ledger:
+    """Bytes held by the arrays of one coloring's tables: ``alloc``/``free`` as they come and go, ``peak``."""
+
+    def __init__(self):
+        self.now = 0
+        self.peak = 0
+
+    def alloc(self, nbytes: int) -> None:
+        self.now += int(nbytes)
+        self.peak = max(self.peak, self.now)
+
+    def free(self, nbytes: int) -> None:
+        self.now -= int(nbytes)
+
+    def array(self, make, shape, dtype):
+        """``make(shape, dtype=dtype)`` (numpy or cupy ``zeros``/``empty``), counted."""
+        a = make(shape, dtype=dtype)
+        self.alloc(a.nbytes)
+        return a
+
+
+def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots: int, batch: int,
+                graph_bytes: int = 0) -> dict:
+    """Bytes of the parts of one coloring's tables (see the module docstring) for ``backend`` ("cpu"/"gpu"):
+    ``M``, ``B`` (full layout), ``Pt`` (cpu, full layout), ``hubs`` (run sums: ``slots`` runs x WB), ``roots``
+    (the root weights' peak: 2 x tops x n on the cpu, 5 x on the gpu, where CuPy's cumulative sums copy),
+    ``small`` (per-vertex colours and hub offsets), ``samples`` (one batch of ``batch`` samples), ``graph``
+    (gpu: the device CSR and SpMM tasks) and ``row`` (one row of the chunked build's B buffer)."""
+    gpu = backend == "gpu"
+    return {
+        "M": n * WM * F8,
+        "B": n * WB * F8,
+        "Pt": 0 if gpu else WB * n * F8,
+        "hubs": WB * max(slots, 1) * F8,
+        "roots": (5 if gpu else 2) * tops * n * F8,
+        "small": n * (1 + (4 if gpu else 8)),
+        "samples": batch * (k * 4 + 16 if gpu else (k + 2 * (k - 1) + 1) * 8),
+        "graph": graph_bytes if gpu else 0,
+        "row": WB * F8 + (8 if gpu else 0),
+    }
+
+
+def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots: int, batch: int,
+                  budget: int | None, graph_bytes: int = 0, force: str | None = None) -> Layout:
+    """The layout of one coloring's tables within ``budget`` bytes (None: no limit, the full layout).
+
+    Full where its peak fits; else chunked with rows = (budget - resident) // row bytes (at most n), where
+    resident = M + hub sums + small + graph and the roots and the sample batch, which live after the build's
+    buffer is freed, must fit beside the resident part too.  ``force`` ("full"/"chunked") skips the choice
+    (tests, benchmarks) but not the check.  Raises MemoryBudgetTooSmall when not even one row per chunk fits.
+    """
+    m = table_model(backend, n, WM, WB, tops, k, slots, batch, graph_bytes)
+    resident = m["M"] + m["hubs"] + m["small"] + m["graph"]
+    after = resident + m["roots"] + m["samples"]            # after the build: the roots and one sample batch
+    full = after + m["B"] + m["Pt"]
+    floor = max(resident + m["row"], after)
+    if force not in (None, *LAYOUTS):
+        raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {force!r}")
+    if force != "chunked" and (budget is None or full <= budget):
+        if force == "full" and budget is not None and full > budget:
+            raise MemoryBudgetTooSmall(f"the full layout of the k = {k} tables needs {full} bytes; "
+                                       f"memory_budget is {budget}", needed=full, budget=budget)
+        return Layout("full", max(n, 1), 1, full, floor, full)
+    if budget is None:
+        budget = full
+    if floor > budget:
+        raise MemoryBudgetTooSmall(
+            f"motif estimation (k = {k}, n = {n}, {backend}) needs at least {floor} bytes ({floor / 2**30:.3g} GiB) "
+            f"for one coloring's tables in vertex chunks of one row (M alone: {m['M']} bytes, {WM} float64 "
+            f"columns per vertex); memory_budget is {budget} bytes: raise it to at least {floor}",
+            needed=floor, budget=budget)
+    rows = int(min(max(n, 1), (budget - resident) // m["row"]))
+    chunks = -(-max(n, 1) // rows)
+    return Layout("chunked", rows, chunks, max(resident + rows * m["row"], after), floor, full)
