@@ -120,7 +120,44 @@ def test_batches_the_lane_hands_back_run_in_their_turn():
     _same_state(A, B, True)
 
 
-def test_a_long_run_compacts_the_buffer_itself():
+def _signed(batches):
+    """Batches of equal size as one signed-update array (a batch's order does not matter: its net effect)."""
+    ops = []
+    for ins, dele in batches:
+        ops += [(1, int(u), int(v)) for u, v in np.asarray(ins).reshape(-1, 2)]
+        ops += [(-1, int(u), int(v)) for u, v in np.asarray(dele).reshape(-1, 2)]
+    return np.array(ops, dtype=np.int64).reshape(-1, 3)
+
+
+def test_an_array_stream_goes_on_after_the_batches_the_lane_hands_back():
+    """An array stream runs packed, searched and tabulated in one numba call (lane.run_stream); a batch it hands
+    back (a new vertex, a parallel-size search) goes through the general path and the run goes on after it."""
+    rng = np.random.default_rng(5)
+    n = 30
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(90, 2)).tolist() if u != v})
+    G = _graph_from_pairs(n, E, vlab=rng.integers(0, 2, n).tolist())
+    P = Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[0, 0, 1])
+    absent = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in set(E)]
+    batches = [(absent[0:3], [E[0]]), ([(0, n), absent[3], absent[4]], [E[1]]), (absent[5:8], [E[2]]),
+               ([(1, n + 1), (n, n + 1), absent[8]], [E[3]]), (absent[9:12], [E[4]]), (absent[12:15], [E[5]])]
+    labels = {n: 0, n + 1: 1}
+    for keep in (True, False):
+        A = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        B = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        r = A.apply_stream(_signed(batches), batch_size=4, labels=labels)
+        assert _rows(r) == _loop(B, batches, labels=labels)
+        assert r.lane.tolist() == [True, False, True, False, True, True] and r.lane_batches == 4
+        _same_state(A, B, keep)
+        with la_gpm.config.set(parallel_min=1):     # enough work for the parallel search: handed back
+            more = [(absent[20:22], [E[6]]), (absent[22:24], [E[7]])]
+            r = A.apply_stream(_signed(more), batch_size=3)
+            assert not r.lane.any()
+            assert _rows(r) == [(b + 0, *x[1:]) for b, x in enumerate(_loop(B, more))]
+        _same_state(A, B, keep)
+
+
+@pytest.mark.parametrize("form", ["batches", "array"])
+def test_a_long_run_compacts_the_buffer_itself(form):
     rng = np.random.default_rng(11)
     n = 16
     E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(40, 2)).tolist() if u != v})
@@ -137,7 +174,7 @@ def test_a_long_run_compacts_the_buffer_itself():
         model = _edge_set(after)
     D = la_gpm.DynamicGraph(G, [P])
     held = D.apply()[0]                     # a snapshot held unbuilt: the run builds it first (settle)
-    r = D.apply_stream(batches)
+    r = D.apply_stream(batches) if form == "batches" else D.apply_stream(_signed(batches), batch_size=7)
     assert list(zip(r.positive.tolist(), r.negative.tolist())) == want
     assert r.lane.all() and D._store.compactions >= 1
     assert _edge_set(D.graph) == model and _edge_set(held.graph) == _edge_set(G)
@@ -233,12 +270,17 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
     vlab[0] = 2
     G = _graph_from_pairs(n, E, vlab)
     stale_runs = []
-    run_lane = lane.run_lane
+    run_lane, run_stream = lane.run_lane, lane.run_stream
 
     def spy(*a, **kw):
         run = run_lane(*a, **kw)
-        stale_runs.append(run.stale)
+        stale_runs.append(("batches", run.stale))
         return run
+
+    def spy_stream(*a, **kw):
+        out = run_stream(*a, **kw)
+        stale_runs.append(("array", out[5]))
+        return out
     for P in (Pattern([(0, 1), (1, 2)]), Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[2, 0, 1]),
               Pattern([(0, 1), (0, 2), (0, 3)], vertex_labels=[2, 0, 1, 0])):
         model, batches = set(_edge_set(G)), []
@@ -253,16 +295,17 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
             model = (model - (d2 - i2)) | (i2 - d2)
         final = _graph_from_pairs(n, sorted(model), vlab)
         net = la_gpm.count(final, P, count="embeddings") - la_gpm.count(G, P, count="embeddings")
-        for keep in (True, False):
+        for keep, form in ((True, "batches"), (False, "batches"), (True, "array"), (False, "array")):
             A = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
             B = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
-            lane.run_lane = spy
+            lane.run_lane, lane.run_stream = spy, spy_stream
             try:
-                r = A.apply_stream(batches)
+                r = A.apply_stream(batches) if form == "batches" else A.apply_stream(_signed(batches), batch_size=7)
             finally:
-                lane.run_lane = run_lane
+                lane.run_lane, lane.run_stream = run_lane, run_stream
             want = _loop(B, batches)
             assert list(zip(r.positive.tolist(), r.negative.tolist())) == [(w[2], w[3]) for w in want], (P, keep)
             assert int(r.positive.sum() - r.negative.sum()) == net
             _same_state(A, B, keep)
-    assert any(stale_runs)          # some run left lists stale (and rebuilt them after)
+    for form in ("batches", "array"):      # some run of each form left lists stale (and rebuilt them after)
+        assert any(x for f, x in stale_runs if f == form), form

@@ -30,7 +30,7 @@ from .aside import irrelevant_counts
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise, relevant_rows
-from .stream import COLUMNS, StreamDelta, stream_source
+from .stream import COLUMNS, StreamDelta, array_source, array_stream, bad_sign, stream_source
 from .views import relevance_of, view_graph
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "StreamDelta", "COUNT_KINDS"]
@@ -686,21 +686,29 @@ class DynamicGraph:
         t0 = time.perf_counter()
         S = self._store
         lane_ok = (len(self._queries) == 1 and self._backend == "cpu" and S.ids is None)
-        src = stream_source(stream, batch_size, config.dynamic_lane_max if lane_ok else 0, S.labeled)
+        lane_max = config.dynamic_lane_max if lane_ok else 0
+        chunks = []          # dicts of columns, in batch order
+        b = n_lane = 0
+        if lane_max > 0 and type(stream) is np.ndarray and not progress and not S.labeled:
+            # an array stream: packed, run and its columns filled in one numba call (the light rows of a stream
+            # are a few hundred microseconds in all: each Python step or boxed array here is a visible part)
+            src, infos, b = self._stream_whole(S, stream, batch_size, strict, lane_max, chunks)
+            if src is None:
+                return StreamDelta(chunks[0], time.perf_counter() - t0, b, b, self._count, self._induced)
+            n_lane = b
+        else:
+            src = stream_source(stream, batch_size, lane_max, S.labeled)
+            infos = None
+            if src.pairs is not None:
+                infos = np.zeros((src.nbat, _lane.N_INFO), np.int64)
+                infos[:, _lane.I_STATUS] = -1        # not run yet
         if src.labels and (labels is None or isinstance(labels, Mapping)):   # the file's v lines, then the caller's
             labels = {**src.labels, **(labels or {})}                         # (a bad labels: apply reports it)
         nbat = src.nbat
-        chunks = []          # dicts of columns, in batch order
-        infos = None
-        if src.pairs is not None:
-            infos = np.zeros((nbat, _lane.N_INFO), np.int64)
-            infos[:, _lane.I_STATUS] = -1        # not run yet
         bar = None
         if progress:
             from tqdm.auto import tqdm
             bar = tqdm(total=nbat, desc="apply_stream", unit="batch")
-        n_lane = 0
-        b = 0
         step = 64
         try:
             while b < nbat:
@@ -737,6 +745,38 @@ class DynamicGraph:
             cols["lane"] = cols["lane"].astype(bool)
         return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
 
+    def _stream_whole(self, S, stream, batch_size, strict, lane_max, chunks):
+        """An array stream through :func:`.lane.run_stream` (one numba call from batch 0), its columns appended
+        to ``chunks``.  Returns (None, None, batches) where it ran the whole stream, else (the stream's
+        :class:`.stream.StreamSource` with its packing, the info table, the first batch not run) for
+        :meth:`apply_stream` to go on from."""
+        ops, size, nbat = array_stream(stream, batch_size)
+        nlf = self._nlf
+        P = self._queries[0]
+        with S.lock:
+            S.settle()
+            plan = self._plan(0, _use_symmetry(self._count, False))
+            aut = P.automorphism_count if plan.symmetry and self._count == "embeddings" else 1
+            bad, done, used, live, maxdeg, stale, cols, fits, lists, buffer, packed, infos, items, counts = \
+                _lane.run_stream(S, nlf, plan, ops, size, nbat, strict=strict, relevance=self._relevance,
+                                 split=config.dynamic_split, parallel_min=config.parallel_min,
+                                 aside=self._keep_graph, aut=aut, lane_max=lane_max)
+            if bad >= 0:
+                bad_sign(ops, bad)
+            if done or buffer is not None:
+                S.used = used
+                S.maxdeg = maxdeg
+                S.advanced(done, live, buffer)
+                if stale:        # lists the run left stale (never scanned then): all of them from the bits
+                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k)
+                elif lists is not None:
+                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, lists)
+        if done:
+            chunks.append(_columns(cols, fits, done, infos, items, counts, P, plan, self._count))
+        if packed is None:
+            return None, None, done
+        return array_source(ops, size, nbat, packed), infos, done
+
     def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):
         """Batches b0 .. b1 - 1 of a packed stream through the lane, committed; their columns appended to
         ``chunks``.  Returns the first batch not run."""
@@ -767,13 +807,24 @@ class DynamicGraph:
 
 def _lane_columns(v, b0, run, P, plan, count):
     """The result columns of the lane's batches (``v``: their info rows)."""
-    L = _lane
     aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1
-    cols, fits = L.lane_columns(v, b0, aut)     # int64 columns, one numba pass
-    if not fits:         # positive / negative as Python ints (only the last batch run can be I_BIG)
+    out, fits = _lane.lane_columns(v, b0, aut)     # int64 columns, one numba pass
+    return _columns(out, fits, v.shape[0], v, run.items, run.counts, P, plan, count)
+
+
+def _columns(out, fits, nb_, v, items, counts, P, plan, count):
+    """The result columns of a lane run's ``nb_`` batches from its (9, nb_) int64 block ``out``
+    (:func:`.lane.lane_columns`); where they do not fit (``fits`` False) positive and negative as Python ints from
+    the info rows ``v`` and the last batch's ``items`` / ``counts`` (only the last batch run can be I_BIG)."""
+    cols = dict(zip(COLUMNS[:9], out))
+    cols["lane"] = np.ones(nb_, bool)
+    if not fits:
+        L = _lane
+        aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1
+        v = v[:nb_]
         pos, neg = v[:, L.I_POS].astype(object) * aut, v[:, L.I_NEG].astype(object) * aut
         if v[-1, L.I_BIG]:
-            pos[-1], neg[-1] = _lane_counts(v[-1].tolist(), run.items, run.counts, P, plan, count)
+            pos[-1], neg[-1] = _lane_counts(v[-1].tolist(), items, counts, P, plan, count)
         cols["positive"], cols["negative"] = pos, neg
     return cols
 

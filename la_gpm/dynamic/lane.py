@@ -36,7 +36,7 @@ from .updates import net_layout, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ",
+__all__ = ["run_lane", "run_stream", "pack_ops", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ",
            "I_ASIDE"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
@@ -361,15 +361,109 @@ def _fill_columns(v, b0, aut, out):
 
 
 def lane_columns(v, b0, aut):
-    """:func:`_fill_columns` as a dict of columns (views of one array; ``lane`` True), and whether the positive and
-    negative columns are right as int64: False where they need Python ints (the last batch's ``I_BIG``, or a count
-    times ``aut`` past int64), which the caller then puts in."""
+    """:func:`_fill_columns` as a (9, nb) int64 block (rows in :data:`.stream.COLUMNS` order), and whether the
+    positive and negative rows are right as int64: False where they need Python ints (the last batch's ``I_BIG``,
+    or a count times ``aut`` past int64), which the caller then puts in."""
     nb_ = v.shape[0]
     out = np.empty((9, nb_), np.int64)
     fits = _fill_columns(v, b0, aut, out) and not v[nb_ - 1, I_BIG]
-    return {"batch": out[0], "query": out[1], "positive": out[2], "negative": out[3], "inserted": out[4],
-            "deleted": out[5], "ignored": out[6], "irrelevant": out[7], "items": out[8],
-            "lane": np.ones(nb_, bool)}, fits
+    return out, fits
+
+
+@nb.njit(cache=True)
+def pack_ops(ops, size, nbat, lane_max):
+    """The lane's packing of signed ops cut into batches of ``size``: (inserts (a, 2), their batch offsets,
+    deletes (b, 2), offsets, skip, bad): a batch is skipped (left to the general path) when its inserts or its
+    deletes carry more than one edge label, or it has more than ``lane_max`` updates; ``bad`` is the first row
+    whose sign is not +1 or -1 (nothing packed), else -1.  The loop picks no array per row (numba would count a
+    reference on each pick)."""
+    m = ops.shape[0]
+    labeled = ops.shape[1] > 3
+    ni = 0
+    bad = -1
+    for t in range(m):
+        s = ops[t, 0]
+        if s == 1:
+            ni += 1
+        elif s != -1 and bad < 0:
+            bad = t
+    if bad >= 0:
+        ni = 0
+        m = 0
+        nbat = 0
+    ins = np.empty((ni, 2), np.int64)
+    dele = np.empty((m - ni, 2), np.int64)
+    ioff = np.zeros(nbat + 1, np.int64)
+    doff = np.zeros(nbat + 1, np.int64)
+    skip = np.zeros(nbat, np.uint8)
+    a = 0
+    d = 0
+    for b in range(nbat):
+        t1 = min(m, (b + 1) * size)
+        fi = 0               # the batch's first label of its inserts, of its deletes
+        fd = 0
+        si = False
+        sd = False
+        mixed = t1 - b * size > lane_max
+        for t in range(b * size, t1):
+            lab = ops[t, 3] if labeled else -1
+            if ops[t, 0] == 1:
+                ins[a, 0] = ops[t, 1]
+                ins[a, 1] = ops[t, 2]
+                a += 1
+                mixed |= si & (lab != fi)
+                fi = lab if not si else fi
+                si = True
+            else:
+                dele[d, 0] = ops[t, 1]
+                dele[d, 1] = ops[t, 2]
+                d += 1
+                mixed |= sd & (lab != fd)
+                fd = lab if not sd else fd
+                sd = True
+        ioff[b + 1] = a
+        doff[b + 1] = d
+        skip[b] = mixed
+    return ins, ioff, dele, doff, skip, bad
+
+
+
+@nb.njit(cache=True)
+def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
+            mark, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
+            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
+    """A whole stream of signed ops (:func:`pack_ops`'s input) through the lane in one call: packed, run from
+    batch 0 (:func:`_lane`, committed, compacting), its result columns filled (:func:`_fill_columns`).  Returns
+    (bad, next, used, live, maxdeg, stale, columns (9, next), whether the columns are right as int64, lists
+    (ptr, idx) or None, the fresh buffer (idx, st, od) or None, and where the run did not finish the stream with
+    int64 columns: the packing (ins, ioff, dele, doff, skip), the info table, the last batch's items and counts;
+    else None).  An array is returned only where the caller needs it: boxing one costs about a microsecond."""
+    ins, ioff, dele, doff, skip, bad = pack_ops(ops, size, nbat, lane_max)
+    infos = np.zeros((nbat, N_INFO), np.int64)
+    for b in range(nbat):
+        infos[b, I_STATUS] = -1
+    b = 0
+    changed = False
+    compacted = False
+    stale = np.uint32(0)
+    items = np.zeros((0, 2), np.int64)
+    counts = np.zeros(0, np.int64)
+    buf = (idx, st, od)
+    if bad < 0 and nbat:
+        b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, stale = _lane(
+            ins, ioff, dele, doff, 0, nbat, skip, infos, strict, True, True, n, rows, idx, st, od, el, no_off, no_rows,
+            used, cap, live, maxdeg, mark, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
+            qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
+            per_update, lazy)
+    cols = np.empty((9, b), np.int64)
+    fits = _fill_columns(infos[:b], 0, aut, cols)
+    if b:
+        fits = fits and not infos[b - 1, I_BIG]
+    done = bad < 0 and b == nbat and fits
+    return (bad, b, used, live, maxdeg, int(stale), cols, fits,
+            (cptr, cidx) if changed else None, buf if compacted else None,
+            None if done else (ins, ioff, dele, doff, skip), None if done else infos,
+            None if done else items, None if done else counts)
 
 
 class LaneRun:
@@ -419,6 +513,27 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         not plan.induced, config.dynamic_per_update_max, compact)
     return LaneRun(b, infos, used, live, maxdeg, (cptr, cidx) if changed else None, touched, old_rows, items, counts,
                    buf if compacted else None, int(stale))
+
+
+def run_stream(S, nlf, plan, ops, size, nbat, *, strict, relevance, split, parallel_min, aside, aut, lane_max):
+    """A whole stream of signed ops (an (m, 3) / (m, 4) C-contiguous int64 array, batches of ``size``) through
+    the lane in one numba call (:func:`_stream`), committed.  Returns :func:`_stream`'s tuple; the caller sets the
+    store's scalars, buffer and lists from it and, where it did not finish the stream, goes on as after
+    :func:`run_lane` from its ``next`` batch."""
+    q = nlf.q[0]
+    cand = nlf.cand[0]
+    if relevance is not None:
+        use_rel, code, table = True, relevance.code, relevance.table
+    else:
+        use_rel, code, table = False, _NO_CODE, _NO_TABLE
+    return _stream(
+        ops, size, nbat, lane_max, aut, strict,
+        S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
+        S.scratch_mark(S.n), use_rel, bool(aside) and use_rel, code, table,
+        nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
+        q.qdeg, q.qdem, q.qcol,
+        plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
+        not plan.induced, config.dynamic_per_update_max, True)
 
 
 def one_batch(ins, dele):

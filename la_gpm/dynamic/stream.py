@@ -14,9 +14,10 @@ import numba as nb
 import numpy as np
 
 from ..exceptions import InvalidArgument, InvalidUpdate
+from .lane import lane_pairs, pack_ops
 from .updates import read_stream_ops, split_ops
 
-__all__ = ["StreamDelta", "StreamSource", "stream_source", "COLUMNS"]
+__all__ = ["StreamDelta", "StreamSource", "stream_source", "array_stream", "array_source", "bad_sign", "COLUMNS"]
 
 COLUMNS = ("batch", "query", "positive", "negative", "inserted", "deleted", "ignored", "irrelevant", "items", "lane")
 
@@ -83,9 +84,7 @@ class StreamSource:
 def stream_source(stream, batch_size, lane_max: int, edge_labeled: bool) -> StreamSource:
     """The batches of ``stream`` (see :meth:`la_gpm.DynamicGraph.apply_stream`), packed for the lane where it
     may take them (``lane_max`` > 0 updates a batch, a graph without edge labels)."""
-    if batch_size is not None and (isinstance(batch_size, (bool, np.bool_))
-                                   or not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
-        raise InvalidArgument(f"batch_size must be a positive number of updates; got {batch_size!r}")
+    _check_size(batch_size)
     lane = lane_max > 0 and not edge_labeled
     if isinstance(stream, (str, Path)):
         ops, labels = read_stream_ops(stream)
@@ -148,83 +147,57 @@ def _as4(ops):
     return out
 
 
-@nb.njit(cache=True)
-def _pack_ops(ops, size, nbat, lane_max):
-    """The lane's packing of signed ops cut into batches of ``size``: (inserts (a, 2), their batch offsets,
-    deletes (b, 2), offsets, skip, bad): a batch is skipped (left to the general path) when its inserts or its
-    deletes carry more than one edge label, or it has more than ``lane_max`` updates; ``bad`` is the first row
-    whose sign is not +1 or -1 (nothing packed), else -1.  The loop picks no array per row (numba would count a
-    reference on each pick)."""
-    m = ops.shape[0]
-    labeled = ops.shape[1] > 3
-    ni = 0
-    bad = -1
-    for t in range(m):
-        s = ops[t, 0]
-        if s == 1:
-            ni += 1
-        elif s != -1 and bad < 0:
-            bad = t
-    if bad >= 0:
-        ni = 0
-        m = 0
-        nbat = 0
-    ins = np.empty((ni, 2), np.int64)
-    dele = np.empty((m - ni, 2), np.int64)
-    ioff = np.zeros(nbat + 1, np.int64)
-    doff = np.zeros(nbat + 1, np.int64)
-    skip = np.zeros(nbat, np.uint8)
-    a = 0
-    d = 0
-    for b in range(nbat):
-        t1 = min(m, (b + 1) * size)
-        fi = 0               # the batch's first label of its inserts, of its deletes
-        fd = 0
-        si = False
-        sd = False
-        mixed = t1 - b * size > lane_max
-        for t in range(b * size, t1):
-            lab = ops[t, 3] if labeled else -1
-            if ops[t, 0] == 1:
-                ins[a, 0] = ops[t, 1]
-                ins[a, 1] = ops[t, 2]
-                a += 1
-                mixed |= si & (lab != fi)
-                fi = lab if not si else fi
-                si = True
-            else:
-                dele[d, 0] = ops[t, 1]
-                dele[d, 1] = ops[t, 2]
-                d += 1
-                mixed |= sd & (lab != fd)
-                fd = lab if not sd else fd
-                sd = True
-        ioff[b + 1] = a
-        doff[b + 1] = d
-        skip[b] = mixed
-    return ins, ioff, dele, doff, skip, bad
+def _check_size(batch_size):
+    if batch_size is not None and (isinstance(batch_size, (bool, np.bool_))
+                                   or not isinstance(batch_size, (int, np.integer)) or batch_size < 1):
+        raise InvalidArgument(f"batch_size must be a positive number of updates; got {batch_size!r}")
+
+
+def _cut(m, batch_size):
+    """(batch size, number of batches) of m ops cut by ``batch_size`` (None: one batch)."""
+    size = int(batch_size) if batch_size else max(m, 1)
+    return size, max(1, -(-m // size))
+
+
+def array_stream(stream: np.ndarray, batch_size):
+    """An array stream checked (shape, type, ``batch_size``; the signs are checked as it is packed) and cut:
+    (ops as a C-contiguous int64 array, batch size, number of batches)."""
+    _check_size(batch_size)
+    ops = _signed_ops(stream)
+    return (ops, *_cut(ops.shape[0], batch_size))
+
+
+def bad_sign(ops, row):
+    """Raise the error for a row of an array stream whose sign is not +1 or -1."""
+    raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
+                        f"(delete); row {row} has {int(ops[row, 0])}")
+
+
+def array_source(ops, size, nbat, packed=None) -> StreamSource:
+    """The :class:`StreamSource` of checked ops cut into ``nbat`` batches of ``size``; ``packed``: the lane's
+    (ins, ioff, dele, doff, skip) of them (:func:`.lane.pack_ops`), or None."""
+    src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), {})
+    if packed is not None:
+        src.pairs = packed[:4]
+        src.skip = packed[4]
+    return src
 
 
 def _from_ops(ops, batch_size, labels, lane, lane_max) -> StreamSource:
-    m = ops.shape[0]
-    size = int(batch_size) if batch_size else max(m, 1)
-    nbat = max(1, -(-m // size))
+    size, nbat = _cut(ops.shape[0], batch_size)
+    packed = None
     if lane:
-        ins, ioff, dele, doff, skip, bad = _pack_ops(ops, size, nbat, lane_max)
+        *packed, bad = pack_ops(ops, size, nbat, lane_max)
     else:
         bad = _bad_sign(ops)
     if bad >= 0:
-        raise InvalidUpdate(f"the first column of an array stream is the sign of each update, +1 (insert) or -1 "
-                            f"(delete); row {bad} has {int(ops[bad, 0])}")
-    src = StreamSource(nbat, lambda b: split_ops(_as4(ops[b * size:(b + 1) * size])), labels)
-    if lane:
-        src.pairs = (ins, ioff, dele, doff)
-        src.skip = skip
+        bad_sign(ops, bad)
+    src = array_source(ops, size, nbat, packed)
+    src.labels = labels
     return src
 
 
 def _pack_batches(src, raws, lane_max):
-    from .lane import lane_pairs
     nbat = len(raws)
     skip = np.zeros(nbat, np.uint8)
     ins_parts, del_parts = [], []
