@@ -280,7 +280,8 @@ def estimate_census(G, k: int, *, client=None, batch: int = 8, eps: float = 0.1,
                     time_budget: float | None = None, max_samples: int | None = None, backend: str = "cpu",
                     progress: bool = False, min_frequency: float = 0.01, samples_per_coloring=None,
                     min_colorings: int = 10, max_colorings: int | None = None, adaptive: bool = True,
-                    natural_share: float = 0.25, checkpoints: str = "geometric", coloring: str = "balanced"):
+                    natural_share: float = 0.25, checkpoints: str = "geometric", coloring: str = "balanced",
+                    memory_budget: int | None = None):
     """Estimated motif census (:func:`la_gpm.estimate_census`, Motivo + AGS) with its colorings on a Dask cluster.
 
     **Batch rule.**  Coloring ``j`` is always the j-th of the seed's stream (its colours and its samples come
@@ -299,6 +300,7 @@ def estimate_census(G, k: int, *, client=None, batch: int = 8, eps: float = 0.1,
     G, k, eps, delta, seed, time_budget, max_samples, progress, min_frequency, samples_per_coloring,
     min_colorings, max_colorings, adaptive, natural_share, checkpoints, coloring :
         as in :func:`la_gpm.estimate_census` (the same intervals and guarantees)
+    memory_budget : bytes one coloring's tables may take on each worker (as in :func:`la_gpm.estimate_census`)
     client : a ``dask.distributed.Client`` (default: the current one)
     batch : colorings per batch (default 8); at least the number of workers keeps them all busy; larger
         batches steer AGS less often and may compute up to ``batch - 1`` colorings past the stop
@@ -327,7 +329,8 @@ def estimate_census(G, k: int, *, client=None, batch: int = 8, eps: float = 0.1,
     G = as_graph(G)
     c = _client(client)
     s = resolve_seed(seed)
-    kw = dict(adaptive=adaptive, natural_share=natural_share, coloring=coloring, backend=backend)
+    kw = dict(adaptive=adaptive, natural_share=natural_share, coloring=coloring, backend=backend,
+              memory_budget=memory_budget)
     per_worker: dict = {}
 
     def colorings(first, count, samples, left, steer):

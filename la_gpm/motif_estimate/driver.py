@@ -437,6 +437,35 @@ def _check_census_args(k, eps, delta, min_frequency, max_samples, max_colorings,
     return k, eps, delta, min_frequency, max_samples, max_colorings, spc, auto_spc, min_colorings
 
 
+def _check_budget(memory_budget):
+    """The checked ``memory_budget``: None, or a positive number of bytes (an int)."""
+    if memory_budget is None:
+        return None
+    if isinstance(memory_budget, bool) or not isinstance(memory_budget, (int, float, np.integer, np.floating)) \
+            or not memory_budget > 0:
+        raise InvalidArgument(f"memory_budget must be a positive number of bytes or None; got {memory_budget!r}")
+    return int(memory_budget)
+
+
+def table_layout(G, k: int, backend: str, engine=None, memory_budget: int | None = None, force: str | None = None,
+                 batch: int = _BATCH):
+    """How one coloring's tables are held within ``memory_budget`` bytes (:func:`~la_gpm.motif_estimate.memory.
+    choose_layout`): the full layout where it fits, else vertex-chunked; MemoryBudgetTooSmall (with the budget
+    that would do) where not even one vertex per chunk fits.  None: no limit on the cpu backend; on the gpu
+    the device's free memory (so tables that do not fit whole are built in chunks instead of failing).  ``batch``:
+    the most samples drawn in one batch (their buffers count too)."""
+    from .memory import choose_layout
+    from .shapes import shape_plan
+    pl = shape_plan(k)
+    if backend == "gpu" and engine is not None:
+        budget = memory_budget if memory_budget is not None else engine.free_bytes()
+        return choose_layout("gpu", G.n, pl.WM, pl.WB, len(pl.top), k, engine.nslots, batch, budget,
+                             graph_bytes=engine.graph_bytes(), force=force)
+    from .tables import hub_runs
+    return choose_layout("cpu", G.n, pl.WM, pl.WB, len(pl.top), k, hub_runs(G, k)[1], batch, memory_budget,
+                         force=force)
+
+
 def _gpu_sampler(G, k):
     """The per-graph device state of the gpu backend (a failed allocation raises DeviceOutOfMemory)."""
     from ..device import oom_guard
@@ -537,16 +566,19 @@ class ColoringStats(NamedTuple):
     steered: bool          # AGS chose shapes for this coloring
     build_s: float         # seconds: table build
     sample_s: float        # seconds: sampling and classification
+    table_bytes: int = 0   # peak bytes of the coloring's tables (memory.Ledger)
 
 
-def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive, natural_share) -> ColoringStats:
-    """Coloring ``j`` of seed ``s``: its tables, its mixture (AGS, from ``steer``), its samples (at most
-    ``spc``, ``left`` where a sample budget remains); ``reg`` None: k = 8 codes instead of hits."""
+def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive, natural_share,
+                  layout=None) -> ColoringStats:
+    """Coloring ``j`` of seed ``s``: its tables (held as ``layout`` says, :func:`table_layout`), its mixture
+    (AGS, from ``steer``), its samples (at most ``spc``, ``left`` where a sample budget remains); ``reg`` None:
+    k = 8 codes instead of hits."""
     from ..color_coding.cpu_kernels import coloring_keys, splitmix64_py
     key = int(coloring_keys(s, j, 1)[0])
     colors = _coloring(G, k, coloring, key, np if engine is None else engine.cp)
     tb0 = time.perf_counter()
-    T = CpuTables(G, k, colors) if engine is None else engine.tables(colors)
+    T = CpuTables(G, k, colors, layout) if engine is None else engine.tables(colors, layout)
     t_build = time.perf_counter() - tb0
     q, chosen = _mixture(T, steer, adaptive, natural_share)
     # no more samples than twice the colorful treelets: past that the coloring's variance dominates
@@ -562,12 +594,12 @@ def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive,
     t_sample = time.perf_counter() - ts0
     with np.errstate(divide="ignore", invalid="ignore"):
         qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
-    return ColoringStats(j, hits, codes, want, qn, float(T.treelets), bool(chosen), t_build, t_sample)
+    return ColoringStats(j, hits, codes, want, qn, float(T.treelets), bool(chosen), t_build, t_sample, T.mem.peak)
 
 
 def coloring_stats(G, k: int, seed: int, first: int, count: int, *, samples: int, left: int | None = None,
                    steer=None, adaptive: bool = True, natural_share: float = 0.25, coloring: str = "balanced",
-                   backend: str = "cpu") -> list:
+                   backend: str = "cpu", memory_budget: int | None = None) -> list:
     """Colorings ``first .. first+count-1`` of ``seed`` for :func:`estimate_census`: one task of
     :func:`la_gpm.distributed.estimate_census`.
 
@@ -576,17 +608,19 @@ def coloring_stats(G, k: int, seed: int, first: int, count: int, *, samples: int
     AGS steering state ``steer`` the client computed at the start of the batch.  Returns one
     :class:`ColoringStats` per coloring: hits per class row for k <= 7 (the rows are fixed), the sampled
     adjacency bitmasks for k = 8 (the client owns the class registry).  On the gpu backend the device state
-    is kept on the worker's copy of the graph between tasks.
+    is kept on the worker's copy of the graph between tasks.  ``memory_budget``: as in :func:`estimate_census`,
+    per worker.
     """
     G = as_graph(G)
     engine = G.device_cache(f"motif-estimate:sampler:{k}", lambda: _gpu_sampler(G, k)) if backend == "gpu" else None
+    layout = table_layout(G, k, backend, engine, _check_budget(memory_budget), batch=min(_BATCH, samples))
     reg = _Registry(k) if k <= 7 else None
     j = first
     try:
         out = []
         for j in range(first, first + count):
             out.append(_one_coloring(G, k, seed, j, coloring, engine, reg, samples, left, steer, adaptive,
-                                     natural_share))
+                                     natural_share, layout))
         return out
     except Exception as e:  # noqa: BLE001 -- re-raised; a failed device allocation as DeviceOutOfMemory
         if engine is not None:
@@ -630,7 +664,8 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     max_samples: int | None = None, backend: str | None = None, progress: bool = False,
                     min_frequency: float = 0.01, samples_per_coloring: int | str | None = None, min_colorings: int = 10,
                     max_colorings: int | None = None, adaptive: bool = True, natural_share: float = 0.25,
-                    checkpoints: str = "geometric", coloring: str = "balanced", batch: int = 1, _colorings=None):
+                    checkpoints: str = "geometric", coloring: str = "balanced", batch: int = 1,
+                    memory_budget: int | None = None, _colorings=None):
     """Estimate the induced counts of every connected k-vertex motif (k = 3..8), with intervals.
 
     Parameters
@@ -669,6 +704,12 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         the state as it was after coloring B·b (they may run in parallel: :func:`la_gpm.distributed.estimate_census`);
         the checks and the stop rule still run coloring by coloring in order, so a run with ``adaptive=False``
         and a fixed sample count gives the same table for every batch
+    memory_budget : bytes one coloring's tables may take (None: no limit on the cpu backend, the device's free
+        memory on the gpu).  Tables that do not fit whole are built and sampled in vertex chunks (``M`` kept, ``B``
+        recomputed where read: the same numbers, so the same estimate for a seed, slower); a budget below the
+        smallest chunk raises :class:`~la_gpm.exceptions.MemoryBudgetTooSmall` naming the budget that would do.
+        ``df.attrs``: ``table_layout``, ``table_chunks``, ``table_bytes`` (peak counted), ``table_bytes_model``.
+        Not ``config.memory_budget`` (a working-buffer budget of the exact counters, 2 GiB by default)
     _colorings : internal (:func:`la_gpm.distributed.estimate_census`): ``f(first, count, samples, left, steer)``
         returning the :class:`ColoringStats` of colorings ``first .. first+count-1`` in order (see
         :func:`coloring_stats`)
@@ -708,13 +749,18 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     if spc is None:
         spc = DEFAULT_SAMPLES_PER_COLORING[be]
     s = resolve_seed(seed)
+    memory_budget = _check_budget(memory_budget)
     engine = _gpu_sampler(G, k) if be == "gpu" and _colorings is None else None
+    layout = None if _colorings is not None else table_layout(G, k, be, engine, memory_budget,
+                                                              batch=_BATCH if auto_spc else min(_BATCH, spc))
+    table_bytes = 0
 
     reg = _Registry(k)
 
     def local(first, count, spc_, left_, steer_):
         for jj in range(first, first + count):
-            yield _one_coloring(G, k, s, jj, coloring, engine, reg, spc_, left_, steer_, adaptive, natural_share)
+            yield _one_coloring(G, k, s, jj, coloring, engine, reg, spc_, left_, steer_, adaptive, natural_share,
+                                layout)
 
     run = local if _colorings is None else _colorings
     p = colorful_probability(G.n, k, coloring)
@@ -750,6 +796,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     h = r.hits if r.hits is not None else _hits_of_codes(reg, r.codes)
                     t_build += r.build_s
                     t_sample += r.sample_s
+                    table_bytes = max(table_bytes, int(getattr(r, "table_bytes", 0)))
                     ags_colorings += r.steered
                     drawn += r.samples
                     j += 1
@@ -807,6 +854,9 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     adaptive=bool(adaptive), adaptive_colorings=ags_colorings,
                     samples_per_coloring="auto" if auto_spc else spc, build_s=t_build, sample_s=t_sample,
                     checkpoints=checkpoints, checks=check, coloring=coloring, batch=batch,
+                    memory_budget=memory_budget, table_layout=None if layout is None else layout.kind,
+                    table_chunks=None if layout is None else layout.chunks, table_bytes=table_bytes,
+                    table_bytes_model=None if layout is None else layout.peak,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive

@@ -24,6 +24,7 @@ import numpy as np
 
 from ..color_coding.trees import split_tables
 from ..device import cupy, device_csr, kernel, oom_guard
+from ..exceptions import PatternTooLarge
 from .shapes import free_shapes, shape_plan, top_free
 
 _FILE = "me_sample"
@@ -33,6 +34,8 @@ GROUPED_SPMM_MAX_C = 16     # (per-shape build) tables of at most this many colu
 SPMM_CHUNK = 1024           # neighbours per SpMM task: vertices of higher degree are split over several warps
 SPMM_MAX_NC = 6             # an SpMM window has at most 32 * SPMM_MAX_NC columns
 BUILD = "level"             # "level" (default) or "shape" (the earlier per-shape build, for comparison)
+ME_MAXNS = 70               # me_sample.cu: most colour splits of one node (k = 8), the chunked samplers' buffers
+ME_SAMPLE_BLOCK = 128       # me_sample.cu: threads per block of the samplers
 
 
 def level_windows(pl, k: int, h: int) -> list:
@@ -51,6 +54,32 @@ def level_windows(pl, k: int, h: int) -> list:
             run = []
         if i is not None:
             run.append(i)
+    return wins
+
+
+def shape_windows(pl, k: int, ids) -> list:
+    """SpMM windows (offM, offB, columns) of the passive shapes ``ids`` (any sizes): runs of shapes of one size
+    contiguous in both M and B, cut into windows of at most 32 * SPMM_MAX_NC columns (the chunked build:
+    the passive children of one level)."""
+    wins, run = [], []
+    ids = sorted(int(i) for i in ids)
+
+    def close():
+        C = math.comb(k, int(pl.size[run[0]]))
+        width = len(run) * C
+        nw = -(-width // (32 * SPMM_MAX_NC))
+        step = -(-width // nw)
+        for c0 in range(0, width, step):
+            wins.append((int(pl.offM[run[0]]) + c0, int(pl.offB[run[0]]) + c0, min(step, width - c0)))
+
+    for i in ids:
+        if run and not (i == run[-1] + 1 and pl.size[i] == pl.size[run[-1]]
+                        and pl.offB[i] == pl.offB[run[-1]] + math.comb(k, int(pl.size[i]))):
+            close()
+            run = []
+        run.append(i)
+    if run:
+        close()
     return wins
 
 
@@ -96,6 +125,8 @@ class GpuSampler:
         tc = np.concatenate([np.arange(self.nslots, dtype=np.int32) - np.repeat(hub_s0, hub_ns),
                              np.zeros(n - hub_v.size, dtype=np.int32)])
         self.ntask = int(tv.size)
+        self._tasks_host = (tv, tc, hub_v, hub_s0, hub_ns.astype(np.int32))
+        self._chunks = {}
         self.task_v, self.task_c = cp.asarray(tv), cp.asarray(tc)
         self.hub_v, self.hub_s0, self.hub_ns = cp.asarray(hub_v), cp.asarray(hub_s0), cp.asarray(hub_ns)
         self.nhub = int(hub_v.size)
@@ -109,6 +140,8 @@ class GpuSampler:
         sp32 = cp.asarray(pl.split_sp.astype(np.int32) if pl.split_sp.size else np.zeros(1, np.int32))
         self.sa32, self.sp32 = sa32, sp32
         self.levels = []
+        self.level_pas = {h: shape_windows(pl, k, {int(pl.pas[i]) for i in np.flatnonzero(pl.size == h)})
+                          for h in range(2, k + 1)}
         for h in range(1, k + 1):
             ids = np.flatnonzero(pl.size == h)
             ent = None
@@ -126,54 +159,130 @@ class GpuSampler:
             wins = level_windows(pl, k, h)
             self.levels.append((h, ent, wins))
 
+    def graph_bytes(self) -> int:
+        """Device bytes of the run's graph state: CSR, SpMM tasks (twice: the chunked build's per-chunk lists),
+        hub arrays and slots (the memory model's ``graph`` term)."""
+        G = self.G
+        return int(8 * (G.n + 1) + 4 * G.indices.size + 2 * 8 * self.ntask + 3 * 4 * self.nhub + 8 * max(G.n, 1))
+
+    def free_bytes(self) -> int:
+        """The budget when none is given: free device memory (and the pool's free blocks) with the graph state
+        added back (it is counted in the model), less 1/16 and 256 MiB for CuPy and the class table."""
+        cp = self.cp
+        free = int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+        return max(1, free + self.graph_bytes() - free // 16 - (256 << 20))
+
+    def chunk_tasks(self, rows: int) -> list:
+        """Per vertex chunk [v0, v1) of ``rows`` vertices: (v0, v1, task_v, task_c, ntask, hub_v, hub_s0, hub_ns,
+        nhub) on the device, the SpMM tasks and hubs of the chunk's vertices in the whole list's order."""
+        if rows not in self._chunks:
+            cp = self.cp
+            tv, tc, hv, hs0, hns = self._tasks_host
+            out = []
+            for v0 in range(0, self.G.n, rows):
+                v1 = min(self.G.n, v0 + rows)
+                mt = (tv >= v0) & (tv < v1)
+                mh = (hv >= v0) & (hv < v1)
+                out.append((v0, v1, cp.asarray(tv[mt]), cp.asarray(tc[mt]), int(mt.sum()), cp.asarray(hv[mh]),
+                            cp.asarray(hs0[mh]), cp.asarray(hns[mh]), int(mh.sum())))
+            self._chunks = {rows: out}         # one chunking per run
+        return self._chunks[rows]
+
     def class_table(self, table):
         if self._table is None:
             self._table = self.cp.asarray(table.astype(np.int32))
         return self._table
 
-    def tables(self, colors):
-        return GpuTables(self, colors)
+    def tables(self, colors, layout=None):
+        return GpuTables(self, colors, layout)
 
 
 class GpuTables:
     """The colorful tables of one coloring on the device; the interface of the CPU ``CpuTables``."""
 
-    def __init__(self, S: GpuSampler, colors):
+    def __init__(self, S: GpuSampler, colors, layout=None):
+        from .memory import Ledger
         cp, pl, k, G = S.cp, S.plan, S.k, S.G
         self.S, self.k, self.plan = S, k, pl
         n = G.n
         self.n = n
-        self.build = BUILD
-        with oom_guard(f"motif estimate tables (n={n}, {pl.WM}+{pl.WB} columns of float64)"):
+        self.mem = L = Ledger()
+        self.chunked = layout is not None and layout.kind == "chunked"
+        self.build = "level" if self.chunked else BUILD        # the chunked sampler needs the hub slots
+        if self.chunked and int(pl.split_n.max()) > ME_MAXNS:
+            raise PatternTooLarge(f"a node has {int(pl.split_n.max())} colour splits; the kernels hold {ME_MAXNS}")
+        with oom_guard(f"motif estimate tables (n={n}, {pl.WM}+{pl.WB} columns of float64, "
+                       f"{'chunked' if self.chunked else 'full'} layout)"):
             if self.build == "shape":
-                self.M = cp.zeros((n, pl.WM), dtype=cp.float64)
-                self.B = cp.zeros((n, pl.WB), dtype=cp.float64)
-                self.P = cp.zeros(1, dtype=cp.float64)
+                self.M = L.array(cp.zeros, (n, pl.WM), cp.float64)
+                self.B = L.array(cp.zeros, (n, pl.WB), cp.float64)
+                self.P = L.array(cp.zeros, 1, cp.float64)
             else:   # every entry is written by the level-wise build
-                self.M = cp.empty((n, pl.WM), dtype=cp.float64)
-                self.B = cp.empty((n, pl.WB), dtype=cp.float64)
-                self.P = cp.empty((max(S.nslots, 1), pl.WB), dtype=cp.float64)
-        col = colors.astype(cp.int8, copy=False) if isinstance(colors, cp.ndarray) else \
-            cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
-        if n:
-            if self.build == "shape":
-                self._build_per_shape(col)
+                self.M = L.array(cp.empty, (n, pl.WM), cp.float64)
+                self.B = None if self.chunked else L.array(cp.empty, (n, pl.WB), cp.float64)
+                self.P = L.array(cp.empty, (max(S.nslots, 1), pl.WB), cp.float64)
+            col = colors.astype(cp.int8, copy=False) if isinstance(colors, cp.ndarray) else \
+                cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
+            L.alloc(n)
+            if n:
+                if self.chunked:
+                    self._build_chunked(col, max(1, int(layout.rows)))
+                elif self.build == "shape":
+                    self._build_per_shape(col)
+                else:
+                    self._build_levels(col)
+            T = len(pl.top)
+            L.alloc(2 * T * n * 8)          # the gathered top columns and the root weights
+            self.root_w = self.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]     # (tops, n)
+            L.free(T * n * 8)
+            # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
+            # (same samples for a seed); large ones: device reductions (may differ in the last bits)
+            self._host = self.root_w.size <= _HOST_CUMSUM
+            if self._host:
+                self.root_w_host = cp.asnumpy(self.root_w)
+                per_top = self.root_w_host.sum(axis=1)
             else:
-                self._build_levels(col)
-        self.root_w = self.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]     # (tops, n)
-        # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
-        # (same samples for a seed); large ones: device reductions (may differ in the last bits)
-        self._host = self.root_w.size <= _HOST_CUMSUM
-        if self._host:
-            self.root_w_host = cp.asnumpy(self.root_w)
-            per_top = self.root_w_host.sum(axis=1)
-        else:
-            per_top = cp.asnumpy(self.root_w.sum(axis=1))
-        self.top_free = S.top_free
-        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
-        self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
+                per_top = cp.asnumpy(self.root_w.sum(axis=1))
+            self.top_free = S.top_free
+            self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
+            L.alloc(2 * T * n * 8)          # the cumulative sums and CuPy's flattened copy
+            self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
+            L.free(T * n * 8)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k
+
+    def _build_chunked(self, col, rows):
+        """The chunked layout's build: per level (all shapes of one size) and vertex chunk of ``rows`` vertices,
+        the SpMM of the level's passive children into the chunk's rows of a B buffer (hubs' chunk sums to P, as
+        the level-wise build), then the level's eMA on those rows.  Same sums in the same order: the same M."""
+        S, pl, n = self.S, self.plan, self.n
+        cp, i64, blk = S.cp, np.int64, 256
+        Bc = self.mem.array(cp.empty, (min(rows, n), pl.WB), cp.float64)
+        kernel(__package__, _FILE, "me_leaf")(((n + blk - 1) // blk,), (blk,),
+                                              (col, self.M, i64(n), i64(pl.WM), i64(pl.offM[0]), np.int32(self.k)))
+        for h, ent, _ in S.levels:
+            if h == 1:
+                continue
+            dst, offA, offB, s0, ns, E = ent
+            for v0, v1, tv, tc, nt, hv, hs0, hns, nh in S.chunk_tasks(rows):
+                for offM, offBw, C in S.level_pas[h]:
+                    nc = -(-C // 32)
+                    if nt:
+                        kernel(__package__, _FILE, f"me_spmm_rows{nc}")(
+                            ((nt * 32 + blk - 1) // blk,), (blk,),
+                            (S.ptr, S.idx, self.M, i64(pl.WM), i64(offM), Bc, i64(pl.WB), i64(offBw), np.int32(C),
+                             tv, tc, i64(nt), S.hub_slot, np.int32(S.chunk), self.P, i64(v0)))
+                    if nh:
+                        kernel(__package__, _FILE, "me_spmm_hub_sum_rows")(
+                            ((nh * C + blk - 1) // blk,), (blk,),
+                            (self.P, Bc, i64(pl.WB), i64(offBw), np.int32(C), hv, hs0, hns, i64(nh), i64(v0)))
+                tot = (v1 - v0) * E
+                kernel(__package__, _FILE, "me_ema_level_rows")(
+                    ((tot + blk - 1) // blk,), (blk,),
+                    (self.M, i64(pl.WM), Bc, i64(pl.WB), dst, offA, offB, s0, ns, S.sa32, S.sp32, np.int32(E),
+                     i64(v0), i64(v1 - v0)))
+        self.mem.free(Bc.nbytes)
+        del Bc
 
     def _build_levels(self, col):
         """Level-wise build: per size h, one eMA launch for all its shapes, then its SpMM windows."""
@@ -236,6 +345,11 @@ class GpuTables:
         q = np.asarray(q, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
+        T = self.root_w.shape[0] * self.n * 8
+        self.root_cum = None                 # the old sums go before the new ones are made (memory model)
+        self.mem.free(T)
+        self.mem.alloc(3 * T)                # the weighted copy, its flattened copy, the new sums
+        self.mem.free(2 * T)
         if self._host:
             self.root_cum = self._cumsum(self.root_w_host * f[self.top_free][:, None])
         else:
@@ -252,13 +366,16 @@ class GpuTables:
         cp, S, pl = self.S.cp, self.S, self.plan
         verts = cp.empty((count, self.k), dtype=cp.int32)
         codes = cp.zeros(count, dtype=cp.int64)
+        self.mem.alloc(verts.nbytes + codes.nbytes + 4 * count)
+        self.mem.free(verts.nbytes + codes.nbytes + 4 * count)
         if count and self.rooted > 0:
             d = S.d
-            blk = 128
+            blk = ME_SAMPLE_BLOCK
             lanes = 32 if S.hubs else 1        # a warp per sample where hub scans dominate
-            kernel(__package__, _FILE, "me_sample_warp" if S.hubs else "me_sample")(
+            name = ("me_sample_warp" if S.hubs else "me_sample") + ("_rows" if self.chunked else "")
+            kernel(__package__, _FILE, name)(
                 ((count * lanes + blk - 1) // blk,), (blk,),
-                (S.ptr, S.idx, self.M, np.int64(pl.WM), self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
+                (S.ptr, S.idx, self.M, np.int64(pl.WM), self.M if self.chunked else self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,
                  np.int64(self.root_cum.size), d["top"], np.int64(self.n), np.uint64(key), np.int64(first),
                  np.int64(count), np.int32(self.k), verts, codes, self.P,

@@ -42,7 +42,7 @@ __device__ __forceinline__ void me_spmm_tasks_impl(const i64* __restrict__ ptr, 
                                                    double* __restrict__ B, i64 WB, i64 offB, int C,
                                                    const int* __restrict__ task_v, const int* __restrict__ task_c,
                                                    i64 ntask, const int* __restrict__ hub_slot, int CH,
-                                                   double* __restrict__ P) {
+                                                   double* __restrict__ P, i64 row0) {
     const i64 t = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     const int lane = threadIdx.x & 31;
     if (t >= ntask) return;  // whole warps leave together
@@ -84,7 +84,7 @@ __device__ __forceinline__ void me_spmm_tasks_impl(const i64* __restrict__ ptr, 
         }
     }
     const int hs = hub_slot[v];
-    double* dst = hs < 0 ? B + (i64)v * WB + offB : P + (i64)(hs + c) * WB + offB;
+    double* dst = hs < 0 ? B + ((i64)v - row0) * WB + offB : P + (i64)(hs + c) * WB + offB;
 #pragma unroll
     for (int q = 0; q < NC; ++q)
         if (on[q]) dst[lane + 32 * q] = acc[q];
@@ -96,7 +96,15 @@ __device__ __forceinline__ void me_spmm_tasks_impl(const i64* __restrict__ ptr, 
         double* __restrict__ B, i64 WB, i64 offB, int C, const int* __restrict__ task_v,                        \
         const int* __restrict__ task_c, i64 ntask, const int* __restrict__ hub_slot, int CH,                    \
         double* __restrict__ P) {                                                                               \
-        me_spmm_tasks_impl<NC>(ptr, idx, M, W, offM, B, WB, offB, C, task_v, task_c, ntask, hub_slot, CH, P);   \
+        me_spmm_tasks_impl<NC>(ptr, idx, M, W, offM, B, WB, offB, C, task_v, task_c, ntask, hub_slot, CH, P, 0); \
+    }                                                                                                           \
+    extern "C" __global__ void __launch_bounds__(256) me_spmm_rows##NC(                                        \
+        const i64* __restrict__ ptr, const int* __restrict__ idx, const double* __restrict__ M, i64 W, i64 offM, \
+        double* __restrict__ B, i64 WB, i64 offB, int C, const int* __restrict__ task_v,                        \
+        const int* __restrict__ task_c, i64 ntask, const int* __restrict__ hub_slot, int CH,                    \
+        double* __restrict__ P, i64 row0) {                                                                     \
+        me_spmm_tasks_impl<NC>(ptr, idx, M, W, offM, B, WB, offB, C, task_v, task_c, ntask, hub_slot, CH, P,    \
+                               row0);                                                                           \
     }
 ME_SPMM_TASKS(1)
 ME_SPMM_TASKS(2)
@@ -120,6 +128,21 @@ extern "C" __global__ void me_spmm_hub_sum(const double* __restrict__ P, double*
     B[(i64)hub_v[h] * WB + offB + r] = s;
 }
 
+// me_spmm_hub_sum into a chunk buffer of B: the row of hub v is v - row0 (chunked layout)
+extern "C" __global__ void me_spmm_hub_sum_rows(const double* __restrict__ P, double* __restrict__ B, i64 WB,
+                                                i64 offB, int C, const int* __restrict__ hub_v,
+                                                const int* __restrict__ hub_s0, const int* __restrict__ hub_ns,
+                                                i64 nhub, i64 row0) {
+    const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nhub * C) return;
+    const i64 h = t / C;
+    const int r = (int)(t - h * C);
+    const double* Ph = P + (i64)hub_s0[h] * WB + offB + r;
+    double s = 0.0;
+    for (int q = 0, nq = hub_ns[h]; q < nq; ++q) s = __dadd_rn(s, Ph[(i64)q * WB]);
+    B[((i64)hub_v[h] - row0) * WB + offB + r] = s;
+}
+
 // One level's eMA: M[v, e_dst[e]] = sum_j M[v, e_offA[e] + sa[e_s0[e] + j]] * B[v, e_offB[e] + sp[e_s0[e] + j]],
 // j < e_ns[e], for the level's E output columns e (all its shapes' colour sets): one thread per (v, e),
 // v-major, so a warp reads one or two vertices' rows; the CPU's order, no fused multiply-add
@@ -134,6 +157,30 @@ extern "C" __global__ void me_ema_level(double* M, i64 W, const double* __restri
     const int e = (int)(t - v * E);
     const double* Ma = M + v * W + e_offA[e];
     const double* Bv = B + v * WB + e_offB[e];
+    const int* a = sa + e_s0[e];
+    const int* b = sp + e_s0[e];
+    double acc = 0.0;
+    for (int j = 0, nj = e_ns[e]; j < nj; ++j) {
+        const double x = Ma[__ldg(a + j)];
+        if (x != 0.0) acc = __dadd_rn(acc, __dmul_rn(x, Bv[__ldg(b + j)]));
+    }
+    M[v * W + e_dst[e]] = acc;
+}
+
+// me_ema_level on the rows v0 .. v0 + nrows - 1 only, reading B from a chunk buffer (row v - v0): the
+// chunked layout's build (same sums, same order)
+extern "C" __global__ void me_ema_level_rows(double* M, i64 W, const double* __restrict__ B, i64 WB,
+                                             const int* __restrict__ e_dst, const int* __restrict__ e_offA,
+                                             const int* __restrict__ e_offB, const int* __restrict__ e_s0,
+                                             const int* __restrict__ e_ns, const int* __restrict__ sa,
+                                             const int* __restrict__ sp, int E, i64 v0, i64 nrows) {
+    const i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= nrows * E) return;
+    const i64 i = t / E;
+    const i64 v = v0 + i;
+    const int e = (int)(t - i * E);
+    const double* Ma = M + v * W + e_offA[e];
+    const double* Bv = B + i * WB + e_offB[e];
     const int* a = sa + e_s0[e];
     const int* b = sp + e_s0[e];
     double acc = 0.0;
@@ -207,6 +254,26 @@ extern "C" __global__ void me_ema(double* __restrict__ M, i64 W, i64 offA, const
 }
 
 #define ME_MAXK 8
+#define ME_MAXNS 70          // most colour splits of one node (k = 8); checked on the host
+#define ME_SAMPLE_BLOCK 128  // threads per block of the samplers (the warp sampler's shared buffers)
+
+// B[v, colB] of the full layout, recomputed as the level-wise build summed it (chunked layout): a hub
+// (hs >= 0) adds its chunk sums P in chunk order (me_spmm_hub_sum), another vertex its neighbours'
+// M[u, colM] in CSR order (me_spmm_tasks), both from 0.0 without fused operations: the same double
+__device__ __forceinline__ double me_b_entry(const i64* __restrict__ ptr, const int* __restrict__ idx,
+                                             const double* __restrict__ M, i64 W, i64 colM,
+                                             const double* __restrict__ P, i64 WB, i64 colB, int hs, int v,
+                                             int CH) {
+    const i64 e0 = ptr[v], e1 = ptr[v + 1];
+    double s = 0.0;
+    if (hs >= 0) {
+        const i64 nq = (e1 - e0 + CH - 1) / CH;
+        for (i64 q = 0; q < nq; ++q) s = __dadd_rn(s, P[((i64)hs + q) * WB + colB]);
+        return s;
+    }
+    for (i64 e = e0; e < e1; ++e) s = __dadd_rn(s, __ldg(M + (i64)__ldg(idx + e) * W + colM));
+    return s;
+}
 
 // sample i's root: (shape, vertex) in proportion to the cumulative root weights
 __device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
@@ -230,6 +297,21 @@ __device__ __forceinline__ i64 me_pick_split(const double* Mv, const double* Bv,
     double acc = 0.0;
     for (i64 j = 0; j < ns; ++j) {
         const double w = __dmul_rn(Mv[sa[j]], Bv[sp[j]]);
+        acc = __dadd_rn(acc, w);
+        if (x < acc && w > 0.0) return j;
+    }
+    return ns - 1;
+}
+
+// me_pick_split with the passive entries given (bv[j] = B_passive[sp[j]], recomputed): the same doubles
+__device__ __forceinline__ i64 me_pick_split_b(const double* Mv, const double* bv, const i64* sa, i64 ns,
+                                               u64& state) {
+    double tot = 0.0;
+    for (i64 j = 0; j < ns; ++j) tot = __dadd_rn(tot, __dmul_rn(Mv[sa[j]], bv[j]));
+    const double x = __dmul_rn(me_uniform(state), tot);
+    double acc = 0.0;
+    for (i64 j = 0; j < ns; ++j) {
+        const double w = __dmul_rn(Mv[sa[j]], bv[j]);
         acc = __dadd_rn(acc, w);
         if (x < acc && w > 0.0) return j;
     }
@@ -330,8 +412,10 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
 // (same random numbers), the scan for the passive child's vertex reading 32 neighbours at a time
 // (warp prefix sum, first lane whose running sum passes the target), for graphs with hubs; equal to
 // the one-thread walk while the running sums are exact (below 2^53).
-template <bool WARP>
-__device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS) {
+// BFREE (chunked layout): B is not stored; the entries a split reads are recomputed (me_b_entry) into bv
+// (a thread's own array; a warp's shared row, its lanes over the splits), the same doubles as B's.
+template <bool WARP, bool BFREE>
+__device__ __forceinline__ void me_sample_one(i64 i, int lane, double* bv, ME_SAMPLE_PARAMS) {
     u64 state = la_splitmix64(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
     me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
@@ -351,15 +435,24 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
         const double* Bv = B + (i64)v * WB + offB[p];
         const i64* sa = split_sa + so + r * ns;
         const i64* sp = split_sp + so + r * ns;
-        const i64 jj = me_pick_split(Mv, Bv, sa, sp, ns, state);
+        const int hs = hub_slot[v];
+        i64 jj;
+        if (BFREE) {
+            if (WARP) __syncwarp();  // every lane is done with the previous node's entries
+            for (i64 j = WARP ? lane : 0; j < ns; j += WARP ? 32 : 1)
+                bv[j] = me_b_entry(ptr, idx, M, W, offM[p] + sp[j], P, WB, offB[p] + sp[j], hs, v, CH);
+            if (WARP) __syncwarp();
+            jj = me_pick_split_b(Mv, bv, sa, ns, state);
+        } else {
+            jj = me_pick_split(Mv, Bv, sa, sp, ns, state);
+        }
         int ra = (int)sa[jj], rp = (int)sp[jj];
         double acc;
         // the passive child's vertex, in proportion to its table entry
         const double* col = M + offM[p] + rp;
-        x = __dmul_rn(me_uniform(state), Bv[rp]);
+        x = __dmul_rn(me_uniform(state), BFREE ? bv[jj] : Bv[rp]);
         acc = 0.0;
         i64 e0 = ptr[v], e1 = ptr[v + 1];
-        const int hs = hub_slot[v];
         int u = -1, last = -1;
         if (WARP) {
             if (hs >= 0) me_skip_chunks_warp(P + (i64)hs * WB + offB[p] + rp, WB, CH, x, e0, e1, acc, lane);
@@ -407,12 +500,27 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, ME_SAMPLE_PARAMS)
 extern "C" __global__ void me_sample(ME_SAMPLE_PARAMS) {
     const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
     if (i >= count) return;
-    me_sample_one<false>(i, 0, ME_SAMPLE_ARGS);
+    me_sample_one<false, false>(i, 0, nullptr, ME_SAMPLE_ARGS);
 }
 
 // one warp per sample (graphs with hubs)
 extern "C" __global__ void me_sample_warp(ME_SAMPLE_PARAMS) {
     const i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
     if (i >= count) return;  // whole warps leave together
-    me_sample_one<true>(i, threadIdx.x & 31, ME_SAMPLE_ARGS);
+    me_sample_one<true, false>(i, threadIdx.x & 31, nullptr, ME_SAMPLE_ARGS);
+}
+
+// the chunked layout's samplers (B recomputed where read; B is not passed: M stands in for it, unread)
+extern "C" __global__ void me_sample_rows(ME_SAMPLE_PARAMS) {
+    const i64 i = (i64)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i >= count) return;
+    double bv[ME_MAXNS];
+    me_sample_one<false, true>(i, 0, bv, ME_SAMPLE_ARGS);
+}
+
+extern "C" __global__ void __launch_bounds__(ME_SAMPLE_BLOCK) me_sample_warp_rows(ME_SAMPLE_PARAMS) {
+    __shared__ double bsh[ME_SAMPLE_BLOCK / 32][ME_MAXNS];
+    const i64 i = ((i64)blockIdx.x * blockDim.x + threadIdx.x) >> 5;
+    if (i >= count) return;  // whole warps leave together
+    me_sample_one<true, true>(i, threadIdx.x & 31, bsh[threadIdx.x >> 5], ME_SAMPLE_ARGS);
 }

@@ -33,13 +33,17 @@ F8 = 8                  # bytes per table entry (float64: exact integer counts b
 class Layout:
     """How one coloring's tables are held: ``kind`` (``"full"`` or ``"chunked"``), ``rows`` per vertex chunk of
     the chunked build (n for the full layout), ``chunks`` (their number) and the bytes the model predicts at
-    the peak (``peak``), at the smallest chunk (``floor``) and for the full layout (``full``)."""
+    the peak (``peak``), at the smallest chunk (``floor``) and for the full layout (``full``); ``resident``
+    (what the build holds besides its B buffer) and ``row`` (bytes per row of that buffer): a budget of
+    max(floor, resident + r·row) builds in chunks of r rows."""
     kind: str
     rows: int
     chunks: int
     peak: int
     floor: int
     full: int
+    resident: int = 0
+    row: int = 0
 
 
 class Ledger:
@@ -104,7 +108,7 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
         if force == "full" and budget is not None and full > budget:
             raise MemoryBudgetTooSmall(f"the full layout of the k = {k} tables needs {full} bytes; "
                                        f"memory_budget is {budget}", needed=full, budget=budget)
-        return Layout("full", max(n, 1), 1, full, floor, full)
+        return Layout("full", max(n, 1), 1, full, floor, full, resident, m["row"])
     if budget is None:
         budget = full
     if floor > budget:
@@ -115,4 +119,4 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
             needed=floor, budget=budget)
     rows = int(min(max(n, 1), (budget - resident) // m["row"]))
     chunks = -(-max(n, 1) // rows)
-    return Layout("chunked", rows, chunks, max(resident + rows * m["row"], after), floor, full)
+    return Layout("chunked", rows, chunks, max(resident + rows * m["row"], after), floor, full, resident, m["row"])

@@ -17,7 +17,7 @@ import numpy as np
 from ..color_coding.trees import split_tables
 from .shapes import free_shapes, shape_plan, top_free
 
-__all__ = ["CpuTables", "shape_sigma", "HUB_CHUNK"]
+__all__ = ["CpuTables", "shape_sigma", "hub_runs", "HUB_CHUNK"]
 
 HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skipped by its sums
 
@@ -119,16 +119,12 @@ class CpuTables:
         """Vertices with more than HUB_CHUNK neighbours: the SpMM keeps their lists' sums per run of
         that many neighbours, and the sampler skips whole runs (a hub's scan was most of a sample's
         cost: R-MAT 16, k = 5, 2 cores, 65,536 samples 1.1 s -> 0.2 s). The run length grows until
-        these sums take at most a quarter of B's memory."""
+        these sums take at most a quarter of B's memory (:func:`hub_runs`)."""
         G, pl = self.G, self.plan
         deg = np.diff(G.indptr)
-        chunk = HUB_CHUNK
-        while True:
-            hubs = np.flatnonzero(deg > chunk)
-            nch = -(-deg[hubs] // chunk)
-            if hubs.size == 0 or int(nch.sum()) * pl.WB <= max(G.n * pl.WB // 4, 1 << 16):
-                break
-            chunk *= 2
+        chunk, _ = hub_runs(G, self.k)
+        hubs = np.flatnonzero(deg > chunk)
+        nch = -(-deg[hubs] // chunk)
         self.hub_off = np.full(G.n, -1, dtype=np.int64)
         if hubs.size:
             self.hub_off[hubs] = np.concatenate([[0], np.cumsum(nch)[:-1]])
@@ -168,6 +164,20 @@ class CpuTables:
                               self.G.n, np.uint64(key), first, count, k, verts, edges, shp, self.hub_off,
                               self.chunk, self.CSt)
         return verts, edges, shp
+
+
+def hub_runs(G, k: int):
+    """(run length, number of runs) of the hubs' neighbour lists in the cpu tables: runs of HUB_CHUNK
+    neighbours, doubled until the runs' sums (WB per run) take at most a quarter of B's memory."""
+    pl = shape_plan(k)
+    deg = np.diff(G.indptr)
+    chunk = HUB_CHUNK
+    while True:
+        hubs = np.flatnonzero(deg > chunk)
+        nch = int((-(-deg[hubs] // chunk)).sum())
+        if hubs.size == 0 or nch * pl.WB <= max(G.n * pl.WB // 4, 1 << 16):
+            return chunk, nch
+        chunk *= 2
 
 
 def shape_sigma(edge_lists, k: int) -> np.ndarray:

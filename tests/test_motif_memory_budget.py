@@ -1,0 +1,277 @@
+"""Motif estimation within a memory budget: the chunked table layout gives the full layout's numbers and samples,
+the budget is respected (counted bytes, model, and tracemalloc), and a budget below the smallest chunk raises."""
+
+from __future__ import annotations
+
+import math
+import tracemalloc
+
+import numpy as np
+import pytest
+
+import la_gpm
+from la_gpm.exceptions import InvalidArgument, MemoryBudgetTooSmall
+from la_gpm.motif_estimate.driver import estimate_census, table_layout
+from la_gpm.motif_estimate.memory import Layout, choose_layout
+from la_gpm.motif_estimate.tables import CpuTables
+
+
+def _chunked(rows):
+    return Layout("chunked", rows, 0, 0, 0, 0)
+
+
+@pytest.mark.parametrize("k", [4, 6, 8])
+def test_chunked_tables_and_samples_equal_full(monkeypatch, k):
+    """Same M, root sums, shape totals and samples (plain and AGS mixture), with hubs (runs of 4) and chunks of
+    1, 5 and all rows; a mutation of the sampler's recomputed B (order or hub runs) changes the samples."""
+    import la_gpm.motif_estimate.tables as ME
+    monkeypatch.setattr(ME, "HUB_CHUNK", 4)
+    for G in (la_gpm.datasets.load("karate"), la_gpm.generators.rmat(8, seed=3)):
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        A = CpuTables(G, k, colors)
+        assert (A.hub_off >= 0).any()
+        assert np.array_equal(A.root_cum, np.cumsum(A.root_w.ravel()))     # the in-place sums are numpy's
+        va = A.sample(2000, key=5, first=3)
+        q = np.linspace(1, 2, len(A.shape_treelets))
+        q /= q.sum()
+        for rows in (1, 5, G.n):
+            if rows == 1 and G.n > 40:
+                continue
+            B = CpuTables(G, k, colors, layout=_chunked(rows))
+            assert B.B is None and B.Pt is None
+            assert np.array_equal(A.M, B.M) and np.array_equal(A.root_cum, B.root_cum)
+            assert np.array_equal(A.shape_treelets, B.shape_treelets)
+            vb = B.sample(2000, key=5, first=3)
+            assert all(np.array_equal(x, y) for x, y in zip(va, vb))
+            A2 = CpuTables(G, k, colors)
+            A2.set_mixture(q)
+            B.set_mixture(q)
+            assert np.array_equal(A2.root_cum, B.root_cum)
+            assert all(np.array_equal(x, y) for x, y in zip(A2.sample(1000, key=9), B.sample(1000, key=9)))
+
+
+def _floor(G, k, batch=1 << 16):
+    return table_layout(G, k, "cpu", None, None, force="chunked", batch=batch).floor
+
+
+def test_small_budget_same_estimate_and_respected():
+    """A budget that forces several vertex chunks gives the unbounded run's DataFrame for a seed (k = 6 and 8,
+    AGS on); the counted peak is within the budget and below the full layout's."""
+    G = la_gpm.generators.rmat(9, seed=1)
+    for k, spc in ((6, 256), (8, 1024)):
+        kw = dict(seed=7, max_colorings=4, samples_per_coloring=spc, min_colorings=2)
+        a = estimate_census(G, k, **kw)
+        assert a.attrs["table_layout"] == "full" and a.attrs["memory_budget"] is None
+        lay = table_layout(G, k, "cpu", None, None, force="chunked", batch=spc)
+        assert a.attrs["table_bytes"] <= a.attrs["table_bytes_model"] == lay.full
+        budget = max(lay.floor, lay.resident + 40 * lay.row)          # 40 rows per chunk
+        assert budget < lay.full
+        b = estimate_census(G, k, memory_budget=budget, **kw)
+        assert b.attrs["table_layout"] == "chunked" and b.attrs["table_chunks"] >= 3
+        assert 0 < b.attrs["table_bytes"] <= b.attrs["table_bytes_model"] <= budget
+        assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+        for key in ("colorings", "samples", "total", "colorful_treelets", "adaptive_colorings"):
+            assert a.attrs[key] == b.attrs[key], key
+
+
+def test_budget_below_the_smallest_chunk_raises_with_the_budget_that_would_do():
+    G = la_gpm.generators.rmat(8, seed=2)
+    k = 6
+    floor = _floor(G, k, batch=1024)
+    with pytest.raises(MemoryBudgetTooSmall) as e:
+        estimate_census(G, k, seed=1, max_colorings=1, memory_budget=floor - 1, samples_per_coloring=1024)
+    assert e.value.needed == floor and e.value.budget == floor - 1 and str(floor) in str(e.value)
+    assert isinstance(e.value, la_gpm.LaGpmError) and isinstance(e.value, MemoryError)
+    df = estimate_census(G, k, seed=1, max_colorings=2, min_colorings=1, memory_budget=floor,
+                         samples_per_coloring=1024)
+    assert df.attrs["table_layout"] == "chunked" and df.attrs["table_bytes"] <= floor
+    with pytest.raises(InvalidArgument):
+        estimate_census(G, k, seed=1, memory_budget=0)
+    with pytest.raises(InvalidArgument):
+        estimate_census(G, k, seed=1, memory_budget="1 GB")
+
+
+def test_counted_bytes_cover_the_real_allocations():
+    """tracemalloc (numpy reports its buffers to it) sees no more than the ledger counts while the tables of one
+    coloring are built and sampled, in both layouts; and the ledger stays within the model's peak."""
+    G = la_gpm.generators.rmat(9, seed=5)
+    k = 7
+    colors = ((np.arange(G.n) * 5 + 1) % k).astype(np.int8)
+    pl = la_gpm.motif_estimate.shapes.shape_plan(k)
+    c = table_layout(G, k, "cpu", None, None, force="chunked", batch=4096)
+    for force, budget in (("full", None), ("chunked", max(c.floor, c.resident + 16 * c.row))):
+        lay = table_layout(G, k, "cpu", None, budget, force=force, batch=4096)
+        assert lay.chunks >= (1 if budget is None else 2)
+        CpuTables(G, k, colors, layout=lay).sample(64, key=1)      # compiled before measuring
+        tracemalloc.start()
+        try:
+            T = CpuTables(G, k, colors, layout=lay)
+            T.sample(4096, key=1)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert peak <= T.mem.peak + (256 << 10), (force, peak, T.mem.peak)
+        assert T.mem.peak <= lay.peak and (budget is None or lay.peak <= budget)
+
+
+def test_layout_choice():
+    kw = dict(backend="cpu", n=1000, WM=615, WB=567, tops=48, k=7, slots=10, batch=1 << 16)
+    full = choose_layout(budget=None, **kw)
+    assert full.kind == "full" and full.chunks == 1
+    assert choose_layout(budget=full.peak, **kw).kind == "full"
+    c = choose_layout(budget=full.peak - 1, **kw)
+    assert c.kind == "chunked" and c.peak <= full.peak - 1 and c.floor <= c.peak
+    kw["batch"] = 16         # above the roots (169 rows of B here) the rows follow the budget
+    c = choose_layout(budget=None, force="chunked", **kw)
+    for r in (170, 333, 999):
+        d = choose_layout(budget=max(c.floor, c.resident + r * c.row), **kw)
+        assert d.kind == "chunked" and d.rows == r and d.chunks == -(-1000 // r)
+        assert d.peak <= max(c.floor, c.resident + r * c.row)
+    with pytest.raises(MemoryBudgetTooSmall):
+        choose_layout(budget=c.floor - 1, **kw)
+    with pytest.raises(InvalidArgument):
+        choose_layout(budget=None, force="compressed", **kw)
+
+
+# ----------------------------------------------------------------------------- the GPU chunked build, emulated
+def _emulated_rows_kernels():
+    """numpy stand-ins of me_sample.cu's build kernels, the chunked ones included (same arguments)."""
+    def leaf(g, b, a):
+        col, M, n, W, off, k = a
+        for q in range(int(k)):
+            M[:, off + q] = col == q
+
+    def spmm(g, b, a):
+        ptr, idx, M, W, offM, B, WB, offB, C, tv, tc, ntask, hub_slot, CH, P, row0 = a
+        C, CH = int(C), int(CH)
+        for t in range(int(ntask)):
+            v, c = tv[t], tc[t]
+            e0 = ptr[v] + c * CH
+            acc = np.zeros(C)
+            for u in idx[e0:min(e0 + CH, ptr[v + 1])]:
+                acc = acc + M[u, offM:offM + C]
+            if hub_slot[v] < 0:
+                B[v - row0, offB:offB + C] = acc
+            else:
+                P[hub_slot[v] + c, offB:offB + C] = acc
+
+    def hub_sum(g, b, a):
+        P, B, WB, offB, C, hv, hs0, hns, nhub, row0 = a
+        for h in range(int(nhub)):
+            s = np.zeros(int(C))
+            for q in range(hns[h]):
+                s = s + P[hs0[h] + q, offB:offB + int(C)]
+            B[hv[h] - row0, offB:offB + int(C)] = s
+
+    def ema(g, b, a):
+        M, W, B, WB, dst, offA, offB, s0, ns, sa, sp, E, v0, nrows = a
+        rows = slice(int(v0), int(v0 + nrows))
+        for e in range(int(E)):
+            acc = np.zeros(int(nrows))
+            for j in range(ns[e]):
+                x = M[rows, offA[e] + sa[s0[e] + j]]
+                acc = np.where(x != 0, acc + x * B[:int(nrows), offB[e] + sp[s0[e] + j]], acc)
+            M[rows, dst[e]] = acc
+
+    table = {"me_leaf": leaf, "me_ema_level_rows": ema, "me_spmm_hub_sum_rows": hub_sum}
+    return lambda pkg, f, name: spmm if name.startswith("me_spmm_rows") else table[name]
+
+
+def _b_entry(G, M, P, hub_slot, CH, colM, colB, v):
+    """me_sample.cu's me_b_entry: B[v, colB] recomputed from the hubs' chunk sums or the neighbours' M."""
+    e0, e1 = G.indptr[v], G.indptr[v + 1]
+    s = 0.0
+    if hub_slot[v] >= 0:
+        for q in range(-(-(e1 - e0) // CH)):
+            s += P[hub_slot[v] + q, colB]
+        return s
+    for u in G.indices[e0:e1]:
+        s += M[u, colM]
+    return s
+
+
+def test_gpu_chunked_build_plan_reproduces_cpu_tables(monkeypatch):
+    """The GPU chunked build (per level and vertex chunk, hub chunks of 3 neighbours) through numpy stand-ins of
+    its kernels gives the CPU's M, and the sampler's recomputation of B from M and the hub sums P gives the
+    CPU's B at every vertex (no GPU needed)."""
+    import types
+    import la_gpm.motif_estimate.gpu as GM
+    fake = types.SimpleNamespace(asarray=np.asarray, empty=np.empty, zeros=np.zeros, full=np.full, int32=np.int32,
+                                 float64=np.float64, int8=np.int8, asnumpy=np.asarray, ndarray=np.ndarray)
+    monkeypatch.setattr(GM, "cupy", lambda: fake)
+    monkeypatch.setattr(GM, "kernel", _emulated_rows_kernels())
+    monkeypatch.setattr(GM, "device_csr", lambda G, which: (G.indptr, G.indices))
+    monkeypatch.setattr(GM, "SPMM_CHUNK", 3)
+    G = la_gpm.generators.rmat(6, seed=2)
+    for k in (4, 7):
+        pl = la_gpm.motif_estimate.shapes.shape_plan(k)
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        T = CpuTables(G, k, colors)
+        S = GM.GpuSampler(G, k)
+        assert S.nslots > 0
+        D = GM.GpuTables.__new__(GM.GpuTables)
+        D.S, D.k, D.plan, D.n = S, k, pl, G.n
+        from la_gpm.motif_estimate.memory import Ledger
+        D.mem = Ledger()
+        D.M = np.full((G.n, pl.WM), np.nan)
+        D.P = np.full((S.nslots, pl.WB), np.nan)
+        D._build_chunked(colors, 7)
+        assert np.array_equal(T.M, D.M)
+        hub_slot = np.asarray(S.hub_slot)
+        for i in np.flatnonzero(pl.offB >= 0).tolist():
+            for r in range(math.comb(k, int(pl.size[i]))):
+                colM, colB = int(pl.offM[i]) + r, int(pl.offB[i]) + r
+                got = [_b_entry(G, D.M, D.P, hub_slot, S.chunk, colM, colB, v) for v in range(G.n)]
+                assert np.array_equal(np.array(got), T.B[:, colB]), (k, i, r)
+
+
+# ----------------------------------------------------------------------------- on the device
+def _gpu_reason():
+    from la_gpm.backends import gpu_status
+    return gpu_status()
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+@pytest.mark.parametrize("hub_degree,chunk", [(0, 16), (1 << 62, 16), (0, 1 << 20), (1 << 62, 1 << 20)])
+def test_gpu_chunked_tables_and_samples_equal_cpu(monkeypatch, hub_degree, chunk):
+    """The chunked layout on the device (both samplers, with and without hub chunks): the CPU's M and samples."""
+    import la_gpm.motif_estimate.gpu as GM
+    from la_gpm.motif_estimate.gpu import GpuSampler
+    monkeypatch.setattr(GM, "HUB_DEGREE", hub_degree)
+    monkeypatch.setattr(GM, "SPMM_CHUNK", chunk)
+    G = la_gpm.datasets.load("email-Eu-core")
+    for k in (4, 6, 8):
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        T = CpuTables(G, k, colors)
+        for rows in (97, G.n):
+            D = GpuSampler(G, k).tables(colors, _chunked(rows))
+            assert D.B is None
+            assert np.array_equal(T.M, D.M.get())
+            assert np.array_equal(T.shape_treelets, D.shape_treelets)
+            v1, _, _ = T.sample(5000, key=11, first=100)
+            v2, _, _ = D.sample(5000, key=11, first=100)
+            assert np.array_equal(v1, v2)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_small_budget_same_estimate_and_respected():
+    """On the device: a budget forcing several chunks gives the unbounded run's DataFrame (and the CPU's), the
+    counted peak within the budget; a budget below the smallest chunk raises MemoryBudgetTooSmall."""
+    from la_gpm.motif_estimate.gpu import GpuSampler
+    G = la_gpm.datasets.load("email-Eu-core")
+    for k in (5, 8):
+        kw = dict(seed=3, max_colorings=3, min_colorings=2, samples_per_coloring=1 << 14)
+        a = estimate_census(G, k, backend="gpu", **kw)
+        assert a.attrs["table_layout"] == "full"
+        lay = table_layout(G, k, "gpu", GpuSampler(G, k), None, force="chunked")
+        budget = max(lay.floor, lay.resident + 100 * lay.row)
+        b = estimate_census(G, k, backend="gpu", memory_budget=budget, **kw)
+        assert b.attrs["table_layout"] == "chunked" and b.attrs["table_chunks"] >= 3
+        assert 0 < b.attrs["table_bytes"] <= budget
+        assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+        c = estimate_census(G, k, backend="cpu", **kw)
+        assert c.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+        with pytest.raises(MemoryBudgetTooSmall):
+            estimate_census(G, k, backend="gpu", memory_budget=lay.floor - 1, **kw)
