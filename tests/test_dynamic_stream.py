@@ -205,6 +205,7 @@ def test_overflowing_counts_come_as_python_ints():
     from la_gpm.dynamic import engine, lane
     from la_gpm.dynamic.query import compile_delta_plan
     from la_gpm.dynamic.store import DELETED, INSERTED
+    from la_gpm.dynamic.stream import COLUMNS
 
     P = la_gpm.Pattern([(0, 1), (1, 2), (2, 0), (0, 3), (1, 3), (2, 3)])        # K4, |Aut| = 24
     plan = compile_delta_plan(P, induced=False, candidates=np.full(4, 10), symmetry=True)
@@ -225,7 +226,7 @@ def test_overflowing_counts_come_as_python_ints():
     assert cols["batch"].tolist() == [5, 6]
     cols = engine._lane_columns(v, 0, run, P, plan, "unique")
     assert cols["positive"].tolist() == [2**62, 2**63]
-    r = la_gpm.StreamDelta({c: cols[c] for c in cols}, 0.0, 2, 2, "unique", False)
+    r = la_gpm.StreamDelta({c: cols[c] for c in COLUMNS}, 0.0, 2, 2, "unique", False)
     assert r.totals() == (2**62 + 2**63, 3 + 7)
 
 

@@ -30,7 +30,7 @@ from .aside import irrelevant_counts
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
 from .updates import ids_after, normalise, relevant_rows
-from .stream import COLUMNS, StreamDelta, array_source, array_stream, bad_sign, stream_source
+from .stream import COLUMNS, LaneColumns, StreamDelta, array_source, array_stream, bad_sign, stream_source
 from .views import relevance_of, view_graph
 
 __all__ = ["match_delta", "DynamicGraph", "MatchDelta", "StreamDelta", "COUNT_KINDS"]
@@ -816,8 +816,7 @@ def _columns(out, fits, nb_, v, items, counts, P, plan, count):
     """The result columns of a lane run's ``nb_`` batches from its (9, nb_) int64 block ``out``
     (:func:`.lane.lane_columns`); where they do not fit (``fits`` False) positive and negative as Python ints from
     the info rows ``v`` and the last batch's ``items`` / ``counts`` (only the last batch run can be I_BIG)."""
-    cols = dict(zip(COLUMNS[:9], out))
-    cols["lane"] = np.ones(nb_, bool)
+    cols = LaneColumns(out)
     if not fits:
         L = _lane
         aut = P.automorphism_count if plan.symmetry and count == "embeddings" else 1

@@ -17,7 +17,7 @@ from ..exceptions import InvalidArgument, InvalidUpdate
 from .lane import lane_pairs, pack_ops
 from .updates import read_stream_ops, split_ops
 
-__all__ = ["StreamDelta", "StreamSource", "stream_source", "array_stream", "array_source", "bad_sign", "COLUMNS"]
+__all__ = ["StreamDelta", "LaneColumns", "StreamSource", "stream_source", "array_stream", "array_source", "bad_sign", "COLUMNS"]
 
 COLUMNS = ("batch", "query", "positive", "negative", "inserted", "deleted", "ignored", "irrelevant", "items", "lane")
 
@@ -42,11 +42,10 @@ class StreamDelta:
     ``to_frame()`` (a pandas DataFrame with the columns above).
     """
 
-    __slots__ = COLUMNS + ("seconds", "batches", "lane_batches", "count", "induced")
+    __slots__ = ("_cols", "seconds", "batches", "lane_batches", "count", "induced")
 
-    def __init__(self, cols: dict, seconds: float, batches: int, lane_batches: int, count: str, induced: bool):
-        for c in COLUMNS:
-            setattr(self, c, cols[c])
+    def __init__(self, cols, seconds: float, batches: int, lane_batches: int, count: str, induced: bool):
+        self._cols = cols            # column name -> array (a dict, or a LaneColumns block read on first use)
         self.seconds, self.batches, self.lane_batches = seconds, batches, lane_batches
         self.count, self.induced = count, induced
 
@@ -70,6 +69,32 @@ class StreamDelta:
     def __repr__(self):
         return (f"StreamDelta(batches={self.batches}, queries={int(self.query.max()) + 1 if len(self) else 0}, "
                 f"lane_batches={self.lane_batches}, count={self.count!r}, seconds={self.seconds:.4g})")
+
+
+for _c in COLUMNS:
+    setattr(StreamDelta, _c, property(lambda self, c=_c: self._cols[c]))
+del _c
+
+
+class LaneColumns(dict):
+    """The columns of a run of lane batches from its (9, nb) int64 block (rows in :data:`COLUMNS` order;
+    ``lane`` all True), each made the first time it is read: a stream of a hundred small batches costs a few
+    hundred microseconds in all, so the columns nobody reads are not built.  Columns set (positive / negative as
+    Python ints) take precedence."""
+
+    __slots__ = ("_out",)
+
+    def __init__(self, out):
+        super().__init__()
+        self._out = out
+
+    def __missing__(self, c):
+        v = np.ones(self._out.shape[1], bool) if c == "lane" else self._out[_ROW[c]]
+        self[c] = v
+        return v
+
+
+_ROW = {c: i for i, c in enumerate(COLUMNS[:9])}
 
 
 class StreamSource:
