@@ -375,7 +375,8 @@ class GpuTables:
             name = ("me_sample_warp" if S.hubs else "me_sample") + ("_rows" if self.chunked else "")
             kernel(__package__, _FILE, name)(
                 ((count * lanes + blk - 1) // blk,), (blk,),
-                (S.ptr, S.idx, self.M, np.int64(pl.WM), self.M if self.chunked else self.B, np.int64(pl.WB), d["offM"], d["offB"], d["size"],
+                (S.ptr, S.idx, self.M, np.int64(pl.WM), self.M if self.chunked else self.B, np.int64(pl.WB),
+                 d["offM"], d["offB"], d["size"],
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,
                  np.int64(self.root_cum.size), d["top"], np.int64(self.n), np.uint64(key), np.int64(first),
                  np.int64(count), np.int32(self.k), verts, codes, self.P,

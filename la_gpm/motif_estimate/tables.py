@@ -104,7 +104,8 @@ class CpuTables:
         T = len(pl.top)
         o = int(pl.offM[pl.top[0]])
         # the top shapes are the plan's last columns: a view, no copy
-        cols = self.M[:, o:o + T] if np.array_equal(pl.offM[pl.top], np.arange(o, o + T)) else self.M[:, pl.offM[pl.top]]
+        view = np.array_equal(pl.offM[pl.top], np.arange(o, o + T))
+        cols = self.M[:, o:o + T] if view else self.M[:, pl.offM[pl.top]]
         self.mem.alloc(T * self.G.n * 8)
         self.root_w = cols.T / pl.top_aut[:, None]   # (tops, n) rooted copies
         self.top_free = top_free(k)
