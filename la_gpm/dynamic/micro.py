@@ -148,11 +148,12 @@ def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, 
 
 
 @nb.njit(cache=True, inline="always")
-def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, upd1, sign, tv, bits,
-             nbits, lazy, stale, maxdeg):
+def _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, sign, tv, bits, nbits):
     """x-y added (sign 1) or removed (-1) in the degree and label counts; the candidate bits of x and y
-    recomputed and, where they changed, the lists patched (``lazy``: :func:`.filter.lazy_patch`).  Returns
-    (ptr, idx, changed, stale)."""
+    recomputed.  Returns whether they changed (then ``tv`` holds x and y sorted, ``bits`` / ``nbits`` their bits
+    before and after, for :func:`_relist`).  Scalars only: a helper that hands arrays back costs their reference
+    counts (atomic, about a tenth of a per-update batch's time on yeast), so the lists are patched by the caller
+    only where the bits changed."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     add_pairs(deg, N, vcol, upd1, sign, on)
@@ -162,11 +163,18 @@ def _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
     if changed:
         nbits[0] = ct[tv[0]]
         nbits[1] = ct[tv[1]]
-        if lazy:
-            cptr, cidx, stale = lazy_patch(cptr, cidx, tv, bits, nbits, k, maxdeg, stale)
-        else:
-            cptr, cidx = patch_lists(cptr, cidx, tv, nbits, k)
-    return cptr, cidx, changed, stale
+    return changed
+
+
+@nb.njit(cache=True, inline="always")
+def _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg):
+    """The candidate lists after :func:`_retable` changed the bits of ``tv`` (``lazy``: :func:`.filter.lazy_patch`).
+    Returns (ptr, idx, stale)."""
+    if lazy:
+        cptr, cidx, stale = lazy_patch(cptr, cidx, tv, bits, nbits, k, maxdeg, stale)
+    else:
+        cptr, cidx = patch_lists(cptr, cidx, tv, nbits, k)
+    return cptr, cidx, stale
 
 
 @nb.njit(cache=True)
@@ -226,14 +234,16 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     nbits = np.empty(2, np.uint32)
     off = idx.shape[0] < 0            # runtime flags, not literals (see lane.LANE_ITEMS)
     changed = False
-    touched = e1
-    old_rows = e2
+    tvs = np.empty(2 * RA, np.int64)       # the last batch's touched rows and their rows before it
+    olds = np.empty((2 * RA, 2), np.int64)
+    last_nt = 0
+    items = e6             # the last search's items and counts
+    counts = e1
     big_items = e2
     big_counts = e1
     while b < b1:
         if skip[b]:
-            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
-        info = infos[b]
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         i0 = ins_off[b]
         i1 = ins_off[b + 1]
         d0 = del_off[b]
@@ -243,13 +253,13 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             start = first_kept(ins_all, i0, i1, del_all, d0, d1, code, n, table)
             if start < 0:
                 # query views, no update a query can use (most small batches on a many-label graph)
-                info[I_DROP_I] = i1 - i0
-                info[I_DROP_D] = d1 - d0
-                info[I_STATUS] = M_SHORTCUT
+                infos[b, I_DROP_I] = i1 - i0
+                infos[b, I_DROP_D] = d1 - d0
+                infos[b, I_STATUS] = M_SHORTCUT
                 b += 1
                 continue
         nins = i1 - i0
-        info[I_STATUS] = M_FALLBACK
+        infos[b, I_STATUS] = M_FALLBACK
         # 1. the relevant updates (query views), ids checked
         nr = 0
         nrel = 0
@@ -268,7 +278,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             else:
                 r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
             if r < 0:       # a new vertex or a bad id: the general path
-                return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+                return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
             if r == 0 and not aside:
                 if t < nins:
                     drop_i += 1
@@ -280,16 +290,16 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 continue
             nrel += r
             if nr == RA or nrel > R:
-                info[I_STATUS] = -1
-                return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+                infos[b, I_STATUS] = -1
+                return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
             rel[nr, 0] = min(x, y)
             rel[nr, 1] = max(x, y)
             rel[nr, 2] = 1 if t < nins else -1
             nr += 1
         if use_rel and not aside and nr == 0 and loops == 0:      # query views: nothing any query can use
-            info[I_DROP_I] = drop_i
-            info[I_DROP_D] = drop_d
-            info[I_STATUS] = M_SHORTCUT
+            infos[b, I_DROP_I] = drop_i
+            infos[b, I_DROP_D] = drop_d
+            infos[b, I_STATUS] = M_SHORTCUT
             b += 1
             continue
         # 2. the net effect, as net_layout counts it: per distinct pair its inserts ci and deletes cd
@@ -345,11 +355,11 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             net[nd + t, 1] = adds[t, 1]
             net[nd + t, 2] = 1
         if strict and (loops or dup or both or exist or missing):    # the general path raises the named error
-            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         nu = nd + ni
         if nu > 1 and not seq_ok:                                    # induced: the batch path
-            info[I_STATUS] = -1
-            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+            infos[b, I_STATUS] = -1
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         # 3. room for the row copies, and work a serial search is for (bounds from the rows before the batch)
         need = 0
         g = max(live / max(n, 1), 1.0) ** min(max(k - 3, 0), 2)
@@ -362,36 +372,35 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             need += lx + ly + 2 * nu
             work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
         if work >= parallel_min:
-            info[I_STATUS] = -1
-            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
+            infos[b, I_STATUS] = -1
+            return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         if used + need > cap:
-            info[I_FULL] = need
-            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, e2, e1
-        # 4. apply: the touched rows before the batch first (the commit log's)
-        tv0 = np.empty(2 * nu, np.int64)
+            infos[b, I_FULL] = need
+            return M_FALLBACK, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
+        # 4. apply: the touched rows before the batch first (the commit log's), in the run's scratch: a batch
+        #    allocates nothing unless it searches
         nt = 0
         for t in range(nu):
             for c in range(2):
                 v = net[t, c]
                 seen = False
                 for u in range(nt):
-                    if tv0[u] == v:
+                    if tvs[u] == v:
                         seen = True
                 if not seen:
-                    tv0[nt] = v
+                    tvs[nt] = v
                     nt += 1
-        touched = tv0[:nt]
         for t in range(1, nt):               # sorted (insertion: a few entries)
-            v = touched[t]
+            v = tvs[t]
             u = t
-            while u > 0 and touched[u - 1] > v:
-                touched[u] = touched[u - 1]
+            while u > 0 and tvs[u - 1] > v:
+                tvs[u] = tvs[u - 1]
                 u -= 1
-            touched[u] = v
-        old_rows = np.empty((nt, 2), np.int64)
+            tvs[u] = v
         for t in range(nt):
-            old_rows[t, 0] = rows[touched[t], 0]
-            old_rows[t, 1] = rows[touched[t], 1]
+            olds[t, 0] = rows[tvs[t], 0]
+            olds[t, 1] = rows[tvs[t], 1]
+        last_nt = nt
         if buf.shape[1] < maxdeg + nu:       # the level buffers: every row this batch can make
             buf = np.empty((k, max(maxdeg + nu, 2 * buf.shape[1])), idx.dtype)
         pos = 0
@@ -405,81 +414,91 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
         for t in range(nu):
             x = net[t, 0]
             y = net[t, 1]
+            searched = False
             # two search sites on purpose: each passes _search (inlined) its side as a constant, which the
-            # search is specialised on; one site with the side a variable ran human dense4 10% slower (session 17)
+            # search is specialised on; one site with the side a variable ran human dense4 10% slower (session 17).
+            # The arrays are touched only where they change (lists) or a search runs: a helper handing arrays back
+            # costs their reference counts, atomic, on every update
             if net[t, 2] < 0:
                 px = _find(rows, idx, x, y)
                 py = _find(rows, idx, y, x)
                 _mark(st, od, px, py, DELETED, 0)
-                cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                items, counts = e6, e1
                 if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
+                    if lazy and stale:
+                        cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
+                        bch = bch or rb
                     items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
                                             cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
                                             buf, cnt, lpos, M, N, qcol)
+                    searched = True
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
-                cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
-                                                 qdem, k, upd1, -1, tv, bits, nbits, lazy, stale, maxdeg)
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, -1, tv, bits, nbits):
+                    cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
+                    bch = True
             else:
                 used, px = _copy_row(rows, idx, x, used, -1, y)
                 used, py = _copy_row(rows, idx, y, used, -1, x)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
-                cptr, cidx, ch, stale = _retable(x, y, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
-                                                 qdem, k, upd1, 1, tv, bits, nbits, lazy, stale, maxdeg)
-                cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                items, counts = e6, e1
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, 1, tv, bits, nbits):
+                    cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
+                    bch = True
                 if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
+                    if lazy and stale:
+                        cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
+                        bch = bch or rb
                     items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
                                             cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
                                             buf, cnt, lpos, M, N, qcol)
+                    searched = True
                 _mark(st, od, px, py, 0, -1)
-            bch = bch or ch or rb
-            p1, n1, b1_ = side_totals(counts, items)
-            for j in range(items.shape[0]):
-                if items[j, 5] == INSERTED:
-                    npos += 1
-            nitems += items.shape[0]
-            if not big and (b1_ or pos >= _BIG or neg >= _BIG):
-                big = True               # Python ints from here: the totals so far as two items, then every item
-                big_items = np.zeros((2, 6), np.int64)
-                big_items[0, 5] = INSERTED
-                big_items[1, 5] = DELETED
-                big_counts = np.array([pos, neg], np.int64)
-            if big:
-                big_items = np.concatenate((big_items, items))
-                big_counts = np.concatenate((big_counts, counts))
-            else:
-                pos += p1
-                neg += n1
+            if searched:
+                p1, n1, b1_ = side_totals(counts, items)
+                for j in range(items.shape[0]):
+                    if items[j, 5] == INSERTED:
+                        npos += 1
+                nitems += items.shape[0]
+                if not big and (b1_ or pos >= _BIG or neg >= _BIG):
+                    big = True           # Python ints from here: the totals so far as two items, then every item
+                    big_items = np.zeros((2, 6), np.int64)
+                    big_items[0, 5] = INSERTED
+                    big_items[1, 5] = DELETED
+                    big_counts = np.array([pos, neg], np.int64)
+                if big:
+                    big_items = np.concatenate((big_items, items))
+                    big_counts = np.concatenate((big_counts, counts))
+                else:
+                    pos += p1
+                    neg += n1
         changed = changed or bch
         live += 2 * (ni - nd)
-        info[I_DROP_I] = drop_i
-        info[I_DROP_D] = drop_d
-        info[I_LOOPS] = loops
-        info[I_DUP] = dup
-        info[I_BOTH] = both
-        info[I_EXIST] = exist
-        info[I_MISSING] = missing
-        info[I_INS] = ni
-        info[I_DEL] = nd
-        info[I_POS] = pos
-        info[I_NEG] = neg
-        info[I_BIG] = big
-        info[I_NPOS] = npos
-        info[I_NITEMS] = nitems
-        info[I_MAXDEG] = maxdeg
-        info[I_USED] = used
-        info[I_LISTS] = bch
-        info[I_SEQ] = 1
-        info[I_STALE] = stale
-        info[I_STATUS] = M_DONE
+        infos[b, I_DROP_I] = drop_i
+        infos[b, I_DROP_D] = drop_d
+        infos[b, I_LOOPS] = loops
+        infos[b, I_DUP] = dup
+        infos[b, I_BOTH] = both
+        infos[b, I_EXIST] = exist
+        infos[b, I_MISSING] = missing
+        infos[b, I_INS] = ni
+        infos[b, I_DEL] = nd
+        infos[b, I_POS] = pos
+        infos[b, I_NEG] = neg
+        infos[b, I_BIG] = big
+        infos[b, I_NPOS] = npos
+        infos[b, I_NITEMS] = nitems
+        infos[b, I_MAXDEG] = maxdeg
+        infos[b, I_USED] = used
+        infos[b, I_LISTS] = bch
+        infos[b, I_SEQ] = 1
+        infos[b, I_STALE] = stale
+        infos[b, I_STATUS] = M_DONE
         b += 1
         if big:
             break
-    return M_DONE, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, big_items, big_counts
+    return (M_DONE, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(),
+            big_items, big_counts)
 
 
 # micro_run compiles in the kernels of four modules: its cached build is dropped when any of them changes
