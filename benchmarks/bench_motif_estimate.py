@@ -123,12 +123,15 @@ def builds_of(a, G, name, k, be):
 
 
 def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
-    build_s, rate, nbytes = builds["cpu" if be == "cpu" else ("level" if "level" in builds else "shape")]
+    build_s = rate = nbytes = None      # --no-builds: the per-coloring build is not measured alone
+    if builds:
+        build_s, rate, nbytes = builds["cpu" if be == "cpu" else ("level" if "level" in builds else "shape")]
     spc = a.gpu_spc if be == "gpu" else a.spc
     spc = spc if spc == "auto" else None if spc == "default" else int(spc)
     wall, df = once(lambda: estimate_census(G, k, eps=a.eps, delta=a.delta, seed=seed, time_budget=a.budget,
                                             min_frequency=a.min_frequency, backend=be, adaptive=ad,
-                                            samples_per_coloring=spc, checkpoints=a.checkpoints, coloring=a.coloring),
+                                            samples_per_coloring=spc, checkpoints=a.checkpoints, coloring=a.coloring,
+                                            memory_budget=a.memory_budget),
                     sync=False)
     at = df.attrs
     above = df["frequency"] >= a.min_frequency
@@ -140,12 +143,15 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
            "classes_above_threshold": int(above.sum()),
            "worst_rel_halfwidth_above_threshold": float(df.loc[above, "rel_halfwidth"].max()),
            "build_s_per_coloring": build_s, "samples_per_s": rate, "table_bytes_per_coloring": nbytes,
-           "table_bytes_limit_s_at_2.89TBps": nbytes / COPY_BW_H100, "total_estimate": at["total"],
+           "table_bytes_limit_s_at_2.89TBps": nbytes / COPY_BW_H100 if nbytes else None,
+           "total_estimate": at["total"], "memory_budget": at.get("memory_budget"),
+           "table_layout": at.get("table_layout"), "table_chunks": at.get("table_chunks"),
+           "table_bytes_peak": at.get("table_bytes"), "table_bytes_model": at.get("table_bytes_model"),
            "samples_per_coloring": at["samples_per_coloring"], "coloring": at["coloring"],
            "build_s_in_run": at["build_s"], "sample_s_in_run": at["sample_s"],
            "checkpoints": a.checkpoints, "checks": at["checks"], "seed": seed,
            "why_colorings": why_colorings(df, *ME._last_record, a.min_frequency)}
-    if be == "gpu":
+    if be == "gpu" and builds:
         from la_gpm.motif_estimate.gpu import level_windows
         from la_gpm.motif_estimate.shapes import shape_plan
         wins = sum(len(level_windows(shape_plan(k), k, h)) for h in range(1, k + 1))
@@ -180,7 +186,11 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
                     arg("--gpu-build", choices=["level", "shape", "both"], default="level",
                         help="table build measured per coloring (both: the per-shape build before the level-wise one)"),
                     arg("--checkpoints", choices=["planned", "geometric"], default="geometric"),
-                    arg("--seeds", nargs="*", type=int, default=[1])])
+                    arg("--seeds", nargs="*", type=int, default=[1]),
+                    arg("--memory-budget", type=int, default=None,
+                        help="bytes one coloring's tables may take (default: none on the CPU, free memory on the GPU)"),
+                    arg("--no-builds", action="store_true",
+                        help="skip the separate per-coloring build timing (it holds the full layout)")])
 def motif_estimate(a):
     """Time to reach eps: for each (graph, k) one run of ``estimate_census(G, k, eps, delta, min_frequency=1e-4,
     seed=s, time_budget=--budget)`` after a warm-up on karate (compilation excluded), recording the elapsed
@@ -209,7 +219,7 @@ def motif_estimate(a):
         G = cache[name]
         for be in backends:
             try:
-                builds = builds_of(a, G, name, k, be)
+                builds = None if a.no_builds else builds_of(a, G, name, k, be)
             except Exception as e:  # noqa: BLE001  (out of memory on the largest graphs: record it)
                 rec.add({"graph": name, "k": k, "backend": be, "error": f"{type(e).__name__}: {e}"})
                 continue
@@ -218,7 +228,8 @@ def motif_estimate(a):
                     row = estimate_row(a, G, name, k, be, builds, bw, ad, seed)
                     rec.add(row, echo={x: row[x] for x in (
                         "graph", "k", "backend", "adaptive", "elapsed_s", "converged", "colorings", "samples",
-                        "build_s_per_coloring", "samples_per_s", "worst_rel_halfwidth_above_threshold")})
+                        "build_s_per_coloring", "samples_per_s", "worst_rel_halfwidth_above_threshold", "table_layout",
+                        "table_chunks")})
     rec.done()
 
 
