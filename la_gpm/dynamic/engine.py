@@ -773,8 +773,10 @@ class DynamicGraph:
                     nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, lists)
         if done:
             chunks.append(_columns(cols, fits, done, infos, items, counts, P, plan, self._count))
-        if packed is None:
+        if infos is None:
             return None, None, done
+        if packed is None:       # the run's packing left the pairs no query can use out: the general path's input
+            packed = _lane.pack_ops(ops, size, nbat, lane_max)[:5]
         return array_source(ops, size, nbat, packed), infos, done
 
     def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):

@@ -32,7 +32,7 @@ from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, 
                     I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ASIDE, N_INFO,
                     M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
-from .updates import net_layout, relevant_rows
+from .updates import net_layout, pair_kept, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
@@ -371,12 +371,14 @@ def lane_columns(v, b0, aut):
 
 
 @nb.njit(cache=True)
-def pack_ops(ops, size, nbat, lane_max):
+def _pack_ops(ops, size, nbat, lane_max, drop, code, n, table):
     """The lane's packing of signed ops cut into batches of ``size``: (inserts (a, 2), their batch offsets,
-    deletes (b, 2), offsets, skip, bad): a batch is skipped (left to the general path) when its inserts or its
-    deletes carry more than one edge label, or it has more than ``lane_max`` updates; ``bad`` is the first row
-    whose sign is not +1 or -1 (nothing packed), else -1.  The loop picks no array per row (numba would count a
-    reference on each pick)."""
+    deletes (b, 2), offsets, skip, bad, dropped): a batch is skipped (left to the general path) when its inserts or
+    its deletes carry more than one edge label, or it has more than ``lane_max`` updates; ``bad`` is the first row
+    whose sign is not +1 or -1 (nothing packed), else -1.  With ``drop`` (query views) the pairs the relevance
+    table ``code`` / ``table`` drops (:func:`.updates.pair_kept` 0) are not packed, only counted: ``dropped[b]`` =
+    (inserts, deletes) of batch b left out; ids out of range are packed (the lane hands such a batch back).  The
+    loop picks no array per row (numba would count a reference on each pick)."""
     m = ops.shape[0]
     labeled = ops.shape[1] > 3
     ni = 0
@@ -396,6 +398,7 @@ def pack_ops(ops, size, nbat, lane_max):
     ioff = np.zeros(nbat + 1, np.int64)
     doff = np.zeros(nbat + 1, np.int64)
     skip = np.zeros(nbat, np.uint8)
+    dropped = np.zeros((nbat, 2), np.int64)
     a = 0
     d = 0
     for b in range(nbat):
@@ -407,7 +410,12 @@ def pack_ops(ops, size, nbat, lane_max):
         mixed = t1 - b * size > lane_max
         for t in range(b * size, t1):
             lab = ops[t, 3] if labeled else -1
-            if ops[t, 0] == 1:
+            if drop and pair_kept(ops[t, 1], ops[t, 2], code, n, table) == 0:
+                if ops[t, 0] == 1:
+                    dropped[b, 0] += 1
+                else:
+                    dropped[b, 1] += 1
+            elif ops[t, 0] == 1:
                 ins[a, 0] = ops[t, 1]
                 ins[a, 1] = ops[t, 2]
                 a += 1
@@ -424,7 +432,12 @@ def pack_ops(ops, size, nbat, lane_max):
         ioff[b + 1] = a
         doff[b + 1] = d
         skip[b] = mixed
-    return ins, ioff, dele, doff, skip, bad
+    return ins, ioff, dele, doff, skip, bad, dropped
+
+
+def pack_ops(ops, size, nbat, lane_max):
+    """:func:`_pack_ops` keeping every pair: (ins, ioff, dele, doff, skip, bad)."""
+    return _pack_ops(ops, size, nbat, lane_max, False, _NO_CODE, 0, _NO_TABLE)[:6]
 
 
 
@@ -436,9 +449,11 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     batch 0 (:func:`_lane`, committed, compacting), its result columns filled (:func:`_fill_columns`).  Returns
     (bad, next, used, live, maxdeg, stale, columns (9, next), whether the columns are right as int64, lists
     (ptr, idx) or None, the fresh buffer (idx, st, od) or None, and where the run did not finish the stream with
-    int64 columns: the packing (ins, ioff, dele, doff, skip), the info table, the last batch's items and counts;
-    else None).  An array is returned only where the caller needs it: boxing one costs about a microsecond."""
-    ins, ioff, dele, doff, skip, bad = pack_ops(ops, size, nbat, lane_max)
+    int64 columns: the packing (ins, ioff, dele, doff, skip; None where the views' drops left pairs out of it), the
+    info table, the last batch's items and counts; else None).  An array is returned only where the caller needs it: boxing one costs about a microsecond."""
+    # query views: the pairs no query can use are counted as they are packed, not packed and scanned again
+    drop = use_rel and not aside
+    ins, ioff, dele, doff, skip, bad, dropped = _pack_ops(ops, size, nbat, lane_max, drop, code, n, table)
     infos = np.zeros((nbat, N_INFO), np.int64)
     for b in range(nbat):
         infos[b, I_STATUS] = -1
@@ -455,6 +470,9 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
             used, cap, live, maxdeg, mark, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
             qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
             per_update, lazy)
+    for t in range(b):      # every batch run wrote its own drops (of what was packed): the packing's join them
+        infos[t, I_DROP_I] += dropped[t, 0]
+        infos[t, I_DROP_D] += dropped[t, 1]
     cols = np.empty((9, b), np.int64)
     fits = _fill_columns(infos[:b], 0, aut, cols)
     if b:
@@ -462,7 +480,7 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     done = bad < 0 and b == nbat and fits
     return (bad, b, used, live, maxdeg, int(stale), cols, fits,
             (cptr, cidx) if changed else None, buf if compacted else None,
-            None if done else (ins, ioff, dele, doff, skip), None if done else infos,
+            None if done or drop else (ins, ioff, dele, doff, skip), None if done else infos,
             None if done else items, None if done else counts)
 
 
