@@ -226,6 +226,89 @@ def test_gpu_chunked_build_plan_reproduces_cpu_tables(monkeypatch):
                 assert np.array_equal(np.array(got), T.B[:, colB]), (k, i, r)
 
 
+def _old_root_w(M, pl):
+    """The earlier construction of the GPU's root weights: the gathered top columns, transposed, divided by the
+    automorphisms (CuPy writes a ufunc's result C-contiguous: so here too)."""
+    return np.ascontiguousarray(M[:, pl.offM[pl.top]].T / pl.top_aut[:, None])
+
+
+def _checked_numpy_cupy():
+    """numpy stand-ins of the CuPy calls of GpuTables' root weights; ``out=`` must be the input object itself or
+    share no memory with it (CuPy copies an input that shares memory with ``out`` before the kernel)."""
+    import types
+
+    def no_overlap(out, *ins):
+        for a in ins:
+            assert a is out or not np.shares_memory(a, out), "an input overlapping out= (CuPy would copy it)"
+
+    def divide(a, b, out):
+        no_overlap(out, a)
+        return np.divide(a, b, out=out)
+
+    def multiply(a, b, out):
+        no_overlap(out, a, b)
+        return np.multiply(a, b, out=out)
+
+    def cumsum(a, out):
+        assert out.flags.c_contiguous and out.ndim == 1
+        no_overlap(out, a)
+        return np.cumsum(a, out=out)
+
+    return types.SimpleNamespace(asarray=np.asarray, empty=np.empty, float64=np.float64, asnumpy=np.asarray,
+                                 ndarray=np.ndarray, divide=divide, multiply=multiply, cumsum=cumsum)
+
+
+@pytest.mark.parametrize("device_sums", [False, True])
+def test_gpu_root_weights_in_two_arrays(monkeypatch, device_sums):
+    """GpuTables' root weights through numpy stand-ins of CuPy: the earlier formula's doubles (weights, per-shape
+    totals, cumulative sums, and after set_mixture the weighted sums), root_w C-contiguous, the ledger's peak
+    2·8·n·T = the model's "roots" term, and no transient array beside the two (tracemalloc); the host sums of
+    small tables (``_HOST_CUMSUM``) and the device sums (forced with ``_HOST_CUMSUM = 0``)."""
+    import types
+    import la_gpm.motif_estimate.gpu as GM
+    from la_gpm.motif_estimate.memory import Ledger, table_model
+    from la_gpm.motif_estimate.shapes import free_shapes, shape_plan, top_free
+    fake = _checked_numpy_cupy()
+    if device_sums:
+        monkeypatch.setattr(GM, "_HOST_CUMSUM", 0)
+    rng = np.random.default_rng(4)
+    for k, n in ((5, 3000), (8, 2000)):
+        pl = shape_plan(k)
+        T = len(pl.top)
+        M = rng.integers(0, 1 << 40, size=(n, pl.WM)).astype(np.float64) * rng.random((n, pl.WM))
+        D = GM.GpuTables.__new__(GM.GpuTables)
+        D.S = types.SimpleNamespace(cp=fake, top_free=top_free(k), nf=len(free_shapes(k)))
+        D.k, D.plan, D.n, D.M, D.mem = k, pl, n, M, Ledger()
+        D._roots()                         # compiled / warmed
+        D.root_w = D.root_cum = D.root_w_host = None
+        D.mem = Ledger()
+        tracemalloc.start()
+        try:
+            D._roots()
+            q = np.linspace(1, 3, len(D.shape_treelets))
+            q /= q.sum()
+            D.set_mixture(q)
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+        assert D._host is not device_sums
+        ref = _old_root_w(M, pl)
+        assert D.root_w.flags.c_contiguous and np.array_equal(D.root_w, ref)
+        per_top = ref.sum(axis=1)
+        st = np.bincount(top_free(k), weights=per_top, minlength=len(free_shapes(k))) / k
+        assert np.array_equal(D.shape_treelets, st)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            f = np.where(st > 0, q / (k * st), 0.0)[top_free(k)]
+        assert np.array_equal(D.root_cum, np.cumsum((ref * f[:, None]).ravel()))
+        D.root_cum = None
+        D._sums(None)
+        assert np.array_equal(D.root_cum, np.cumsum(ref.ravel()))
+        two = 2 * T * n * 8
+        assert D.mem.peak == two == table_model("gpu", n, pl.WM, pl.WB, T, k, 1, 0)["roots"]
+        # the host sums keep a host copy of the weights (small tables only): the device's bytes are the two
+        assert peak <= two + (T * n * 8 if not device_sums else 0) + (256 << 10), (k, peak, two)
+
+
 # ----------------------------------------------------------------------------- on the device
 def _gpu_reason():
     from la_gpm.backends import gpu_status
@@ -278,3 +361,64 @@ def test_gpu_small_budget_same_estimate_and_respected():
         assert c.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
         with pytest.raises(MemoryBudgetTooSmall):
             estimate_census(G, k, backend="gpu", memory_budget=lay.floor - 1, **kw)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+@pytest.mark.parametrize("device_sums", [False, True])
+def test_gpu_root_weights_device_two_arrays(monkeypatch, device_sums):
+    """On the device (R-MAT 12, k = 8; the device sums forced with ``_HOST_CUMSUM = 0``): the root weights and
+    their sums (plain and after set_mixture) are the earlier CuPy formula's doubles (gather, transpose, divide;
+    ``cupy.cumsum`` of the flattened weights), and CuPy's pool holds at most the two tops x n arrays beyond what
+    it held before (a memory hook counts every block the pool hands out), the ledger's peak equal to them."""
+    import cupy as cp
+    import la_gpm.motif_estimate.gpu as GM
+    from la_gpm.motif_estimate.memory import Ledger
+    if device_sums:
+        monkeypatch.setattr(GM, "_HOST_CUMSUM", 0)
+    G = la_gpm.generators.rmat(12, seed=2)
+    k = 8
+    pl = la_gpm.motif_estimate.shapes.shape_plan(k)
+    T, n = len(pl.top), G.n
+    colors = ((np.arange(n) * 7 + 3) % k).astype(np.int8)
+    S = GM.GpuSampler(G, k)
+    D = S.tables(colors)
+    assert D._host is not device_sums and D.root_w.flags.c_contiguous
+    old = D.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]
+
+    def cum(w):     # the earlier sums: CuPy's cumsum of the flattened weights, or numpy's on the host
+        return cp.cumsum(w.ravel()) if device_sums else cp.asarray(np.cumsum(cp.asnumpy(w).ravel()))
+
+    assert cp.array_equal(D.root_w, old)
+    assert cp.array_equal(D.root_cum, cum(old))
+    q = np.linspace(1, 3, len(D.shape_treelets))
+    q /= q.sum()
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = np.where(D.shape_treelets > 0, q / (k * D.shape_treelets), 0.0)[S.top_free]
+    D.set_mixture(q)
+    assert cp.array_equal(D.root_cum, cum(old * cp.asarray(f)[:, None]))
+    del old
+
+    class Peak(cp.cuda.MemoryHook):
+        name = "peak"
+
+        def __init__(self):
+            self.now = self.peak = 0
+
+        def malloc_postprocess(self, **kw):
+            self.now += kw["mem_size"]
+            self.peak = max(self.peak, self.now)
+
+        def free_postprocess(self, **kw):
+            self.now -= kw["mem_size"]
+
+    D.root_w = D.root_cum = D.root_w_host = None
+    D.mem = Ledger()
+    cp.cuda.Device().synchronize()
+    with Peak() as h:
+        D._roots()
+        D.set_mixture(q)
+        cp.cuda.Device().synchronize()
+    two = 2 * T * n * 8
+    assert D.mem.peak == two
+    assert h.peak <= two + (256 << 10), (h.peak, two)       # CUB's scan workspace, per-shape totals: small

@@ -231,23 +231,7 @@ class GpuTables:
                     self._build_per_shape(col)
                 else:
                     self._build_levels(col)
-            T = len(pl.top)
-            L.alloc(2 * T * n * 8)          # the gathered top columns and the root weights
-            self.root_w = self.M[:, cp.asarray(pl.offM[pl.top])].T / S.top_aut[:, None]     # (tops, n)
-            L.free(T * n * 8)
-            # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
-            # (same samples for a seed); large ones: device reductions (may differ in the last bits)
-            self._host = self.root_w.size <= _HOST_CUMSUM
-            if self._host:
-                self.root_w_host = cp.asnumpy(self.root_w)
-                per_top = self.root_w_host.sum(axis=1)
-            else:
-                per_top = cp.asnumpy(self.root_w.sum(axis=1))
-            self.top_free = S.top_free
-            self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
-            L.alloc(2 * T * n * 8)          # the cumulative sums and CuPy's flattened copy
-            self.root_cum = self._cumsum(self.root_w_host if self._host else self.root_w)
-            L.free(T * n * 8)
+            self._roots()
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k
 
@@ -340,26 +324,58 @@ class GpuTables:
     def natural_mixture(self) -> np.ndarray:
         return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
 
+    def _roots(self):
+        """Root weights (tops x n, C-contiguous), per-shape totals and cumulative sums, in 2·8·n·T bytes with no
+        transient above that: ``root_w`` is filled one top shape at a time (its column of ``M`` divided by its
+        automorphisms, into its row: no gathered (n, tops) copy) and ``root_cum`` is summed in its own place
+        (:meth:`_sums`).  The same doubles as the earlier ``M[:, tops].T / aut`` (one IEEE division each)."""
+        S, pl, k, n, L = self.S, self.plan, self.k, self.n, self.mem
+        cp = S.cp
+        T = len(pl.top)
+        self.root_w = L.array(cp.empty, (T, n), cp.float64)              # (tops, n), C-contiguous
+        for t in range(T):
+            cp.divide(self.M[:, int(pl.offM[pl.top[t]])], float(pl.top_aut[t]), out=self.root_w[t])
+        # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
+        # (same samples for a seed); large ones: device reductions (may differ in the last bits)
+        self._host = self.root_w.size <= _HOST_CUMSUM
+        if self._host:
+            self.root_w_host = cp.asnumpy(self.root_w)
+            per_top = self.root_w_host.sum(axis=1)
+        else:
+            per_top = cp.asnumpy(self.root_w.sum(axis=1))
+        self.top_free = S.top_free
+        self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
+        L.alloc(self.root_w.nbytes)         # the cumulative sums
+        self._sums(None)
+
     def set_mixture(self, q) -> None:
-        cp = self.S.cp
         q = np.asarray(q, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
-        T = self.root_w.shape[0] * self.n * 8
         self.root_cum = None                 # the old sums go before the new ones are made (memory model)
-        self.mem.free(T)
-        self.mem.alloc(3 * T)                # the weighted copy, its flattened copy, the new sums
-        self.mem.free(2 * T)
-        if self._host:
-            self.root_cum = self._cumsum(self.root_w_host * f[self.top_free][:, None])
-        else:
-            self.root_cum = self._cumsum(self.root_w * cp.asarray(f[self.top_free])[:, None])
+        self.mem.free(self.root_w.nbytes)
+        self.mem.alloc(self.root_w.nbytes)   # the new sums, made in their own place
+        self._sums(f[self.top_free])
 
-    def _cumsum(self, w):
+    def _sums(self, f) -> None:
+        """``root_cum = cumsum((root_w * f[:, None]).ravel())`` (``f`` None: of ``root_w``), one tops x n array.
+        Host (small tables): numpy's cumsum, uploaded, as before.  Device: the weighted copy is written into
+        the new sums' array and CuPy's cumsum runs with ``out=`` that same array object (CuPy copies its
+        input into ``out``, here a no-op, then scans ``out`` in place: CUB's DeviceScan, in place by design,
+        or CuPy's own scan, which reads each element before it writes it); without ``out=`` CuPy would scan
+        an ``astype`` copy in place: the same scan of the same doubles, one array more."""
         cp = self.S.cp
-        if isinstance(w, np.ndarray):
-            return cp.asarray(np.cumsum(w.ravel()))
-        return cp.cumsum(w.ravel())
+        if self._host:
+            w = self.root_w_host if f is None else self.root_w_host * f[:, None]
+            self.root_cum = cp.asarray(np.cumsum(w.ravel()))
+            return
+        cum = cp.empty(self.root_w.size, dtype=cp.float64)
+        if f is None:
+            src = self.root_w.ravel()                # a view (C-contiguous)
+        else:
+            cp.multiply(self.root_w, cp.asarray(f)[:, None], out=cum.reshape(self.root_w.shape))
+            src = cum                                 # the same object as out=: no copy of the input
+        self.root_cum = cp.cumsum(src, out=cum)
 
     def sample_device(self, count: int, key: int, first: int = 0):
         """(verts (count, k) int32, codes (count,) int64) on the device."""

@@ -10,7 +10,8 @@ Two layouts hold the same numbers (docs/motif_estimate.md, "Memory budget"):
   hence every sample of a seed, is the full layout's.
 
 Both keep the hubs' run sums (CPU ``CSt``, GPU ``P``), the root weights and their cumulative sums (tops x n
-each, plus transients while they are summed) and one sample batch.  :func:`choose_layout` takes the full
+each, no transient beside them: the GPU fills the weights one top shape at a time and sums in place) and one
+sample batch.  :func:`choose_layout` takes the full
 layout where it fits the budget, else the chunked one with as many rows per chunk as fit, and raises
 :class:`~la_gpm.exceptions.MemoryBudgetTooSmall` with the smallest budget that runs (one row per chunk)
 when even that does not fit.  :class:`Ledger` counts the bytes the tables allocate (``peak`` is what the
@@ -71,7 +72,8 @@ def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots
                 graph_bytes: int = 0) -> dict:
     """Bytes of the parts of one coloring's tables (see the module docstring) for ``backend`` ("cpu"/"gpu"):
     ``M``, ``B`` (full layout), ``Pt`` (cpu, full layout), ``hubs`` (run sums: ``slots`` runs x WB), ``roots``
-    (the root weights' peak: 2 x tops x n on the cpu, 5 x on the gpu, where CuPy's cumulative sums copy),
+    (the root weights and their cumulative sums: 2 x tops x n, both backends; the gpu's are made without a
+    gathered, flattened or weighted copy, see ``GpuTables._roots``),
     ``small`` (per-vertex colours and hub offsets), ``samples`` (one batch of ``batch`` samples), ``graph``
     (gpu: the device CSR and SpMM tasks) and ``row`` (one row of the chunked build's B buffer)."""
     gpu = backend == "gpu"
@@ -80,7 +82,7 @@ def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots
         "B": n * WB * F8,
         "Pt": 0 if gpu else WB * n * F8,
         "hubs": WB * max(slots, 1) * F8,
-        "roots": (5 if gpu else 2) * tops * n * F8,
+        "roots": 2 * tops * n * F8,
         "small": n * (1 + (4 if gpu else 8)),
         "samples": batch * (k * 4 + 16 if gpu else (k + 2 * (k - 1) + 1) * 8),
         "graph": graph_bytes if gpu else 0,
