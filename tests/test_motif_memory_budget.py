@@ -390,13 +390,17 @@ def test_gpu_root_weights_device_two_arrays(monkeypatch, device_sums):
         return cp.cumsum(w.ravel()) if device_sums else cp.asarray(np.cumsum(cp.asnumpy(w).ravel()))
 
     assert cp.array_equal(D.root_w, old)
-    assert cp.array_equal(D.root_cum, cum(old))
+    # the device's float scan (CUB) is not bit-reproducible from one run to the next (its documentation; on the
+    # H100 two scans of the same doubles differed in the last bits): the host sums are compared bit for bit
+    same = (lambda a, b: bool(cp.allclose(a, b, rtol=1e-12, atol=0))) if device_sums else \
+        (lambda a, b: bool(cp.array_equal(a, b)))
+    assert same(D.root_cum, cum(old))
     q = np.linspace(1, 3, len(D.shape_treelets))
     q /= q.sum()
     with np.errstate(divide="ignore", invalid="ignore"):
         f = np.where(D.shape_treelets > 0, q / (k * D.shape_treelets), 0.0)[S.top_free]
     D.set_mixture(q)
-    assert cp.array_equal(D.root_cum, cum(old * cp.asarray(f)[:, None]))
+    assert same(D.root_cum, cum(old * cp.asarray(f)[:, None]))
     del old
 
     class Peak(cp.cuda.MemoryHook):
