@@ -39,52 +39,17 @@ def leaf_fill(colors, M, off):
         M[v, off + colors[v]] = 1.0
 
 
-@nb.njit(parallel=True, cache=True)
 def spmm_cols(indptr, indices, M, offM, B, offB, C, hub_off, chunk, CSt):
     """``B[v, offB + r] = Σ_{u ~ v} M[u, offM + r]`` for r < C.  A hub (``hub_off[v] >= 0``) sums its
     list in runs of ``chunk`` neighbours and keeps each run's sum in ``CSt[offB + r, hub_off[v] + c]``
-    (the sampler skips whole runs with them); B is the sum of the runs."""
-    n = M.shape[0]
-    for v in nb.prange(n):
-        for r in range(C):
-            B[v, offB + r] = 0.0
-        o = hub_off[v]
-        if o < 0:
-            for e in range(indptr[v], indptr[v + 1]):
-                u = indices[e]
-                for r in range(C):
-                    B[v, offB + r] += M[u, offM + r]
-            continue
-        c = 0
-        hi = indptr[v + 1]
-        acc = np.empty(C, dtype=np.float64)
-        for start in range(indptr[v], hi, chunk):
-            for r in range(C):
-                acc[r] = 0.0
-            for e in range(start, min(start + chunk, hi)):
-                u = indices[e]
-                for r in range(C):
-                    acc[r] += M[u, offM + r]
-            for r in range(C):
-                CSt[offB + r, o + c] = acc[r]
-                B[v, offB + r] += acc[r]
-            c += 1
+    (the sampler skips whole runs with them); B is the sum of the runs.  :func:`spmm_rows` over every row
+    (one source for both layouts: the same sums in the same order)."""
+    spmm_rows(indptr, indices, M, offM, B, offB, C, hub_off, chunk, CSt, 0, M.shape[0])
 
 
-@nb.njit(parallel=True, cache=True)
 def ema_cols(M, offA, B, offB, offS, sa, sp):
-    """``M[v, offS + r] = Σ_j M[v, offA + sa[r, j]] · B[v, offB + sp[r, j]]``."""
-    n = M.shape[0]
-    Cs = sa.shape[0]
-    ns = sa.shape[1]
-    for v in nb.prange(n):
-        for r in range(Cs):
-            acc = 0.0
-            for j in range(ns):
-                x = M[v, offA + sa[r, j]]
-                if x != 0.0:
-                    acc += x * B[v, offB + sp[r, j]]
-            M[v, offS + r] = acc
+    """``M[v, offS + r] = Σ_j M[v, offA + sa[r, j]] · B[v, offB + sp[r, j]]``: :func:`ema_rows` over every row."""
+    ema_rows(M, offA, B, offB, offS, sa, sp, 0, M.shape[0])
 
 
 @nb.njit(inline="always")
