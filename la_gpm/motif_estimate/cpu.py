@@ -53,10 +53,11 @@ def ema_cols(M, offA, B, offB, offS, sa, sp):
 
 
 @nb.njit(inline="always")
-def _pick_neighbour(indptr, indices, Pt, col, v, x, hub_off, chunk, CSt):
-    """The neighbour u of v where the running sum of ``Pt[col, u]`` first exceeds x (its weight > 0);
-    hubs first skip whole runs of ``chunk`` neighbours by their sums (``spmm_cols``). Rounding:
-    the last neighbour of positive weight."""
+def _pick_neighbour(indptr, indices, W, wcol, by_row, col, v, x, hub_off, chunk, CSt):
+    """The neighbour u of v where the running sum of u's weight first exceeds x (its weight > 0): ``Pt[col, u]``
+    (the full layout's transposed passive column, ``by_row`` False, ``wcol`` = col) or ``M[u, wcol]`` (the chunked
+    layout: no transposed copy, ``by_row`` True); hubs first skip whole runs of ``chunk`` neighbours by their sums
+    ``CSt[col]`` (``spmm_cols``).  Rounding: the last neighbour of positive weight."""
     lo = indptr[v]
     hi = indptr[v + 1]
     acc = 0.0
@@ -80,7 +81,7 @@ def _pick_neighbour(indptr, indices, Pt, col, v, x, hub_off, chunk, CSt):
         hi = min(lo + chunk, hi)
     last = -1
     for e in range(lo, hi):
-        w = Pt[col, indices[e]]
+        w = W[indices[e], wcol] if by_row else W[wcol, indices[e]]
         if w > 0.0:
             last = indices[e]
             acc += w
@@ -162,7 +163,7 @@ def sample_treelets(indptr, indices, M, B, Pt, offM, offB, size, act, pas, split
             tot2 = B[v, offB[p] + rp]
             state, x = _uniform(state)
             x *= tot2
-            u = _pick_neighbour(indptr, indices, Pt, col, v, x, hub_off, chunk, CSt)
+            u = _pick_neighbour(indptr, indices, Pt, col, False, col, v, x, hub_off, chunk, CSt)
             edges[i, ne, 0] = v
             edges[i, ne, 1] = u
             ne += 1
@@ -252,41 +253,6 @@ def _b_entry(indptr, indices, M, colM, colB, v, hub_off, chunk, CSt):
     return s
 
 
-@nb.njit(inline="always")
-def _pick_neighbour_m(indptr, indices, M, colM, colB, v, x, hub_off, chunk, CSt):
-    """:func:`_pick_neighbour` reading the passive column from ``M[u, colM]`` (no transposed copy)."""
-    lo = indptr[v]
-    hi = indptr[v + 1]
-    acc = 0.0
-    o = hub_off[v]
-    if o >= 0:
-        nch = (hi - lo + chunk - 1) // chunk
-        pick = -1
-        base = 0.0
-        for c in range(nch):
-            w = CSt[colB, o + c]
-            if w > 0.0:
-                pick = c
-                base = acc
-                if x < acc + w:
-                    break
-            acc += w
-        if pick < 0:
-            return -1
-        acc = base
-        lo = lo + pick * chunk
-        hi = min(lo + chunk, hi)
-    last = -1
-    for e in range(lo, hi):
-        w = M[indices[e], colM]
-        if w > 0.0:
-            last = indices[e]
-            acc += w
-            if x < acc:
-                return indices[e]
-    return last
-
-
 @nb.njit(parallel=True, cache=True)
 def sample_treelets_rows(indptr, indices, M, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp,
                          root_cum, root_shape, n, key, first, count, k, verts, edges, shape_out, hub_off, chunk, CSt,
@@ -347,7 +313,7 @@ def sample_treelets_rows(indptr, indices, M, offM, offB, size, act, pas, split_o
             # the passive child's vertex
             state, x = _uniform(state)
             x *= bv[jj]
-            u = _pick_neighbour_m(indptr, indices, M, offM[p] + rp, offB[p] + rp, v, x, hub_off, chunk, CSt)
+            u = _pick_neighbour(indptr, indices, M, offM[p] + rp, True, offB[p] + rp, v, x, hub_off, chunk, CSt)
             edges[i, ne, 0] = v
             edges[i, ne, 1] = u
             ne += 1
