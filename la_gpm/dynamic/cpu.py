@@ -32,18 +32,27 @@ thirteen of ``DeltaPlan.tables()``; the reuse fields are the CPU's only).
 
 from __future__ import annotations
 
-import types
 
 import numba as nb
 import numpy as np
 
 from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
-from ..primitives.jit import flush_when_changed, parallel_and_serial
+from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
 
-__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial"]
+__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial",
+           "unmark"]
+
+# A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
+# its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
+# was checked against it by a binary search of ~9 probes.  Once an item has searched such a row as often as an
+# eighth of its length (``MARK_AFTER``), the row is marked: ``mk[level, v]`` = v's position in it + 1 (int32, one
+# row per level, a column per vertex and two more: ``mk[level, -2]`` says the row is marked, ``mk[level, -1]``
+# counts the searches), and a check is one look-up.  The drive clears the marks after each item (:func:`unmark`), so marking
+# costs at most about twice the binary searches it replaces.
+MARK_AFTER = 8
 
 
 @nb.njit(cache=True, inline="always")
@@ -57,7 +66,8 @@ def list_cheaper(nc, npar, row):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, store):
+def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, store,
+         mk):
     """Candidates of level l.  ``base`` >= 0: scan that parent's row (positions [lo_off, hi_off) of it
     when hi_off >= 0); -2: scan the query vertex's candidate list (positions [lo_off, hi_off)), every
     parent checked by binary search; -1: choose here, the shortest parent row or the candidate list when
@@ -109,10 +119,16 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
     bit = np.uint32(1) << np.uint32(qv)
     ninj = T[F_NINJ, p, l, 0]
     nanti = T[F_NANTI, p, l, 0]
+    qm = -1     # a parent row of level 0 or 1 marked already: its look-up rejects a candidate first (the cheapest test)
+    for t in range(npl):
+        if t != base and T[F_PAR, p, l, t] < 2 and mk[T[F_PAR, p, l, t], -2] != 0:
+            qm = T[F_PAR, p, l, t]
     cnt = 0
     for q in range(lo, hi):
         if by_list:
             c = cidx[q]
+            if qm >= 0 and mk[qm, c] == 0:
+                continue
         else:
             s = ust[q]
             if not (s == 0 or (s == new and uod[q] > i)):
@@ -120,6 +136,8 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
             if el_on and bel >= 0 and uel[q] != bel:
                 continue
             c = uidx[q]
+            if qm >= 0 and mk[qm, c] == 0:
+                continue
             if not ct[c] & bit:
                 continue
         ok = True
@@ -132,10 +150,24 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
         for t in range(npl):
             if t == base:
                 continue
-            w = M[T[F_PAR, p, l, t]]
+            pl = T[F_PAR, p, l, t]
+            w = M[pl]
+            a = urows[w, 0]
             e = urows[w, 1]
-            pos = lower_bound(uidx, urows[w, 0], e, c)
-            if pos >= e or uidx[pos] != c:
+            if pl < 2 and mk[pl, -2] == 0:     # the rows of levels 0 and 1 stay for the whole item: marked once
+                mk[pl, -1] += 1                # they have been searched often enough to pay for it (module notes)
+                if mk[pl, -1] * MARK_AFTER >= e - a:
+                    for q2 in range(a, e):
+                        mk[pl, uidx[q2]] = q2 - a + 1
+                    mk[pl, -2] = 1
+            if pl < 2 and mk[pl, -2] != 0:
+                r = mk[pl, c]
+                pos = a + r - 1 if r > 0 else e
+            else:
+                pos = lower_bound(uidx, a, e, c)
+                if pos < e and uidx[pos] != c:
+                    pos = e
+            if pos >= e:
                 ok = False
                 break
             s2 = ust[pos]
@@ -161,6 +193,13 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
             buf[l, cnt] = c
         cnt += 1
     return cnt
+
+
+# the last level's candidates (counted) are found once per parent image, so the call is the hot one: its two dozen
+# arguments (a dozen arrays, each passed as its fields) cost as much as the scan of a short row (wordnet's sparse
+# query, 435K such calls a stream of 100 batches); this build is inlined at that one call site (all six: the search
+# compiled 2.5 min longer)
+_gen_last = nb.njit(cache=True, _nrt=False, inline="always")(renamed_copy(_gen, "_last"))
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -267,7 +306,7 @@ _DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, th
 
 @nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
-                    at, listing, c2in, N, qcol, leaf, tail):
+                    at, listing, c2in, N, qcol, leaf, tail, mk):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -304,7 +343,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         c2 = c2in
     else:
         c2 = _gen(2, p, M, i, new, old, items[it, 2], items[it, 3], items[it, 4], T, urows, uidx, ust, uod, uel,
-                  el_on, ct, cptr, cidx, buf, store2)
+                  el_on, ct, cptr, cidx, buf, store2, mk)
     if last == 2:
         if listing:
             for t in range(c2):
@@ -315,12 +354,13 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         if c2 == 0:
             return 0
         M[2] = -1
-        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True)
+        c3 = _gen(3, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, buf, True,
+                  mk)
         return _pairs(buf[2], c2, buf[3], c3, rel)
     if _DISPATCH:
         if c2 > 0 and T[F_REUSE, p, 0, 0]:   # a plan with a reuse level: on in the build with the reuse code
             return _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, c2, N, qcol, leaf, tail)
+                                   pos, M, out, at, listing, c2, N, qcol, leaf, tail, mk)
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -417,8 +457,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             if c < 0 and leaf and T[F_LEAF, p, last, 0] == 1:
                 c = _leaf(last, p, M, T, urows, uidx, ct, N, qcol, tail)
             if c < 0:
-                c = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                         buf, listing)
+                c = _gen_last(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr,
+                              cidx, buf, listing, mk)
             if listing:
                 for t in range(c):
                     M[last] = buf[last, t]
@@ -435,17 +475,17 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                     continue
             if a < 0:
                 a = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                         buf, True)
+                         buf, True, mk)
             if a:
                 M[lv + 1] = -1
                 b = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                         buf, True)
+                         buf, True, mk)
                 total += _pairs(buf[lv + 1], a, buf[last], b, rel)
             pos[lv] += 1
         else:
             if c < 0:
                 c = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                         buf, True)
+                         buf, True, mk)
             cnt[lv + 1] = c
             pos[lv + 1] = 0
             lv += 1
@@ -460,15 +500,7 @@ def _without_reuse(run):
     to 13% slower (wordnet, dense 6-vertex query, 2% batch), though the code is never entered; with the
     choice of build in the drive (two call sites), up to 15% (human, 4-vertex tree, 2% batch).  Its own
     name: a cache entry of its own (see primitives.jit)."""
-    fn = run.py_func
-    g = dict(fn.__globals__)
-    g["_REUSE_ON"] = False
-    g["_DISPATCH"] = True
-    plain = types.FunctionType(fn.__code__, g, fn.__name__ + "_plain", fn.__defaults__, fn.__closure__)
-    plain.__qualname__ = fn.__qualname__ + "_plain"
-    plain.__module__ = fn.__module__
-    plain.__doc__ = fn.__doc__
-    return nb.njit(cache=True, _nrt=False)(plain)
+    return nb.njit(cache=True, _nrt=False)(renamed_copy(run, "_plain", {"_REUSE_ON": False, "_DISPATCH": True}))
 
 
 _run_item = _without_reuse(_run_item_reuse)
@@ -597,6 +629,18 @@ def side_totals(counts, items):
     return pos, neg, big
 
 
+@nb.njit(cache=True, _nrt=False)
+def unmark(mk, upd, j, urows, uidx):
+    """The marks an item of update j left (``mk``: the module notes) cleared: all zero between items."""
+    for s in range(2):
+        if mk[s, -2]:
+            w = upd[j, s]
+            for q in range(urows[w, 0], urows[w, 1]):
+                mk[s, uidx[q]] = 0
+        mk[s, -2] = 0
+        mk[s, -1] = 0
+
+
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
                 listing, N, qcol, leaf, tail, nchunks):
     nit = items.shape[0]
@@ -605,10 +649,12 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         cnt = np.zeros(k, dtype=np.int64)
         pos = np.zeros(k, dtype=np.int64)
         M = np.zeros(k, dtype=np.int64)
+        mk = np.zeros((2, urows.shape[0] + 2), dtype=np.int32)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail)
+                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail, mk)
+            unmark(mk, upd, items[it, 0], urows, uidx)
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
@@ -616,7 +662,7 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 @nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                 no_rows, N, qcol, leaf, tail):
+                 no_rows, N, qcol, leaf, tail, mk):
     """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row
     length), ``cnt``, ``pos``, ``M``: k each): the lane's per-update path (dynamic/micro.py) allocates them once a
     batch, not once a search.  ``leaf``: every arc is kept but the update's own (the per-update path), so F_LEAF
@@ -625,7 +671,8 @@ def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
     for it in range(items.shape[0]):
         counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf, tail)
+                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf, tail, mk)
+        unmark(mk, upd, items[it, 0], urows, uidx)
 
 
 @nb.njit(cache=True)

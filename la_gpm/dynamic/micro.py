@@ -128,7 +128,7 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
 
 @nb.njit(cache=True, inline="always")
 def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
-            pair_cond, k, split, no_rows, none, buf, cnt, pos, M, N, qcol):
+            pair_cond, k, split, no_rows, buf, cnt, pos, M, N, qcol, mk):
     """The matches of the one-update batch (x, y) of state ``side`` on the graph as it is: (items, counts).  The
     caller calls it only where a start pair can take x-y (:func:`start_pairs_of`): the call (inlined) costs its
     arrays' reference counts even when it finds no item.  Every arc is kept but x-y, and ``N`` holds the label
@@ -136,14 +136,15 @@ def _search(x, y, side, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, 
     upd1[0, 0] = x
     upd1[0, 1] = y
     ust1[0] = side
-    ni = start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, none, off)
+    ni = start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
+                     off)
     items = np.empty((ni, 6), np.int64)
     counts = np.zeros(ni, np.int64)
     if ni:
         start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, items,
                     not off)
         count_serial(items, upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                     no_rows, N, qcol, not off, idx.shape[0] + 1)
+                     no_rows, N, qcol, not off, idx.shape[0] + 1, mk)
     return items, counts
 
 
@@ -224,11 +225,11 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     upd1 = np.empty((1, 2), np.int64)
     ust1 = np.empty(1, np.int8)
     uel1 = np.zeros(1, np.int64)
-    none = np.zeros((1, 6), np.int64)                           # the count pass writes no items
     buf = np.empty((k, max(maxdeg, 1) + R), idx.dtype)         # the search's level buffers
     cnt = np.zeros(k, np.int64)
     lpos = np.zeros(k, np.int64)
     M = np.zeros(k, np.int64)
+    mk = np.zeros((2, rows.shape[0] + 2), np.int32)             # the search's row marks (cpu.MARK_AFTER)
     tv = np.empty(2, np.int64)
     bits = np.empty(2, np.uint32)
     nbits = np.empty(2, np.uint32)
@@ -428,8 +429,8 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                         cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
                         bch = bch or rb
                     items, counts = _search(x, y, DELETED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
-                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
-                                            buf, cnt, lpos, M, N, qcol)
+                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
+                                            buf, cnt, lpos, M, N, qcol, mk)
                     searched = True
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
@@ -450,8 +451,8 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                         cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
                         bch = bch or rb
                     items, counts = _search(x, y, INSERTED, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr,
-                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows, none,
-                                            buf, cnt, lpos, M, N, qcol)
+                                            cidx, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
+                                            buf, cnt, lpos, M, N, qcol, mk)
                     searched = True
                 _mark(st, od, px, py, 0, -1)
             if searched:

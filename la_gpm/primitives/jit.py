@@ -19,11 +19,23 @@ def parallel_and_serial(fn):
     function's qualified name and line, not after its options, so two builds of the same function share one
     cache entry, and whichever compiled first is loaded for both (measured: the parallel build of GAMMA's
     search ran single-threaded, CPU time = wall time)."""
-    ser = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__ + "_serial", fn.__defaults__, fn.__closure__)
-    ser.__qualname__ = fn.__qualname__ + "_serial"
-    ser.__module__ = fn.__module__
-    ser.__doc__ = fn.__doc__
-    return nb.njit(parallel=True, cache=True)(fn), nb.njit(cache=True)(ser)
+    return nb.njit(parallel=True, cache=True)(fn), nb.njit(cache=True)(renamed_copy(fn, "_serial"))
+
+
+def renamed_copy(fn, suffix: str, constants: dict | None = None):
+    """A copy of the Python function ``fn`` named ``<name><suffix>`` (so that numba caches its build apart, see
+    :func:`parallel_and_serial`), its module-level names ``constants`` replaced (compile-time constants of that
+    build); ``fn`` may be a numba dispatcher (its Python function is copied)."""
+    fn = getattr(fn, "py_func", fn)
+    g = fn.__globals__
+    if constants:
+        g = dict(g)
+        g.update(constants)
+    cp = types.FunctionType(fn.__code__, g, fn.__name__ + suffix, fn.__defaults__, fn.__closure__)
+    cp.__qualname__ = fn.__qualname__ + suffix
+    cp.__module__ = fn.__module__
+    cp.__doc__ = fn.__doc__
+    return cp
 
 
 def flush_when_changed(namespace: dict, *deps) -> None:
