@@ -310,3 +310,52 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
             _same_state(A, B, keep)
     for form in ("batches", "array"):      # some run of each form left lists stale (and rebuilt them after)
         assert any(x for f, x in stale_runs if f == form), form
+
+
+def test_hub_rows_marked_by_the_search_give_the_counts_binary_searches_give():
+    """cpu.MARK_AFTER: an item that has checked the row of an update's endpoint often enough (a hub's: MARK_MIN
+    arcs or more) marks it and checks it by look-up from then on; the marks are cleared after each item.  A
+    triangle with a pendant edge and a diamond around two hubs, batches inserting and deleting hub arcs and arcs
+    between hub neighbours: every batch's positive and negative equal the static counts of the graphs before and
+    after less the graph of the kept edges, one update at a time (the per-update path), as batches (the lane, the
+    general path's serial and parallel search) and as one stream."""
+    rng = np.random.default_rng(21)
+    n = 160
+    E = {(0, v) for v in range(2, 120)} | {(1, v) for v in range(60, 150)}     # hubs: 118 and 90 arcs
+    while len(E) < 560:
+        u, v = sorted(int(x) for x in rng.integers(2, n, 2))
+        if u != v:
+            E.add((u, v))
+    G = _graph_from_pairs(n, sorted(E))
+    model, batches, truth = set(E), [], []
+
+    def emb(pairs, P):
+        return la_gpm.count(_graph_from_pairs(n, sorted(pairs)), P, count="embeddings")
+    for b in range(10):
+        ins = [(int(h), int(v)) for h, v in zip(rng.integers(0, 2, 3), rng.integers(2, n, 3))]
+        ins += [tuple(int(x) for x in rng.integers(2, 120, 2)) for _ in range(3 if b % 2 else 30)]
+        present = sorted(model)
+        dele = [present[t] for t in rng.choice(len(present), size=2 if b % 2 else 12, replace=False)]
+        batches.append((ins, dele))
+        i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+        d2 = {(min(u, v), max(u, v)) for u, v in dele}
+        after = (model - (d2 - i2)) | (i2 - d2)
+        truth.append((model, after, model & after))
+        model = after
+    for P in (Pattern([(0, 1), (0, 2), (0, 3), (1, 3)]), Pattern([(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)])):
+        want = [(emb(a, P) - emb(k, P), emb(g, P) - emb(k, P)) for g, a, k in truth]
+        assert any(w[0] for w in want) and any(w[1] for w in want)
+        for per_update in (0, 8):
+            with la_gpm.config.set(dynamic_per_update_max=per_update):
+                D = la_gpm.DynamicGraph(G, [P], count="embeddings")
+                got = [(d.positive, d.negative) for ins, dele in batches for d in D.apply(insert=ins, delete=dele)]
+                assert got == want, (P, per_update)
+                r = la_gpm.DynamicGraph(G, [P], count="embeddings").apply_stream(batches)
+                assert list(zip(r.positive.tolist(), r.negative.tolist())) == want, (P, per_update)
+        for pmin in (10**9, 1):      # the general path: the serial drive, and the parallel one (marks per chunk)
+            with la_gpm.config.set(dynamic_lane_max=0, parallel_min=pmin):
+                got = []
+                for (ins, dele), (g, _, _) in zip(batches, truth):
+                    d = la_gpm.match_delta(_graph_from_pairs(n, sorted(g)), P, insert=ins, delete=dele)
+                    got.append((d.positive, d.negative))
+                assert got == want, (P, pmin)

@@ -47,12 +47,14 @@ __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_tot
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
-# was checked against it by a binary search of ~9 probes.  Once an item has searched such a row as often as an
-# eighth of its length (``MARK_AFTER``), the row is marked: ``mk[level, v]`` = v's position in it + 1 (int32, one
+# was checked against it by a binary search of ~9 probes.  Once an item has searched such a row (of ``MARK_MIN`` arcs
+# or more) as often as an eighth of its length (``MARK_AFTER``), the row is marked: ``mk[level, v]`` = v's position in it + 1 (int32, one
 # row per level, a column per vertex and two more: ``mk[level, -2]`` says the row is marked, ``mk[level, -1]``
 # counts the searches), and a check is one look-up.  The drive clears the marks after each item (:func:`unmark`), so marking
 # costs at most about twice the binary searches it replaces.
 MARK_AFTER = 8
+MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few probes in cache (marking every row of 8
+                # arcs at its first search made wordnet's dense 6-vertex stream 15% slower)
 
 
 @nb.njit(cache=True, inline="always")
@@ -154,7 +156,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
             w = M[pl]
             a = urows[w, 0]
             e = urows[w, 1]
-            if pl < 2 and mk[pl, -2] == 0:     # the rows of levels 0 and 1 stay for the whole item: marked once
+            if pl < 2 and mk[pl, -2] == 0 and e - a >= MARK_MIN:   # levels 0 and 1 stay for the item: marked once
                 mk[pl, -1] += 1                # they have been searched often enough to pay for it (module notes)
                 if mk[pl, -1] * MARK_AFTER >= e - a:
                     for q2 in range(a, e):
