@@ -47,11 +47,12 @@ __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_tot
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
-# was checked against it by a binary search of ~9 probes.  Once an item has searched such a row (of ``MARK_MIN`` arcs
-# or more) as often as an eighth of its length (``MARK_AFTER``), the row is marked: ``mk[level, v]`` = v's position in it + 1 (int32, one
-# row per level, a column per vertex and two more: ``mk[level, -2]`` says the row is marked, ``mk[level, -1]``
-# counts the searches), and a check is one look-up.  The drive clears the marks after each item (:func:`unmark`), so marking
-# costs at most about twice the binary searches it replaces.
+# was checked against it by a binary search of ~9 probes.  Once an item has searched such a row (of ``MARK_MIN``
+# arcs or more) as often as an eighth of its length (``MARK_AFTER``), the row is marked: ``mk[level, v]`` = v's
+# position in it + 1 (int32, one row per level, a column per vertex and two more: ``mk[level, -2]`` says the row is
+# marked, ``mk[level, -1]`` counts the searches), and a check is one look-up.  The drive clears the marks after each
+# item (:func:`unmark`), so marking costs at most about twice the binary searches it replaces.  The array is the
+# store's (``ArcStore.row_marks``: cleared once, kept all zero between items); the parallel drive has none.
 MARK_AFTER = 8
 MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few probes in cache (marking every row of 8
                 # arcs at its first search made wordnet's dense 6-vertex stream 15% slower)
@@ -121,6 +122,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
     bit = np.uint32(1) << np.uint32(qv)
     ninj = T[F_NINJ, p, l, 0]
     nanti = T[F_NANTI, p, l, 0]
+    mkon = mk.shape[1] >= urows.shape[0] + 2    # marks kept (the parallel drive has none)
     qm = -1     # a parent row of level 0 or 1 marked already: its look-up rejects a candidate first (the cheapest test)
     for t in range(npl):
         if t != base and T[F_PAR, p, l, t] < 2 and mk[T[F_PAR, p, l, t], -2] != 0:
@@ -156,7 +158,7 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
             w = M[pl]
             a = urows[w, 0]
             e = urows[w, 1]
-            if pl < 2 and mk[pl, -2] == 0 and e - a >= MARK_MIN:   # levels 0 and 1 stay for the item: marked once
+            if pl < 2 and mk[pl, -2] == 0 and e - a >= MARK_MIN and mkon:   # levels 0, 1 stay for the item: marked
                 mk[pl, -1] += 1                # they have been searched often enough to pay for it (module notes)
                 if mk[pl, -1] * MARK_AFTER >= e - a:
                     for q2 in range(a, e):
@@ -644,19 +646,21 @@ def unmark(mk, upd, j, urows, uidx):
 
 
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
-                listing, N, qcol, leaf, tail, nchunks):
+                listing, N, qcol, leaf, tail, nchunks, mk):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
         cnt = np.zeros(k, dtype=np.int64)
         pos = np.zeros(k, dtype=np.int64)
         M = np.zeros(k, dtype=np.int64)
-        mk = np.zeros((2, urows.shape[0] + 2), dtype=np.int32)
+        # the row marks: the caller's (kept all zero between items) for one chunk; none in the parallel drive (one
+        # array a chunk, a column per vertex, cleared at each allocation, costs more than it saves on a large graph)
+        mkc = mk if nchunks == 1 else np.zeros((2, 2), dtype=np.int32)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail, mk)
-            unmark(mk, upd, items[it, 0], urows, uidx)
+                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail, mkc)
+            unmark(mkc, upd, items[it, 0], urows, uidx)
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
@@ -701,7 +705,7 @@ _NO_N = np.zeros((1, 1), np.int32)     # no label counts known: no leaf counting
 _NO_QCOL = np.zeros(1, np.int64)
 
 
-def _drive(items, work, cand, tail, *args):
+def _drive(items, work, cand, tail, marks, *args):
     """The search of ``items``; leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its
     bits and the parent's row starts before ``tail`` (the union's rows are written from there)."""
     if cand.N is None:
@@ -709,9 +713,9 @@ def _drive(items, work, cand, tail, *args):
     else:
         args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
     if work >= config.parallel_min:
-        drive_par(items, *args, _chunks(items.shape[0]))
+        drive_par(items, *args, _chunks(items.shape[0]), marks)
     else:
-        drive_ser(items, *args, 1)   # one chunk: one set of level buffers
+        drive_ser(items, *args, 1, marks)   # one chunk: one set of level buffers
 
 
 def _args(upd, plan, S, cand):
@@ -733,7 +737,8 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), cand, op.lo, *_args(upd, plan, S, cand), counts, _NO_OFFSETS,
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0]), *_args(upd, plan, S, cand),
+               counts, _NO_OFFSETS,
                _NO_ROWS, False)
     return counts
 
@@ -747,7 +752,8 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), cand, op.lo, *_args(upd, plan, S, cand), again, offsets, out, True)
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0]), *_args(upd, plan, S, cand),
+               again, offsets, out, True)
     return out
 
 

@@ -80,7 +80,7 @@ def _start_pairs(ct, upd, pairs):
 
 @nb.njit(cache=True)
 def _one(ins, dele, info, strict, commit,
-         n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
+         n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark, rmk,
          use_rel, code, table,
          deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale):
@@ -153,7 +153,7 @@ def _one(ins, dele, info, strict, commit,
     if items.shape[0] and not heavy:
         # leaf levels counted where their parent's row is not one of the union's (those start at ``used``)
         drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
-                  off, N, qcol, not off, used, 1)
+                  off, N, qcol, not off, used, 1, rmk)
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):
@@ -208,7 +208,7 @@ def _one(ins, dele, info, strict, commit,
 
 @nb.njit(cache=True)
 def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
-          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark,
+          n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark, rmk,
           use_rel, aside, code, table,
           deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
           T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
@@ -247,7 +247,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                 ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
                 maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,
                 qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows,
-                per_update, lazy, stale)
+                per_update, lazy, stale, rmk)
             changed = changed or ch
             if ms == M_DONE:
                 if b > b0 and infos[b - 1, I_BIG]:
@@ -290,8 +290,9 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                 dele = del_all[del_off[b]:del_off[b + 1]]
                 touched, old_rows, lptr, lidx, items, counts = _one(
                     ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap - a_need,
-                    live, maxdeg, mark, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,
-                    qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy, stale)
+                    live, maxdeg, mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
+                    qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy,
+                    stale)
         if info[I_STATUS] == FALLBACK:       # either path: nothing of batch b changed
             if ran and info[I_FULL]:
                 info[I_FULL] += a_need       # the room the batch needs, both parts
@@ -443,7 +444,8 @@ def pack_ops(ops, size, nbat, lane_max):
 
 @nb.njit(cache=True)
 def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-            mark, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
+            mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+            qcol,
             T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
     """A whole stream of signed ops (:func:`pack_ops`'s input) through the lane in one call: packed, run from
     batch 0 (:func:`_lane`, committed, compacting), its result columns filled (:func:`_fill_columns`).  Returns
@@ -467,7 +469,7 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     if bad < 0 and nbat:
         b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, stale = _lane(
             ins, ioff, dele, doff, 0, nbat, skip, infos, strict, True, True, n, rows, idx, st, od, el, no_off, no_rows,
-            used, cap, live, maxdeg, mark, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
+            used, cap, live, maxdeg, mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
             qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
             per_update, lazy)
     for t in range(b):      # every batch run wrote its own drops (of what was packed): the packing's join them
@@ -523,7 +525,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
     b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted, stale = _lane(
         ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n),
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0]),
         use_rel, bool(aside) and use_rel and commit, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
@@ -547,7 +549,7 @@ def run_stream(S, nlf, plan, ops, size, nbat, *, strict, relevance, split, paral
     return _stream(
         ops, size, nbat, lane_max, aut, strict,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), use_rel, bool(aside) and use_rel, code, table,
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0]), use_rel, bool(aside) and use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,

@@ -196,7 +196,7 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
               maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
               qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel,
-              lazy, stale):
+              lazy, stale, mk):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
@@ -229,7 +229,6 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     cnt = np.zeros(k, np.int64)
     lpos = np.zeros(k, np.int64)
     M = np.zeros(k, np.int64)
-    mk = np.zeros((2, rows.shape[0] + 2), np.int32)             # the search's row marks (cpu.MARK_AFTER)
     tv = np.empty(2, np.int64)
     bits = np.empty(2, np.uint32)
     nbits = np.empty(2, np.uint32)

@@ -282,6 +282,7 @@ class ArcStore:
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
         self._mark = np.full(max(n, 1), -1, dtype=np.int64)   # scratch_mark
+        self._rmarks = np.zeros((2, 2), dtype=np.int32)         # row_marks
 
     # ------------------------------------------------------------------ vertices
     @property
@@ -316,6 +317,14 @@ class ArcStore:
         if self._mark.shape[0] < size:
             self._mark = np.full(max(size, int(self._mark.shape[0] * 1.5) + 16), -1, dtype=np.int64)
         return self._mark
+
+    def row_marks(self, size: int) -> np.ndarray:
+        """The search's row marks (:data:`.cpu.MARK_AFTER`): (2, >= ``size`` + 2) int32, all zero, kept between
+        batches (the search, under ``lock``, leaves it all zero: :func:`.cpu.unmark`): allocated and cleared once,
+        not once a batch (a column per vertex: 32 MB on a graph of 4M vertices)."""
+        if self._rmarks.shape[1] < size + 2:
+            self._rmarks = np.zeros((2, max(size, int(self._rmarks.shape[1] * 1.5)) + 2), dtype=np.int32)
+        return self._rmarks
 
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph."""
