@@ -40,10 +40,10 @@ from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
 from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
-                    F_PAREL, F_NXB, F_REUSE, F_UP, F_XLOW, F_XP, F_XUP)
+                    F_PAREL, F_NXB, F_REUSE, F_TRI, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial",
-           "unmark"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "tri_rows"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -56,6 +56,131 @@ __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_tot
 MARK_AFTER = 8
 MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few probes in cache (marking every row of 8
                 # arcs at its first search made wordnet's dense 6-vertex stream 15% slower)
+
+
+# Triangle tails (plan field F_TRI; the per-update path only, where every arc of the graph searched is usable but the
+# update's own): a plan whose last two levels u, v close a triangle on one earlier vertex w = M[pw] and have no
+# other constraint counts their pairs at w as the ordered pairs (a, b) of adjacent neighbours of w of u's and v's
+# labels, the triangles at w, less those through a mapped vertex (:func:`_tri_tail`), instead of scanning w's
+# neighbours' rows (wordnet's sparse queries: a triangle with a path hanging off it; the path's far end on an
+# update, the triangles of every vertex two or three hops away enumerated again for each update).  The count at w
+# is kept in rows of the mark array below the marks: ``mk[TRI_LAB, v]`` v's label column (filled once a store,
+# ``mk[TRI_LAB, -1]`` vertices filled), per memo column c ``mk[TRI_STAMP + 2c, v]`` the per-update run that
+# counted it (``mk[TRI_STAMP, -1]`` the current run) and ``mk[TRI_STAMP + 2c + 1, v]`` the count, kept exact by
+# the run's every update (micro.py) and ignored by later runs.  Rows longer than ``TRI_MAXDEG`` are not kept
+# (an int32 count).
+TRI_LAB = 2
+TRI_STAMP = 3
+TRI_MAXDEG = 46340
+
+
+def tri_rows(columns: int) -> int:
+    """Rows of the mark array for ``columns`` triangle memo columns (none: the marks' two)."""
+    return 2 if columns == 0 else TRI_STAMP + 2 * columns
+
+
+@nb.njit(cache=True, _nrt=False)
+def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
+    """The common vertices of two sorted rows ``uidx[a0:a1]``, ``uidx[b0:b1]`` (every arc, any state) of label
+    column ``la`` and of ``lb`` (-1: any): (count la, count lb).  The shorter row is walked, the longer searched by
+    galloping."""
+    if a1 - a0 > b1 - b0:
+        t0 = a0
+        t1 = a1
+        a0 = b0
+        a1 = b1
+        b0 = t0
+        b1 = t1
+    ca = 0
+    cb = 0
+    r = b0
+    for q in range(a0, a1):
+        cv = uidx[q]
+        if r < b1 and uidx[r] < cv:
+            stp = 1
+            prev = r
+            nxt = r + 1
+            while nxt < b1 and uidx[nxt] < cv:
+                prev = nxt
+                stp <<= 1
+                nxt = prev + stp
+            r = lower_bound(uidx, prev + 1, min(nxt, b1), cv)
+        if r >= b1:
+            break
+        if uidx[r] == cv:
+            if la < 0 or mk[TRI_LAB, cv] == la:
+                ca += 1
+            if lb < 0 or mk[TRI_LAB, cv] == lb:
+                cb += 1
+    return ca, cb
+
+
+@nb.njit(cache=True, _nrt=False)
+def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
+    """The pairs of the last two levels (F_TRI) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours of w
+    with the labels of u and v (the memo: counted at w's first visit of the run) less those with a or b a mapped
+    vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice); halved where a
+    symmetry bound orders the pair.  Every arc of every row counts (the per-update path's graph, whose one unusable
+    arc, the update's own, joins M[0] and M[1]: the pairs through it are the mapped ones)."""
+    pw = T[F_TRI, p, 0, 1]
+    col = T[F_TRI, p, 0, 3]
+    la = qcol[T[F_TRI, p, 1, 0]]
+    lb = qcol[T[F_TRI, p, 1, 1]]
+    w = M[pw]
+    w0 = urows[w, 0]
+    w1 = urows[w, 1]
+    srow = TRI_STAMP + 2 * col
+    rid = mk[TRI_STAMP, mk.shape[1] - 1]
+    if w1 - w0 <= TRI_MAXDEG and mk[srow, w] == rid:
+        tot = np.int64(mk[srow + 1, w])
+    else:
+        tot = np.int64(0)
+        for q in range(w0, w1):
+            a = uidx[q]
+            if la < 0 or mk[TRI_LAB, a] == la:
+                ca, cb = common_counts(uidx, w0, w1, urows[a, 0], urows[a, 1], mk, la, lb)
+                tot += cb
+        if w1 - w0 <= TRI_MAXDEG:
+            mk[srow, w] = rid
+            mk[srow + 1, w] = tot
+    for l in range(last - 1):
+        s = M[l]
+        if l == pw or s < 0:
+            continue
+        sa = la < 0 or mk[TRI_LAB, s] == la
+        sb = lb < 0 or mk[TRI_LAB, s] == lb
+        if not (sa or sb):
+            continue
+        q = lower_bound(uidx, w0, w1, s)
+        if q >= w1 or uidx[q] != s:
+            continue
+        ca, cb = common_counts(uidx, w0, w1, urows[s, 0], urows[s, 1], mk, la, lb)
+        if sa:
+            tot -= cb
+        if sb:
+            tot -= ca
+        if sa:
+            for l2 in range(last - 1):
+                t = M[l2]
+                if l2 == pw or l2 == l or t < 0 or not (lb < 0 or mk[TRI_LAB, t] == lb):
+                    continue
+                q = lower_bound(uidx, w0, w1, t)
+                if q >= w1 or uidx[q] != t:
+                    continue
+                q = lower_bound(uidx, urows[s, 0], urows[s, 1], t)
+                if q < urows[s, 1] and uidx[q] == t:
+                    tot += 1
+    if T[F_TRI, p, 0, 2]:
+        tot >>= 1
+    return tot
+
+
+@nb.njit(cache=True, _nrt=False)
+def _tri_on(T, p, leaf, tail, urows, uidx, mk, listing):
+    """Whether this item counts its triangle tail (:func:`_tri_tail`): the plan has one, the per-update path
+    (``leaf`` with ``tail`` past the buffer) and a mark array with its memo rows."""
+    ok = not listing and leaf and tail > uidx.shape[0] and T[F_TRI, p, 0, 0] == 1
+    return (ok and mk.shape[0] >= TRI_STAMP + 2 * T[F_TRI, p, 0, 3] + 2 and mk.shape[1] >= urows.shape[0] + 2)
 
 
 @nb.njit(cache=True, inline="always")
@@ -342,6 +467,11 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel, tail)
         if r >= 0:
             return r
+    tri = _tri_on(T, p, leaf, tail, urows, uidx, mk, listing)
+    if tri and last == 3:   # the triangle tail at levels 2, 3: counted once per update and start pair, by its first
+        if items[it, 3] != 0:   # piece (a hub's level 2 is split)
+            return 0
+        return _tri_tail(p, M, T, urows, uidx, mk, qcol, last)
     store2 = listing or last > 2
     if c2in >= 0:   # level 2 already in buf[2] (handed on by _run_item)
         c2 = c2in
@@ -377,6 +507,10 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             pos[lv] += 1
             continue
         M[lv] = buf[lv, pos[lv]]
+        if tri and lv + 2 == last:
+            total += _tri_tail(p, M, T, urows, uidx, mk, qcol, last)
+            pos[lv] += 1
+            continue
         c = -1
         if _REUSE_ON and T[F_REUSE, p, lv + 1, 0] != 0 and (lv > 2 or full2):
             # reuse (module notes): level rl = lv + 1 from level lv's set buf[lv, :cnt[lv]]; written out here, not

@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import all_items, drive_ser, side_totals, work_estimate
+from .cpu import all_items, drive_ser, side_totals, tri_rows, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .aside import aside_commit, aside_split
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
@@ -525,7 +525,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
     b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted, stale = _lane(
         ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0]),
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)),
         use_rel, bool(aside) and use_rel and commit, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
@@ -549,7 +549,7 @@ def run_stream(S, nlf, plan, ops, size, nbat, *, strict, relevance, split, paral
     return _stream(
         ops, size, nbat, lane_max, aut, strict,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0]), use_rel, bool(aside) and use_rel, code, table,
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel, bool(aside) and use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,

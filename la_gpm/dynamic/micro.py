@@ -35,7 +35,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import count_serial, side_totals, start_items
+from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, count_serial, side_totals, start_items
+from .query import F_TRI
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
@@ -47,6 +48,9 @@ __all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_o
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
 MICRO_MAX = 8
+# ... or this many when the query has a triangle tail (cpu.F_TRI): its memo, kept by this path only, makes the
+# search of a batch's updates one at a time cheaper than the batch path's (wordnet's sparse queries)
+MICRO_TRI = 256
 # ... and, in the whole-graph mode, at most this many updates no query can use besides (applied, never searched:
 # two row copies and the tables of two vertices each; their net effect is found pairwise, O(m^2) compares)
 MICRO_ASIDE = 128
@@ -179,6 +183,84 @@ def _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg):
 
 
 @nb.njit(cache=True)
+def _tri_open(T, mk, rows, n, vcol, qcol):
+    """A run's triangle memo (cpu.F_TRI) opened: the labels of new vertices written, a new run id (counts of earlier
+    runs are stale: other paths changed the graph since).  Returns the memo's label columns (c, 2), none when
+    the query has no triangle tail or the mark array lacks the rows."""
+    nc = 0
+    for p in range(T.shape[1]):
+        if T[F_TRI, p, 0, 0] == 1:
+            nc = max(nc, T[F_TRI, p, 0, 3] + 1)
+    if nc == 0 or mk.shape[0] < TRI_STAMP + 2 * nc or mk.shape[1] < rows.shape[0] + 2:
+        return np.zeros((0, 2), np.int64)
+    cols = np.empty((nc, 2), np.int64)
+    for p in range(T.shape[1]):
+        if T[F_TRI, p, 0, 0] == 1:
+            cols[T[F_TRI, p, 0, 3], 0] = qcol[T[F_TRI, p, 1, 0]]
+            cols[T[F_TRI, p, 0, 3], 1] = qcol[T[F_TRI, p, 1, 1]]
+    e = mk.shape[1] - 1
+    for v in range(mk[TRI_LAB, e], n):
+        mk[TRI_LAB, v] = vcol[v] if v < vcol.shape[0] else -1
+    mk[TRI_LAB, e] = max(mk[TRI_LAB, e], n)
+    rid = mk[TRI_STAMP, e] + 1
+    if rid >= (1 << 30):
+        for c in range(nc):
+            mk[TRI_STAMP + 2 * c, :e] = 0
+        rid = 1
+    mk[TRI_STAMP, e] = rid
+    return cols
+
+
+@nb.njit(cache=True)
+def _tri_edit(rows, idx, x, y, sign, mk, cols):
+    """Edge x-y added (``sign`` 1) or removed (-1) in the run's triangle memo: the counts of x, y and their common
+    neighbours that this run holds (cpu.F_TRI), changed by the triangles through x-y; called with x-y in the rows
+    (insert) or out of them (delete): their common neighbours are the same."""
+    rid = mk[TRI_STAMP, mk.shape[1] - 1]
+    lx = mk[TRI_LAB, x]
+    ly = mk[TRI_LAB, y]
+    x0 = rows[x, 0]
+    x1 = rows[x, 1]
+    y0 = rows[y, 0]
+    y1 = rows[y, 1]
+    if x1 - x0 > y1 - y0:
+        a0, a1, b0, b1 = y0, y1, x0, x1
+    else:
+        a0, a1, b0, b1 = x0, x1, y0, y1
+    for c in range(cols.shape[0]):
+        sr = TRI_STAMP + 2 * c
+        la = cols[c, 0]
+        lb = cols[c, 1]
+        hx = mk[sr, x] == rid
+        hy = mk[sr, y] == rid
+        xa = la < 0 or lx == la
+        xb = lb < 0 or lx == lb
+        ya = la < 0 or ly == la
+        yb = lb < 0 or ly == lb
+        dc = (1 if xa and yb else 0) + (1 if ya and xb else 0)    # at a common neighbour: (x, y) and (y, x)
+        r = b0
+        for q in range(a0, a1):
+            cv = idx[q]
+            r = lower_bound(idx, r, b1, cv)
+            if r >= b1:
+                break
+            if idx[r] != cv:
+                continue
+            lc = mk[TRI_LAB, cv]
+            ca = la < 0 or lc == la
+            cb = lb < 0 or lc == lb
+            if mk[sr, cv] == rid:
+                mk[sr + 1, cv] += sign * dc
+            if hx:      # at x: (y, c) and (c, y)
+                mk[sr + 1, x] += sign * ((1 if ya and cb else 0) + (1 if ca and yb else 0))
+            if hy:
+                mk[sr + 1, y] += sign * ((1 if xa and cb else 0) + (1 if ca and xb else 0))
+        for v in (x, y):    # a row grown past the memo's bound is no longer kept
+            if mk[sr, v] == rid and rows[v, 1] - rows[v, 0] > TRI_MAXDEG:
+                mk[sr, v] = 0
+
+
+@nb.njit(cache=True)
 def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
     """The first pair of a batch (its inserts ``ins[i0:i1]``, then its deletes ``dele[d0:d1]``, counted from 0)
     that the views do not drop (:func:`.updates.pair_kept`: a self-loop, an id out of range or a relevant pair),
@@ -216,7 +298,11 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     e2 = np.zeros((0, 2), np.int64)
     e1 = np.zeros(0, np.int64)
     e6 = np.zeros((0, 6), np.int64)
+    tcols = _tri_open(T, mk, rows, n, vcol, qcol)
+    tri = tcols.shape[0] > 0
     R = min(max_rel, MICRO_MAX)
+    if tri and R > 0:
+        R = MICRO_TRI
     RA = R + (MICRO_ASIDE if aside else 0)
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
     dels = np.empty((RA, 2), np.int64)
@@ -371,7 +457,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             ly = rows[y, 1] - rows[y, 0]
             need += lx + ly + 2 * nu
             work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
-        if work >= parallel_min:
+        if work >= parallel_min and not tri:
             infos[b, I_STATUS] = -1
             return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         if used + need > cap:
@@ -434,12 +520,16 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
                 _mark(st, od, px, py, 0, -1)
                 used, _ = _copy_row(rows, idx, x, used, px, -1)
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
+                if tri:
+                    _tri_edit(rows, idx, x, y, -1, mk, tcols)
                 if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, -1, tv, bits, nbits):
                     cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
                     bch = True
             else:
                 used, px = _copy_row(rows, idx, x, used, -1, y)
                 used, py = _copy_row(rows, idx, y, used, -1, x)
+                if tri:
+                    _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
                 if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, 1, tv, bits, nbits):

@@ -81,7 +81,11 @@ MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex
 # degree 1, level l one parent, no anti level, symmetry bound or edge label), 2 where it has one bound, against
 # level l - 1 (counted only with it, as pairs); CPU-only, the per-update path's
 F_LEAF = 18
-N_FIELDS = 19
+# F_TRI[p, 0, :4] = (1, parent level pw, halve, memo column), F_TRI[p, 1, :2] = query vertices (u, v) of the last two
+# levels, where they close a triangle on one earlier vertex and nothing else (cpu._tri_tail: counted from a memo of
+# the triangles at M[pw] in the per-update path); CPU-only
+F_TRI = 19
+N_FIELDS = 20
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
 ORBITS = True  # ... and for ``orbits``: one start pair per orbit of Aut(Q) (module notes)
 
@@ -110,6 +114,14 @@ class DeltaPlan:
     symmetry: bool
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
     leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
+    tri: np.ndarray = None   # (P, 6) CPU-only: flag, pw, halve, memo column, u, v (F_TRI)
+
+    @cached_property
+    def tri_columns(self) -> int:
+        """How many triangle memo columns the plans use (one per label pair of a triangle tail, F_TRI)."""
+        if self.tri is None or not self.tri[:, 0].any():
+            return 0
+        return int(self.tri[self.tri[:, 0] == 1, 3].max()) + 1
 
     @cached_property
     def packed(self) -> np.ndarray:
@@ -138,6 +150,9 @@ class DeltaPlan:
             T[F_XUP] = xup
         if self.leaf is not None:
             T[F_LEAF, :, :, 0] = self.leaf
+        if self.tri is not None and k >= 4:
+            T[F_TRI, :, 0, :4] = self.tri[:, :4]
+            T[F_TRI, :, 1, :2] = self.tri[:, 4:]
         return T
 
     def tables(self):
@@ -273,9 +288,44 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
             if bounds:
                 leaf[p, lv] *= 2 if bounds == {lv - 1} else 0
     leaf[:, :2] = 0
+    tri = _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up)
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
                      nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry),
-                     ru, leaf)
+                     ru, leaf, tri)
+
+
+def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up) -> np.ndarray:
+    """F_TRI per plan: its last two levels u, v close a triangle on one earlier level pw and have no other edge,
+    edge label, anti level or bound but one between v and u (then the pairs are counted once: ``halve``), so the
+    pairs (f(u), f(v)) at a data vertex w = M[pw] are the triangles at w of their labels less those through a
+    mapped vertex (cpu._tri_tail).  The memo column is one per (label of u, label of v)."""
+    n, k = order.shape
+    tri = np.zeros((n, 6), np.int32)
+    if k < 4 or induced:
+        return tri
+    lab = P.vertex_labels
+    cols: dict = {}
+    u, v = k - 2, k - 1
+    for p in range(n):
+        if npar[p, u] != 1 or npar[p, v] != 2:
+            continue
+        pw = int(par[p, u, 0])
+        if sorted(int(x) for x in par[p, v, :2]) != sorted((pw, u)):
+            continue
+        if parel[p, u, 0] != -1 or (parel[p, v, :2] != -1).any():
+            continue
+        if nlow[p, u] or nup[p, u]:
+            continue
+        bounds = {int(x) for x in low[p, v, :nlow[p, v]]} | {int(x) for x in up[p, v, :nup[p, v]]}
+        if bounds - {u}:
+            continue
+        qa, qb = int(order[p, u]), int(order[p, v])
+        key = (None, None) if lab is None else (lab[qa], lab[qb])
+        if bounds and key[0] != key[1]:
+            continue
+        col = cols.setdefault(key, len(cols))
+        tri[p] = (1, pw, 1 if bounds else 0, col, qa, qb)
+    return tri
 
 
 def _nlf_implies(P: Pattern, u: int, v: int) -> bool:

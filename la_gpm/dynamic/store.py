@@ -318,12 +318,15 @@ class ArcStore:
             self._mark = np.full(max(size, int(self._mark.shape[0] * 1.5) + 16), -1, dtype=np.int64)
         return self._mark
 
-    def row_marks(self, size: int) -> np.ndarray:
-        """The search's row marks (:data:`.cpu.MARK_AFTER`): (2, >= ``size`` + 2) int32, all zero, kept between
-        batches (the search, under ``lock``, leaves it all zero: :func:`.cpu.unmark`): allocated and cleared once,
-        not once a batch (a column per vertex: 32 MB on a graph of 4M vertices)."""
-        if self._rmarks.shape[1] < size + 2:
-            self._rmarks = np.zeros((2, max(size, int(self._rmarks.shape[1] * 1.5)) + 2), dtype=np.int32)
+    def row_marks(self, size: int, rows: int = 2) -> np.ndarray:
+        """The search's row marks (:data:`.cpu.MARK_AFTER`): (>= ``rows``, >= ``size`` + 2) int32, its first two rows
+        all zero, kept between batches (the search, under ``lock``, leaves them all zero: :func:`.cpu.unmark`):
+        allocated and cleared once, not once a batch (a column per vertex: 32 MB on a graph of 4M vertices).  The
+        rows below them hold the per-update path's triangle memo (:func:`.cpu.tri_rows`)."""
+        r, c = self._rmarks.shape
+        if c < size + 2 or r < rows:
+            cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
+            self._rmarks = np.zeros((max(r, rows), cols), dtype=np.int32)
         return self._rmarks
 
     def open(self, batch) -> Opened:
