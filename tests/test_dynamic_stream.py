@@ -365,19 +365,22 @@ _TAILS = [Pattern([(0, 1), (0, 2), (1, 2), (2, 3)]),                            
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[0, 0, 0, 1, 0, 0]),  # sparse6's
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)], vertex_labels=[1, 0, 0, 1, 1]),  # u, v of two labels
           Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)]),
-          Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (3, 4), (3, 5), (4, 5)], vertex_labels=[0, 1, 1, 0, 1, 1])]
+          Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (3, 4), (3, 5), (4, 5)], vertex_labels=[0, 1, 1, 0, 1, 1]),
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]),                   # a leaf after the tail (mode 2)
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (2, 4)], vertex_labels=[0, 1, 1, 0, 1])]  # ... on w, u and v's label
 
 
 @pytest.mark.parametrize("P", _TAILS, ids=lambda P: f"k{P.k}e{P.num_edges}{'L' if P.vertex_labels else ''}")
 def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(P):
     """cpu.F_TRI: in the per-update path the last two levels of a plan that close a triangle on one earlier vertex w
     are counted as the triangles at w (kept in a memo for the run, edited by every update) less those through a
-    mapped vertex.  Two hubs and two labels; streams of batches on the hubs and their neighbours (the memo's counts
+    mapped vertex; or the two before a last leaf level, times the leaf's count less the pairs using its candidates.  Two hubs and two labels; streams of batches on the hubs and their neighbours (the memo's counts
     of a hub and of its neighbours change within a run), each batch's positive and negative against the static
     counts of the graphs before and after less the graph of the kept edges, applied one batch a call and as one
     stream, whole graph or views, embeddings or unique."""
     from la_gpm.dynamic.query import compile_delta_plan
     assert compile_delta_plan(P).tri[:, 0].any()     # the plans have a triangle tail: the memo is what is tested
+    assert any(compile_delta_plan(Q).tri[:, 0].max() == 2 for Q in _TAILS)
     rng = np.random.default_rng(P.k * 10 + P.num_edges)
     n = 70
     E = {(0, v) for v in range(2, 45)} | {(1, v) for v in range(25, 65)}

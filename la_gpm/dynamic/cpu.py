@@ -116,16 +116,20 @@ def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
-    """The pairs of the last two levels (F_TRI) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours of w
-    with the labels of u and v (the memo: counted at w's first visit of the run) less those with a or b a mapped
-    vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice); halved where a
+def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
+    """The matches below level last - 1 - mode (F_TRI) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours
+    of w with the labels of u and v (the memo: counted at w's first visit of the run) less those with a or b a mapped
+    vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice); with a leaf level
+    after them (mode 2), times the leaf's count (:func:`_leaf`, u and v left out) less, per pair, its ends among the
+    leaf's candidates (the common neighbours a of w and the leaf's parent, each with its partners b); halved where a
     symmetry bound orders the pair.  Every arc of every row counts (the per-update path's graph, whose one unusable
     arc, the update's own, joins M[0] and M[1]: the pairs through it are the mapped ones)."""
+    mode = T[F_TRI, p, 0, 0]
     pw = T[F_TRI, p, 0, 1]
     col = T[F_TRI, p, 0, 3]
     la = qcol[T[F_TRI, p, 1, 0]]
     lb = qcol[T[F_TRI, p, 1, 1]]
+    nm = last - mode      # levels 0 .. nm - 1 are mapped
     w = M[pw]
     w0 = urows[w, 0]
     w1 = urows[w, 1]
@@ -143,7 +147,7 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
         if w1 - w0 <= TRI_MAXDEG:
             mk[srow, w] = rid
             mk[srow + 1, w] = tot
-    for l in range(last - 1):
+    for l in range(nm):
         s = M[l]
         if l == pw or s < 0:
             continue
@@ -160,7 +164,7 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
         if sb:
             tot -= ca
         if sa:
-            for l2 in range(last - 1):
+            for l2 in range(nm):
                 t = M[l2]
                 if l2 == pw or l2 == l or t < 0 or not (lb < 0 or mk[TRI_LAB, t] == lb):
                     continue
@@ -170,6 +174,53 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
                 q = lower_bound(uidx, urows[s, 0], urows[s, 1], t)
                 if q < urows[s, 1] and uidx[q] == t:
                     tot += 1
+    if mode == 2 and tot > 0:
+        M[last - 2] = -1
+        M[last - 1] = -1
+        c0 = _leaf(last, p, M, T, urows, uidx, ct, N, qcol, tail)
+        pl = M[T[F_PAR, p, last, 0]]
+        ll = qcol[T[F_ORDER, p, last, 0]]
+        p0 = urows[pl, 0]
+        p1 = urows[pl, 1]
+        corr = np.int64(0)
+        r = p0
+        for q in range(w0, w1):      # a: a common neighbour of w and the leaf's parent
+            a = uidx[q]
+            r = lower_bound(uidx, r, p1, a)
+            if r >= p1:
+                break
+            if uidx[r] != a or not (ll < 0 or mk[TRI_LAB, a] == ll):
+                continue
+            oa = la < 0 or mk[TRI_LAB, a] == la
+            ob = lb < 0 or mk[TRI_LAB, a] == lb
+            if not (oa or ob):
+                continue
+            mapped = False
+            for l in range(nm):
+                if M[l] == a:
+                    mapped = True
+            if mapped:
+                continue
+            ca, cb = common_counts(uidx, w0, w1, urows[a, 0], urows[a, 1], mk, la, lb)
+            for l in range(nm):      # partners b among the mapped vertices: not pairs
+                s = M[l]
+                if l == pw or s < 0:
+                    continue
+                t = lower_bound(uidx, w0, w1, s)
+                if t >= w1 or uidx[t] != s:
+                    continue
+                t = lower_bound(uidx, urows[a, 0], urows[a, 1], s)
+                if t >= urows[a, 1] or uidx[t] != s:
+                    continue
+                if la < 0 or mk[TRI_LAB, s] == la:
+                    ca -= 1
+                if lb < 0 or mk[TRI_LAB, s] == lb:
+                    cb -= 1
+            if oa:
+                corr += cb
+            if ob:
+                corr += ca
+        tot = tot * c0 - corr
     if T[F_TRI, p, 0, 2]:
         tot >>= 1
     return tot
@@ -179,7 +230,7 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last):
 def _tri_on(T, p, leaf, tail, urows, uidx, mk, listing):
     """Whether this item counts its triangle tail (:func:`_tri_tail`): the plan has one, the per-update path
     (``leaf`` with ``tail`` past the buffer) and a mark array with its memo rows."""
-    ok = not listing and leaf and tail > uidx.shape[0] and T[F_TRI, p, 0, 0] == 1
+    ok = not listing and leaf and tail > uidx.shape[0] and T[F_TRI, p, 0, 0] > 0
     return (ok and mk.shape[0] >= TRI_STAMP + 2 * T[F_TRI, p, 0, 3] + 2 and mk.shape[1] >= urows.shape[0] + 2)
 
 
@@ -468,10 +519,11 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         if r >= 0:
             return r
     tri = _tri_on(T, p, leaf, tail, urows, uidx, mk, listing)
-    if tri and last == 3:   # the triangle tail at levels 2, 3: counted once per update and start pair, by its first
-        if items[it, 3] != 0:   # piece (a hub's level 2 is split)
+    tlv = last - 1 - T[F_TRI, p, 0, 0]    # the level whose every image counts the triangle tail
+    if tri and tlv == 1:   # the tail from level 2: counted once per update and start pair, by the first piece of
+        if items[it, 3] != 0:   # its level 2 (a hub's is split)
             return 0
-        return _tri_tail(p, M, T, urows, uidx, mk, qcol, last)
+        return _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail)
     store2 = listing or last > 2
     if c2in >= 0:   # level 2 already in buf[2] (handed on by _run_item)
         c2 = c2in
@@ -507,8 +559,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             pos[lv] += 1
             continue
         M[lv] = buf[lv, pos[lv]]
-        if tri and lv + 2 == last:
-            total += _tri_tail(p, M, T, urows, uidx, mk, qcol, last)
+        if tri and lv == tlv:
+            total += _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail)
             pos[lv] += 1
             continue
         c = -1

@@ -189,13 +189,13 @@ def _tri_open(T, mk, rows, n, vcol, qcol):
     the query has no triangle tail or the mark array lacks the rows."""
     nc = 0
     for p in range(T.shape[1]):
-        if T[F_TRI, p, 0, 0] == 1:
+        if T[F_TRI, p, 0, 0] > 0:
             nc = max(nc, T[F_TRI, p, 0, 3] + 1)
     if nc == 0 or mk.shape[0] < TRI_STAMP + 2 * nc or mk.shape[1] < rows.shape[0] + 2:
         return np.zeros((0, 2), np.int64)
     cols = np.empty((nc, 2), np.int64)
     for p in range(T.shape[1]):
-        if T[F_TRI, p, 0, 0] == 1:
+        if T[F_TRI, p, 0, 0] > 0:
             cols[T[F_TRI, p, 0, 3], 0] = qcol[T[F_TRI, p, 1, 0]]
             cols[T[F_TRI, p, 0, 3], 1] = qcol[T[F_TRI, p, 1, 1]]
     e = mk.shape[1] - 1

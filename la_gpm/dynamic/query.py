@@ -81,9 +81,10 @@ MAX_DYNAMIC_VERTICES = 32   # the candidate table holds one bit per query vertex
 # degree 1, level l one parent, no anti level, symmetry bound or edge label), 2 where it has one bound, against
 # level l - 1 (counted only with it, as pairs); CPU-only, the per-update path's
 F_LEAF = 18
-# F_TRI[p, 0, :4] = (1, parent level pw, halve, memo column), F_TRI[p, 1, :2] = query vertices (u, v) of the last two
-# levels, where they close a triangle on one earlier vertex and nothing else (cpu._tri_tail: counted from a memo of
-# the triangles at M[pw] in the per-update path); CPU-only
+# F_TRI[p, 0, :4] = (mode, parent level pw, halve, memo column), F_TRI[p, 1, :2] = query vertices (u, v) of two
+# levels that close a triangle on one earlier vertex and nothing else: the last two (mode 1), or the two before a
+# last leaf level (mode 2); cpu._tri_tail counts them from a memo of the triangles at M[pw] in the per-update path.
+# CPU-only
 F_TRI = 19
 N_FIELDS = 20
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -121,7 +122,7 @@ class DeltaPlan:
         """How many triangle memo columns the plans use (one per label pair of a triangle tail, F_TRI)."""
         if self.tri is None or not self.tri[:, 0].any():
             return 0
-        return int(self.tri[self.tri[:, 0] == 1, 3].max()) + 1
+        return int(self.tri[self.tri[:, 0] > 0, 3].max()) + 1
 
     @cached_property
     def packed(self) -> np.ndarray:
@@ -288,21 +289,52 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
             if bounds:
                 leaf[p, lv] *= 2 if bounds == {lv - 1} else 0
     leaf[:, :2] = 0
-    tri = _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up)
+    tri = _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, leaf)
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
                      nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry),
                      ru, leaf, tri)
 
 
-def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up) -> np.ndarray:
-    """F_TRI per plan: its last two levels u, v close a triangle on one earlier level pw and have no other edge,
-    edge label, anti level or bound but one between v and u (then the pairs are counted once: ``halve``), so the
-    pairs (f(u), f(v)) at a data vertex w = M[pw] are the triangles at w of their labels less those through a
-    mapped vertex (cpu._tri_tail).  The memo column is one per (label of u, label of v)."""
+def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, leaf) -> np.ndarray:
+    """F_TRI per plan: two levels u, v that close a triangle on one earlier level pw and have no other edge, edge
+    label, anti level or bound but one between v and u (then the pairs are counted once: ``halve``), so the pairs
+    (f(u), f(v)) at a data vertex w = M[pw] are the triangles at w of their labels less those through a mapped
+    vertex (cpu._tri_tail): the last two levels (flag 1), or the two before a last level counted as a leaf (F_LEAF 1)
+    whose parent is neither (flag 2; its count less the pairs that use one of its candidates).  The memo column is
+    one per (label of u, label of v)."""
     n, k = order.shape
     tri = np.zeros((n, 6), np.int32)
     if k < 4 or induced:
         return tri
+    lab = P.vertex_labels
+    cols: dict = {}
+    for p in range(n):
+        for mode in (1, 2):
+            u, v = k - 1 - mode, k - mode
+            if u < 2:
+                continue
+            if mode == 2 and (leaf[p, k - 1] != 1 or int(par[p, k - 1, 0]) in (u, v)):
+                continue
+            if npar[p, u] != 1 or npar[p, v] != 2:
+                continue
+            pw = int(par[p, u, 0])
+            if sorted(int(x) for x in par[p, v, :2]) != sorted((pw, u)):
+                continue
+            if parel[p, u, 0] != -1 or (parel[p, v, :2] != -1).any():
+                continue
+            if nlow[p, u] or nup[p, u]:
+                continue
+            bounds = {int(x) for x in low[p, v, :nlow[p, v]]} | {int(x) for x in up[p, v, :nup[p, v]]}
+            if bounds - {u}:
+                continue
+            qa, qb = int(order[p, u]), int(order[p, v])
+            key = (None, None) if lab is None else (lab[qa], lab[qb])
+            if bounds and key[0] != key[1]:
+                continue
+            col = cols.setdefault(key, len(cols))
+            tri[p] = (mode, pw, 1 if bounds else 0, col, qa, qb)
+            break
+    return tri
     lab = P.vertex_labels
     cols: dict = {}
     u, v = k - 2, k - 1
