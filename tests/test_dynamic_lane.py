@@ -210,9 +210,12 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
     G = _graph_from_pairs(n, E)
     absent = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in set(E)]
     P = Pattern([(0, 1), (1, 2), (2, 0), (2, 3)])
-    for induced, ins, dele, seq in ((False, absent[:3], E[:2], True), (True, absent[3:5], [], False),
-                                    (True, absent[5:6], [], True), (True, [], E[2:3], True),
-                                    (False, absent[6:15], [], False)):        # 9 relevant: the batch path
+    C4 = Pattern([(0, 1), (1, 2), (2, 3), (3, 0)])       # no triangle tail (query.F_TRI): micro.MICRO_MAX holds
+    for induced, ins, dele, seq, Q in ((False, absent[:3], E[:2], True, P), (True, absent[3:5], [], False, P),
+                                       (True, absent[5:6], [], True, P), (True, [], E[2:3], True, P),
+                                       (False, absent[6:15], [], False, C4),   # 9 relevant: the batch path
+                                       (False, absent[6:15], [], True, P)):    # ... but a tail's (MICRO_TRI)
+        P = Q
         D = la_gpm.DynamicGraph(G, [P], induced=induced)
         d, = D.apply(insert=ins, delete=dele)
         pos, neg, after = _oracle(G, P, ins, dele, induced)

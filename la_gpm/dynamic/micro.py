@@ -48,8 +48,9 @@ __all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_o
 # At most this many relevant updates (before the net effect) take the per-update path: each costs a search
 # set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
 MICRO_MAX = 8
-# ... or this many when the query has a triangle tail (cpu.F_TRI): its memo, kept by this path only, makes the
-# search of a batch's updates one at a time cheaper than the batch path's (wordnet's sparse queries)
+# ... or this many (at config.dynamic_per_update_max = 8; in proportion below it) when the query has a triangle tail
+# (cpu.F_TRI): its memo, kept by this path only, makes the search of a batch's updates one at a time cheaper than the
+# batch path's (wordnet's sparse queries)
 MICRO_TRI = 256
 # ... and, in the whole-graph mode, at most this many updates no query can use besides (applied, never searched:
 # two row copies and the tables of two vertices each; their net effect is found pairwise, O(m^2) compares)
@@ -301,8 +302,8 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     tcols = _tri_open(T, mk, rows, n, vcol, qcol)
     tri = tcols.shape[0] > 0
     R = min(max_rel, MICRO_MAX)
-    if tri and R > 0:
-        R = MICRO_TRI
+    if tri:
+        R = R * (MICRO_TRI // MICRO_MAX)
     RA = R + (MICRO_ASIDE if aside else 0)
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
     dels = np.empty((RA, 2), np.int64)
