@@ -312,6 +312,26 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
         assert any(x for f, x in stale_runs if f == form), form
 
 
+def _hub_batches(rng, E, n, nbat, hi, every, small, big):
+    """``nbat`` batches on the hubs 0 and 1 and the vertices 2 .. ``hi`` - 1 of the edge set ``E``: three hub inserts
+    and (inserts, deletes) ``big`` every ``every``-th batch, else ``small``; and the (before, after, kept) edge sets
+    of each batch."""
+    model, batches, truth = set(E), [], []
+    for b in range(nbat):
+        ni, nd = small if b % every else big
+        ins = [(int(h), int(v)) for h, v in zip(rng.integers(0, 2, 3), rng.integers(2, n, 3))]
+        ins += [tuple(int(x) for x in rng.integers(2, hi, 2)) for _ in range(ni)]
+        present = sorted(model)
+        dele = [present[t] for t in rng.choice(len(present), size=nd, replace=False)]
+        batches.append((ins, dele))
+        i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+        d2 = {(min(u, v), max(u, v)) for u, v in dele}
+        after = (model - (d2 - i2)) | (i2 - d2)
+        truth.append((model, after, model & after))
+        model = after
+    return batches, truth
+
+
 def test_hub_rows_marked_by_the_search_give_the_counts_binary_searches_give():
     """cpu.MARK_AFTER: an item that has checked the row of an update's endpoint often enough (a hub's: MARK_MIN
     arcs or more) marks it and checks it by look-up from then on; the marks are cleared after each item.  A
@@ -327,21 +347,10 @@ def test_hub_rows_marked_by_the_search_give_the_counts_binary_searches_give():
         if u != v:
             E.add((u, v))
     G = _graph_from_pairs(n, sorted(E))
-    model, batches, truth = set(E), [], []
+    batches, truth = _hub_batches(rng, E, n, 10, 120, 2, (3, 2), (30, 12))
 
     def emb(pairs, P):
         return la_gpm.count(_graph_from_pairs(n, sorted(pairs)), P, count="embeddings")
-    for b in range(10):
-        ins = [(int(h), int(v)) for h, v in zip(rng.integers(0, 2, 3), rng.integers(2, n, 3))]
-        ins += [tuple(int(x) for x in rng.integers(2, 120, 2)) for _ in range(3 if b % 2 else 30)]
-        present = sorted(model)
-        dele = [present[t] for t in rng.choice(len(present), size=2 if b % 2 else 12, replace=False)]
-        batches.append((ins, dele))
-        i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
-        d2 = {(min(u, v), max(u, v)) for u, v in dele}
-        after = (model - (d2 - i2)) | (i2 - d2)
-        truth.append((model, after, model & after))
-        model = after
     for P in (Pattern([(0, 1), (0, 2), (0, 3), (1, 3)]), Pattern([(0, 1), (0, 2), (1, 2), (1, 3), (2, 3)])):
         want = [(emb(a, P) - emb(k, P), emb(g, P) - emb(k, P)) for g, a, k in truth]
         assert any(w[0] for w in want) and any(w[1] for w in want)
@@ -390,18 +399,7 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
             E.add((u, v))
     lab = [int(x) for x in rng.integers(0, 2, n)]
     G = _graph_from_pairs(n, sorted(E), lab)
-    model, batches, truth = set(E), [], []
-    for b in range(12):
-        ins = [(int(h), int(v)) for h, v in zip(rng.integers(0, 2, 3), rng.integers(2, n, 3))]
-        ins += [tuple(int(x) for x in rng.integers(2, 45, 2)) for _ in range(2 if b % 3 else 25)]
-        present = sorted(model)
-        dele = [present[t] for t in rng.choice(len(present), size=3 if b % 3 else 12, replace=False)]
-        batches.append((ins, dele))
-        i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
-        d2 = {(min(u, v), max(u, v)) for u, v in dele}
-        after = (model - (d2 - i2)) | (i2 - d2)
-        truth.append((model, after, model & after))
-        model = after
+    batches, truth = _hub_batches(rng, E, n, 12, 45, 3, (2, 3), (25, 12))
 
     def emb(pairs):
         return la_gpm.count(_graph_from_pairs(n, sorted(pairs), lab), P, count="embeddings")

@@ -335,29 +335,6 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
             tri[p] = (mode, pw, 1 if bounds else 0, col, qa, qb)
             break
     return tri
-    lab = P.vertex_labels
-    cols: dict = {}
-    u, v = k - 2, k - 1
-    for p in range(n):
-        if npar[p, u] != 1 or npar[p, v] != 2:
-            continue
-        pw = int(par[p, u, 0])
-        if sorted(int(x) for x in par[p, v, :2]) != sorted((pw, u)):
-            continue
-        if parel[p, u, 0] != -1 or (parel[p, v, :2] != -1).any():
-            continue
-        if nlow[p, u] or nup[p, u]:
-            continue
-        bounds = {int(x) for x in low[p, v, :nlow[p, v]]} | {int(x) for x in up[p, v, :nup[p, v]]}
-        if bounds - {u}:
-            continue
-        qa, qb = int(order[p, u]), int(order[p, v])
-        key = (None, None) if lab is None else (lab[qa], lab[qb])
-        if bounds and key[0] != key[1]:
-            continue
-        col = cols.setdefault(key, len(cols))
-        tri[p] = (1, pw, 1 if bounds else 0, col, qa, qb)
-    return tri
 
 
 def _nlf_implies(P: Pattern, u: int, v: int) -> bool:
