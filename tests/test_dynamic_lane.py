@@ -211,10 +211,12 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
     absent = [(u, v) for u in range(n) for v in range(u + 1, n) if (u, v) not in set(E)]
     P = Pattern([(0, 1), (1, 2), (2, 0), (2, 3)])
     C4 = Pattern([(0, 1), (1, 2), (2, 3), (3, 0)])       # no triangle tail (query.F_TRI): micro.MICRO_MAX holds
+    F = Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (2, 4)])   # a tail on a vertex two levels from the update
     for induced, ins, dele, seq, Q in ((False, absent[:3], E[:2], True, P), (True, absent[3:5], [], False, P),
                                        (True, absent[5:6], [], True, P), (True, [], E[2:3], True, P),
                                        (False, absent[6:15], [], False, C4),   # 9 relevant: the batch path
-                                       (False, absent[6:15], [], True, P)):    # ... but a tail's (MICRO_TRI)
+                                       (False, absent[6:15], [], False, P),    # ... tails at the update's ends too
+                                       (False, absent[6:15], [], True, F)):    # ... not a far tail's (MICRO_TRI)
         P = Q
         D = la_gpm.DynamicGraph(G, [P], induced=induced)
         d, = D.apply(insert=ins, delete=dele)

@@ -280,6 +280,37 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
               maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
               qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel,
               lazy, stale, mk):
+    """:func:`_micro_batches` (the batches themselves).  A query with a triangle tail (cpu.F_TRI) takes batches of up
+    to 32 times ``max_rel`` relevant updates where the run may leave its candidate lists stale (``lazy``: a
+    stream, whose memo serves its every batch), or where a tail's vertex w is not an endpoint of the update (its
+    memo serves many updates of one batch: wordnet's sparse6).  Their bit changes would patch the lists once an
+    update (wordnet's label-0 lists: 265K entries, 120 updates a batch: 6 ms a batch), so the lists may then be left
+    stale within the call (:func:`.filter.lazy_patch`) and, where the caller does not take stale lists (``lazy``
+    off: one ``apply``), are rebuilt from the bits once at the end (O(n k)).  A one-batch call whose tails are at
+    the update's endpoints (wordnet's sparse4: a memo made for one update) keeps ``max_rel``: its batch path was
+    faster there (an ``apply`` a batch, 1.7-1.9 against 7.3-8.3 ms with lists patched per update, 3.4-4.1 against
+    5.2-5.6 ms with them rebuilt once, on a loaded machine)."""
+    far = False         # a tail whose vertex w is not an endpoint of the update: its memo serves many updates
+    for p in range(T.shape[1]):
+        if T[F_TRI, p, 0, 0] > 0 and T[F_TRI, p, 0, 1] >= 2:
+            far = True
+    lz = lazy or far       # (not in the call: numba reads a call of more than 30 arguments only without branches)
+    res = _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el,
+                         used, cap, maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
+                         qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split,
+                         parallel_min, seq_ok, no_rows, max_rel, lz, stale, mk)
+    ms, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, items, counts = res
+    if stale and not lazy:
+        cptr, cidx, stale = usable_lists(cptr, cidx, stale, _BIG, ct[:n], k)
+        changed = True
+    return ms, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, items, counts
+
+
+@nb.njit(cache=True)
+def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used,
+                   cap, maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
+                   qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
+                   no_rows, max_rel, lazy, stale, mk):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
@@ -302,7 +333,8 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
     tcols = _tri_open(T, mk, rows, n, vcol, qcol)
     tri = tcols.shape[0] > 0
     R = min(max_rel, MICRO_MAX)
-    if tri:
+    big = tri and lazy   # (micro_run)
+    if big:
         R = R * (MICRO_TRI // MICRO_MAX)
     RA = R + (MICRO_ASIDE if aside else 0)
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
@@ -458,7 +490,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             ly = rows[y, 1] - rows[y, 0]
             need += lx + ly + 2 * nu
             work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
-        if work >= parallel_min and not tri:
+        if work >= parallel_min and not big:
             infos[b, I_STATUS] = -1
             return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         if used + need > cap:
