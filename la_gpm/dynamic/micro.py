@@ -333,8 +333,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     tcols = _tri_open(T, mk, rows, n, vcol, qcol)
     tri = tcols.shape[0] > 0
     R = min(max_rel, MICRO_MAX)
-    big = tri and lazy   # (micro_run)
-    if big:
+    wide = tri and lazy   # (micro_run)
+    if wide:
         R = R * (MICRO_TRI // MICRO_MAX)
     RA = R + (MICRO_ASIDE if aside else 0)
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
@@ -490,7 +490,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             ly = rows[y, 1] - rows[y, 0]
             need += lx + ly + 2 * nu
             work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
-        if work >= parallel_min and not big:
+        if work >= parallel_min and not wide:
             infos[b, I_STATUS] = -1
             return NOT_MICRO, b, used, live, maxdeg, cptr, cidx, changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         if used + need > cap:
