@@ -75,7 +75,8 @@ class Config:
     dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
     # A lane batch with at most this many relevant updates (after the query views drop the rest) is applied one
     # update at a time, deletes first (la_gpm/dynamic/micro.py: no batch machinery); 0 turns that off; at most 8.
-    # A query with a triangle tail (docs/dynamic.md) takes 32 times as many (its triangle memo is this path's).
+    # A query with a triangle tail (docs/dynamic.md) takes 32 times as many in a stream, or in one apply where the tail
+    # is off the update's endpoints (its triangle memo is this path's).
     dynamic_per_update_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_PER_UPDATE_MAX", 8))
     progress: bool = False
     # Seconds per search-tree node (a partial match of a level below the last) of the cpu plan engine
