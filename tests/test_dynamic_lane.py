@@ -215,8 +215,8 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
     for induced, ins, dele, seq, Q in ((False, absent[:3], E[:2], True, P), (True, absent[3:5], [], False, P),
                                        (True, absent[5:6], [], True, P), (True, [], E[2:3], True, P),
                                        (False, absent[6:15], [], False, C4),   # 9 relevant: the batch path
-                                       (False, absent[6:15], [], False, P),    # ... tails at the update's ends too
-                                       (False, absent[6:15], [], True, F)):    # ... not a far tail's (MICRO_TRI)
+                                       (False, absent[6:15], [], True, P),     # ... not a tail's (MICRO_TRI)
+                                       (False, absent[6:15], [], True, F)):
         P = Q
         D = la_gpm.DynamicGraph(G, [P], induced=induced)
         d, = D.apply(insert=ins, delete=dele)

@@ -377,8 +377,8 @@ def _gen(l, p, M, i, new, old, base, lo_off, hi_off, T, urows, uidx, ust, uod, u
 
 # the last level's candidates (counted) are found once per parent image, so the call is the hot one: its two dozen
 # arguments (a dozen arrays, each passed as its fields) cost as much as the scan of a short row (wordnet's sparse
-# query, about 300K such calls a stream of 100 batches); this build is inlined at that one call site (all six: the search
-# compiled 2.5 min longer)
+# query, about 300K such calls a stream of 100 batches); this build is inlined at that one call site (all six: the
+# search compiled 2.5 min longer)
 _gen_last = nb.njit(cache=True, _nrt=False, inline="always")(renamed_copy(_gen, "_last"))
 
 

@@ -549,7 +549,8 @@ def run_stream(S, nlf, plan, ops, size, nbat, *, strict, relevance, split, paral
     return _stream(
         ops, size, nbat, lane_max, aut, strict,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel, bool(aside) and use_rel, code, table,
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel,
+        bool(aside) and use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,

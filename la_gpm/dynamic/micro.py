@@ -281,20 +281,18 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
               qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel,
               lazy, stale, mk):
     """:func:`_micro_batches` (the batches themselves).  A query with a triangle tail (cpu.F_TRI) takes batches of up
-    to 32 times ``max_rel`` relevant updates where the run may leave its candidate lists stale (``lazy``: a
-    stream, whose memo serves its every batch), or where a tail's vertex w is not an endpoint of the update (its
-    memo serves many updates of one batch: wordnet's sparse6).  Their bit changes would patch the lists once an
+    to 32 times ``max_rel`` relevant updates, in a stream (whose memo serves its every batch) and in one ``apply``.  Their bit changes would patch the lists once an
     update (wordnet's label-0 lists: 265K entries, 120 updates a batch: 6 ms a batch), so the lists may then be left
     stale within the call (:func:`.filter.lazy_patch`) and, where the caller does not take stale lists (``lazy``
-    off: one ``apply``), are rebuilt from the bits once at the end (O(n k)).  A one-batch call whose tails are at
-    the update's endpoints (wordnet's sparse4: a memo made for one update) keeps ``max_rel``: its batch path was
-    faster there (an ``apply`` a batch, 1.7-1.9 against 7.3-8.3 ms with lists patched per update, 3.4-4.1 against
-    5.2-5.6 ms with them rebuilt once, on a loaded machine)."""
-    far = False         # a tail whose vertex w is not an endpoint of the update: its memo serves many updates
+    off: one ``apply``), are rebuilt from the bits once at the end (O(n k)).  A stream and one ``apply`` choose
+    alike (test_dynamic_stream compares their item counts), so one ``apply`` a batch of wordnet's sparse4 (tails at
+    the update's endpoints: a memo made for one update) costs more than its batch path did: 5.2-5.6 against 3.4-4.1
+    ms on a loaded machine (7.3-8.3 with the lists patched once an update)."""
+    tail = False        # one rule for a stream and one apply: their batches take the same path (the same items)
     for p in range(T.shape[1]):
-        if T[F_TRI, p, 0, 0] > 0 and T[F_TRI, p, 0, 1] >= 2:
-            far = True
-    lz = lazy or far       # (not in the call: numba reads a call of more than 30 arguments only without branches)
+        if T[F_TRI, p, 0, 0] > 0:
+            tail = True
+    lz = lazy or tail      # (not in the call: numba reads a call of more than 30 arguments only without branches)
     res = _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el,
                          used, cap, maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
                          qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split,
