@@ -376,7 +376,9 @@ _TAILS = [Pattern([(0, 1), (0, 2), (1, 2), (2, 3)]),                            
           Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 5)]),
           Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (3, 4), (3, 5), (4, 5)], vertex_labels=[0, 1, 1, 0, 1, 1]),
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]),                   # a leaf after the tail (mode 2)
-          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (2, 4)], vertex_labels=[0, 1, 1, 0, 1])]  # ... on w, u and v's label
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (2, 4)], vertex_labels=[0, 1, 1, 0, 1]),  # ... on w, u and v's label
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)]),                   # wordnet sparse6's (mode 3)
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[1, 1, 1, 1, 0, 1])]  # f of w's label
 
 
 @pytest.mark.parametrize("P", _TAILS, ids=lambda P: f"k{P.k}e{P.num_edges}{'L' if P.vertex_labels else ''}")
@@ -392,6 +394,7 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
     from la_gpm.dynamic.query import compile_delta_plan
     assert compile_delta_plan(P).tri[:, 0].any()     # the plans have a triangle tail: the memo is what is tested
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 2 for Q in _TAILS)
+    assert any(compile_delta_plan(Q).tri[:, 0].max() == 3 for Q in _TAILS)    # summed over w (cpu._tri_tail3)
     rng = np.random.default_rng(P.k * 10 + P.num_edges)
     n = 70
     E = {(0, v) for v in range(2, 45)} | {(1, v) for v in range(25, 65)}

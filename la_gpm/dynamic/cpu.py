@@ -116,8 +116,130 @@ def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _tri_memo(w, urows, uidx, mk, srow, la, lb):
+    """The ordered pairs (a, b) of adjacent neighbours of w of label columns (la, lb): the run's memo (stamp row
+    ``srow``, counts ``srow + 1``) where it holds w, else counted and kept (rows up to TRI_MAXDEG)."""
+    w0 = urows[w, 0]
+    w1 = urows[w, 1]
+    rid = mk[TRI_STAMP, mk.shape[1] - 1]
+    if w1 - w0 <= TRI_MAXDEG and mk[srow, w] == rid:
+        return np.int64(mk[srow + 1, w])
+    tot = np.int64(0)
+    for q in range(w0, w1):
+        a = uidx[q]
+        if la < 0 or mk[TRI_LAB, a] == la:
+            ca, cb = common_counts(uidx, w0, w1, urows[a, 0], urows[a, 1], mk, la, lb)
+            tot += cb
+    if w1 - w0 <= TRI_MAXDEG:
+        mk[srow, w] = rid
+        mk[srow + 1, w] = tot
+    return tot
+
+
+@nb.njit(cache=True, _nrt=False)
+def _arc(urows, uidx, a, b):
+    """Whether row a holds b."""
+    e = urows[a, 1]
+    q = lower_bound(uidx, urows[a, 0], e, b)
+    return q < e and uidx[q] == b
+
+
+@nb.njit(cache=True, _nrt=False)
+def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
+    """F_TRI mode 3: the matches of the last three levels w, u, v (u, v a triangle tail on w, w's one parent f =
+    M[pf]; w, u and v of one label column la, or none) given levels 0 .. last - 3, summed over w at once instead
+    of found one w at a time.  Per w (a neighbour of f of label la, not mapped) :func:`_tri_tail`'s mode 1 counts
+    memo(w) less 2 c(w, s) for each mapped s adjacent to w of label la (c: their common neighbours of label la;
+    the ordered pairs through s, as first or second), plus 1 per ordered pair (s, t) of mapped vertices of label
+    la adjacent to w and to each other.  Summed over w:
+
+    * the memos: one look-up per w (the memo kept for the run);
+    * s = f, adjacent to every w: sum over w of c(w, f) is memo(f) (the ordered pairs (w, b) of adjacent
+      neighbours of f), less c(s, f) for the mapped neighbours s of f that the sum leaves out;
+    * any other s: only the w adjacent to f and s (their rows merged), each with c(w, s) and its pairs (s, t),
+      and the pair (f, s) where f and s are adjacent.
+
+    Wordnet's sparse6 (a triangle with a path hanging off it): the plans that map the path's far edge onto the
+    update paid one intersection of w's and f's rows for every w two hops from the update.  Halved where a
+    symmetry bound orders u and v."""
+    pw = last - 2
+    f = M[T[F_PAR, p, pw, 0]]
+    la = qcol[T[F_TRI, p, 1, 0]]
+    srow = TRI_STAMP + 2 * T[F_TRI, p, 0, 3]
+    f0 = urows[f, 0]
+    f1 = urows[f, 1]
+    tot = np.int64(0)
+    for q in range(f0, f1):
+        w = uidx[q]
+        if la >= 0 and mk[TRI_LAB, w] != la:
+            continue
+        hit = False
+        for l in range(pw):
+            if M[l] == w:
+                hit = True
+        if not hit:
+            tot += _tri_memo(w, urows, uidx, mk, srow, la, la)
+    sf = la < 0 or mk[TRI_LAB, f] == la
+    if sf:
+        cf = _tri_memo(f, urows, uidx, mk, srow, la, la)
+        for l in range(pw):
+            s = M[l]
+            if s < 0 or s == f or not (la < 0 or mk[TRI_LAB, s] == la) or not _arc(urows, uidx, f, s):
+                continue
+            ca, cb = common_counts(uidx, urows[s, 0], urows[s, 1], f0, f1, mk, la, la)
+            cf -= cb
+        tot -= 2 * cf
+    for l in range(pw):
+        s = M[l]
+        if s < 0 or s == f or not (la < 0 or mk[TRI_LAB, s] == la):
+            continue
+        fs = sf and _arc(urows, uidx, f, s)
+        s0 = urows[s, 0]
+        s1 = urows[s, 1]
+        # the common neighbours w of f and s: the shorter row walked, the longer searched by galloping
+        a0, a1, b0, b1 = f0, f1, s0, s1
+        if a1 - a0 > b1 - b0:
+            a0, a1, b0, b1 = s0, s1, f0, f1
+        r = b0
+        for q in range(a0, a1):
+            w = uidx[q]
+            if r < b1 and uidx[r] < w:
+                stp = 1
+                prev = r
+                nxt = r + 1
+                while nxt < b1 and uidx[nxt] < w:
+                    prev = nxt
+                    stp <<= 1
+                    nxt = prev + stp
+                r = lower_bound(uidx, prev + 1, min(nxt, b1), w)
+            if r >= b1:
+                break
+            if uidx[r] != w or not (la < 0 or mk[TRI_LAB, w] == la):
+                continue
+            hit = False
+            for l2 in range(pw):
+                if M[l2] == w:
+                    hit = True
+            if hit:
+                continue
+            ca, cb = common_counts(uidx, urows[w, 0], urows[w, 1], s0, s1, mk, la, la)
+            tot -= 2 * cb
+            for l2 in range(pw):      # the pairs (s, t), t mapped: subtracted twice above
+                t = M[l2]
+                if l2 == l or t < 0 or not (la < 0 or mk[TRI_LAB, t] == la):
+                    continue
+                if (t == f or _arc(urows, uidx, w, t)) and _arc(urows, uidx, s, t):
+                    tot += 1
+            if fs:                    # the pair (f, s)
+                tot += 1
+    if T[F_TRI, p, 0, 2]:
+        tot >>= 1
+    return tot
+
+
+@nb.njit(cache=True, _nrt=False)
 def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
-    """The matches below level last - 1 - mode (F_TRI) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours
+    """The matches below level last - 1 - mode (F_TRI; mode 3: :func:`_tri_tail3`) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours
     of w with the labels of u and v (the memo: counted at w's first visit of the run) less those with a or b a mapped
     vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice); with a leaf level
     after them (mode 2), times the leaf's count (:func:`_leaf`, u and v left out) less, per pair, its ends among the
@@ -125,28 +247,16 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
     symmetry bound orders the pair.  Every arc of every row counts (the per-update path's graph, whose one unusable
     arc, the update's own, joins M[0] and M[1]: the pairs through it are the mapped ones)."""
     mode = T[F_TRI, p, 0, 0]
+    if mode == 3:
+        return _tri_tail3(p, M, T, urows, uidx, mk, qcol, last)
     pw = T[F_TRI, p, 0, 1]
-    col = T[F_TRI, p, 0, 3]
     la = qcol[T[F_TRI, p, 1, 0]]
     lb = qcol[T[F_TRI, p, 1, 1]]
     nm = last - mode      # levels 0 .. nm - 1 are mapped
     w = M[pw]
     w0 = urows[w, 0]
     w1 = urows[w, 1]
-    srow = TRI_STAMP + 2 * col
-    rid = mk[TRI_STAMP, mk.shape[1] - 1]
-    if w1 - w0 <= TRI_MAXDEG and mk[srow, w] == rid:
-        tot = np.int64(mk[srow + 1, w])
-    else:
-        tot = np.int64(0)
-        for q in range(w0, w1):
-            a = uidx[q]
-            if la < 0 or mk[TRI_LAB, a] == la:
-                ca, cb = common_counts(uidx, w0, w1, urows[a, 0], urows[a, 1], mk, la, lb)
-                tot += cb
-        if w1 - w0 <= TRI_MAXDEG:
-            mk[srow, w] = rid
-            mk[srow + 1, w] = tot
+    tot = _tri_memo(w, urows, uidx, mk, TRI_STAMP + 2 * T[F_TRI, p, 0, 3], la, lb)
     for l in range(nm):
         s = M[l]
         if l == pw or s < 0:
@@ -519,7 +629,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         if r >= 0:
             return r
     tri = _tri_on(T, p, leaf, tail, urows, uidx, mk, listing)
-    tlv = last - 1 - T[F_TRI, p, 0, 0]    # the level whose every image counts the triangle tail
+    tlv = last - 1 - min(T[F_TRI, p, 0, 0], 2)    # the level whose every image counts the triangle tail
     if tri and tlv == 1:   # the tail from level 2: counted once per update and start pair, by the first piece of
         if items[it, 3] != 0:   # its level 2 (a hub's is split)
             return 0

@@ -84,6 +84,8 @@ F_LEAF = 18
 # F_TRI[p, 0, :4] = (mode, parent level pw, halve, memo column), F_TRI[p, 1, :2] = query vertices (u, v) of two
 # levels that close a triangle on one earlier vertex and nothing else: the last two (mode 1), or the two before a
 # last leaf level (mode 2); cpu._tri_tail counts them from a memo of the triangles at M[pw] in the per-update path.
+# Mode 3: mode 1 whose pw is the level just before u, with one parent pf and nothing else, of u's and v's label
+# (w, u and v one label, or none): the tail from w on, summed over w in the row of M[pf] at once (cpu._tri_tail3).
 # CPU-only
 F_TRI = 19
 N_FIELDS = 20
@@ -300,8 +302,10 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
     label, anti level or bound but one between v and u (then the pairs are counted once: ``halve``), so the pairs
     (f(u), f(v)) at a data vertex w = M[pw] are the triangles at w of their labels less those through a mapped
     vertex (cpu._tri_tail): the last two levels (flag 1), or the two before a last level counted as a leaf (F_LEAF 1)
-    whose parent is neither (flag 2; its count less the pairs that use one of its candidates).  The memo column is
-    one per (label of u, label of v)."""
+    whose parent is neither (flag 2; its count less the pairs that use one of its candidates); flag 3 where a flag-1
+    pw is the level before u with one parent and no edge label or bound, of u's and v's one label (or none): the
+    count of w's level and the tail together (cpu._tri_tail3).  The memo column is one per (label of u, label of
+    v)."""
     n, k = order.shape
     tri = np.zeros((n, 6), np.int32)
     if k < 4 or induced:
@@ -332,6 +336,9 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
             if bounds and key[0] != key[1]:
                 continue
             col = cols.setdefault(key, len(cols))
+            if mode == 1 and pw == k - 3 and pw >= 2 and npar[p, pw] == 1 and parel[p, pw, 0] == -1 \
+                    and not (nlow[p, pw] or nup[p, pw]) and (lab is None or key[0] == key[1] == lab[order[p, pw]]):
+                mode = 3     # w = M[pw] summed over the row of its parent: cpu._tri_tail3
             tri[p] = (mode, pw, 1 if bounds else 0, col, qa, qb)
             break
     return tri
