@@ -370,6 +370,18 @@ def test_hub_rows_marked_by_the_search_give_the_counts_binary_searches_give():
                 assert got == want, (P, pmin)
 
 
+def _two_hubs(rng):
+    """(n, edges, labels) of the triangle-tail tests' graph: 70 vertices, hubs 0 and 1 (43 and 40 arcs), 330 edges,
+    two labels."""
+    n = 70
+    E = {(0, v) for v in range(2, 45)} | {(1, v) for v in range(25, 65)}
+    while len(E) < 330:
+        u, v = sorted(int(x) for x in rng.integers(2, n, 2))
+        if u != v:
+            E.add((u, v))
+    return n, E, [int(x) for x in rng.integers(0, 2, n)]
+
+
 _TAILS = [Pattern([(0, 1), (0, 2), (1, 2), (2, 3)]),                                    # wordnet sparse4's shape
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[0, 0, 0, 1, 0, 0]),  # sparse6's
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)], vertex_labels=[1, 0, 0, 1, 1]),  # u, v of two labels
@@ -396,13 +408,7 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 2 for Q in _TAILS)
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 3 for Q in _TAILS)    # summed over w (cpu._tri_tail3)
     rng = np.random.default_rng(P.k * 10 + P.num_edges)
-    n = 70
-    E = {(0, v) for v in range(2, 45)} | {(1, v) for v in range(25, 65)}
-    while len(E) < 330:
-        u, v = sorted(int(x) for x in rng.integers(2, n, 2))
-        if u != v:
-            E.add((u, v))
-    lab = [int(x) for x in rng.integers(0, 2, n)]
+    n, E, lab = _two_hubs(rng)
     G = _graph_from_pairs(n, sorted(E), lab)
     batches, truth = _hub_batches(rng, E, n, 12, 45, 3, (2, 3), (25, 12))
 
@@ -426,3 +432,49 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
         assert all(per), per       # every batch one update at a time (micro.MICRO_TRI): the memo's path
         r = la_gpm.DynamicGraph(G, [P], count=count, keep_graph=keep).apply_stream(batches)
         assert list(zip(r.positive.tolist(), r.negative.tolist())) == exp, (keep, count)
+
+
+@pytest.mark.parametrize("P", [_TAILS[0], _TAILS[7], _TAILS[8]], ids=["k4", "k6", "k6L"])
+def test_triangle_memo_serves_later_calls_only_while_the_per_update_path_alone_changes_the_graph(P):
+    """cpu.TRI_VALID: one ``apply`` a batch keeps the triangle memo of the call before while only the per-update path
+    (which edits it) changed the graph since; a batch of the batch path (more relevant updates than it takes), of the
+    general path (a new vertex) or with listing (its own plan: other memo columns) in between makes the next call count
+    afresh.  Batches around two hubs, every batch's positive and negative against the static counts of the graphs before
+    and after less the graph of the kept edges, whole graph and views."""
+    rng = np.random.default_rng(P.k * 7 + P.num_edges)
+    n, E, lab = _two_hubs(rng)
+    batches, _ = _hub_batches(rng, E, n, 14, 45, 100, (2, 2), (2, 2))
+    # batch 5 takes the batch path (many relevant updates), batch 9 the general path (a new vertex n, labelled 1)
+    batches[5] = (batches[5][0] + [tuple(int(x) for x in rng.integers(2, 45, 2)) for _ in range(60)], batches[5][1])
+    batches[9] = (batches[9][0] + [(3, n)], batches[9][1])
+    truth, model = [], set(E)
+    for ins, dele in batches:
+        i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+        d2 = {(min(u, v), max(u, v)) for u, v in dele} & model      # (the hub batches delete present edges)
+        after = (model - (d2 - i2)) | (i2 - d2)
+        truth.append((model, after, model & after))
+        model = after
+    lab2 = lab + [1]
+
+    def emb(pairs):
+        return la_gpm.count(_graph_from_pairs(n + 1, sorted(pairs), lab2), P, count="embeddings")
+    want = [(emb(a) - emb(k), emb(g) - emb(k)) for g, a, k in truth]
+    assert sum(w[0] for w in want) and sum(w[1] for w in want)
+    G = _graph_from_pairs(n, sorted(E), lab)
+    for keep in (True, False):
+        D = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
+        got, per = [], []
+        for b, (ins, dele) in enumerate(batches):
+            kw = {"labels": {n: 1}} if b == 9 else {}
+            if b == 12:          # a listing call between two counting ones: its plan numbers the memo columns anew
+                d, = D.apply(insert=ins, delete=dele, listing=True, **kw)
+                assert d.positive_matches.shape[0] == d.positive
+            elif b == 5:         # 60 relevant updates more than the per-update path takes at this setting (32)
+                with la_gpm.config.set(dynamic_per_update_max=1):
+                    d, = D.apply(insert=ins, delete=dele)
+            else:
+                d, = D.apply(insert=ins, delete=dele, **kw)
+            got.append((d.positive, d.negative))
+            per.append(bool(d.stats.get("per_update")))
+        assert got == want, keep
+        assert not per[5] and not per[9] and sum(per) >= 10, per    # the paths the test is about were taken

@@ -43,7 +43,7 @@ from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NL
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial",
-           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "tri_rows"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "tri_rows", "tri_stale"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -72,11 +72,38 @@ MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few 
 TRI_LAB = 2
 TRI_STAMP = 3
 TRI_MAXDEG = 46340
+# ``mk[TRI_STAMP + 1, -1]``: the signature of the memo columns' label pairs (> 0) while the counts are still those of
+# the graph (the last change to it was made by a per-update run, which edits them: micro._tri_open then keeps the
+# run id, and one ``apply`` a batch keeps the counts of the last), 0 once any other path changed it
+TRI_VALID = TRI_STAMP + 1
+
+
+@nb.njit(cache=True, _nrt=False)
+def tri_stale(mk):
+    """The triangle memo's counts no longer those of the graph: another path changed it (TRI_VALID)."""
+    if mk.shape[0] > TRI_VALID and mk.shape[1] > 2:
+        mk[TRI_VALID, mk.shape[1] - 1] = 0
 
 
 def tri_rows(columns: int) -> int:
     """Rows of the mark array for ``columns`` triangle memo columns (none: the marks' two)."""
     return 2 if columns == 0 else TRI_STAMP + 2 * columns
+
+
+@nb.njit(cache=True, inline="always")
+def _gallop(uidx, r, b1, cv):
+    """The first position p >= r of the sorted ``uidx[r:b1]`` with ``uidx[p] >= cv`` (b1 if none): doubling steps
+    from r, then a binary search in the last step (a merge that walks a shorter row against this one)."""
+    if r < b1 and uidx[r] < cv:
+        stp = 1
+        prev = r
+        nxt = r + 1
+        while nxt < b1 and uidx[nxt] < cv:
+            prev = nxt
+            stp <<= 1
+            nxt = prev + stp
+        r = lower_bound(uidx, prev + 1, min(nxt, b1), cv)
+    return r
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -96,15 +123,7 @@ def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
     r = b0
     for q in range(a0, a1):
         cv = uidx[q]
-        if r < b1 and uidx[r] < cv:
-            stp = 1
-            prev = r
-            nxt = r + 1
-            while nxt < b1 and uidx[nxt] < cv:
-                prev = nxt
-                stp <<= 1
-                nxt = prev + stp
-            r = lower_bound(uidx, prev + 1, min(nxt, b1), cv)
+        r = _gallop(uidx, r, b1, cv)
         if r >= b1:
             break
         if uidx[r] == cv:
@@ -203,15 +222,7 @@ def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
         r = b0
         for q in range(a0, a1):
             w = uidx[q]
-            if r < b1 and uidx[r] < w:
-                stp = 1
-                prev = r
-                nxt = r + 1
-                while nxt < b1 and uidx[nxt] < w:
-                    prev = nxt
-                    stp <<= 1
-                    nxt = prev + stp
-                r = lower_bound(uidx, prev + 1, min(nxt, b1), w)
+            r = _gallop(uidx, r, b1, w)
             if r >= b1:
                 break
             if uidx[r] != w or not (la < 0 or mk[TRI_LAB, w] == la):

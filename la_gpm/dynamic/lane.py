@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import all_items, drive_ser, side_totals, tri_rows, work_estimate
+from .cpu import all_items, drive_ser, side_totals, tri_rows, tri_stale, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .aside import aside_commit, aside_split
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
@@ -293,6 +293,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                     live, maxdeg, mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
                     qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy,
                     stale)
+                if info[I_STATUS] == DONE:
+                    tri_stale(rmk)     # the batch path changed the graph: the triangle memo's counts are stale
         if info[I_STATUS] == FALLBACK:       # either path: nothing of batch b changed
             if ran and info[I_FULL]:
                 info[I_FULL] += a_need       # the room the batch needs, both parts
@@ -315,6 +317,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                     cptr, cidx = lptr, lidx
                     changed = True
         if aside:     # the relevant part is done (or there was none): now the rest, as row and table edits
+            tri_stale(rmk)
             used, maxdeg, cptr, cidx, ch, stale, touched, old_rows = aside_commit(
                 a_ins, a_del, a_t, a_tptr, a_adst, a_aod, a_icnt, n, rows, idx, st, od, el, used, deg, N, vcol, on,
                 vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, maxdeg, lazy, stale, touched, old_rows)
