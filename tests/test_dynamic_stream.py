@@ -478,3 +478,44 @@ def test_triangle_memo_serves_later_calls_only_while_the_per_update_path_alone_c
             per.append(bool(d.stats.get("per_update")))
         assert got == want, keep
         assert not per[5] and not per[9] and sum(per) >= 10, per    # the paths the test is about were taken
+
+
+def test_triangle_memo_signature_tells_every_label_pair_layout_apart():
+    """micro._tri_open keeps the last run's memo only for the same label pairs in the same memo columns (cpu.TRI_VALID):
+    a run of another layout (label columns up to MAX_DYNAMIC_VERTICES - 1, one to three columns) gets a new run id, as
+    does any run after a path that marked the memo stale (cpu.tri_stale); the same layout twice keeps it."""
+    from la_gpm.dynamic import micro
+    from la_gpm.dynamic.cpu import TRI_STAMP, tri_stale
+    from la_gpm.dynamic.query import F_TRI, N_FIELDS, MAX_DYNAMIC_VERTICES
+    n = 6
+    qcol = np.arange(-1, MAX_DYNAMIC_VERTICES, dtype=np.int64)      # query vertex i has label column i - 1
+    mk = np.zeros((TRI_STAMP + 6, n + 2), np.int32)
+    rows = np.zeros((n, 2), np.int64)
+    vcol = np.zeros(n, np.int64)
+
+    def T_of(layout):
+        T = np.zeros((N_FIELDS, len(layout), 4, 4), np.int32)
+        for c, (la, lb) in enumerate(layout):
+            T[F_TRI, c, 0, 0] = 1
+            T[F_TRI, c, 0, 3] = c
+            T[F_TRI, c, 1, 0] = la + 1
+            T[F_TRI, c, 1, 1] = lb + 1
+        return T
+
+    def run_id(layout):
+        cols = micro._tri_open(T_of(layout), mk, rows, n, vcol, qcol)
+        assert cols.tolist() == [list(p) for p in layout]
+        return int(mk[TRI_STAMP, -1])
+
+    top = MAX_DYNAMIC_VERTICES - 1
+    layouts = [[(0, 13)], [(1, 0)], [(13, 0)], [(-1, -1)], [(top, top - 1)], [(top - 1, top)], [(0, 0), (1, 1)],
+               [(1, 1), (0, 0)], [(0, 1), (1, 0)], [(top, 0), (0, top), (2, 2)], [(0, top), (top, 0), (2, 2)]]
+    for a in layouts:
+        for b in layouts:
+            ra = run_id(a)
+            assert run_id(a) == ra              # the same layout: the memo kept
+            rb = run_id(b)
+            assert (rb == ra) == (a == b), (a, b)
+        tri_stale(mk)
+        r = int(mk[TRI_STAMP, -1])
+        assert run_id(a) == r + 1               # stale: a new run

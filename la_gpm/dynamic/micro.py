@@ -36,7 +36,7 @@ import numba as nb
 import numpy as np
 
 from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, side_totals, start_items, tri_stale
-from .query import F_TRI
+from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
@@ -207,12 +207,14 @@ def _tri_open(T, mk, rows, n, vcol, qcol):
     for v in range(mk[TRI_LAB, e], n):
         mk[TRI_LAB, v] = vcol[v] if v < vcol.shape[0] else -1
     mk[TRI_LAB, e] = max(mk[TRI_LAB, e], n)
-    # the columns' label pairs, exactly (label columns < 12, at most three pairs): counts kept for other pairs (a plan
-    # of the same query without symmetry numbers its columns in another order) are not this run's
+    # the columns' label pairs, exactly (label columns -1 .. MAX_DYNAMIC_VERTICES - 1, at most three pairs: below 2^31):
+    # counts kept for other pairs (a plan of the same query without symmetry numbers its columns in another order)
+    # are not this run's
     sig = 0
     if nc <= 3:
+        b = MAX_DYNAMIC_VERTICES + 1
         for c in range(nc):
-            sig = sig * 169 + (cols[c, 0] + 1) * 13 + cols[c, 1] + 1
+            sig = sig * b * b + (cols[c, 0] + 1) * b + cols[c, 1] + 1
         sig += 1
     if sig > 0 and mk[TRI_VALID, e] == sig and mk[TRI_STAMP, e] > 0:
         return cols
