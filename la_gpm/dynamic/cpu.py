@@ -43,7 +43,7 @@ from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NL
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial",
-           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "tri_rows", "tri_stale"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "tri_rows", "tri_stale", "gallop"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -91,7 +91,7 @@ def tri_rows(columns: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def _gallop(uidx, r, b1, cv):
+def gallop(uidx, r, b1, cv):
     """The first position p >= r of the sorted ``uidx[r:b1]`` with ``uidx[p] >= cv`` (b1 if none): doubling steps
     from r, then a binary search in the last step (a merge that walks a shorter row against this one)."""
     if r < b1 and uidx[r] < cv:
@@ -123,7 +123,7 @@ def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
     r = b0
     for q in range(a0, a1):
         cv = uidx[q]
-        r = _gallop(uidx, r, b1, cv)
+        r = gallop(uidx, r, b1, cv)
         if r >= b1:
             break
         if uidx[r] == cv:
@@ -164,6 +164,16 @@ def _arc(urows, uidx, a, b):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _mapped(M, nm, v):
+    """Whether v is one of the mapped vertices M[0 .. nm - 1]."""
+    hit = False
+    for l in range(nm):
+        if M[l] == v:
+            hit = True
+    return hit
+
+
+@nb.njit(cache=True, _nrt=False)
 def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
     """F_TRI mode 3: the matches of the last three levels w, u, v (u, v a triangle tail on w, w's one parent f =
     M[pf]; w, u and v of one label column la, or none) given levels 0 .. last - 3, summed over w at once instead
@@ -192,11 +202,7 @@ def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
         w = uidx[q]
         if la >= 0 and mk[TRI_LAB, w] != la:
             continue
-        hit = False
-        for l in range(pw):
-            if M[l] == w:
-                hit = True
-        if not hit:
+        if not _mapped(M, pw, w):
             tot += _tri_memo(w, urows, uidx, mk, srow, la, la)
     sf = la < 0 or mk[TRI_LAB, f] == la
     if sf:
@@ -222,16 +228,12 @@ def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
         r = b0
         for q in range(a0, a1):
             w = uidx[q]
-            r = _gallop(uidx, r, b1, w)
+            r = gallop(uidx, r, b1, w)
             if r >= b1:
                 break
             if uidx[r] != w or not (la < 0 or mk[TRI_LAB, w] == la):
                 continue
-            hit = False
-            for l2 in range(pw):
-                if M[l2] == w:
-                    hit = True
-            if hit:
+            if _mapped(M, pw, w):
                 continue
             ca, cb = common_counts(uidx, urows[w, 0], urows[w, 1], s0, s1, mk, la, la)
             tot -= 2 * cb
@@ -276,8 +278,7 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
         sb = lb < 0 or mk[TRI_LAB, s] == lb
         if not (sa or sb):
             continue
-        q = lower_bound(uidx, w0, w1, s)
-        if q >= w1 or uidx[q] != s:
+        if not _arc(urows, uidx, w, s):
             continue
         ca, cb = common_counts(uidx, w0, w1, urows[s, 0], urows[s, 1], mk, la, lb)
         if sa:
@@ -289,11 +290,7 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
                 t = M[l2]
                 if l2 == pw or l2 == l or t < 0 or not (lb < 0 or mk[TRI_LAB, t] == lb):
                     continue
-                q = lower_bound(uidx, w0, w1, t)
-                if q >= w1 or uidx[q] != t:
-                    continue
-                q = lower_bound(uidx, urows[s, 0], urows[s, 1], t)
-                if q < urows[s, 1] and uidx[q] == t:
+                if _arc(urows, uidx, w, t) and _arc(urows, uidx, s, t):
                     tot += 1
     if mode == 2 and tot > 0:
         M[last - 2] = -1
@@ -316,22 +313,14 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
             ob = lb < 0 or mk[TRI_LAB, a] == lb
             if not (oa or ob):
                 continue
-            mapped = False
-            for l in range(nm):
-                if M[l] == a:
-                    mapped = True
-            if mapped:
+            if _mapped(M, nm, a):
                 continue
             ca, cb = common_counts(uidx, w0, w1, urows[a, 0], urows[a, 1], mk, la, lb)
             for l in range(nm):      # partners b among the mapped vertices: not pairs
                 s = M[l]
                 if l == pw or s < 0:
                     continue
-                t = lower_bound(uidx, w0, w1, s)
-                if t >= w1 or uidx[t] != s:
-                    continue
-                t = lower_bound(uidx, urows[a, 0], urows[a, 1], s)
-                if t >= urows[a, 1] or uidx[t] != s:
+                if not (_arc(urows, uidx, w, s) and _arc(urows, uidx, a, s)):
                     continue
                 if la < 0 or mk[TRI_LAB, s] == la:
                     ca -= 1

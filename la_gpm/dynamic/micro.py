@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, side_totals, start_items, tri_stale
+from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, side_totals, start_items, tri_stale
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .updates import pair_kept
@@ -258,7 +258,7 @@ def _tri_edit(rows, idx, x, y, sign, mk, cols):
         r = b0
         for q in range(a0, a1):
             cv = idx[q]
-            r = lower_bound(idx, r, b1, cv)
+            r = gallop(idx, r, b1, cv)
             if r >= b1:
                 break
             if idx[r] != cv:
