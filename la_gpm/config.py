@@ -78,6 +78,10 @@ class Config:
     # A query with a triangle tail (docs/dynamic.md) takes 32 times as many in a stream, or in one apply where the tail
     # is off the update's endpoints (its triangle memo is this path's).
     dynamic_per_update_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_PER_UPDATE_MAX", 8))
+    # The least room (arcs) a DynamicGraph's arc buffer keeps past its live arcs (la_gpm/dynamic/store.py): every
+    # update copies its two rows to the tail, and a full tail costs a compaction, O(arcs + vertices). Above it the
+    # room is a quarter of the arcs or one arc a vertex (9 bytes an arc: 16,384 arcs are 144 KB).
+    dynamic_room: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_ROOM", 16384))
     progress: bool = False
     # Seconds per search-tree node (a partial match of a level below the last) of the cpu plan engine
     # (la_gpm/exact/cpu.py), the constant of estimate(exact="auto")'s exact-cost prediction. Measured with
@@ -99,7 +103,7 @@ class Config:
                 "(check the LA_GPM_BACKEND environment variable)"
             )
         for name in ("memory_budget", "gpu_block", "chunk", "dynamic_split", "parallel_min", "exact_node_seconds",
-                     "auto_safety"):
+                     "auto_safety", "dynamic_room"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
         if not 0 <= self.dynamic_per_update_max <= 8:

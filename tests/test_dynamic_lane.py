@@ -172,7 +172,7 @@ def test_strict_and_bad_input_leave_everything_as_it_was():
             assert _edge_set(D.graph) == _edge_set(_graph_from_pairs(5, [(0, 1), (1, 2), (2, 3), (0, 2)]))
 
 
-def test_a_long_stream_grows_and_compacts_the_buffer_between_lane_batches():
+def test_a_long_stream_grows_and_compacts_the_buffer_between_lane_batches(monkeypatch):
     """The lane leaves a batch that does not fit the arc buffer to the general path (which grows or
     compacts it); counts stay those of brute force and every version stays readable."""
     rng = np.random.default_rng(11)
@@ -180,6 +180,7 @@ def test_a_long_stream_grows_and_compacts_the_buffer_between_lane_batches():
     E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(40, 2)).tolist() if u != v})
     G = _graph_from_pairs(n, E)
     P = Pattern([(0, 1), (1, 2), (2, 3), (3, 0)])
+    monkeypatch.setattr(la_gpm.config, "dynamic_room", 64)    # a buffer this small graph outgrows
     D = la_gpm.DynamicGraph(G, [P])
     model, kept, lanes = _edge_set(G), [], 0
     for step in range(160):

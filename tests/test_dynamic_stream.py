@@ -172,7 +172,8 @@ def test_a_long_run_compacts_the_buffer_itself(form):
         want.append((len(pos), len(neg)))
         batches.append((np.array(ins), np.array(dele)))
         model = _edge_set(after)
-    D = la_gpm.DynamicGraph(G, [P])
+    with la_gpm.config.set(dynamic_room=64):      # a buffer this small graph fills within the run
+        D = la_gpm.DynamicGraph(G, [P])
     held = D.apply()[0]                     # a snapshot held unbuilt: the run builds it first (settle)
     r = D.apply_stream(batches) if form == "batches" else D.apply_stream(_signed(batches), batch_size=7)
     assert list(zip(r.positive.tolist(), r.negative.tolist())) == want
