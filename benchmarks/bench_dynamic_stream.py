@@ -23,9 +23,10 @@ random connected subgraphs of G (labels copied), classes dense / sparse / tree, 
 
 Per (dataset, query), one row:
 
-* ``rapidflow``: runs over the stream on G0 (as many as ``--repeats``, at most ``--peer-repeats``; the run of
-  median query time is reported, ``query_time_runs_s`` all of them; ``query_time_s``: its printed Query time, the
-  whole stream; ``preprocessing_time_s``: its initial index; ``result_count``).
+* ``rapidflow``: runs over the stream on G0 (as many as ``--repeats``, at most ``--peer-repeats``, each just
+  before one of la_gpm_views' timed runs; the run of median query time is reported, ``query_time_runs_s`` all
+  of them; ``query_time_s``: its printed Query time, the whole stream; ``preprocessing_time_s``: its initial
+  index; ``result_count``; ``paired_ratio_median``: see the speedups).
 * ``la_gpm_views``: ``DynamicGraph(G0, [Q], keep_graph=False).apply_stream(ops, batch_size=u)`` (``ops``
   the stream as an (m, 3) array of signed updates, parsed before the timer as RapidFlow loads its stream
   before its query timer; u updates per batch) (query views, as
@@ -42,6 +43,8 @@ negative) == count(final) - count(G0); apply_stream's per-batch counts == the ap
 the final graph (keep_graph=True) == G0 + inserts - deletes.
 
 Speedups (> 1: la_gpm faster): ``views_vs_rapidflow_query`` = RapidFlow query_time_s / la_gpm_views seconds;
+``views_vs_rapidflow_paired``: the median over i of RapidFlow's run i / la_gpm_views' run i (RapidFlow's runs
+alternate with la_gpm's timed view runs: run i just before la_gpm's run i);
 ``views_vs_rapidflow_query_plus_preprocessing`` (both sides' preprocessing added); ``full_vs_rapidflow_query``;
 ``full_vs_recount`` and ``views_vs_recount`` = recount_stream_s / stream seconds; ``summary``: geometric means
 per (dataset, class) and the number of rows where la_gpm is faster.  Writes ``dynamic_stream_cpu.json``.
@@ -89,23 +92,29 @@ def write_stream(batches, path):
             f.write("".join(f"e {int(u)} {int(v)} 0\n" for u, v in ins.tolist()))
 
 
-def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=None, per=None):
+def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=None, per=None, between=None):
     """(median s, runs, first s, median build s, last result): a fresh DynamicGraph per run, built and warmed
-    (one empty batch: its plans) outside the timer."""
+    (one empty batch: its plans) outside the timer.  ``between(i)``: called before timed run i (1, 2, ...), outside
+    the timer (the peer's runs, interleaved)."""
     builds, runs, first, res = [], [], None, None
     for rep in range(repeats + 1):
+        if rep and between is not None:
+            between(rep)
         t = time.perf_counter()
         D = la_gpm.DynamicGraph(G0, [P], keep_graph=keep_graph)
         D.apply()
         builds.append(time.perf_counter() - t)
-        t = time.perf_counter()
+        res = None      # the last run's graph is freed here, not inside the next timer (session 24: its arrays'
+        t = time.perf_counter()   # release and the result lists were timed with la_gpm's call, 40-100 us a run)
         if loop:
             out = [D.apply(insert=i, delete=d)[0] for i, d in batches]
-            res = ([o.positive for o in out], [o.negative for o in out], D)
         else:
             r = D.apply_stream(ops, batch_size=per)
-            res = (r.positive.tolist(), r.negative.tolist(), D, r)
         el = time.perf_counter() - t
+        if loop:
+            res = ([o.positive for o in out], [o.negative for o in out], D)
+        else:
+            res = (r.positive.tolist(), r.negative.tolist(), D, r)
         if rep == 0:         # the warm-up (until session 17 the loop variable was shadowed and it was timed too)
             first = el
             continue
@@ -170,33 +179,46 @@ def stream(a):
 
 def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     B = len(batches)
-    if exe is not None:
-        dw.write_query(P, work / "query.graph")
-        # as many runs as la_gpm's timed ones (at most --peer-repeats): the run of median query time is reported,
-        # every run's query time kept (one run, as until session 17, left RapidFlow's noise in every ratio)
-        rfs = []
-        for _ in range(max(1, min(a.repeats, a.peer_repeats))):
+    rfs = []
+    n_rf = max(1, min(a.repeats, a.peer_repeats))
+
+    def peer(i):
+        """RapidFlow's run i, just before la_gpm's timed view run i (session 24): the two sides alternate, so that a
+        slow phase of this shared machine falls on both (five RapidFlow runs, then ten of la_gpm, measured a light
+        row's ratio anywhere from 0.44 to 0.91 in two runs of the same code)."""
+        if exe is not None and i <= n_rf and (not rfs or rfs[-1].get("finished")):
             rfs.append(rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt",
                                           a.peer_time_limit, exe=exe))
-            if not rfs[-1].get("finished"):
-                break
-        done = [x for x in rfs if x.get("finished")]
-        rf = sorted(done, key=lambda x: x["query_time_s"])[(len(done) - 1) // 2] if done else rfs[-1]
-        row["rapidflow"] = {k: rf.get(k) for k in ("finished", "result_count", "query_time_s", "preprocessing_time_s",
-                                                   "search_time_s", "load_stream_time_s", "wall_s", "timed_out",
-                                                   "log_tail") if k in rf}
-        row["rapidflow"]["query_time_runs_s"] = [x.get("query_time_s") for x in rfs]
+
+    if exe is not None:
+        dw.write_query(P, work / "query.graph")
     sides = {}
     for key, kg, loop in (("la_gpm_views", False, False), ("la_gpm", True, False),
                           ("la_gpm_views_apply_loop", False, True)):
         med, runs, first, build, res = timed_stream(G0, P, batches, kg, a.repeats, a.budget, loop=loop, ops=ops,
-                                                    per=per)
+                                                    per=per, between=peer if key == "la_gpm_views" else None)
         sides[key] = res
         ent = {"seconds": med, "per_batch_s": med / B, "runs": runs, "first_call_s": first, "preprocessing_s": build,
                "positive": int(sum(res[0])), "negative": int(sum(res[1]))}
         if not loop:
             ent["lane_batches"] = int(res[3].lane_batches)
         row[key] = ent
+        while key == "la_gpm_views" and exe is not None and len(rfs) < n_rf and rfs[-1].get("finished"):
+            peer(len(rfs) + 1)     # la_gpm's budget cut its runs short: RapidFlow's still run, after them
+    if exe is not None:
+        # as many runs as la_gpm's timed ones (at most --peer-repeats), each just before one of them: the run of
+        # median query time is reported, every run's query time kept (one run, as until session 17, left
+        # RapidFlow's noise in every ratio), and the median of the paired ratios
+        done = [x for x in rfs if x.get("finished")]
+        rf = sorted(done, key=lambda x: x["query_time_s"])[(len(done) - 1) // 2] if done else rfs[-1]
+        row["rapidflow"] = {k: rf.get(k) for k in ("finished", "result_count", "query_time_s", "preprocessing_time_s",
+                                                   "search_time_s", "load_stream_time_s", "wall_s", "timed_out",
+                                                   "log_tail") if k in rf}
+        row["rapidflow"]["query_time_runs_s"] = [x.get("query_time_s") for x in rfs]
+        lv = row["la_gpm_views"]["runs"]
+        pairs = [x["query_time_s"] / t for x, t in zip(rfs, lv) if x.get("finished")]
+        row["rapidflow"]["paired_runs"] = len(pairs)
+        row["rapidflow"]["paired_ratio_median"] = float(np.median(pairs)) if pairs else None
     pos, neg = sides["la_gpm_views"][0], sides["la_gpm_views"][1]
     for key in ("la_gpm", "la_gpm_views_apply_loop"):
         check(f"{key} per-batch counts == apply_stream views", (sides[key][0], sides[key][1]), (pos, neg))
@@ -217,6 +239,8 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     if rf and rf.get("finished"):
         q, pre = rf["query_time_s"], rf["preprocessing_time_s"]
         sp["views_vs_rapidflow_query"] = q / row["la_gpm_views"]["seconds"]
+        if rf.get("paired_ratio_median") is not None:     # the median of RapidFlow run i / la_gpm run i
+            sp["views_vs_rapidflow_paired"] = rf["paired_ratio_median"]
         sp["full_vs_rapidflow_query"] = q / row["la_gpm"]["seconds"]
         sp["views_vs_rapidflow_query_plus_preprocessing"] = (q + pre) / (row["la_gpm_views"]["seconds"]
                                                                          + row["la_gpm_views"]["preprocessing_s"])
@@ -231,12 +255,14 @@ def brief(row):
             f"{row['la_gpm_views_apply_loop']['per_batch_s'] * 1e6:.1f}; RapidFlow "
             f"{(rf.get('query_time_s') or float('nan')) / row['batches'] * 1e6:.1f} us/batch; recount "
             f"{row['recount']['per_batch_s'] * 1e3:.2f} ms/batch; x RF {sp.get('views_vs_rapidflow_query', 0):.2f}, "
-            f"x recount {sp['views_vs_recount']:.0f} (full {sp['full_vs_recount']:.0f})")
+            f"(paired {sp.get('views_vs_rapidflow_paired') or 0:.2f}), x recount {sp['views_vs_recount']:.0f} "
+            f"(full {sp['full_vs_recount']:.0f})")
 
 
 def summarize(rows):
     out = []
-    keys = ("views_vs_rapidflow_query", "full_vs_rapidflow_query", "views_vs_rapidflow_query_plus_preprocessing",
+    keys = ("views_vs_rapidflow_query", "views_vs_rapidflow_paired", "full_vs_rapidflow_query",
+            "views_vs_rapidflow_query_plus_preprocessing",
             "views_vs_recount", "full_vs_recount", "views_vs_apply_loop")
     groups = {}
     for r in rows:

@@ -63,7 +63,7 @@ def gpu_rows(label, G, ref, repeat, first_call):
     import cupy as cp
 
     from la_gpm.device import device_arc_sources, device_csr
-    from la_gpm.triangles.gpu import _arc_bins, _launch, _launch_hubs
+    from la_gpm.triangles.gpu import _arc_bins, _arcs_call, _hub_call
     from la_gpm.triangles.gpu import triangle_count as gpu_tc
     rows = []
     variants = [(f"uniform group={g}", dict(schedule="uniform", group=g)) for g in (4, 8, 16, 32)]
@@ -80,13 +80,14 @@ def gpu_rows(label, G, ref, repeat, first_call):
     bins, (hubs, smem) = _arc_bins(G)
     if hubs is not None:
         tot = cp.zeros(1, dtype=cp.uint64)
-        med, times, _ = timeit(lambda: _launch_hubs(ptr, idx, hubs, smem, tot, None), repeat=repeat, sync=True)
+        f, g_, b_, args, sm_ = _hub_call(ptr, idx, hubs, smem, tot, None)
+        med, times, _ = timeit(lambda: f(g_, b_, args, shared_mem=sm_), repeat=repeat, sync=True)
         rows.append({"impl": "la_gpm[gpu] hub rows (shared-memory hash)", "hubs": int(hubs.shape[0]),
                      "shared_bytes": smem, "seconds": med, "runs": times, "edges_per_s": G.m / med})
     for arcs, grp in bins:
         tot = cp.zeros(1, dtype=cp.uint64)
-        med, times, _ = timeit(lambda: _launch(ptr, idx, src, arcs, int(arcs.shape[0]), grp, True, tot, None),
-                               repeat=repeat, sync=True)
+        f, g_, b_, args, sm_ = _arcs_call(ptr, idx, src, arcs, int(arcs.shape[0]), grp, True, tot, None)
+        med, times, _ = timeit(lambda: f(g_, b_, args, shared_mem=sm_), repeat=repeat, sync=True)
         rows.append({"impl": f"la_gpm[gpu] bin group={grp}", "arcs": int(arcs.shape[0]), "seconds": med,
                      "runs": times, "edges_per_s": G.m / med})
     if first_call:  # what the default schedule's one-off set-up (arc binning) costs

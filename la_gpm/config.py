@@ -112,8 +112,11 @@ class Config:
 
     def __setattr__(self, name, value):
         object.__setattr__(self, name, value)
-        if name in {f.name for f in fields(self)} and all(hasattr(self, f.name) for f in fields(self)):
-            self.validate()
+        if name in {f.name for f in fields(self)}:
+            # every change moves the version: what is kept for repeat calls (la_gpm.engines.repeatable) is keyed on it
+            object.__setattr__(self, "version", getattr(self, "version", 0) + 1)
+            if all(hasattr(self, f.name) for f in fields(self)):
+                self.validate()
 
     @contextlib.contextmanager
     def set(self, **kwargs):

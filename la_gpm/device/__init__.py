@@ -159,3 +159,26 @@ def device_arc_sources(G, which: str = "D"):
         with oom_guard("building arc sources"):
             return cp.repeat(cp.arange(n, dtype=cp.int32), cp.diff(ptr).astype(cp.int64))
     return G.device_cache(f"gpu:{dev}:{which}:src", make)
+
+
+class Launches:
+    """Kernel calls bound once -- (function, grid, block, args, shared memory bytes) each -- that write one device
+    buffer ``out`` from zero: a repeat call runs only them (:func:`la_gpm.engines.repeatable`).  A call zeroes
+    ``out`` (asynchronously), launches the calls in order on the current stream, reads ``out`` back and returns
+    ``result(host copy)`` (the count as a Python int; it may raise, e.g. on an overflow flag); the lock keeps two
+    threads from sharing ``out`` at once.  ``device``: the device they were bound on (the caller checks it is
+    still the current one)."""
+
+    __slots__ = ("device", "out", "calls", "result", "lock")
+
+    def __init__(self, device: int, out, calls, result):
+        import threading
+        self.device, self.out, self.calls, self.result = device, out, tuple(calls), result
+        self.lock = threading.Lock()
+
+    def __call__(self) -> int:
+        with self.lock:
+            self.out.data.memset_async(0, self.out.nbytes)
+            for f, grid, block, args, smem in self.calls:
+                f(grid, block, args, shared_mem=smem)
+            return self.result(self.out.get())

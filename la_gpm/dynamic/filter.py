@@ -19,7 +19,7 @@ import numba as nb
 import numpy as np
 
 from ..config import config
-from ..primitives.jit import flush_when_changed, parallel_and_serial
+from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from ..primitives.sorted_ops import lower_bound
 from .query import query_label_table
 from .store import grow
@@ -64,6 +64,9 @@ def _ct_rows_impl(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, out):
 # each pass in two builds: parallel for large inputs, serial (prange as range) below config.parallel_min
 _label_counts_par, _label_counts_ser = parallel_and_serial(_label_counts_impl)
 _ct_rows_par, _ct_rows_ser = parallel_and_serial(_ct_rows_impl)
+# ... and a third without reference counting for a few rows at a time (swap_rows: the per-update path's two rows an
+# update; the serial build's prologue counted a reference on each of its seven arrays, both ways)
+_ct_rows_few = nb.njit(cache=True, _nrt=False)(renamed_copy(_ct_rows_impl, "_few"))
 
 
 def _label_counts(ptr, idx, vcol, L):
@@ -196,7 +199,7 @@ def swap_rows(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct, saved):
     whether any changed."""
     for t in range(rows.shape[0]):
         saved[t] = ct[rows[t]]
-    _ct_rows_ser(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct)
+    _ct_rows_few(rows, N, deg, vlab, labeled, qlab, qdeg, qdem, ct)
     for t in range(rows.shape[0]):
         if ct[rows[t]] != saved[t]:
             return True

@@ -64,7 +64,7 @@ INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def start_pairs_of(cx, cy, pairs):
     """How many start pairs (a, b) an update x-y can take: bit a in ``cx`` (x's candidate bits) and bit b in
     ``cy``, before any other check (the lane's item bound, this path's work bound and its pre-search test)."""
@@ -74,7 +74,7 @@ def start_pairs_of(cx, cy, pairs):
     return c
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _find(rows, idx, v, w):
     """Position of arc v -> w in row v, or -1.  The helpers here have one exit: numba keeps a reference count on
     each array an early-returning helper touches, an NRT call per array per call (updates.pair_kept)."""
@@ -85,7 +85,7 @@ def _find(rows, idx, v, w):
     return p if hit else -1
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _mark(st, od, px, py, state, order):
     """The update's two arcs (positions px, py) get ``state`` and ``order`` (0, -1: kept again)."""
     st[px] = state
@@ -94,7 +94,7 @@ def _mark(st, od, px, py, state, order):
     od[py] = order
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _copy_row(rows, idx, v, used, skip, add):
     """Row v copied to ``idx[used:]`` without position ``skip`` (>= 0) or with target ``add`` (>= 0) in its sorted
     place; rows[v] points at the copy.  Returns (the new used, the position of the added arc or -1).  The slots
@@ -131,7 +131,7 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
     return cptr, cidx, stale, rebuilt
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _nitems(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
             off):
     """How many work items the one-update batch (x, y) of state ``side`` has on the graph as it is (the count pass
@@ -144,7 +144,7 @@ def _nitems(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, p
                        off)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _search(ni, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
             pair_cond, k, split, no_rows, buf, cnt, pos, M, N, qcol, mk, its, cts):
     """The ``ni`` (:func:`_nitems`, > 0) items of the one-update batch in ``upd1`` and their counts, into the run's
@@ -163,7 +163,7 @@ def _scratch(ni):
     return np.empty((ni, 6), np.int64), np.zeros(ni, np.int64)
 
 
-@nb.njit(cache=True, inline="always")
+@nb.njit(cache=True, _nrt=False)
 def _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, sign, tv, bits, nbits):
     """x-y added (sign 1) or removed (-1) in the degree and label counts; the candidate bits of x and y
     recomputed.  Returns whether they changed (then ``tv`` holds x and y sorted, ``bits`` / ``nbits`` their bits
@@ -265,6 +265,8 @@ def _tri_edit(rows, idx, x, y, sign, mk, cols):
         ya = la < 0 or ly == la
         yb = lb < 0 or ly == lb
         dc = (1 if xa and yb else 0) + (1 if ya and xb else 0)    # at a common neighbour: (x, y) and (y, x)
+        if dc == 0 and not hx and not hy:    # no count of this pair's changes (most updates of yeast's sparse4)
+            continue
         r = b0
         for q in range(a0, a1):
             cv = idx[q]

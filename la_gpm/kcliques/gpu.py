@@ -27,9 +27,12 @@ this module hands to the host from its own size kernel (the same integers as the
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-from ..device import block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import (Launches, block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard,
+                      sm_count)
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -108,6 +111,45 @@ def clique_count(G, k: int, part=None, method: str = "auto", balance: bool | Non
 
 def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | None = None) -> int:
     """The k-cliques whose lowest vertex has a degree rank in ``ranks = (lo, hi)`` (None: all)."""
+    bound = _bind(G, k, ranks, method, balance)
+    if bound is None:
+        return 0
+    counters, call, start, what = bound
+    with oom_guard(what):
+        if start:
+            counters[0] = start
+        f, grid, block, args, smem = call
+        f(grid, block, args, shared_mem=smem)
+        host = counters.get()
+    return _total(host, k)
+
+
+def repeat_count(G, k: int):
+    """G's k-clique count bound for repeat calls (:func:`la_gpm.engines.repeatable`): the default kernel's call
+    with its stacks, counters and arguments made once (a call zeroes the counters, launches, reads them back and
+    returns the count); None where the count needs no launch (then it is 0 at once)."""
+    bound = _bind(G, k, None, "auto", None)
+    if bound is None:
+        return None
+    counters, call, start, _ = bound
+    assert start == 0     # the whole graph: the kernel's item counter starts at 0, as the zeroed counters do
+    return Launches(cupy().cuda.runtime.getDevice(), counters, [call], functools.partial(_total, k=k))
+
+
+def _total(host, k) -> int:
+    """The count from the host copy of the counters [next item, total, overflow]."""
+    _, total, over = (int(x) for x in host)
+    if over:
+        raise OverflowError(f"the number of {k}-cliques exceeds 2**64 - 1 (the GPU kernel's exact sum); count it in "
+                            "parts and add them as Python ints: sum(la_gpm.distributed.count_part(G, "
+                            f"'{k}-clique', (i, n), backend='gpu') for i in range(n)) with n large enough")
+    return total
+
+
+def _bind(G, k, ranks, method, balance):
+    """The launch of the k-clique count over ``ranks``: (counters (3,) uint64 on the device, the kernel call
+    (function, grid, block, args, shared memory bytes), the first item, the words of its out-of-memory guard), or
+    None where the count is 0 without a launch."""
     cp = cupy()
     from ..config import config
 
@@ -131,10 +173,10 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
         lo, hi = ranks
         a0, narcs = int(hp[lo]), int(hp[hi])
     if narcs <= a0:
-        return 0
+        return None
     maxdeg = G.cached("R:max_outdeg", lambda: max(1, int(np.diff(hp).max())))  # O(n) once per graph
     if maxdeg < k - 1:
-        return 0
+        return None
     levels = max(1, k - 3)
     per_warp_ints = levels * maxdeg
     rcap = min(maxdeg, BITMAP_CAP)
@@ -150,27 +192,21 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
             items = tuple(x[keep] for x in items)
         start, end = 0, int(items[0].shape[0])
         if end == 0:
-            return 0
+            return None
     sm = sm_count()
     warps_per_block = 8
     nwarps = int(min(sm * 64, max(warps_per_block, config.memory_budget // per_warp), end - start + warps_per_block))
     grid = max(1, nwarps // warps_per_block)
-    with oom_guard(f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"):
+    what = f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"
+    with oom_guard(what):
         buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
         counters = cp.zeros(3, dtype=cp.uint64)      # [next item, total, overflow]: a memset, no host copy
-        if start:
-            counters[0] = start
-        if method == "bitmap":
-            null = np.uint64(0)
-            size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *(items if items is not None else (null,) * 3))
-        else:
-            size = (np.int32(k), np.int32(maxdeg))
-        kern = kernel(__package__, "cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
-        kern((grid,), (warps_per_block * 32,),
-             (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]))
-        _, total, over = (int(x) for x in counters.get())
-    if over:
-        raise OverflowError(f"the number of {k}-cliques exceeds 2**64 - 1 (the GPU kernel's exact sum); count it in "
-                            "parts and add them as Python ints: sum(la_gpm.distributed.count_part(G, "
-                            f"'{k}-clique', (i, n), backend='gpu') for i in range(n)) with n large enough")
-    return total
+    if method == "bitmap":
+        null = np.uint64(0)
+        size = (np.int32(k), np.int32(maxdeg), np.int32(rcap), *(items if items is not None else (null,) * 3))
+    else:
+        size = (np.int32(k), np.int32(maxdeg))
+    kern = kernel(__package__, "cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
+    call = (kern, (grid,), (warps_per_block * 32,),
+            (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]), 0)
+    return counters, call, start, what

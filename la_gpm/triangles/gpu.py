@@ -26,7 +26,8 @@ import functools
 
 import numpy as np
 
-from ..device import block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard, sm_count
+from ..device import (Launches, block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard,
+                      sm_count)
 
 SCHEDULES = ("auto", "bucketed", "uniform")
 GROUPS = (1, 2, 4, 8, 16, 32)
@@ -119,16 +120,19 @@ def _arc_bins(G, hub_min: int = HUB_MIN):
     return device_arc_table(G, f"tri_bins:{hub_min}", "binning arcs for triangle counting", build)
 
 
-def _launch_hubs(ptr, idx, hubs, smem, total, pv):
+def _hub_call(ptr, idx, hubs, smem, total, pv):
+    """The hub kernel's call: (function, grid, block, args, shared memory bytes)."""
     k, _ = _hub_kernel()
     sm = sm_count()
     nh = int(hubs.shape[0])
-    k((int(min(nh, sm * 8)),), (HUB_BLOCK,),
-      (ptr, idx, hubs, np.int32(nh), np.int32(HUB_KFACTOR), total, pv if pv is not None else np.uint64(0)),
-      shared_mem=smem)
+    return (k, (int(min(nh, sm * 8)),), (HUB_BLOCK,),
+            (ptr, idx, hubs, np.int32(nh), np.int32(HUB_KFACTOR), total, pv if pv is not None else np.uint64(0)),
+            smem)
 
 
-def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
+def _arcs_call(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
+    """The arc kernel's call over ``arcs`` (None: every arc) with ``group`` lanes an arc: (function, grid, block,
+    args, shared memory bytes)."""
     cp = cupy()
     if group not in GROUPS:
         raise ValueError(f"group must be a power of two <= 32; got {group}")
@@ -137,11 +141,32 @@ def _launch(ptr, idx, src, arcs, narcs, group, pivots, total, pv):
     sm = sm_count()
     grid = int(max(1, min((narcs + groups_per_block - 1) // groups_per_block, sm * 32)))
     name = "tri_count_arcs64" if arcs is not None and arcs.dtype == cp.int64 else "tri_count_arcs"
-    kernel(__package__, "triangles", name)((grid,), (block,),
-                              (ptr, idx, src, arcs if arcs is not None else np.uint64(0), np.int64(narcs),
-                               np.int32(group), np.int32(1 if pivots else 0), total,
-                               pv if pv is not None else np.uint64(0)),
-                              shared_mem=block * 4 if pivots else 0)
+    return (kernel(__package__, "triangles", name), (grid,), (block,),
+            (ptr, idx, src, arcs if arcs is not None else np.uint64(0), np.int64(narcs), np.int32(group),
+             np.int32(1 if pivots else 0), total, pv if pv is not None else np.uint64(0)),
+            block * 4 if pivots else 0)
+
+
+def _calls(G, total, pv, group=None, schedule="auto", pivots=None, hub_min=None):
+    """The kernel calls that count G's triangles into ``total`` (and ``pv``), in launch order."""
+    if schedule not in SCHEDULES:
+        raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
+    ptr, idx = device_csr(G, "R")
+    src = device_arc_sources(G, "R")
+    narcs = int(idx.shape[0])
+    if not narcs:
+        return []
+    if schedule == "auto":
+        schedule = "uniform" if group is not None else auto_schedule(G, narcs)
+    if schedule == "uniform":
+        g = default_group(G) if group is None else group
+        return [_arcs_call(ptr, idx, src, None, narcs, g, bool(pivots), total, pv)]
+    bins, (hubs, smem) = _arc_bins(G, HUB_MIN if hub_min is None else hub_min)
+    calls = [] if hubs is None else [_hub_call(ptr, idx, hubs, smem, total, pv)]
+    for arcs, g in bins:
+        calls.append(_arcs_call(ptr, idx, src, arcs, int(arcs.shape[0]), g, True if pivots is None else pivots,
+                                total, pv))
+    return calls
 
 
 def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", pivots: bool | None = None,
@@ -149,26 +174,28 @@ def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", 
     cp = cupy()
     if schedule not in SCHEDULES:
         raise ValueError(f"schedule must be one of {SCHEDULES}; got {schedule!r}")
-    ptr, idx = device_csr(G, "R")
-    src = device_arc_sources(G, "R")
-    narcs = int(idx.shape[0])
-    if schedule == "auto":
-        schedule = "uniform" if group is not None else auto_schedule(G, narcs)
     with oom_guard("triangle counting"):
         total = cp.zeros(1, dtype=cp.uint64)
         pv = cp.zeros(G.n, dtype=cp.uint64) if per_vertex else None
-        if narcs:
-            if schedule == "uniform":
-                g = default_group(G) if group is None else group
-                _launch(ptr, idx, src, None, narcs, g, bool(pivots), total, pv)
-            else:
-                bins, (hubs, smem) = _arc_bins(G, HUB_MIN if hub_min is None else hub_min)
-                if hubs is not None:
-                    _launch_hubs(ptr, idx, hubs, smem, total, pv)
-                for arcs, g in bins:
-                    _launch(ptr, idx, src, arcs, int(arcs.shape[0]), g, True if pivots is None else pivots,
-                            total, pv)
+        for f, grid, block, args, smem in _calls(G, total, pv, group, schedule, pivots, hub_min):
+            f(grid, block, args, shared_mem=smem)
     return total, pv
+
+
+def repeat_count(G) -> Launches:
+    """G's triangle count bound for repeat calls (:func:`la_gpm.engines.repeatable`): the default schedule's kernel
+    calls with their grids, arguments and output buffer made once; a call returns the count. (On email-Enron a
+    count took 119 us, 50 of them the kernels and about 45 Python: the engine table, the checks, the schedule
+    and kernel look-ups and a fresh output buffer each call.)"""
+    cp = cupy()
+    with oom_guard("triangle counting"):
+        total = cp.zeros(1, dtype=cp.uint64)
+        calls = _calls(G, total, None)
+    return Launches(cp.cuda.runtime.getDevice(), total, calls, _first)
+
+
+def _first(host) -> int:
+    return int(host[0])
 
 
 def auto_schedule(G, narcs: int) -> str:
