@@ -63,6 +63,30 @@ __device__ __forceinline__ void flush_checked(u64* total, u64* overflow, u64 acc
     if (lane == 0 && over) atomicExch(overflow, 1ULL);
 }
 
+// k = 4: the pairs (i < j) of S[0, s) with S[j] in N+(S[i]), the warp's lanes over the pairs in row-major order
+// (pair p is (i, j) with p = i (2s - i - 1) / 2 + j - i - 1): 32 pairs a step, where stack_dfs takes one step per i
+// (each with s - i - 1 lanes busy). Every lane returns the same value.
+__device__ __forceinline__ u64 warp_count_pairs(const i64* __restrict__ ptr, const int* __restrict__ idx, const int* S,
+                                                int s, int lane) {
+    const i64 np = (i64)s * (s - 1) / 2;
+    u64 c = 0;
+    for (i64 base = 0; base < np; base += 32) {
+        const i64 p = base + lane;
+        bool hit = false;
+        if (p < np) {
+            const double b = 2.0 * s - 1.0;
+            int i = (int)((b - sqrt(b * b - 8.0 * (double)p)) * 0.5);     // the row, then exact in integers
+            while (i > 0 && (i64)i * (2 * s - i - 1) / 2 > p) --i;
+            while ((i64)(i + 1) * (2 * s - i - 2) / 2 <= p) ++i;
+            const int j = (int)(p - (i64)i * (2 * s - i - 1) / 2) + i + 1;
+            const int w = S[i];
+            hit = binary_contains(idx, __ldg(ptr + w), __ldg(ptr + w + 1), S[j]);
+        }
+        c += __popc(__ballot_sync(LA_FULL_MASK, hit));
+    }
+    return c;
+}
+
 // Depth-first extension of S_0 (stack level 0, size s0) to k-cliques; adds their number to acc.
 __device__ __forceinline__ void stack_dfs(const i64* __restrict__ ptr, const int* __restrict__ idx, int k, int maxdeg,
                                           int* stack, int s0, int lane, u64& acc, bool& over) {
@@ -108,6 +132,7 @@ extern "C" __global__ void clique_count_warp(const i64* __restrict__ ptr, const 
         arc_lists(ptr, idx, src, (i64)e, alo, ahi, blo, bhi);
         if (k == 3) { add_checked(local, warp_count_in(idx + alo, (int)(ahi - alo), idx, blo, bhi, lane), over); continue; }
         const int s0 = warp_intersect_to(idx + alo, (int)(ahi - alo), idx, blo, bhi, stack, lane);
+        if (k == 4) { add_checked(local, warp_count_pairs(ptr, idx, stack, s0, lane), over); continue; }
         stack_dfs(ptr, idx, k, maxdeg, stack, s0, lane, local, over);
     }
     flush_checked(total, overflow, local, over, lane);
