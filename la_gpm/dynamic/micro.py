@@ -559,35 +559,15 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             x = net[t, 0]
             y = net[t, 1]
             searched = False
-            # two search sites on purpose: each passes _search (inlined) its side as a constant, which the
-            # search is specialised on; one site with the side a variable ran human dense4 10% slower (session 17).
-            # The arrays are touched only where they change (lists) or a search runs: a helper handing arrays back
-            # costs their reference counts, atomic, on every update
-            if net[t, 2] < 0:
+            # one search site: _nitems and _search are functions of their own, built without reference counting (until
+            # session 24 an inlined search at two sites, each specialised on its side as a constant; inlined, their
+            # array arguments were reference-counted locals).  The arrays are touched only where they change (lists)
+            # or a search runs: a helper handing arrays back costs their reference counts, atomic, on every update
+            dl = net[t, 2] < 0       # a delete: searched on the graph with x-y, then taken out; an insert: put in, then
+            if dl:                   # searched
                 px = _find(rows, idx, x, y)
                 py = _find(rows, idx, y, x)
                 _mark(st, od, px, py, DELETED, 0)
-                if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
-                    if lazy and stale:
-                        cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                        bch = bch or rb
-                    nis = _nitems(x, y, DELETED, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el,
-                                  pair_cond, k, split, no_rows, off)
-                    if nis > its.shape[0]:
-                        its, cts = _scratch(max(nis, 2 * its.shape[0]))
-                    if nis:
-                        _search(nis, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs,
-                                pair_edge, pair_el, pair_cond, k, split, no_rows, buf, cnt, lpos, M, N, qcol, mk, its,
-                                cts)
-                    searched = True
-                _mark(st, od, px, py, 0, -1)
-                used, _ = _copy_row(rows, idx, x, used, px, -1)
-                used, _ = _copy_row(rows, idx, y, used, py, -1)
-                if tri:
-                    _tri_edit(rows, idx, x, y, -1, mk, tcols)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, -1, tv, bits, nbits):
-                    cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
-                    bch = True
             else:
                 used, px = _copy_row(rows, idx, x, used, -1, y)
                 used, py = _copy_row(rows, idx, y, used, -1, x)
@@ -598,20 +578,27 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, 1, tv, bits, nbits):
                     cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
                     bch = True
-                if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
-                    if lazy and stale:
-                        cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
-                        bch = bch or rb
-                    nis = _nitems(x, y, INSERTED, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el,
-                                  pair_cond, k, split, no_rows, off)
-                    if nis > its.shape[0]:
-                        its, cts = _scratch(max(nis, 2 * its.shape[0]))
-                    if nis:
-                        _search(nis, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs,
-                                pair_edge, pair_el, pair_cond, k, split, no_rows, buf, cnt, lpos, M, N, qcol, mk, its,
-                                cts)
-                    searched = True
-                _mark(st, od, px, py, 0, -1)
+            if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
+                if lazy and stale:
+                    cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
+                    bch = bch or rb
+                nis = _nitems(x, y, DELETED if dl else INSERTED, upd1, ust1, uel1, ct, cptr, rows, T, pairs,
+                              pair_edge, pair_el, pair_cond, k, split, no_rows, off)
+                if nis > its.shape[0]:
+                    its, cts = _scratch(max(nis, 2 * its.shape[0]))
+                if nis:
+                    _search(nis, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge,
+                            pair_el, pair_cond, k, split, no_rows, buf, cnt, lpos, M, N, qcol, mk, its, cts)
+                searched = True
+            _mark(st, od, px, py, 0, -1)
+            if dl:
+                used, _ = _copy_row(rows, idx, x, used, px, -1)
+                used, _ = _copy_row(rows, idx, y, used, py, -1)
+                if tri:
+                    _tri_edit(rows, idx, x, y, -1, mk, tcols)
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, -1, tv, bits, nbits):
+                    cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
+                    bch = True
             if searched:
                 p1 = 0
                 n1 = 0
