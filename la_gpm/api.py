@@ -19,6 +19,7 @@ from .config import config
 from .exceptions import InvalidArgument
 from .graph import Graph
 from .patterns import as_pattern
+from .patterns.catalog import names_a_file
 from .validation import as_graph
 
 __all__ = ["count", "count_pattern", "count_many", "count_embeddings"]
@@ -70,10 +71,12 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
     >>> la_gpm.count(la_gpm.datasets.load("karate"), "triangle", backend="cpu")
     45
     """
-    # a repeat call (a Graph, a pattern name, no options) whose first call the table sent to an engine with a repeat
-    # form runs its bound kernels only (engines.repeatable: the key holds every other input of the choice)
+    # a repeat call (a Graph, a pattern name -- not a file's path: a file may change --, no options) whose first call
+    # the table sent to an engine with a repeat form runs its bound kernels only (engines.repeatable: the key holds
+    # every other input of the choice)
     key = None
-    if type(G) is Graph and type(pattern) is str and not options and not per_vertex and engines.may_repeat(backend):
+    if type(G) is Graph and type(pattern) is str and not options and not per_vertex and engines.may_repeat(backend) \
+            and not names_a_file(pattern):
         key = (pattern, bool(induced), count, backend, config.version)
         hit = engines.repeat_of(G, key)
         if hit is not None:

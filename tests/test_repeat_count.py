@@ -76,3 +76,22 @@ def test_a_gpu_row_without_a_repeat_form_is_asked_once_then_counted_the_usual_wa
     want = la_gpm.count(G, "4-cycle", backend="cpu")
     assert [la_gpm.count(G, "4-cycle", backend="gpu") for _ in range(3)] == [want] * 3
     assert [v[0] for v in _kept(G).values()] == [None]
+
+
+@requires_gpu
+@pytest.mark.gpu
+def test_a_pattern_file_is_read_every_call_and_never_kept(tmp_path):
+    """A pattern given as a file's path may change between calls: it is read each time, nothing is kept for it."""
+    G = la_gpm.generators.rmat(12, seed=5)
+    f = tmp_path / "q.fascia"
+    f.write_text("3\n3\n0 1\n1 2\n0 2\n")
+    assert la_gpm.count(G, str(f), backend="gpu") == la_gpm.count(G, "triangle", backend="cpu")
+    f.write_text("4\n6\n0 1\n0 2\n0 3\n1 2\n1 3\n2 3\n")
+    assert la_gpm.count(G, str(f), backend="gpu") == la_gpm.count(G, "4-clique", backend="cpu")
+    assert not _kept(G)
+
+
+def test_only_catalog_names_key_a_repeat_count():
+    from la_gpm.patterns.catalog import names_a_file
+    assert not names_a_file("triangle") and not names_a_file("4-clique")
+    assert names_a_file("q.fascia") and names_a_file("q.graph") and names_a_file("dir/q")

@@ -77,6 +77,12 @@ def pattern_from_graph(G, name=None) -> Pattern:
     return Pattern(edges, k=G.n, vertex_labels=vl, edge_labels=el, name=name if name is not None else G.name)
 
 
+def names_a_file(s: str) -> bool:
+    """Whether :func:`as_pattern` reads the string ``s`` as a pattern file's path (else it is a catalog name, whose
+    pattern never changes)."""
+    return s.endswith((".fascia", ".graph")) or "/" in s
+
+
 def as_pattern(obj) -> Pattern:
     """The validator for patterns: Pattern, name, file path, :class:`la_gpm.Graph` (:func:`pattern_from_graph`: labels
     kept, at most 32 vertices, undirected), networkx graph or edge list."""
@@ -84,7 +90,7 @@ def as_pattern(obj) -> Pattern:
         return obj
     if isinstance(obj, Graph):
         return pattern_from_graph(obj)
-    if isinstance(obj, Path) or (isinstance(obj, str) and (obj.endswith((".fascia", ".graph")) or "/" in obj)):
+    if isinstance(obj, Path) or (isinstance(obj, str) and names_a_file(obj)):
         p = str(obj)
         if p.endswith(".fascia"):
             return read_fascia(p)
