@@ -65,7 +65,11 @@ def test_repeat_clique_counts_on_the_gpu_equal_the_cpu_every_call(k):
     want = la_gpm.count(G, f"{k}-clique", backend="cpu")
     assert want > 0
     assert [la_gpm.count(G, f"{k}-clique", backend="gpu") for _ in range(4)] == [want] * 4
-    assert [v[0] is not None for v in _kept(G).values()] == [True]
+    kept = list(_kept(G).values())
+    assert [v[0] is not None for v in kept] == [True]
+    launches = kept[0][0]
+    call, arg = launches.scratch[:2]
+    assert launches.calls[call][3][arg] is None          # the stacks are not kept: taken from the pool each call
     assert la_gpm.count(G, f"{k}-clique", backend="gpu", count="embeddings") == want * math.factorial(k)
 
 

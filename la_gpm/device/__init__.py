@@ -169,16 +169,27 @@ class Launches:
     threads from sharing ``out`` at once.  ``device``: the device they were bound on (the caller checks it is
     still the current one)."""
 
-    __slots__ = ("device", "out", "calls", "result", "lock")
+    __slots__ = ("device", "out", "calls", "result", "scratch", "lock")
 
-    def __init__(self, device: int, out, calls, result):
+    def __init__(self, device: int, out, calls, result, scratch=None):
         import threading
         self.device, self.out, self.calls, self.result = device, out, tuple(calls), result
+        # (call, argument, elements, dtype): a work buffer (uninitialised) taken from CuPy's pool for each call
+        # and put in as that argument, so that a kept count holds no large buffer of its own (the clique
+        # kernel's stacks: up to config.memory_budget)
+        self.scratch = scratch
         self.lock = threading.Lock()
 
     def __call__(self) -> int:
         with self.lock:
+            calls = self.calls
+            if self.scratch is not None:
+                i, a, n, dtype = self.scratch
+                f, grid, block, args, smem = calls[i]
+                with oom_guard("a kept count's work buffer"):
+                    buf = cupy().empty(n, dtype=dtype)
+                calls = calls[:i] + ((f, grid, block, args[:a] + (buf,) + args[a + 1:], smem),) + calls[i + 1:]
             self.out.data.memset_async(0, self.out.nbytes)
-            for f, grid, block, args, smem in self.calls:
+            for f, grid, block, args, smem in calls:
                 f(grid, block, args, shared_mem=smem)
             return self.result(self.out.get())

@@ -131,9 +131,13 @@ def repeat_count(G, k: int):
     bound = _bind(G, k, None, "auto", None)
     if bound is None:
         return None
-    counters, call, start, _ = bound
+    counters, (f, grid, block, args, smem), start, _ = bound
     assert start == 0     # the whole graph: the kernel's item counter starts at 0, as the zeroed counters do
-    return Launches(cupy().cuda.runtime.getDevice(), counters, [call], functools.partial(_total, k=k))
+    buf = args[_STACKS]
+    # the stacks are taken from CuPy's pool at each call, not kept (up to config.memory_budget each)
+    call = (f, grid, block, args[:_STACKS] + (None,) + args[_STACKS + 1:], smem)
+    return Launches(cupy().cuda.runtime.getDevice(), counters, [call], functools.partial(_total, k=k),
+                    scratch=(0, len(args) + _STACKS, int(buf.shape[0]), buf.dtype))
 
 
 def _total(host, k) -> int:
@@ -210,3 +214,6 @@ def _bind(G, k, ranks, method, balance):
     call = (kern, (grid,), (warps_per_block * 32,),
             (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]), 0)
     return counters, call, start, what
+
+
+_STACKS = -4    # the position of the warps' stacks among the clique kernel's arguments (from the end: _bind)
