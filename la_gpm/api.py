@@ -111,9 +111,8 @@ def count(G, pattern, *, induced: bool = False, count: str = "unique", backend: 
         from .triangles import triangles_per_vertex
         return triangles_per_vertex(G, backend=backend)
     if key is not None:
-        check_count_options(count, None, induced)
-        G.require_undirected("pattern counting (la_gpm patterns are undirected)")
-        hit = engines.repeatable(G, check_pattern(G, P), key, induced=induced, backend=backend, count=count)
+        G, P = _checked(G, P, count, None, induced)
+        hit = engines.repeatable(G, P, key, induced=induced, backend=backend, count=count)
         if hit is not None:
             return hit[0]() * hit[1]
     return count_pattern(G, P, induced=induced, count=count, backend=backend, **options)
@@ -170,16 +169,21 @@ def count_pattern(G, P, *, induced: bool = False, count: str = "unique", backend
     >>> count_pattern(G, "4-cycle"), count_pattern(G, "4-cycle", induced=True)
     (154, 36)
     """
-    check_count_options(count, memory_budget, induced)
     _reject_unknown_keywords("count_pattern", options, COUNT_PATTERN_KEYWORDS)
-    G = as_graph(G)
-    G.require_undirected("pattern counting (la_gpm patterns are undirected)")
-    P = check_pattern(G, P)
+    G, P = _checked(G, P, count, memory_budget, induced)
     choice = engines.choose(G, P, induced=induced, backend=backend, closed_forms=closed_forms, gpu_engine=gpu_engine,
                             reuse=reuse, memory_budget=memory_budget, progress=progress, **options)
     n, stats = engines.run(choice)
     n = engines.embeddings(n, P, count)
     return (n, stats) if return_stats else n
+
+
+def _checked(G, P, count, memory_budget, induced):
+    """(graph, pattern) of a pattern count, validated (count kind, memory budget, an undirected graph, the pattern)."""
+    check_count_options(count, memory_budget, induced)
+    G = as_graph(G)
+    G.require_undirected("pattern counting (la_gpm patterns are undirected)")
+    return G, check_pattern(G, P)
 
 
 def count_many(G, patterns, *, induced: bool = False, count: str = "unique", backend: str | None = None,

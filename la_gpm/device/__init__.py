@@ -161,34 +161,36 @@ def device_arc_sources(G, which: str = "D"):
     return G.device_cache(f"gpu:{dev}:{which}:src", make)
 
 
+def with_scratch(calls, scratch):
+    """``calls`` (function, grid, block, args, shared memory bytes) with the work buffer ``scratch`` = (call, argument,
+    elements, dtype, words for its out-of-memory error) taken from CuPy's pool (uninitialised) and put in as that
+    argument (the binding holds None there)."""
+    i, a, n, dtype, what = scratch
+    f, grid, block, args, smem = calls[i]
+    with oom_guard(what):
+        buf = cupy().empty(n, dtype=dtype)
+    return calls[:i] + ((f, grid, block, args[:a] + (buf,) + args[a + 1:], smem),) + calls[i + 1:]
+
+
 class Launches:
     """Kernel calls bound once -- (function, grid, block, args, shared memory bytes) each -- that write one device
     buffer ``out`` from zero: a repeat call runs only them (:func:`la_gpm.engines.repeatable`).  A call zeroes
     ``out`` (asynchronously), launches the calls in order on the current stream, reads ``out`` back and returns
     ``result(host copy)`` (the count as a Python int; it may raise, e.g. on an overflow flag); the lock keeps two
     threads from sharing ``out`` at once.  ``device``: the device they were bound on (the caller checks it is
-    still the current one)."""
+    still the current one).  ``scratch``: a work buffer taken from the pool at each call (:func:`with_scratch`), so
+    that a kept count holds no large buffer of its own (the clique kernel's stacks: up to config.memory_budget)."""
 
     __slots__ = ("device", "out", "calls", "result", "scratch", "lock")
 
     def __init__(self, device: int, out, calls, result, scratch=None):
         import threading
-        self.device, self.out, self.calls, self.result = device, out, tuple(calls), result
-        # (call, argument, elements, dtype): a work buffer (uninitialised) taken from CuPy's pool for each call
-        # and put in as that argument, so that a kept count holds no large buffer of its own (the clique
-        # kernel's stacks: up to config.memory_budget)
-        self.scratch = scratch
+        self.device, self.out, self.calls, self.result, self.scratch = device, out, tuple(calls), result, scratch
         self.lock = threading.Lock()
 
     def __call__(self) -> int:
         with self.lock:
-            calls = self.calls
-            if self.scratch is not None:
-                i, a, n, dtype = self.scratch
-                f, grid, block, args, smem = calls[i]
-                with oom_guard("a kept count's work buffer"):
-                    buf = cupy().empty(n, dtype=dtype)
-                calls = calls[:i] + ((f, grid, block, args[:a] + (buf,) + args[a + 1:], smem),) + calls[i + 1:]
+            calls = self.calls if self.scratch is None else with_scratch(self.calls, self.scratch)
             self.out.data.memset_async(0, self.out.nbytes)
             for f, grid, block, args, smem in calls:
                 f(grid, block, args, shared_mem=smem)

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, start_items, tri_stale
+from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, side_totals, start_items, tri_stale
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .updates import pair_kept
@@ -600,18 +600,10 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
                     bch = True
             if searched:
-                p1 = 0
-                n1 = 0
-                b1_ = False
-                for j in range(nis):      # (cpu.side_totals, on the scratch's first nis rows)
-                    c = cts[j]
-                    if c >= _BIG or p1 >= _BIG or n1 >= _BIG:
-                        b1_ = True
+                p1, n1, b1_ = side_totals(cts[:nis], its[:nis])
+                for j in range(nis):
                     if its[j, 5] == INSERTED:
                         npos += 1
-                        p1 += c
-                    else:
-                        n1 += c
                 nitems += nis
                 if not big and (b1_ or pos >= _BIG or neg >= _BIG):
                     big = True           # Python ints from here: the totals so far as two items, then every item

@@ -33,7 +33,7 @@ import numpy as np
 from ..config import config
 from ..primitives.jit import parallel_and_serial
 from ..graph import Graph
-from .cpu import TRI_VALID as _TRI_VALID
+from .cpu import tri_stale
 from .updates import layout_of
 
 __all__ = ["ArcStore", "Opened", "grow", "KEPT", "INSERTED", "DELETED"]
@@ -334,8 +334,7 @@ class ArcStore:
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph (the
         per-update path's triangle memo, if any, is stale from here: :data:`.cpu.TRI_VALID`)."""
-        if self._rmarks.shape[0] > _TRI_VALID:
-            self._rmarks[_TRI_VALID, -1] = 0
+        tri_stale(self._rmarks)
         lay = batch.layout
         if lay is None:     # a Batch built by hand: its layout on this store
             lay = layout_of(self, batch)

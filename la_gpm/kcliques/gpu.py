@@ -32,7 +32,7 @@ import functools
 import numpy as np
 
 from ..device import (Launches, block_size, cupy, device_arc_sources, device_arc_table, device_csr, kernel, oom_guard,
-                      sm_count)
+                      sm_count, with_scratch)
 
 MAX_K = 32
 METHODS = ("auto", "stack", "bitmap")
@@ -114,11 +114,11 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
     bound = _bind(G, k, ranks, method, balance)
     if bound is None:
         return 0
-    counters, call, start, what = bound
-    with oom_guard(what):
+    counters, call, start, stacks = bound
+    (f, grid, block, args, smem), = with_scratch((call,), stacks)
+    with oom_guard(stacks[4]):
         if start:
             counters[0] = start
-        f, grid, block, args, smem = call
         f(grid, block, args, shared_mem=smem)
         host = counters.get()
     return _total(host, k)
@@ -126,18 +126,16 @@ def count_ranks(G, k: int, ranks=None, method: str = "auto", balance: bool | Non
 
 def repeat_count(G, k: int):
     """G's k-clique count bound for repeat calls (:func:`la_gpm.engines.repeatable`): the default kernel's call
-    with its stacks, counters and arguments made once (a call zeroes the counters, launches, reads them back and
-    returns the count); None where the count needs no launch (then it is 0 at once)."""
+    with its counters and arguments made once (a call takes the stacks from the pool, zeroes the counters,
+    launches, reads them back and returns the count); None where the count needs no launch (then it is 0 at
+    once)."""
     bound = _bind(G, k, None, "auto", None)
     if bound is None:
         return None
-    counters, (f, grid, block, args, smem), start, _ = bound
+    counters, call, start, stacks = bound
     assert start == 0     # the whole graph: the kernel's item counter starts at 0, as the zeroed counters do
-    buf = args[_STACKS]
-    # the stacks are taken from CuPy's pool at each call, not kept (up to config.memory_budget each)
-    call = (f, grid, block, args[:_STACKS] + (None,) + args[_STACKS + 1:], smem)
-    return Launches(cupy().cuda.runtime.getDevice(), counters, [call], functools.partial(_total, k=k),
-                    scratch=(0, len(args) + _STACKS, int(buf.shape[0]), buf.dtype))
+    # the stacks (up to config.memory_budget) are taken from CuPy's pool at each call, not kept
+    return Launches(cupy().cuda.runtime.getDevice(), counters, [call], functools.partial(_total, k=k), stacks)
 
 
 def _total(host, k) -> int:
@@ -152,8 +150,8 @@ def _total(host, k) -> int:
 
 def _bind(G, k, ranks, method, balance):
     """The launch of the k-clique count over ``ranks``: (counters (3,) uint64 on the device, the kernel call
-    (function, grid, block, args, shared memory bytes), the first item, the words of its out-of-memory guard), or
-    None where the count is 0 without a launch."""
+    (function, grid, block, args, shared memory bytes) with None for the warps' stacks, the first item, the stacks
+    as :func:`la_gpm.device.with_scratch` takes them), or None where the count is 0 without a launch."""
     cp = cupy()
     from ..config import config
 
@@ -203,7 +201,6 @@ def _bind(G, k, ranks, method, balance):
     grid = max(1, nwarps // warps_per_block)
     what = f"{k}-clique counting (stacks of {grid * warps_per_block} warps × {per_warp} bytes)"
     with oom_guard(what):
-        buf = cp.empty(grid * warps_per_block * per_warp_ints, dtype=cp.int32)
         counters = cp.zeros(3, dtype=cp.uint64)      # [next item, total, overflow]: a memset, no host copy
     if method == "bitmap":
         null = np.uint64(0)
@@ -211,9 +208,6 @@ def _bind(G, k, ranks, method, balance):
     else:
         size = (np.int32(k), np.int32(maxdeg))
     kern = kernel(__package__, "cliques", "clique_count_bitmap" if method == "bitmap" else "clique_count_warp")
-    call = (kern, (grid,), (warps_per_block * 32,),
-            (ptr, idx, src, np.int64(end), *size, buf, counters[0:1], counters[1:2], counters[2:3]), 0)
-    return counters, call, start, what
-
-
-_STACKS = -4    # the position of the warps' stacks among the clique kernel's arguments (from the end: _bind)
+    args = (ptr, idx, src, np.int64(end), *size, None, counters[0:1], counters[1:2], counters[2:3])
+    stacks = (0, 4 + len(size), grid * warps_per_block * per_warp_ints, cp.int32, what)
+    return counters, (kern, (grid,), (warps_per_block * 32,), args, 0), start, stacks
