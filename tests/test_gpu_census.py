@@ -90,6 +90,30 @@ def test_email_matches_cpu(email, k):
 
 
 @gpu
+def test_census3_kept_triangles(email):
+    """The 3-vertex census past census_small counts its triangles with a launch bound once per device and
+    configuration (gpu._kept_triangles): repeat calls, a configuration change, a cleared device cache and a second
+    graph all give the CPU's counts, and the bound launch is not shared between graphs."""
+    from la_gpm.config import config
+    from la_gpm.motifs import gpu as mg
+    want = _counts(_cpu(email, 3, "auto"))
+    assert email.nnz > mg.SMALL_K3_MAX_ARCS
+    got = [_counts(census(email, 3, backend="gpu", method="closed_form")) for _ in range(3)]
+    assert got == [want] * 3
+    first = mg._kept_triangles(email)
+    assert mg._kept_triangles(email) is first
+    with config.set(dynamic_split=config.dynamic_split + 1):       # any change: bound again
+        assert mg._kept_triangles(email) is not first
+        assert _counts(census(email, 3, backend="gpu", method="closed_form")) == want
+    email.clear_device_cache()
+    assert _counts(census(email, 3, backend="gpu", method="closed_form")) == want
+    G = la_gpm.generators.gnm(3000, 40000, seed=5)
+    assert G.nnz > mg.SMALL_K3_MAX_ARCS
+    assert _counts(census(G, 3, backend="gpu")) == _counts(census(G, 3, backend="cpu"))
+    assert _counts(census(email, 3, backend="gpu", method="closed_form")) == want
+
+
+@gpu
 @pytest.mark.parametrize("method", GPU_METHODS[4])
 def test_citeseer_published(citeseer, method):
     assert _by_name(census(citeseer, 3, backend="gpu", method=method)) == CITESEER_INDUCED_3
