@@ -130,7 +130,7 @@ def _signed(batches):
 
 
 def test_an_array_stream_goes_on_after_the_batches_the_lane_hands_back():
-    """An array stream runs packed, searched and tabulated in one numba call (lane.run_stream); a batch it hands
+    """An array stream runs packed, searched and tabulated in one numba call (lane.bound_run); a batch it hands
     back (a new vertex, a parallel-size search) goes through the general path and the run goes on after it."""
     rng = np.random.default_rng(5)
     n = 30
@@ -154,6 +154,76 @@ def test_an_array_stream_goes_on_after_the_batches_the_lane_hands_back():
             assert not r.lane.any()
             assert _rows(r) == [(b + 0, *x[1:]) for b, x in enumerate(_loop(B, more))]
         _same_state(A, B, keep)
+
+
+@pytest.mark.parametrize("keep", [True, False])
+def test_kept_stream_arguments_follow_every_change(keep, monkeypatch):
+    """Array streams keep _stream's arguments between calls (DynamicGraph._stream_whole, lane.stream_args): many
+    short streams on one graph -- compacting the arc buffer and changing the candidate lists within them, with a
+    batch applied, a new vertex handed to the general path and a configuration change between them -- give apply's
+    counts batch by batch and its store and tables; the arguments were made by the constructor, kept across calls
+    and the lane's batches, and made again after the general path and the configuration change."""
+    from la_gpm.dynamic import lane
+    rng = np.random.default_rng(23)
+    n = 24
+    E = sorted({(min(u, v), max(u, v)) for u, v in rng.integers(0, n, size=(70, 2)).tolist() if u != v})
+    vlab = rng.integers(0, 2, n).tolist()
+    G = _graph_from_pairs(n, E, vlab=vlab)
+    P = Pattern([(0, 1), (1, 2), (2, 0), (2, 3)], vertex_labels=[0, 0, 1, 0])
+    binds = []
+    real = lane.stream_args
+    monkeypatch.setattr(lane, "stream_args", lambda *a, **kw: binds.append(1) or real(*a, **kw))
+    with la_gpm.config.set(dynamic_room=64):      # buffers this graph fills: runs compact them
+        A = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        B = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+    model, nv, calls = set(E), n, 0
+    for chunk in range(15):
+        batches = []
+        for _ in range(4):
+            ins = [tuple(int(x) for x in rng.integers(0, nv, 2)) for _ in range(3)]
+            if chunk in (4, 9) and not batches:
+                ins[0] = (0, nv)                 # a new vertex: the stream hands this batch to the general path
+            present = sorted(model)
+            dele = [present[t] for t in rng.choice(len(present), size=2, replace=False)]
+            batches.append((ins, dele))
+            i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+            model = (model - ({(min(u, v), max(u, v)) for u, v in dele} - i2)) | i2
+        labels = {nv: 0} if chunk in (4, 9) else None
+        if chunk in (4, 9):
+            nv += 1
+        if chunk % 5 == 2:                       # one batch by apply between two streams
+            assert _rows_of(A.apply(insert=batches[0][0], delete=batches[0][1])) == _loop(B, batches[:1])[0][2:4]
+            batches = batches[1:]
+        if chunk == 11:                          # a new vertex by apply: the general path
+            one = [([(1, nv), (2, nv)], [])]
+            assert _rows_of(A.apply(insert=one[0][0], labels={nv: 1})) == _loop(B, one, labels={nv: 1})[0][2:4]
+            model |= {(1, nv), (2, nv)}
+            nv += 1
+        if chunk == 13:                          # a stream of batches, not an array: the lane's packed runs
+            r = A.apply_stream(batches)
+            assert _rows(r) == _loop(B, batches), chunk
+            continue
+        ops = _signed(batches)
+        size = len(batches[0][0]) + len(batches[0][1])
+        if chunk == 7:      # a configuration change builds the arguments again (no per-update path: other items)
+            with la_gpm.config.set(dynamic_per_update_max=0):
+                r = A.apply_stream(ops, batch_size=size, labels=labels)
+                want = _loop(B, batches, labels=labels)
+        else:
+            r = A.apply_stream(ops, batch_size=size, labels=labels)
+            want = _loop(B, batches, labels=labels)
+        calls += 1
+        assert _rows(r) == want, chunk
+    _same_state(A, B, keep)
+    assert A._store.compactions >= 2
+    # A and B built; then again: the first stream (leaving config.set(dynamic_room) moved the version), after each
+    # new vertex (the general path: twice in a stream, once by apply), in and after the configuration change, after
+    # the stream of batches
+    assert len(binds) == 2 + 1 + 3 + 2 + 1
+
+
+def _rows_of(deltas):
+    return (deltas[0].positive, deltas[0].negative)
 
 
 @pytest.mark.parametrize("form", ["batches", "array"])
@@ -272,7 +342,7 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
     vlab[0] = 2
     G = _graph_from_pairs(n, E, vlab)
     stale_runs = []
-    run_lane, run_stream = lane.run_lane, lane.run_stream
+    run_lane, bound_run = lane.run_lane, lane.bound_run
 
     def spy(*a, **kw):
         run = run_lane(*a, **kw)
@@ -280,7 +350,7 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
         return run
 
     def spy_stream(*a, **kw):
-        out = run_stream(*a, **kw)
+        out = bound_run(*a, **kw)
         stale_runs.append(("array", out[5]))
         return out
     for P in (Pattern([(0, 1), (1, 2)]), Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[2, 0, 1]),
@@ -300,11 +370,11 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
         for keep, form in ((True, "batches"), (False, "batches"), (True, "array"), (False, "array")):
             A = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
             B = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
-            lane.run_lane, lane.run_stream = spy, spy_stream
+            lane.run_lane, lane.bound_run = spy, spy_stream
             try:
                 r = A.apply_stream(batches) if form == "batches" else A.apply_stream(_signed(batches), batch_size=7)
             finally:
-                lane.run_lane, lane.run_stream = run_lane, run_stream
+                lane.run_lane, lane.bound_run = run_lane, bound_run
             want = _loop(B, batches)
             assert list(zip(r.positive.tolist(), r.negative.tolist())) == [(w[2], w[3]) for w in want], (P, keep)
             assert int(r.positive.sum() - r.negative.sum()) == net

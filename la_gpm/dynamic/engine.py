@@ -504,10 +504,14 @@ class DynamicGraph:
         self._plan_sizes = [c.sizes for c in self._nlf.cand]
         self._engine = _Engine(self._backend)
         self._store = ArcStore(G)
+        self._bound, self._bound_version = None, -1   # a stream's kept arguments (_stream_whole)
         # the counting plans now (about a millisecond a query: the first batch should cost its own work only);
         # listing plans on first use
         for q in range(len(self._queries)):
             self._plan(q, _use_symmetry(count, False))
+        S = self._store
+        if len(self._queries) == 1 and self._backend == "cpu" and S.ids is None and not S.labeled:
+            self._bind_stream()          # array streams: their arguments now (see _stream_whole)
 
     @property
     def keep_graph(self) -> bool:
@@ -543,38 +547,46 @@ class DynamicGraph:
         changed)."""
         nlf = self._nlf
         with S.lock:
-            t0 = time.perf_counter()
-            plan = self._plan(0, _use_symmetry(self._count, False))
-            ioff, doff = _lane.one_batch(ins, dele)
-            for attempt in range(2):
-                run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
-                                     relevance=self._relevance, split=config.dynamic_split,
-                                     parallel_min=config.parallel_min, aside=not views)
-                need = int(run.infos[0, _lane.I_FULL])
-                if run.next or not need or attempt:
-                    break
-                S.reserve(need)      # the arc buffer was full (nothing changed): grow it and run the batch again
-            if not run.next:
-                return None
-            v = run.infos[0].tolist()
-            stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
-            stats["backend"] = self._backend
-            if v[_lane.I_STATUS] == _lane.SHORTCUT:
-                S.version += 1
-                stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
-                             seconds=time.perf_counter() - t0)
-                return [MatchDelta(0, 0, _no_graph, stats, None, None, self._count, self._induced)]
-            S.used = run.used
-            S.maxdeg = run.maxdeg
-            S.committed(run.touched, run.old_rows, S.n, run.live - S.live)
-            if run.lists is not None:
-                nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
-            pos, neg = _lane_counts(v, run.items, run.counts, self._queries[0], plan, self._count)
-            after = _no_graph if views else S.snapshot()
-            if views and not v[_lane.I_INS] and not v[_lane.I_DEL]:
-                stats["shortcut"] = "no relevant update"
-            stats.update(items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
-                         lane=True, seconds=time.perf_counter() - t0)
+            try:
+                return self._lane_one(S, nlf, ins, dele, strict, views)
+            finally:
+                if self._bound is not None:    # a stream's kept arguments (_stream_whole): what the batch moved
+                    _lane.rebind(self._bound, S, nlf)
+
+    def _lane_one(self, S, nlf, ins, dele, strict, views):
+        """:meth:`_apply_lane` under the store's lock."""
+        t0 = time.perf_counter()
+        plan = self._plan(0, _use_symmetry(self._count, False))
+        ioff, doff = _lane.one_batch(ins, dele)
+        for attempt in range(2):
+            run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
+                                 relevance=self._relevance, split=config.dynamic_split,
+                                 parallel_min=config.parallel_min, aside=not views)
+            need = int(run.infos[0, _lane.I_FULL])
+            if run.next or not need or attempt:
+                break
+            S.reserve(need)      # the arc buffer was full (nothing changed): grow it and run the batch again
+        if not run.next:
+            return None
+        v = run.infos[0].tolist()
+        stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
+        stats["backend"] = self._backend
+        if v[_lane.I_STATUS] == _lane.SHORTCUT:
+            S.version += 1
+            stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
+                         seconds=time.perf_counter() - t0)
+            return [MatchDelta(0, 0, _no_graph, stats, None, None, self._count, self._induced)]
+        S.used = run.used
+        S.maxdeg = run.maxdeg
+        S.committed(run.touched, run.old_rows, S.n, run.live - S.live)
+        if run.lists is not None:
+            nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
+        pos, neg = _lane_counts(v, run.items, run.counts, self._queries[0], plan, self._count)
+        after = _no_graph if views else S.snapshot()
+        if views and not v[_lane.I_INS] and not v[_lane.I_DEL]:
+            stats["shortcut"] = "no relevant update"
+        stats.update(items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
+                     lane=True, seconds=time.perf_counter() - t0)
         return [MatchDelta(pos, neg, after, stats, None, None, self._count, self._induced)]
 
     def apply(self, insert=None, delete=None, *, labels=None, strict: bool = False, listing: bool = False,
@@ -597,6 +609,7 @@ class DynamicGraph:
         S = self._store
         views = not self._keep_graph
         with S.lock:
+            self._bound = None   # a stream's kept arguments (_stream_whole): this path may replace what they hold
             t0 = time.perf_counter()
             batch = normalise(S, insert, delete, labels=labels, strict=strict,
                               relevance=self._relevance if views else None)
@@ -746,38 +759,64 @@ class DynamicGraph:
         return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
 
     def _stream_whole(self, S, stream, batch_size, strict, lane_max, chunks):
-        """An array stream through :func:`.lane.run_stream` (one numba call from batch 0), its columns appended
-        to ``chunks``.  Returns (None, None, batches) where it ran the whole stream, else (the stream's
+        """An array stream through :func:`.lane.bound_run` (one numba call from batch 0), its columns appended to
+        ``chunks``.  Returns (None, None, batches) where it ran the whole stream, else (the stream's
         :class:`.stream.StreamSource` with its packing, the info table, the first batch not run) for
-        :meth:`apply_stream` to go on from."""
+        :meth:`apply_stream` to go on from.
+
+        The call's arguments are kept between calls (``_bound``: :meth:`_bind_stream`, made by the constructor): a
+        run refreshes the slots it moved (:func:`.lane.rebind`), so do the lane's single batches; every other path
+        that may replace the arrays they hold (the general path, the rest of a stream this call hands back, a stream
+        that is not an array) drops them, under the store's lock, and a configuration change (``config.version``)
+        rebuilds them.  (Reading them afresh cost about 20 us of a stream call on a DynamicGraph just built: yeast,
+        2 cores, most of it cache misses on the objects read.)"""
         ops, size, nbat = array_stream(stream, batch_size)
         nlf = self._nlf
-        P = self._queries[0]
         with S.lock:
             S.settle()
-            plan = self._plan(0, _use_symmetry(self._count, False))
-            aut = P.automorphism_count if plan.symmetry and self._count == "embeddings" else 1
+            a = self._bound
+            if a is None or self._bound_version != config.version:
+                a = self._bind_stream()
+            self._bound = None   # kept again only once the store and tables are set from the run
             bad, done, used, live, maxdeg, stale, cols, fits, lists, buffer, packed, infos, items, counts = \
-                _lane.run_stream(S, nlf, plan, ops, size, nbat, strict=strict, relevance=self._relevance,
-                                 split=config.dynamic_split, parallel_min=config.parallel_min,
-                                 aside=self._keep_graph, aut=aut, lane_max=lane_max)
+                _lane.bound_run(a, ops, size, nbat, lane_max, strict)
             if bad >= 0:
                 bad_sign(ops, bad)
             if done or buffer is not None:
                 S.used = used
                 S.maxdeg = maxdeg
                 S.advanced(done, live, buffer)
-                if stale:        # lists the run left stale (never scanned then): all of them from the bits
-                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k)
-                elif lists is not None:
-                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, lists)
-        if done:
-            chunks.append(_columns(cols, fits, done, infos, items, counts, P, plan, self._count))
-        if infos is None:
+                relist = bool(stale) or lists is not None
+                if relist:
+                    plan = self._plan(0, _use_symmetry(self._count, False))
+                    # lists the run left stale (never scanned then): all of them from the bits
+                    nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, None if stale else lists)
+                _lane.rebind(a, S, nlf, buffer is not None, relist)
+            self._bound = a
+        if infos is None:        # the whole stream ran and its counts fit in int64 (lane._stream)
+            chunks.append(LaneColumns(cols))
             return None, None, done
+        if done:
+            chunks.append(self._big_columns(cols, fits, done, infos, items, counts))
         if packed is None:       # the run's packing left the pairs no query can use out: the general path's input
             packed = _lane.pack_ops(ops, size, nbat, lane_max)[:5]
         return array_source(ops, size, nbat, packed), infos, done
+
+    def _bind_stream(self) -> list:
+        """:func:`.lane.stream_args` for this graph's one query, kept (``_bound``) with the configuration's version:
+        made by the constructor where array streams can take the lane, so that a first stream costs what a later one
+        does; kept through the lane's batches (:meth:`_apply_lane` refreshes what they move) and dropped by every
+        path that may replace the arrays it holds (the general path, a stream that is not an array)."""
+        plan = self._plan(0, _use_symmetry(self._count, False))
+        aut = self._queries[0].automorphism_count if plan.symmetry and self._count == "embeddings" else 1
+        self._bound = _lane.stream_args(self._store, self._nlf, plan, relevance=self._relevance,
+                                        aside=self._keep_graph, aut=aut)
+        self._bound_version = config.version
+        return self._bound
+
+    def _big_columns(self, cols, fits, done, infos, items, counts):
+        plan = self._plan(0, _use_symmetry(self._count, False))
+        return _columns(cols, fits, done, infos, items, counts, self._queries[0], plan, self._count)
 
     def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):
         """Batches b0 .. b1 - 1 of a packed stream through the lane, committed; their columns appended to
@@ -787,6 +826,7 @@ class DynamicGraph:
         nlf = self._nlf
         P = self._queries[0]
         with S.lock:
+            self._bound = None     # a stream's kept arguments (_stream_whole): built again by the next array stream
             S.settle()
             plan = self._plan(0, _use_symmetry(self._count, False))
             run = _lane.run_lane(S, nlf, plan, ins_all, ioff, del_all, doff, strict=strict, commit=True,

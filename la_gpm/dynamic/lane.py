@@ -36,8 +36,8 @@ from .updates import net_layout, pair_kept, relevant_rows
 from ..config import config
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["run_lane", "run_stream", "pack_ops", "one_batch", "lane_columns", "LaneRun", "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ",
-           "I_ASIDE"]
+__all__ = ["run_lane", "stream_args", "bound_run", "rebind", "pack_ops", "one_batch", "lane_columns", "LaneRun",
+           "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ", "I_ASIDE"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -489,6 +489,13 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
             None if done else items, None if done else counts)
 
 
+
+# the slots of _stream's arguments by name (stream_args, bound_run, rebind)
+_A = {name: i for i, name in enumerate(_stream.py_func.__code__.co_varnames[:_stream.py_func.__code__.co_argcount])}
+(_OPS, _SIZE, _NBAT, _LANE_MAX, _STRICT, _USED, _LIVE, _MAXDEG, _IDX, _ST, _OD, _CAP, _CPTR, _CIDX) = (
+    _A[name] for name in ("ops", "size", "nbat", "lane_max", "strict", "used", "live", "maxdeg", "idx", "st", "od",
+                          "cap", "cptr", "cidx"))
+
 class LaneRun:
     """What one call of the lane did: ``next`` (the first batch not run: it fell back or was marked, or the end),
     ``infos`` (one row per batch), the store's scalars and the candidate lists after it, and the last batch's
@@ -538,26 +545,50 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
                    buf if compacted else None, int(stale))
 
 
-def run_stream(S, nlf, plan, ops, size, nbat, *, strict, relevance, split, parallel_min, aside, aut, lane_max):
-    """A whole stream of signed ops (an (m, 3) / (m, 4) C-contiguous int64 array, batches of ``size``) through
-    the lane in one numba call (:func:`_stream`), committed.  Returns :func:`_stream`'s tuple; the caller sets the
-    store's scalars, buffer and lists from it and, where it did not finish the stream, goes on as after
-    :func:`run_lane` from its ``next`` batch."""
+def stream_args(S, nlf, plan, *, relevance, aside, aut) -> list:
+    """:func:`_stream`'s arguments for a run on the store ``S`` and tables ``nlf`` with ``plan`` (the configuration's
+    tunables as they are now), as a list whose per-call slots (``ops`` .. ``strict``: :func:`bound_run`) are left
+    empty.  A caller may keep it between runs (``DynamicGraph``'s bound stream) while nothing but such runs changes
+    the store and tables: :func:`rebind` then refreshes the slots a run moves.  Reading these arrays and attributes
+    afresh cost 20 us of a first stream call on a DynamicGraph just built (yeast, 2 cores), most of it cache misses
+    on the objects read."""
     q = nlf.q[0]
     cand = nlf.cand[0]
     if relevance is not None:
         use_rel, code, table = True, relevance.code, relevance.table
     else:
         use_rel, code, table = False, _NO_CODE, _NO_TABLE
-    return _stream(
-        ops, size, nbat, lane_max, aut, strict,
-        S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel,
-        bool(aside) and use_rel, code, table,
-        nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
-        q.qdeg, q.qdem, q.qcol,
-        plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
-        not plan.induced, config.dynamic_per_update_max, True)
+    return [None, 0, 0, 0, aut, False,
+            S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
+            S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel,
+            bool(aside) and use_rel, code, table,
+            nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
+            q.qdeg, q.qdem, q.qcol,
+            plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, config.dynamic_split,
+            config.parallel_min, not plan.induced, config.dynamic_per_update_max, True]
+
+
+def bound_run(a, ops, size, nbat, lane_max, strict):
+    """:func:`_stream` on the arguments ``a`` (:func:`stream_args`) with this call's stream; the list keeps no
+    reference to ``ops`` after it."""
+    a[_OPS], a[_SIZE], a[_NBAT], a[_LANE_MAX], a[_STRICT] = ops, size, nbat, lane_max, strict
+    try:
+        return _stream(*a)
+    finally:
+        a[_OPS] = None
+
+
+def rebind(a, S, nlf, buffer=True, lists=True) -> None:
+    """The slots of ``a`` (:func:`stream_args`) that a committed run moves, from the store and tables after it
+    (the caller has set the store's scalars, buffer and lists from the run): its scalars, and the arc buffer (after
+    a compaction: ``buffer``) and the candidate lists (where they changed: ``lists``).  Rows, tables, marks, plan
+    and relevance are changed in place by a run."""
+    a[_USED], a[_LIVE], a[_MAXDEG] = S.used, S.live, S.maxdeg
+    if buffer:
+        a[_IDX], a[_ST], a[_OD], a[_CAP] = S.idx, S.st, S.od, S.idx.shape[0]
+    if lists:
+        cand = nlf.cand[0]
+        a[_CPTR], a[_CIDX] = cand.ptr, cand.idx
 
 
 def one_batch(ins, dele):
