@@ -92,18 +92,20 @@ def test_email_matches_cpu(email, k):
 @gpu
 def test_census3_kept_triangles(email):
     """The 3-vertex census past census_small counts its triangles with a launch bound once per device and
-    configuration (gpu._kept_triangles): repeat calls, a configuration change, a cleared device cache and a second
-    graph all give the CPU's counts, and the bound launch is not shared between graphs."""
+    configuration (triangles.gpu.repeat_count, shared with la_gpm.count's repeat counts): repeat calls, a
+    configuration change, a cleared device cache and a second graph all give the CPU's counts, and the bound launch
+    is not shared between graphs."""
     from la_gpm.config import config
     from la_gpm.motifs import gpu as mg
+    from la_gpm.triangles.gpu import repeat_count
     want = _counts(_cpu(email, 3, "auto"))
     assert email.nnz > mg.SMALL_K3_MAX_ARCS
     got = [_counts(census(email, 3, backend="gpu", method="closed_form")) for _ in range(3)]
     assert got == [want] * 3
-    first = mg._kept_triangles(email)
-    assert mg._kept_triangles(email) is first
+    first = repeat_count(email)
+    assert repeat_count(email) is first
     with config.set(dynamic_split=config.dynamic_split + 1):       # any change: bound again
-        assert mg._kept_triangles(email) is not first
+        assert repeat_count(email) is not first
         assert _counts(census(email, 3, backend="gpu", method="closed_form")) == want
     email.clear_device_cache()
     assert _counts(census(email, 3, backend="gpu", method="closed_form")) == want

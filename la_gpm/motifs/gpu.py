@@ -388,24 +388,6 @@ def small_inputs(G, k: int) -> tuple[int, int, int, int, int, int]:
     return tuple(int(x) for x in h)
 
 
-def _kept_triangles(G):
-    """G's triangle count bound once per device and configuration (:func:`la_gpm.triangles.gpu.repeat_count`: the
-    default schedule's launches, grids, arguments and output buffer), kept with the graph's device copies (dropped
-    by ``G.clear_device_cache()``); a call runs the launches and returns the count.  The 3-vertex census of a graph
-    past census_small is its wedges (host, cached) and this count: through triangle_count's full set-up each call
-    it paid the schedule and kernel look-ups, a fresh output buffer and the checks (about 45 us of a 119 us
-    email-Enron count, session 23)."""
-    from ..config import config
-    from ..triangles.gpu import repeat_count
-    key = f"gpu:{cupy().cuda.runtime.getDevice()}:R:census3_triangles"
-    kept = G.device_cache(key, dict)
-    bound = kept.get(config.version)
-    if bound is None:
-        kept.clear()              # a configuration change (e.g. memory_budget) may move the schedule: bind again
-        bound = kept[config.version] = repeat_count(G)
-    return bound
-
-
 def closed_form_noninduced(G, k: int) -> list[int]:
     """Non-induced counts of the k = 3 or 4 classes (class-row order), closed forms on the GPU.
 
@@ -419,7 +401,10 @@ def closed_form_noninduced(G, k: int) -> list[int]:
         if G.nnz <= SMALL_K3_MAX_ARCS and small_shape(G, 3) is not None:
             with _stage("closed form 3: census_small (launch, kernel, copy back)"):
                 return [wedges, small_inputs(G, 3)[2]]
-        return [wedges, _kept_triangles(G)()]
+        # a graph past census_small: its triangles by the launches kept with it (the binding shared with la_gpm.count's
+        # repeat counts; each call used to build the schedule and look the kernels up again)
+        from ..triangles.gpu import repeat_count
+        return [wedges, repeat_count(G)()]
     check_safe(G)
     if G.m and small_shape(G, 4) is not None:
         with _stage("closed form 4: census_small (launch, kernel, copy back)"):

@@ -181,15 +181,24 @@ def _run(G, per_vertex: bool, group: int | None = None, schedule: str = "auto", 
 
 
 def repeat_count(G) -> Launches:
-    """G's triangle count bound for repeat calls (:func:`la_gpm.engines.repeatable`): the default schedule's kernel
-    calls with their grids, arguments and output buffer made once; a call returns the count. (On email-Enron a
-    count took 119 us, 50 of them the kernels and about 45 Python: the engine table, the checks, the schedule
-    and kernel look-ups and a fresh output buffer each call.)"""
+    """G's triangle count bound for repeat calls: the default schedule's kernel calls with their grids, arguments and
+    output buffer made once; a call returns the count.  One binding per graph, device and configuration version,
+    kept with the graph's device copies (``G.clear_device_cache()`` drops it) and shared by every caller: the
+    engine table's repeat counts (:func:`la_gpm.engines.repeatable`) and the 3-vertex census's closed form
+    (:func:`la_gpm.motifs.gpu.closed_form_noninduced`).  (On email-Enron a count took 119 us, 50 of them the kernels
+    and about 45 Python: the engine table, the checks, the schedule and kernel look-ups and a fresh output buffer
+    each call.)"""
+    from ..config import config
     cp = cupy()
-    with oom_guard("triangle counting"):
-        total = cp.zeros(1, dtype=cp.uint64)
-        calls = _calls(G, total, None)
-    return Launches(cp.cuda.runtime.getDevice(), total, calls, _first)
+    kept = G.device_cache(f"gpu:{cp.cuda.runtime.getDevice()}:R:triangle_launches", dict)
+    bound = kept.get(config.version)
+    if bound is None:
+        kept.clear()          # a configuration change may move the schedule: bound again
+        with oom_guard("triangle counting"):
+            total = cp.zeros(1, dtype=cp.uint64)
+            calls = _calls(G, total, None)
+        bound = kept[config.version] = Launches(cp.cuda.runtime.getDevice(), total, calls, _first)
+    return bound
 
 
 def _first(host) -> int:
