@@ -383,6 +383,63 @@ def test_long_candidate_lists_left_stale_in_a_run_are_never_scanned_and_rebuilt_
         assert any(x for f, x in stale_runs if f == form), form
 
 
+
+def test_stale_lists_are_kept_with_the_stream_arguments_and_made_usable_by_the_next_stream():
+    """lane.rebind: a stream run that leaves long candidate lists stale hands them to the next array stream as they
+    are, with their mask (no rebuild at its end); the next run makes them usable where a search needs one (a hub
+    has grown past them), and every other path builds exact lists from the bits.  Short streams on one graph: each
+    batch's counts are apply's, and the lists, tables and graph after the last are apply's; some stream starts with
+    stale lists, and some hub grows past them in a later stream than the one that left them stale."""
+    from la_gpm.dynamic import lane
+    rng = np.random.default_rng(8)
+    n = 120
+    E = [(i, (i + 1) % n) for i in range(n)]                 # a cycle: rows of 2, lists of ~n / 3
+    vlab = [int(x) for x in rng.integers(0, 2, n)]
+    for v in (0, 7, 30, 51, 77, 99):                           # label 2: a short list, patched, not stale
+        vlab[v] = 2
+    G = _graph_from_pairs(n, E, vlab)
+    starts = []
+    exact = 0
+    bound_run = lane.bound_run
+
+    def spy(a, *rest):
+        starts.append(a[lane._STALE])
+        return bound_run(a, *rest)
+    for P in (Pattern([(0, 1), (1, 2), (2, 0)], vertex_labels=[2, 0, 1]),
+              Pattern([(0, 1), (0, 2), (0, 3)], vertex_labels=[2, 0, 1, 0])):
+        for keep in (True, False):
+            A = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
+            B = la_gpm.DynamicGraph(G, [P], count="embeddings", keep_graph=keep)
+            model = set(_edge_set(G))
+            for chunk in range(12):
+                batches = []
+                for _ in range(3):
+                    ins = [(0, int(v)) for v in rng.integers(2, n, size=2)]     # hub 0 grows, stream after stream
+                    ins += [tuple(int(x) for x in rng.integers(0, n, size=2)) for _ in range(2)]
+                    present = sorted(model)
+                    dele = [present[t] for t in rng.choice(len(present), size=2, replace=False)]
+                    batches.append((ins, dele))
+                    i2 = {(min(u, v), max(u, v)) for u, v in ins if u != v}
+                    d2 = {(min(u, v), max(u, v)) for u, v in dele}
+                    model = (model - (d2 - i2)) | (i2 - d2)
+                lane.bound_run = spy
+                try:
+                    r = A.apply_stream(_signed(batches), batch_size=6)
+                finally:
+                    lane.bound_run = bound_run
+                assert _rows(r) == _loop(B, batches), (P, keep, chunk)
+                # the kept lists: a list not marked stale is exact (apply's, from the bits)
+                a, cand = A._bound, B._nlf.cand[0]
+                for u in range(P.k):
+                    if not (a[lane._STALE] >> u) & 1:
+                        got = a[lane._CIDX][a[lane._CPTR][u]:a[lane._CPTR][u + 1]]
+                        assert np.array_equal(got, cand.idx[cand.ptr[u]:cand.ptr[u + 1]]), (P, keep, chunk, u)
+                        exact += 1
+            _same_state(A, B, keep)
+    assert any(starts[1:]), "no stream started with the lists a run before left stale"
+    assert exact, "no kept list was exact"
+
+
 def _hub_batches(rng, E, n, nbat, hi, every, small, big):
     """``nbat`` batches on the hubs 0 and 1 and the vertices 2 .. ``hi`` - 1 of the edge set ``E``: three hub inserts
     and (inserts, deletes) ``big`` every ``every``-th batch, else ``small``; and the (before, after, kept) edge sets

@@ -211,7 +211,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
           n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark, rmk,
           use_rel, aside, code, table,
           deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
-          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
+          T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy, stale0):
     """Batches b0, b0 + 1, ... < b1 of a run (batch b: ``ins_all[ins_off[b]:ins_off[b + 1]]``, the same for
     deletes), each committed before the next (``commit``; a revert makes sense for one batch only).  Stops at
     the first batch marked in ``skip`` or that falls back (its row of ``infos`` says FALLBACK: nothing of it
@@ -226,10 +226,11 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     ``use_rel``: the relevance table ``code`` / ``table`` splits each batch.  Query views drop the irrelevant
     updates.  With ``aside`` (the whole-graph mode, committed batches) they are applied but never searched: the
     per-update path applies them in its sequence (they count towards its room, not its ``per_update``), the batch
-    path after its relevant part, as row and table edits only (:mod:`.aside`)."""
+    path after its relevant part, as row and table edits only (:mod:`.aside`).  ``stale0``: the lists given are
+    stale already (a bit per query vertex: a stream run's, kept with its arguments, :func:`rebind`)."""
     changed = False
     compacted = False
-    stale = np.uint32(0)
+    stale = np.uint32(stale0)
     touched = np.zeros(0, np.int64)
     old_rows = np.zeros((0, 2), np.int64)
     items = np.zeros((0, 2), np.int64)
@@ -386,14 +387,17 @@ def _pack_ops(ops, size, nbat, lane_max, drop, code, n, table):
     m = ops.shape[0]
     labeled = ops.shape[1] > 3
     ni = 0
-    bad = -1
-    for t in range(m):
+    nbad = 0
+    for t in range(m):         # branch-free: the count of inserts and of bad signs
         s = ops[t, 0]
-        if s == 1:
-            ni += 1
-        elif s != -1 and bad < 0:
-            bad = t
-    if bad >= 0:
+        ni += s == 1
+        nbad += (s != 1) & (s != -1)
+    bad = -1
+    if nbad:
+        for t in range(m):
+            if ops[t, 0] != 1 and ops[t, 0] != -1:
+                bad = t
+                break
         ni = 0
         m = 0
         nbat = 0
@@ -412,27 +416,34 @@ def _pack_ops(ops, size, nbat, lane_max, drop, code, n, table):
         si = False
         sd = False
         mixed = t1 - b * size > lane_max
+        gi = 0               # pairs left out: counted without a branch on the sign (2:1 inserts, in random order)
+        gd = 0
         for t in range(b * size, t1):
+            s = ops[t, 0]
+            x = ops[t, 1]
+            y = ops[t, 2]
+            isin = s == 1
+            if drop and pair_kept(x, y, code, n, table) == 0:
+                gi += isin
+                gd += 1 - isin
+                continue
             lab = ops[t, 3] if labeled else -1
-            if drop and pair_kept(ops[t, 1], ops[t, 2], code, n, table) == 0:
-                if ops[t, 0] == 1:
-                    dropped[b, 0] += 1
-                else:
-                    dropped[b, 1] += 1
-            elif ops[t, 0] == 1:
-                ins[a, 0] = ops[t, 1]
-                ins[a, 1] = ops[t, 2]
+            if isin:
+                ins[a, 0] = x
+                ins[a, 1] = y
                 a += 1
                 mixed |= si & (lab != fi)
                 fi = lab if not si else fi
                 si = True
             else:
-                dele[d, 0] = ops[t, 1]
-                dele[d, 1] = ops[t, 2]
+                dele[d, 0] = x
+                dele[d, 1] = y
                 d += 1
                 mixed |= sd & (lab != fd)
                 fd = lab if not sd else fd
                 sd = True
+        dropped[b, 0] = gi
+        dropped[b, 1] = gd
         ioff[b + 1] = a
         doff[b + 1] = d
         skip[b] = mixed
@@ -449,9 +460,10 @@ def pack_ops(ops, size, nbat, lane_max):
 def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
             mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
             qcol,
-            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy):
+            T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy, stale):
     """A whole stream of signed ops (:func:`pack_ops`'s input) through the lane in one call: packed, run from
-    batch 0 (:func:`_lane`, committed, compacting), its result columns filled (:func:`_fill_columns`).  Returns
+    batch 0 (:func:`_lane`, committed, compacting), its result columns filled (:func:`_fill_columns`).  ``stale``:
+    the lists ``cptr`` / ``cidx`` given are the stale lists a run before left (:func:`rebind`).  Returns
     (bad, next, used, live, maxdeg, stale, columns (9, next), whether the columns are right as int64, lists
     (ptr, idx) or None, the fresh buffer (idx, st, od) or None, and where the run did not finish the stream with
     int64 columns: the packing (ins, ioff, dele, doff, skip; None where the views' drops left pairs out of it), the
@@ -465,16 +477,16 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     b = 0
     changed = False
     compacted = False
-    stale = np.uint32(0)
+    rs = np.uint32(stale)     # the lists given are stale already (a run before this one left them so: rebind)
     items = np.zeros((0, 2), np.int64)
     counts = np.zeros(0, np.int64)
     buf = (idx, st, od)
     if bad < 0 and nbat:
-        b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, stale = _lane(
+        b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, rs = _lane(
             ins, ioff, dele, doff, 0, nbat, skip, infos, strict, True, True, n, rows, idx, st, od, el, no_off, no_rows,
             used, cap, live, maxdeg, mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
             qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
-            per_update, lazy)
+            per_update, lazy, rs)
     for t in range(b):      # every batch run wrote its own drops (of what was packed): the packing's join them
         infos[t, I_DROP_I] += dropped[t, 0]
         infos[t, I_DROP_D] += dropped[t, 1]
@@ -483,7 +495,7 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     if b:
         fits = fits and not infos[b - 1, I_BIG]
     done = bad < 0 and b == nbat and fits
-    return (bad, b, used, live, maxdeg, int(stale), cols, fits,
+    return (bad, b, used, live, maxdeg, int(rs), cols, fits,
             (cptr, cidx) if changed else None, buf if compacted else None,
             None if done or drop else (ins, ioff, dele, doff, skip), None if done else infos,
             None if done else items, None if done else counts)
@@ -491,9 +503,9 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
 
 # the slots of _stream's arguments by name (stream_args, bound_run, rebind)
 _A = {name: i for i, name in enumerate(_stream.py_func.__code__.co_varnames[:_stream.py_func.__code__.co_argcount])}
-(_OPS, _SIZE, _NBAT, _LANE_MAX, _STRICT, _USED, _LIVE, _MAXDEG, _IDX, _ST, _OD, _CAP, _CPTR, _CIDX) = (
+(_OPS, _SIZE, _NBAT, _LANE_MAX, _STRICT, _USED, _LIVE, _MAXDEG, _IDX, _ST, _OD, _CAP, _CPTR, _CIDX, _STALE) = (
     _A[name] for name in ("ops", "size", "nbat", "lane_max", "strict", "used", "live", "maxdeg", "idx", "st", "od",
-                          "cap", "cptr", "cidx"))
+                          "cap", "cptr", "cidx", "stale"))
 
 
 class LaneRun:
@@ -540,7 +552,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
-        not plan.induced, config.dynamic_per_update_max, compact)
+        not plan.induced, config.dynamic_per_update_max, compact, 0)
     return LaneRun(b, infos, used, live, maxdeg, (cptr, cidx) if changed else None, touched, old_rows, items, counts,
                    buf if compacted else None, int(stale))
 
@@ -564,7 +576,7 @@ def stream_args(S, nlf, plan, *, relevance, aside, aut) -> list:
             nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
             q.qdeg, q.qdem, q.qcol,
             plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, config.dynamic_split,
-            config.parallel_min, not plan.induced, config.dynamic_per_update_max, True]
+            config.parallel_min, not plan.induced, config.dynamic_per_update_max, True, 0]
 
 
 def bound_run(a, ops, size, nbat, lane_max, strict):
@@ -577,15 +589,26 @@ def bound_run(a, ops, size, nbat, lane_max, strict):
         a[_OPS] = None
 
 
-def rebind(a, S, nlf, buffer=True, lists=True) -> None:
+def rebind(a, S, nlf, buffer=True, lists=True, stale=0, run_lists=None) -> None:
     """The slots of ``a`` (:func:`stream_args`) that a committed run moves, from the store and tables after it
     (the caller has set the store's scalars, buffer and lists from the run): its scalars, and the arc buffer (after
     a compaction: ``buffer``) and the candidate lists (where they changed: ``lists``).  Rows, tables, marks, plan
-    and relevance are changed in place by a run."""
+    and relevance are changed in place by a run.
+
+    ``stale``: a stream run (:func:`_stream`) left lists stale (a bit per query vertex, :func:`.filter.lazy_patch`);
+    the next run takes them as they are, ``run_lists`` (the run's lists where they changed, else those ``a`` holds),
+    with that mask, and makes them usable where a search needs them, so that a run's end rebuilds nothing (yeast:
+    one numba call, about 9 us of a first stream call on a DynamicGraph just built).  The caller keeps the exact
+    lists for every other path lazy (:class:`.filter.Candidates` built from the bits when first read).  Without
+    ``stale`` the slots take the exact lists (``nlf``'s), read here."""
     a[_USED], a[_LIVE], a[_MAXDEG] = S.used, S.live, S.maxdeg
+    a[_STALE] = stale
     if buffer:
         a[_IDX], a[_ST], a[_OD], a[_CAP] = S.idx, S.st, S.od, S.idx.shape[0]
-    if lists:
+    if stale:
+        if run_lists is not None:
+            a[_CPTR], a[_CIDX] = run_lists
+    elif lists:
         cand = nlf.cand[0]
         a[_CPTR], a[_CIDX] = cand.ptr, cand.idx
 

