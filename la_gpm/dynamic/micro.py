@@ -37,7 +37,7 @@ import numpy as np
 
 from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, side_totals, start_items, tri_stale
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
-from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
+from .filter import add_pair, lazy_patch, patch_lists, usable_lists, vertex_bits
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
@@ -164,21 +164,29 @@ def _scratch(ni):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, sign, tv, bits, nbits):
+def _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, sign, tv, bits, nbits):
     """x-y added (sign 1) or removed (-1) in the degree and label counts; the candidate bits of x and y
     recomputed.  Returns whether they changed (then ``tv`` holds x and y sorted, ``bits`` / ``nbits`` their bits
     before and after, for :func:`_relist`).  Scalars only: a helper that hands arrays back costs their reference
     counts (atomic, about a tenth of a per-update batch's time on yeast), so the lists are patched by the caller
     only where the bits changed."""
-    upd1[0, 0] = x
-    upd1[0, 1] = y
-    add_pairs(deg, N, vcol, upd1, sign, on)
-    tv[0] = min(x, y)
-    tv[1] = max(x, y)
-    changed = swap_rows(tv, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, bits)
+    add_pair(deg, N, vcol, x, y, sign, on)
+    lo = min(x, y)
+    hi = max(x, y)
+    b0 = ct[lo]
+    b1 = ct[hi]
+    n0 = vertex_bits(lo, N, deg, vlab, qlabeled, qlab, qdeg, qdem)
+    n1 = vertex_bits(hi, N, deg, vlab, qlabeled, qlab, qdeg, qdem)
+    ct[lo] = n0
+    ct[hi] = n1
+    changed = (b0 != n0) | (b1 != n1)
     if changed:
-        nbits[0] = ct[tv[0]]
-        nbits[1] = ct[tv[1]]
+        tv[0] = lo
+        tv[1] = hi
+        bits[0] = b0
+        bits[1] = b1
+        nbits[0] = n0
+        nbits[1] = n1
     return changed
 
 
@@ -238,7 +246,7 @@ def _tri_open(T, mk, rows, n, vcol, qcol):
     return cols
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def _tri_edit(rows, idx, x, y, sign, mk, cols):
     """Edge x-y added (``sign`` 1) or removed (-1) in the run's triangle memo: the counts of x, y and their common
     neighbours that this run holds (cpu.F_TRI), changed by the triangles through x-y; called with x-y in the rows
@@ -289,7 +297,7 @@ def _tri_edit(rows, idx, x, y, sign, mk, cols):
                 mk[sr, v] = 0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, _nrt=False)
 def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
     """The first pair of a batch (its inserts ``ins[i0:i1]``, then its deletes ``dele[d0:d1]``, counted from 0)
     that the views do not drop (:func:`.updates.pair_kept`: a self-loop, an id out of range or a relevant pair),
@@ -575,7 +583,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, 1, tv, bits, nbits):
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits, nbits):
                     cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
                     bch = True
             if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
@@ -596,7 +604,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 used, _ = _copy_row(rows, idx, y, used, py, -1)
                 if tri:
                     _tri_edit(rows, idx, x, y, -1, mk, tcols)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, upd1, -1, tv, bits, nbits):
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits, nbits):
                     cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
                     bch = True
             if searched:
