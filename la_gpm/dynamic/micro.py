@@ -132,27 +132,34 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _nitems(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
-            off):
-    """How many work items the one-update batch (x, y) of state ``side`` has on the graph as it is (the count pass
-    of :func:`_search`, which takes the update from ``upd1`` / ``ust1`` as this leaves them).  The caller calls it
-    only where a start pair can take x-y (:func:`start_pairs_of`)."""
+def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its, off):
+    """The work items of the one-update batch (x, y) of state ``side`` on the graph as it is, written to the run's
+    scratch ``its``, and how many (:func:`_search` takes the update from ``upd1`` / ``ust1`` as this leaves them).
+    One pass: the caller makes room for :func:`_items_bound` items first (a count pass before it cost 300 cycles a
+    search, a quarter of a yeast tree4 search's set-up).  Called only where a start pair can take x-y
+    (:func:`start_pairs_of`)."""
     upd1[0, 0] = x
     upd1[0, 1] = y
     ust1[0] = side
-    return start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, no_rows,
-                       off)
+    return start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its,
+                       not off)
 
 
 @nb.njit(cache=True, _nrt=False)
-def _search(ni, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge, pair_el,
-            pair_cond, k, split, no_rows, buf, cnt, pos, M, N, qcol, mk, its, cts):
-    """The ``ni`` (:func:`_nitems`, > 0) items of the one-update batch in ``upd1`` and their counts, into the run's
-    scratch ``its[:ni]`` and ``cts[:ni]`` (the caller grows them first: :func:`_scratch`).  Every arc is kept but the
+def _items_bound(npairs, maxdeg, split):
+    """At most how many items :func:`_items` writes: a start pair's level-2 scan is a row or a shorter candidate list
+    (cpu.list_cheaper), at most ``maxdeg`` long, cut in pieces of ``split``."""
+    return npairs * max(1, (maxdeg + split - 1) // split)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _search(ni, upd1, rows, idx, st, od, el, off, ct, cptr, cidx, T, k, no_rows, buf, cnt, pos, M, N, qcol, mk, its,
+            cts):
+    """The counts of the ``ni`` (> 0) items :func:`_items` wrote to the run's scratch ``its``, into ``cts[:ni]``
+    (the caller grows them first: :func:`_scratch`).  Every arc is kept but the
     update's, and ``N`` holds the label counts of the graph searched (with it), so leaf levels are counted from them
     (cpu.count_serial's ``leaf``).  (Items and counts allocated a search cost 0.2-0.3 us of the 1.1 us a search of
     yeast's tree4 took: two allocations, two frees and their reference counts.)"""
-    start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its, not off)
     count_serial(its[:ni], upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, cts, no_rows, N,
                  qcol, not off, idx.shape[0] + 1, mk)
 
@@ -567,7 +574,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             x = net[t, 0]
             y = net[t, 1]
             searched = False
-            # one search site: _nitems and _search are functions of their own, built without reference counting (until
+            # one search site: _items and _search are functions of their own, built without reference counting (until
             # session 24 an inlined search at two sites, each specialised on its side as a constant; inlined, their
             # array arguments were reference-counted locals).  The arrays are touched only where they change (lists)
             # or a search runs: a helper handing arrays back costs their reference counts, atomic, on every update
@@ -590,13 +597,14 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 if lazy and stale:
                     cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
                     bch = bch or rb
-                nis = _nitems(x, y, DELETED if dl else INSERTED, upd1, ust1, uel1, ct, cptr, rows, T, pairs,
-                              pair_edge, pair_el, pair_cond, k, split, no_rows, off)
-                if nis > its.shape[0]:
-                    its, cts = _scratch(max(nis, 2 * its.shape[0]))
+                ub = _items_bound(pairs.shape[0], maxdeg, split)
+                if ub > its.shape[0]:
+                    its, cts = _scratch(max(ub, 2 * its.shape[0]))
+                nis = _items(x, y, DELETED if dl else INSERTED, upd1, ust1, uel1, ct, cptr, rows, T, pairs,
+                             pair_edge, pair_el, pair_cond, k, split, its, off)
                 if nis:
-                    _search(nis, upd1, ust1, uel1, rows, idx, st, od, el, off, ct, cptr, cidx, T, pairs, pair_edge,
-                            pair_el, pair_cond, k, split, no_rows, buf, cnt, lpos, M, N, qcol, mk, its, cts)
+                    _search(nis, upd1, rows, idx, st, od, el, off, ct, cptr, cidx, T, k, no_rows, buf, cnt, lpos, M, N,
+                            qcol, mk, its, cts)
                 searched = True
             _mark(st, od, px, py, 0, -1)
             if dl:
