@@ -42,7 +42,8 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_UP, F_XLOW, F_XP, F_XUP)
 
-__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "count_serial",
+__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
+           "count_serial",
            "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "tri_rows", "tri_stale", "gallop"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
@@ -852,6 +853,14 @@ def start_items(upd, ustate, uel, ct, cptr, urows, T, pairs, pair_edge, pair_el,
                     out[n, 5] = side
                 n += 1
     return n
+
+
+@nb.njit(cache=True, _nrt=False)
+def items_bound(npairs, maxdeg, split):
+    """At most how many items :func:`start_items` makes of one update (its fill pass writes no more): per start pair,
+    its level-2 scan cut in pieces of ``split``, and that scan is the shorter parent row or a candidate list shorter
+    than it (:func:`list_cheaper` holds only for nc < row), so at most ``maxdeg`` (every row's bound) long."""
+    return npairs * max(1, (maxdeg + split - 1) // split)
 
 
 @nb.njit(cache=True)

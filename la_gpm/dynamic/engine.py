@@ -786,11 +786,11 @@ class DynamicGraph:
                 S.used = used
                 S.maxdeg = maxdeg
                 S.advanced(done, live, buffer)
-                if stale or lists is not None:
+                if lists is not None:     # (a run that changed no list changed no candidate bit either)
                     # lists the run left stale (never scanned then): every other path builds them from the bits when
                     # it first reads them; the next stream takes the run's own, stale (lane.rebind)
                     nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], nlf.cand[0].k, None if stale else lists)
-                _lane.rebind(a, S, nlf, buffer is not None, lists is not None, stale, lists)
+                _lane.rebind(a, S, nlf, buffer is not None, lists, stale)
             self._bound = a
         if infos is None:        # the whole stream ran and its counts fit in int64 (lane._stream)
             chunks.append(LaneColumns(cols))

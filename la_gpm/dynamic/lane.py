@@ -589,28 +589,26 @@ def bound_run(a, ops, size, nbat, lane_max, strict):
         a[_OPS] = None
 
 
-def rebind(a, S, nlf, buffer=True, lists=True, stale=0, run_lists=None) -> None:
+def rebind(a, S, nlf, buffer=True, lists=True, stale=0) -> None:
     """The slots of ``a`` (:func:`stream_args`) that a committed run moves, from the store and tables after it
-    (the caller has set the store's scalars, buffer and lists from the run): its scalars, and the arc buffer (after
-    a compaction: ``buffer``) and the candidate lists (where they changed: ``lists``).  Rows, tables, marks, plan
-    and relevance are changed in place by a run.
+    (the caller has set the store's scalars and buffer from the run): its scalars, the arc buffer (after a
+    compaction: ``buffer``) and the candidate lists: ``lists`` True, the exact ones (``nlf``'s, read here); a run's
+    own (ptr, idx), those; None, unchanged.  Rows, tables, marks, plan and relevance are changed in place by a run.
 
-    ``stale``: a stream run (:func:`_stream`) left lists stale (a bit per query vertex, :func:`.filter.lazy_patch`);
-    the next run takes them as they are, ``run_lists`` (the run's lists where they changed, else those ``a`` holds),
-    with that mask, and makes them usable where a search needs them, so that a run's end rebuilds nothing (yeast:
-    one numba call, about 9 us of a first stream call on a DynamicGraph just built).  The caller keeps the exact
-    lists for every other path lazy (:class:`.filter.Candidates` built from the bits when first read).  Without
-    ``stale`` the slots take the exact lists (``nlf``'s), read here."""
+    ``stale``: the lists a stream run (:func:`_stream`) left stale (a bit per query vertex,
+    :func:`.filter.lazy_patch`).  The next run takes them as they are, with that mask, and makes them usable where a
+    search needs them, so that a run's end rebuilds nothing (yeast: one numba call, about 9 us of a first stream
+    call on a DynamicGraph just built); the caller leaves the exact lists of every other path to be built from the
+    bits when first read (:class:`.filter.Candidates`)."""
     a[_USED], a[_LIVE], a[_MAXDEG] = S.used, S.live, S.maxdeg
     a[_STALE] = stale
     if buffer:
         a[_IDX], a[_ST], a[_OD], a[_CAP] = S.idx, S.st, S.od, S.idx.shape[0]
-    if stale:
-        if run_lists is not None:
-            a[_CPTR], a[_CIDX] = run_lists
-    elif lists:
+    if lists is True:
         cand = nlf.cand[0]
         a[_CPTR], a[_CIDX] = cand.ptr, cand.idx
+    elif lists is not None:
+        a[_CPTR], a[_CIDX] = lists
 
 
 def one_batch(ins, dele):

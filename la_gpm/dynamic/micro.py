@@ -35,7 +35,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, side_totals, start_items, tri_stale
+from .cpu import (TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals, start_items,
+                  tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pair, lazy_patch, patch_lists, usable_lists, vertex_bits
 from .updates import pair_kept
@@ -135,7 +136,7 @@ def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
 def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its, off):
     """The work items of the one-update batch (x, y) of state ``side`` on the graph as it is, written to the run's
     scratch ``its``, and how many (:func:`_search` takes the update from ``upd1`` / ``ust1`` as this leaves them).
-    One pass: the caller makes room for :func:`_items_bound` items first (a count pass before it cost 300 cycles a
+    One pass: the caller makes room for cpu.items_bound items first (a count pass before it cost 300 cycles a
     search, a quarter of a yeast tree4 search's set-up).  Called only where a start pair can take x-y
     (:func:`start_pairs_of`)."""
     upd1[0, 0] = x
@@ -143,13 +144,6 @@ def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pa
     ust1[0] = side
     return start_items(upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its,
                        not off)
-
-
-@nb.njit(cache=True, _nrt=False)
-def _items_bound(npairs, maxdeg, split):
-    """At most how many items :func:`_items` writes: a start pair's level-2 scan is a row or a shorter candidate list
-    (cpu.list_cheaper), at most ``maxdeg`` long, cut in pieces of ``split``."""
-    return npairs * max(1, (maxdeg + split - 1) // split)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -599,7 +593,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 if lazy and stale:
                     cptr, cidx, stale, rb = _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k)
                     bch = bch or rb
-                ub = _items_bound(pairs.shape[0], maxdeg, split)
+                ub = items_bound(pairs.shape[0], maxdeg, split)
                 if ub > its.shape[0]:
                     its, cts = _scratch(max(ub, 2 * its.shape[0]))
                 nis = _items(x, y, DELETED if dl else INSERTED, upd1, ust1, uel1, ct, cptr, rows, T, pairs,
