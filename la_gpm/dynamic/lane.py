@@ -230,7 +230,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     stale already (a bit per query vertex: a stream run's, kept with its arguments, :func:`rebind`)."""
     changed = False
     compacted = False
-    stale = np.uint32(stale0)
+    stale = np.uint64(stale0)   # uint64: numba's bit operations on a uint32 give uint64 (see _stream)
     touched = np.zeros(0, np.int64)
     old_rows = np.zeros((0, 2), np.int64)
     items = np.zeros((0, 2), np.int64)
@@ -313,7 +313,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             if commit:
                 used = info[I_USED]
                 live += 2 * (info[I_INS] - info[I_DEL])
-                stale = np.uint32(info[I_STALE])
+                stale = np.uint64(info[I_STALE])
                 if info[I_LISTS]:
                     cptr, cidx = lptr, lidx
                     changed = True
@@ -477,16 +477,19 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     b = 0
     changed = False
     compacted = False
-    rs = np.uint32(stale)     # the lists given are stale already (a run before this one left them so: rebind)
+    rs = np.uint64(stale)     # the lists given are stale already (a run before this one left them so: rebind)
     items = np.zeros((0, 2), np.int64)
     counts = np.zeros(0, np.int64)
     buf = (idx, st, od)
     if bad < 0 and nbat:
+        # _lane with the argument types run_lane gives it from Python, so that both share its one build (a cache
+        # entry; its compile is 1-3 minutes): literals (0, True) or another integer type here were a build of its own
+        go = bad < 0
         b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, rs = _lane(
-            ins, ioff, dele, doff, 0, nbat, skip, infos, strict, True, True, n, rows, idx, st, od, el, no_off, no_rows,
-            used, cap, live, maxdeg, mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
-            qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
-            per_update, lazy, rs)
+            ins, ioff, dele, doff, np.int64(0), nbat, skip, infos, strict, go, go, n, rows, idx, st, od, el, no_off,
+            no_rows, used, cap, live, maxdeg, mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr,
+            cidx, qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min,
+            seq_ok, per_update, lazy, stale)
     for t in range(b):      # every batch run wrote its own drops (of what was packed): the packing's join them
         infos[t, I_DROP_I] += dropped[t, 0]
         infos[t, I_DROP_D] += dropped[t, 1]

@@ -273,7 +273,9 @@ class ArcStore:
         self.used = nnz
         self.live = nnz
         self.maxdeg = int(np.diff(G.indptr).max()) if n else 0
-        self.vlab = None if G.vertex_labels is None else np.asarray(G.vertex_labels, dtype=np.int64)
+        # a writable copy: numba types a read-only array apart, and every kernel taking the labels would be built
+        # twice (the lane: minutes) when a graph's labels are read-only at first and new vertices' copy is not
+        self.vlab = None if G.vertex_labels is None else np.array(G.vertex_labels, dtype=np.int64)
         self.ids = None if G._ids is None else np.asarray(G.ids, dtype=np.int64)
         self._sorter = None
         self.name = G.name
