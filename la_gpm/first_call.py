@@ -36,7 +36,7 @@ KINDS = {
     "match": "labeled patterns: la_gpm.match (listing) and labeled counts",
     "color_coding": "la_gpm.estimate (color coding of trees) and la_gpm.tree_census",
     "motif_estimate": "la_gpm.estimate_census (colorful treelet sampling)",
-    "dynamic": "la_gpm.match_delta and DynamicGraph.apply (both modes), small and parallel batches",
+    "dynamic": "la_gpm.match_delta, DynamicGraph.apply and apply_stream (both modes), small and parallel batches",
 }
 
 
@@ -191,6 +191,9 @@ def _dynamic(g, backend):
             D = DynamicGraph(H, [Q], keep_graph=keep, backend=mb)
             D.apply(insert=new, delete=dele, listing=True)
             D.apply(insert=dele[:3], delete=new[:3])
+            ops = np.concatenate([np.column_stack([np.full(3, -1), dele[:3]]),
+                                  np.column_stack([np.ones(3, np.int64), dele[:3]])]).astype(np.int64)
+            D.apply_stream(ops, batch_size=2)     # the CPU's stream lane (one numba call a stream)
 
 
 _RUN = {"graphs": _graphs, "triangles": _triangles, "cliques": _cliques, "patterns": _patterns,

@@ -103,16 +103,3 @@ def _small_tunables():
     with la_gpm.config.set(chunk=7):
         yield
 
-
-def pytest_collection_modifyitems(config, items):
-    """Groups for ``pytest -n 2 --dist loadgroup`` (the README's test command; pytest-xdist): one group per test
-    file, and one for everything of the dynamic matcher (its test files, its doctests, the CLI's ``dynamic``), so
-    that one worker compiles the dynamic path's numba kernels while the other compiles the rest.  The default run
-    is compile-bound: with files dealt to workers alone (``--dist loadfile``) both workers compiled the dynamic
-    path at once, and the run took 16 min on 2 cores; serially, 23 min.  A marker set by a test wins."""
-    for item in items:
-        if item.get_closest_marker("xdist_group"):
-            continue
-        path = item.nodeid.split("::")[0]
-        dynamic = "dynamic" in path or "dynamic" in item.name
-        item.add_marker(pytest.mark.xdist_group("dynamic" if dynamic else path))

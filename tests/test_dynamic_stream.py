@@ -647,3 +647,33 @@ def test_triangle_memo_signature_tells_every_label_pair_layout_apart():
         tri_stale(mk)
         r = int(mk[TRI_STAMP, -1])
         assert run_id(a) == r + 1               # stale: a new run
+
+
+def test_one_build_of_the_lane_serves_apply_and_streams_on_read_only_and_grown_labels():
+    """The lane's kernels compile in 1-3 minutes each: ``apply``'s small batches (lane.run_lane) and a stream
+    (lane._stream) must share one build of ``_lane`` and ``micro_run``, whatever the labels' array (a Graph's
+    are read-only; new vertices' labels make a fresh copy).  Until session 27 the stream called ``_lane`` with
+    literals and a uint32 mask, and a read-only label array was a type apart: up to six builds of ``micro_run``
+    in one process.  Also the counts: the stream's batches equal ``apply``'s on a twin."""
+    from la_gpm.dynamic import lane, micro
+    rng = np.random.default_rng(27)
+    n = 30
+    pairs = {tuple(sorted(p)) for p in rng.integers(0, n, (90, 2)).tolist() if p[0] != p[1]}
+    G = _graph_from_pairs(n, sorted(pairs), rng.integers(0, 2, n))
+    assert not G.vertex_labels.flags.writeable
+    P = Pattern([(0, 1), (1, 2)], vertex_labels=[0, 1, 0])
+    A, B = la_gpm.DynamicGraph(G, [P]), la_gpm.DynamicGraph(G, [P])
+    E = np.array(sorted(pairs), np.int64)
+    new = np.array([(u, v) for u, v in rng.integers(0, n, (40, 2)).tolist()
+                    if u != v and tuple(sorted((u, v))) not in pairs], np.int64)[:8]
+    for D in (A, B):
+        D.apply(insert=new[:2], delete=E[:2])                  # the lane's single batch (run_lane)
+        D.apply(insert=[(n, 0), (n, 1)], labels={n: 1})        # a new vertex: the labels grow into a copy
+    batches = [(new[2 + 2 * b:4 + 2 * b], E[2 + 2 * b:4 + 2 * b]) for b in range(3)]
+    ops = np.concatenate([np.concatenate([np.column_stack([np.full(len(d), -1), d]),
+                                          np.column_stack([np.ones(len(i), np.int64), i])]) for i, d in batches])
+    assert _rows(A.apply_stream(ops.astype(np.int64), batch_size=4)) == _loop(B, batches)
+    assert A.apply(insert=E[:1])[0].positive == B.apply(insert=E[:1])[0].positive
+    assert lane._lane.signatures and lane._stream.signatures
+    for f in (lane._lane, micro.micro_run, lane._stream):
+        assert len(f.signatures) == 1, (f.py_func.__name__, f.signatures)
