@@ -102,4 +102,3 @@ def _small_tunables():
     """Shrink chunking so tiny inputs cross chunk/block boundaries (STUMPY's trick)."""
     with la_gpm.config.set(chunk=7):
         yield
-

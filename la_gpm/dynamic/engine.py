@@ -496,14 +496,14 @@ class DynamicGraph:
         if not self._keep_graph:
             G, dropped = view_graph(G, self._relevance)
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
-        self._nlf = NLFState(G.indptr, G.indices, G.vertex_labels, self._queries)
+        self._store = ArcStore(G)
+        self._nlf = NLFState(G.indptr, G.indices, self._store.vlab, self._queries)   # (one writable copy of the labels)
         self._plans = {}  # (query index, symmetry) -> plan
         # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path
         # compiles a plan first (the lane, the general path, a batch of nothing) and after however many batches,
         # the plan, and so the work items and their counts in the stats, are the same
         self._plan_sizes = [c.sizes for c in self._nlf.cand]
         self._engine = _Engine(self._backend)
-        self._store = ArcStore(G)
         self._bound, self._bound_version = None, -1   # a stream's kept arguments (_stream_whole)
         # the counting plans now (about a millisecond a query: the first batch should cost its own work only);
         # listing plans on first use

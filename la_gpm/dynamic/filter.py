@@ -287,8 +287,10 @@ class NLFState:
         self.columns = {lab: c for c, lab in enumerate(labels)}
         self.L = max(len(labels), 1)
         self.n = len(ptr) - 1
-        # writable int64 (a graph's labels are read-only): numba builds a kernel apart for a read-only array
-        vlab = None if vlab is None else np.array(vlab, dtype=np.int64)
+        # writable int64 (a graph's labels are read-only; the store's copy is taken as it is): numba builds a kernel
+        # apart for a read-only array
+        if vlab is not None and not (vlab.dtype == np.int64 and vlab.flags.writeable):
+            vlab = np.array(vlab, dtype=np.int64)
         self.vlab = vlab
         self._on = vlab is not None and bool(labels)   # label counts kept?
         self.deg = np.diff(ptr).astype(np.int64)
