@@ -200,9 +200,9 @@ def test_k23_bulk_classification_equals_listing(make):
     G = make()
     cls = _classes(5)
     args = (G.indptr, G.indices, G.degree_rank, cls.table, len(cls.keys), 3)
-    listed = dense5_hits(*args, 1 << 40).sum(axis=0)
+    listed = dense5_hits(*args, 1 << 40, 64).sum(axis=0)
     for comb in (3, 4, 8):
-        np.testing.assert_array_equal(dense5_hits(*args, comb).sum(axis=0), listed)
+        np.testing.assert_array_equal(dense5_hits(*args, comb, 64).sum(axis=0), listed)
 
 
 @pytest.mark.parametrize("make", [lambda: la_gpm.generators.gnm(40, 500, seed=2), lambda: la_gpm.generators.rmat(8, seed=3),

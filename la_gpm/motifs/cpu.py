@@ -1033,20 +1033,26 @@ def _bowtie_hits(indptr, indices, table, h, mark, u, ea, eb, bowtie_bulk, lid, l
                 _hit5(indptr, indices, table, h, mark, u, ea[x], eb[x], ea[y], eb[y], _KNOWN_BOWTIE)
 
 
+# dense5_hits' bulk thresholds (hybrid.py passes them: numba builds a call that omits an argument with a default
+# apart from one that gives it, about 20 s a build of dense5_hits)
+K23_COMB = 8
+BOWTIE_BULK = 64
+
+
 @nb.njit(parallel=True, cache=True)
-def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb=8, bowtie_bulk=64):
+def dense5_hits(indptr, indices, rank, table, nclass, nchunks, k23_comb, bowtie_bulk):
     """Induced classes of every non-induced copy of C5, K2,3 and the bowtie (each copy once).
 
     Every 5-vertex connected graph of minimum degree >= 2 has one of the three as a spanning
     subgraph, so hits[j] / (copies of C5 + K2,3 + bowtie inside class j) is the induced count
     of each such class j.  Returns (chunks, nclass).
 
-    K2,3 copies of a hub pair u < v with c >= ``k23_comb`` common neighbours S are classified in
+    K2,3 copies of a hub pair u < v with c >= ``k23_comb`` (:data:`K23_COMB`) common neighbours S are classified in
     bulk, not one by one: the class of {u, v, x, y, z} depends only on u ~ v and on the number of
     edges among x, y, z, and with e edges, P two-edge paths and t triangles inside G[S] the triples
     with 3 / 2 / 1 / 0 edges number t, P - 3t, e(c - 2) - 2(P - 3t) - 3t and the rest of C(c, 3)
     (O(Σ_{x∈S} d_x + the 2-paths of G[S]) instead of C(c, 3) classifications). Likewise the bowties
-    centred at a vertex u with >= ``bowtie_bulk`` edges inside N(u) are counted per class from the
+    centred at a vertex u with >= ``bowtie_bulk`` (:data:`BOWTIE_BULK`) edges inside N(u) are counted per class from the
     induced 4-vertex graphs of G[N(u)] that have a perfect matching (:func:`_bowtie_bulk`), not listed.
 
     Per vertex u: :func:`_c5_hits`, :func:`_k23_hits`, :func:`_bowtie_hits`, over scratch arrays of

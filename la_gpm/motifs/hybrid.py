@@ -111,7 +111,7 @@ def hybrid5_noninduced(G, decline=False):
 
     With ``decline``, return None when enumeration is the cheaper way (:func:`cpu_prefers_hybrid`).
     """
-    from .cpu import dense5_hits
+    from .cpu import BOWTIE_BULK, K23_COMB, dense5_hits
 
     cls = classes(5)
     nrow = len(cls.keys)
@@ -125,7 +125,7 @@ def hybrid5_noninduced(G, decline=False):
     sigma, extra = noninduced_orbits(G, 4, with_extra=True)
     if decline and not cpu_prefers_hybrid(connected4, *dense_copy_counts(sigma, extra[:, 0])):
         return None
-    hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, nchunks())
+    hits = dense5_hits(G.indptr, G.indices, G.degree_rank, cls.table, nrow, nchunks(), K23_COMB, BOWTIE_BULK)
     return hybrid5_solve(cls, column_sums(hits), sigma, N4)
 
 
