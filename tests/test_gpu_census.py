@@ -533,11 +533,11 @@ def _dense_decomposition(G, S, split, cap, bulk=1 << 30, xc=32):
 def test_dense_decomposition_matches_cpu_dense5_hits(monkeypatch, make, S, split, cap):
     from la_gpm.motifs.common import nchunks as _nchunks
     from la_gpm.patterns.classes import classes as _classes
-    from la_gpm.motifs.cpu import dense5_hits
+    from la_gpm.motifs.cpu import BOWTIE_BULK, K23_COMB, dense5_hits
     from la_gpm.motifs import gpu as gc
     G = make()
     want = dense5_hits(G.indptr, G.indices, G.degree_rank, _classes(5).table, len(_classes(5).keys),
-                       _nchunks()).sum(axis=0)
+                       _nchunks(), K23_COMB, BOWTIE_BULK).sum(axis=0)
     # K2,3 pairs and bowtie hubs: none / every / some in bulk
     for bulk, xc, bb, ratio in ((1 << 30, 32, 1 << 62, 4), (3, 1, 1, 1e12), (5, 2, 8, 4), (8, 32, 64, 4)):
         monkeypatch.setattr(gc, "BOWTIE_BULK", bb)
