@@ -227,3 +227,16 @@ def test_cli_orbits_k5(tmp_path, capsys):
     X = np.load(out)
     assert X.shape == (34, 73)
     np.testing.assert_array_equal(X, _orca(la_gpm.datasets.load("karate")))
+
+
+def test_the_feature_matrix_and_a_graph_share_one_build_of_the_feature_kernels():
+    """``feature_matrix`` runs the serial feature kernel on hand-made CSR arrays, a user's graph on a Graph's
+    read-only ones; numba types a read-only array apart, so until session 27 a process's first 5-vertex orbits on a
+    small graph built ``orbit5_features_serial`` (and ``arc_triangles_serial``) twice (10-20 s more on 2 cores)."""
+    from la_gpm.motifs import orbits5_cpu as oc
+    G = la_gpm.datasets.load("karate")
+    assert not G.indptr.flags.writeable and not G.indices.flags.writeable
+    feature_matrix()
+    assert orbit5_features(G).shape == (G.n, oc.NFEAT)
+    f = oc.orbit5_features_serial      # (arc_triangles_serial has other callers, some with writable arrays)
+    assert len(f.signatures) == 1, f.signatures

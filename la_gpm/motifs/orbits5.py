@@ -116,6 +116,10 @@ def _small_csr(k, edges):
     ptr = np.zeros(k + 1, dtype=np.int64)
     ptr[1:] = np.cumsum([len(r) for r in adj])
     idx = np.array([v for r in adj for v in sorted(r)], dtype=np.int32)
+    # read-only, as a Graph's arrays are: numba types a read-only array apart, and the feature kernels would be built
+    # twice in a process that derives the feature matrix and counts a user's graph
+    ptr.setflags(write=False)
+    idx.setflags(write=False)
     return ptr, idx
 
 
