@@ -674,6 +674,8 @@ def test_one_build_of_the_lane_serves_apply_and_streams_on_read_only_and_grown_l
                                           np.column_stack([np.ones(len(i), np.int64), i])]) for i, d in batches])
     assert _rows(A.apply_stream(ops.astype(np.int64), batch_size=4)) == _loop(B, batches)
     assert A.apply(insert=E[:1])[0].positive == B.apply(insert=E[:1])[0].positive
-    assert lane._lane.signatures and lane._stream.signatures
-    for f in (lane._lane, micro.micro_run, lane._stream):
+    for f in (lane._lane, lane._stream):          # compiled here or loaded from numba's cache: one entry either way
         assert len(f.signatures) == 1, (f.py_func.__name__, f.signatures)
+    # micro_run is typed inside _lane's build: one signature when this process compiled _lane, none when _lane came
+    # from the on-disk cache (a warm cache: the device's parallel files, a second run here)
+    assert len(micro.micro_run.signatures) <= 1, micro.micro_run.signatures
