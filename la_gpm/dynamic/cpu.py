@@ -980,9 +980,10 @@ def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     levels are counted from the label counts ``N`` (column ``qcol[u]`` of query vertex u's label, -1: unlabelled;
     :func:`_leaf`) where the parent's row starts before ``tail``."""
     listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
+    at = np.int64(0)    # int64 as the drive's: a literal 0 was a second build of _run_item and _run_item_reuse
     for it in range(items.shape[0]):
         counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                               pos, M, no_rows, 0, listing, -1, N, qcol, leaf, tail, mk)
+                               pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mk)
         unmark(mk, upd, items[it, 0], urows, uidx)
 
 

@@ -153,7 +153,7 @@ def _one(ins, dele, info, strict, commit,
     if items.shape[0] and not heavy:
         # leaf levels counted where their parent's row is not one of the union's (those start at ``used``)
         drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
-                  off, N, qcol, not off, used, 1, rmk)
+                  off, N, qcol, not off, used, np.int64(1), rmk)    # int64 as cpu._drive passes it: one build
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):
