@@ -167,18 +167,27 @@ def lazy_patch(ptr, idx, rows, old_bits, bits, k, maxdeg, stale):
     return ptr, idx, stale | changed
 
 
+@nb.njit(cache=True, _nrt=False)
+def stale_usable(ptr, stale, maxdeg, k):
+    """Whether every stale list (a bit of ``stale`` per query vertex) is at least ``maxdeg`` long, so that a search
+    may read the lists as they are (:func:`usable_lists` has nothing to do).  No reference counting: the per-update
+    path asks it before each search of a stream run with long stale lists (yeast tree4: 126 searches, about 20
+    reference counts each when it called usable_lists to learn this)."""
+    for u in range(k):
+        if (stale >> np.uint32(u)) & np.uint32(1) and ptr[u + 1] - ptr[u] < maxdeg:
+            return False
+    return True
+
+
 @nb.njit(cache=True)
 def usable_lists(ptr, idx, stale, maxdeg, ct, k):
     """The lists a search may read (see :func:`lazy_patch`): as they are while every stale list is at least
-    ``maxdeg`` long, else rebuilt from the bits ``ct`` (O(n k); the stale mask cleared).  Returns (ptr, idx,
-    stale)."""
-    if stale == 0:
+    ``maxdeg`` long (:func:`stale_usable`), else rebuilt from the bits ``ct`` (O(n k); the stale mask cleared).
+    Returns (ptr, idx, stale)."""
+    if stale == 0 or stale_usable(ptr, stale, maxdeg, k):
         return ptr, idx, stale
-    for u in range(k):
-        if (stale >> np.uint32(u)) & np.uint32(1) and ptr[u + 1] - ptr[u] < maxdeg:
-            p, i = _candidate_lists(ct, k)
-            return p, i, np.uint32(0)
-    return ptr, idx, stale
+    p, i = _candidate_lists(ct, k)
+    return p, i, np.uint32(0)
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -38,7 +38,7 @@ import numpy as np
 from .cpu import (TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals, start_items,
                   tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
-from .filter import add_pair, lazy_patch, patch_lists, usable_lists, vertex_bits
+from .filter import add_pair, lazy_patch, patch_lists, stale_usable, usable_lists, vertex_bits
 from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
@@ -602,7 +602,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     LI[0] = ii_
                     bch = True
             if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
-                if lazy and stale:
+                if lazy and stale and not stale_usable(LP[0], stale, maxdeg, k):
                     up_, ui_, stale, rb = _usable(LP[0], LI[0], stale, lazy, maxdeg, ct, n, k)
                     LP[0] = up_
                     LI[0] = ui_
