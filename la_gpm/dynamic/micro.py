@@ -121,17 +121,6 @@ def _copy_row(rows, idx, v, used, skip, add):
     return o, at
 
 
-@nb.njit(cache=True, inline="always")
-def _usable(cptr, cidx, stale, lazy, maxdeg, ct, n, k):
-    """A run's stale lists made usable for a search (:func:`.filter.usable_lists`): (ptr, idx, stale, rebuilt)."""
-    rebuilt = False
-    if lazy and stale:
-        cptr, cidx, s2 = usable_lists(cptr, cidx, stale, maxdeg, ct[:n], k)
-        rebuilt = s2 == 0
-        stale = s2
-    return cptr, cidx, stale, rebuilt
-
-
 @nb.njit(cache=True, _nrt=False)
 def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its, off):
     """The work items of the one-update batch (x, y) of state ``side`` on the graph as it is, written to the run's
@@ -603,10 +592,11 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     bch = True
             if start_pairs_of(ct[x], ct[y], pairs):     # else no item: no search set-up at all
                 if lazy and stale and not stale_usable(LP[0], stale, maxdeg, k):
-                    up_, ui_, stale, rb = _usable(LP[0], LI[0], stale, lazy, maxdeg, ct, n, k)
+                    # a stale list a search may scan: every list rebuilt from the bits (filter.usable_lists)
+                    up_, ui_, stale = usable_lists(LP[0], LI[0], stale, maxdeg, ct[:n], k)
                     LP[0] = up_
                     LI[0] = ui_
-                    bch = bch or rb
+                    bch = True
                 ub = items_bound(pairs.shape[0], maxdeg, split)
                 if ub > SI[0].shape[0]:
                     si_, sc_ = _scratch(max(ub, 2 * SI[0].shape[0]))
