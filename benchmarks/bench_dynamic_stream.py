@@ -48,6 +48,12 @@ alternate with la_gpm's timed view runs: run i just before la_gpm's run i);
 ``views_vs_rapidflow_query_plus_preprocessing`` (both sides' preprocessing added); ``full_vs_rapidflow_query``;
 ``full_vs_recount`` and ``views_vs_recount`` = recount_stream_s / stream seconds; ``summary``: geometric means
 per (dataset, class) and the number of rows where la_gpm is faster.  Writes ``dynamic_stream_cpu.json``.
+
+``--laps n`` (n > 1) adds ``laps`` to each row: the same stream n times over, alternately forward and backward (every
+even lap ends on G0), as one ``apply_stream`` call and as one RapidFlow stream, paired as above
+(``laps_views_vs_rapidflow_paired``).  Both sides do the row's work n times, so what a cold call costs (RapidFlow's
+new process; la_gpm's code and tables out of cache after RapidFlow ran, its Python call) is spread over n x the
+updates, as in a long-running stream; the single stream above keeps the cold call.
 """
 
 from __future__ import annotations
@@ -82,6 +88,17 @@ def stream_batches(G, rate, B, seed):
     ops = np.concatenate([np.concatenate([np.column_stack([np.full(len(d), -1), d]),
                                           np.column_stack([np.ones(len(i), np.int64), i])]) for i, d in batches])
     return G0, batches, ins, dele, ops.astype(np.int64), ui + ud
+
+
+def laps(batches, n):
+    """The stream run ``n`` times, alternately forward and backward (the batches in reverse order, each one's
+    inserts deleted and its deletes inserted), so that every even lap ends on G0 again: [(insert, delete)] and the
+    signed ops (m, 3), each batch its deletes then its inserts as :func:`stream_batches`' ops."""
+    back = [(d, i) for i, d in reversed(batches)]
+    out = [bt for lap in range(n) for bt in (batches if lap % 2 == 0 else back)]
+    ops = np.concatenate([np.concatenate([np.column_stack([np.full(len(d), -1), d]),
+                                          np.column_stack([np.ones(len(i), np.int64), i])]) for i, d in out])
+    return out, ops.astype(np.int64)
 
 
 def write_stream(batches, path):
@@ -137,7 +154,10 @@ def gm(xs):
                     arg("--seed", type=int, default=1),
                     arg("--peer-time-limit", type=int, default=120),
                     arg("--peer-repeats", type=int, default=5),
-                    arg("--budget", type=float, default=20.0)],
+                    arg("--budget", type=float, default=20.0),
+                    arg("--laps", type=int, default=0,
+                        help="also run each row's stream this many times over in one call (forward, backward, ...)"
+                             " beside RapidFlow on the same long stream (0: off)")],
               quick={"datasets": ["yeast"], "sizes": [4]}, repeats=3)
 def stream(a):
     """la_gpm apply_stream vs RapidFlow on the same update stream, and vs recounting after every batch."""
@@ -206,20 +226,10 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
         while key == "la_gpm_views" and exe is not None and len(rfs) < n_rf and (not rfs or rfs[-1].get("finished")):
             peer(len(rfs) + 1)     # la_gpm's budget cut its runs short: RapidFlow's still run, after them
     if exe is not None:
-        # as many runs as la_gpm's timed ones (at most --peer-repeats), each just before one of them: the run of
-        # median query time is reported, every run's query time kept (one run, as until session 17, left
-        # RapidFlow's noise in every ratio), and the median of the paired ratios
-        done = [x for x in rfs if x.get("finished")]
-        rf = sorted(done, key=lambda x: x["query_time_s"])[(len(done) - 1) // 2] if done else rfs[-1]
-        row["rapidflow"] = {k: rf.get(k) for k in ("finished", "result_count", "query_time_s", "preprocessing_time_s",
-                                                   "search_time_s", "load_stream_time_s", "wall_s", "timed_out",
-                                                   "log_tail") if k in rf}
-        row["rapidflow"]["query_time_runs_s"] = [x.get("query_time_s") for x in rfs]
-        lv = row["la_gpm_views"]["runs"]
-        pairs = [x["query_time_s"] / t for x, t in zip(rfs, lv) if x.get("finished")]
-        row["rapidflow"]["paired_runs"] = len(pairs)
-        row["rapidflow"]["paired_ratio_median"] = float(np.median(pairs)) if pairs else None
+        row["rapidflow"] = peer_summary(rfs, row["la_gpm_views"]["runs"])
     pos, neg = sides["la_gpm_views"][0], sides["la_gpm_views"][1]
+    if a.laps > 1:
+        row["laps"] = long_stream((pos, neg), P, G0, batches, per, work, exe, a, n_rf)
     for key in ("la_gpm", "la_gpm_views_apply_loop"):
         check(f"{key} per-batch counts == apply_stream views", (sides[key][0], sides[key][1]), (pos, neg))
     check("final graph == G0 + inserts - deletes", same_edges(sides["la_gpm"][2].graph, Gfinal), True)
@@ -244,7 +254,70 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
         sp["full_vs_rapidflow_query"] = q / row["la_gpm"]["seconds"]
         sp["views_vs_rapidflow_query_plus_preprocessing"] = (q + pre) / (row["la_gpm_views"]["seconds"]
                                                                          + row["la_gpm_views"]["preprocessing_s"])
+    lp = row.get("laps") or {}
+    if lp.get("views_vs_rapidflow_paired") is not None:
+        sp["laps_views_vs_rapidflow_paired"] = lp["views_vs_rapidflow_paired"]
     row["speedups"] = sp
+
+
+def peer_summary(rfs, lv):
+    """RapidFlow's runs ``rfs``, each just before la_gpm's timed run of the same index (``lv``: their seconds): the
+    run of median query time, every run's query time (one run, as until session 17, left RapidFlow's noise in every
+    ratio), and the median of the paired ratios RapidFlow run i / la_gpm run i."""
+    done = [x for x in rfs if x.get("finished")]
+    rf = sorted(done, key=lambda x: x["query_time_s"])[(len(done) - 1) // 2] if done else rfs[-1]
+    out = {k: rf.get(k) for k in ("finished", "result_count", "query_time_s", "preprocessing_time_s", "search_time_s",
+                                  "load_stream_time_s", "wall_s", "timed_out", "log_tail") if k in rf}
+    out["query_time_runs_s"] = [x.get("query_time_s") for x in rfs]
+    pairs = [x["query_time_s"] / t for x, t in zip(rfs, lv) if x.get("finished")]
+    out["paired_runs"] = len(pairs)
+    out["paired_ratio_median"] = float(np.median(pairs)) if pairs else None
+    return out
+
+
+def long_stream(counts, P, G0, batches, per, work, exe, a, n_rf):
+    """``--laps`` n: the row's stream n times over, alternately forward and backward (:func:`laps`), as one
+    ``apply_stream`` call on a fresh query view and as one RapidFlow stream file, paired as the row's runs.  The
+    same work on both sides, n times longer: what a cold call costs (a new process for RapidFlow, code and tables
+    out of cache after it for la_gpm) is spread over n x the updates, as in a long-running stream.  Checked: each
+    forward lap's per-batch counts are the row's, each backward lap's are a forward lap's with positive and
+    negative swapped, in reverse batch order (``counts``: the single stream's per-batch positive and negative); the
+    net is 0 for an even n; positive + negative == RapidFlow's total."""
+    n = a.laps
+    lb, lops = laps(batches, n)
+    write_stream(lb, work / "stream_laps.txt")
+    rfs = []
+
+    def peer(i):
+        if exe is not None and i <= n_rf and (not rfs or rfs[-1].get("finished")):
+            rfs.append(rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream_laps.txt",
+                                          a.peer_time_limit, exe=exe))
+
+    med, runs, first, build, res = timed_stream(G0, P, lb, False, a.repeats, a.budget, ops=lops, per=per,
+                                                between=peer)
+    while exe is not None and len(rfs) < n_rf and (not rfs or rfs[-1].get("finished")):
+        peer(len(rfs) + 1)
+    B = len(batches)
+    pos, neg = np.asarray(res[0], dtype=object), np.asarray(res[1], dtype=object)
+    fp, fn = np.asarray(counts[0], dtype=object), np.asarray(counts[1], dtype=object)
+    for lap in range(n):
+        p, q = pos[lap * B:(lap + 1) * B], neg[lap * B:(lap + 1) * B]
+        want = (fp, fn) if lap % 2 == 0 else (fn[::-1], fp[::-1])
+        check(f"lap {lap}: per-batch counts == the single stream's", (p.tolist(), q.tolist()),
+              (want[0].tolist(), want[1].tolist()))
+    if n % 2 == 0:
+        check("laps: sum(positive - negative) == 0", int(sum(pos) - sum(neg)), 0)
+    ent = {"laps": n, "batches": len(lb), "updates": int(lops.shape[0]),
+           "la_gpm_views": {"seconds": med, "per_update_s": med / lops.shape[0], "runs": runs, "first_call_s": first,
+                            "preprocessing_s": build, "positive": int(sum(pos)), "negative": int(sum(neg)),
+                            "lane_batches": int(res[3].lane_batches)}}
+    if exe is not None:
+        rf = ent["rapidflow"] = peer_summary(rfs, runs)
+        if rf.get("finished"):
+            check("laps: sum(positive + negative) == RapidFlow's total", int(sum(pos) + sum(neg)), rf["result_count"])
+            ent["views_vs_rapidflow_query"] = rf["query_time_s"] / med
+            ent["views_vs_rapidflow_paired"] = rf["paired_ratio_median"]
+    return ent
 
 
 def brief(row):
@@ -256,12 +329,15 @@ def brief(row):
             f"{(rf.get('query_time_s') or float('nan')) / row['batches'] * 1e6:.1f} us/batch; recount "
             f"{row['recount']['per_batch_s'] * 1e3:.2f} ms/batch; x RF {sp.get('views_vs_rapidflow_query', 0):.2f}, "
             f"(paired {sp.get('views_vs_rapidflow_paired') or 0:.2f}), x recount {sp['views_vs_recount']:.0f} "
-            f"(full {sp['full_vs_recount']:.0f})")
+            f"(full {sp['full_vs_recount']:.0f})"
+            + (f"; {row['laps']['laps']} laps: {row['laps']['la_gpm_views']['per_update_s'] * 1e9:.0f} ns/update, x RF "
+               f"paired {sp['laps_views_vs_rapidflow_paired']:.2f}" if "laps_views_vs_rapidflow_paired" in sp else ""))
 
 
 def summarize(rows):
     out = []
-    keys = ("views_vs_rapidflow_query", "views_vs_rapidflow_paired", "full_vs_rapidflow_query",
+    keys = ("views_vs_rapidflow_query", "views_vs_rapidflow_paired", "laps_views_vs_rapidflow_paired",
+            "full_vs_rapidflow_query",
             "views_vs_rapidflow_query_plus_preprocessing",
             "views_vs_recount", "full_vs_recount", "views_vs_apply_loop")
     groups = {}
