@@ -6,3 +6,38 @@ import importlib.util
 collect_ignore_glob = []
 if importlib.util.find_spec("distributed") is None:
     collect_ignore_glob.append("la_gpm/distributed/*")
+
+
+# ------------------------------------------------------------------ the order of the test files (two xdist workers)
+# The default run (`pytest -n 2 --dist loadfile`) is bound by numba compiling kernels, and the kernels compiled in
+# one worker reach the other only through numba's on-disk cache, once written.  xdist hands out whole files in queue
+# order (by default the files with the most tests first), so the two workers used to start on two dynamic-matching
+# files at once and both compiled the lane and the general search (about 200 s each on 2 cores).  The queue below
+# starts one worker on test_dynamic.py (it compiles them) and keeps the other on files that need none of them
+# until they are in the cache; the rest follows, longest first (as measured on a 2-core machine from a cold
+# cache), then the other files by their number of tests, so that the run ends on short files.
+FIRST = ("tests/test_dynamic.py",
+         "tests/test_exact.py", "tests/test_motif_estimate.py", "tests/test_census.py",
+         "tests/test_dynamic_stream.py",
+         "tests/test_gpu_census.py", "tests/test_cuda_build.py", "tests/test_motif_memory_budget.py",
+         "tests/test_directed.py", "tests/test_census8.py",
+         "tests/test_dynamic_lane.py", "tests/test_dynamic_reuse.py", "tests/test_cli.py",
+         "tests/test_distributed.py", "tests/test_color_coding.py", "tests/test_closed_forms5.py",
+         "tests/test_gpu_orbits5.py", "tests/test_first_call.py", "tests/test_batch.py", "tests/test_census_small.py",
+         "tests/test_estimate_auto.py", "tests/test_inputs.py", "tests/test_dynamic_views.py")
+
+
+def pytest_configure(config):
+    if hasattr(config.option, "loadscopereorder"):   # xdist: keep the collection's file order (below)
+        config.option.loadscopereorder = False
+
+
+def pytest_collection_modifyitems(session, config, items):
+    rank = {f: i for i, f in enumerate(FIRST)}
+    count = {}
+    for it in items:
+        f = it.nodeid.split("::")[0]
+        count[f] = count.get(f, 0) + 1
+    pos = {it: i for i, it in enumerate(items)}
+    items.sort(key=lambda it: (rank.get(it.nodeid.split("::")[0], len(FIRST)),
+                               -count[it.nodeid.split("::")[0]], it.nodeid.split("::")[0], pos[it]))
