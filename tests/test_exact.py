@@ -337,6 +337,28 @@ def test_networkx_oracle_agrees_on_karate():
             assert count_pattern(G, name, induced=induced) == nx_count(G, Pattern.named(name), induced)
 
 
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), induced=st.booleans())
+def test_the_two_oracles_agree(seed, induced):
+    """tests/oracles.py's two definitions count the same: brute force (partial maps extended one pattern vertex at a
+    time and dropped at the first broken pair, session 29) and networkx's VF2, with vertex and edge labels or
+    without, induced or not; every brute-force embedding is a distinct injective map that keeps every pattern
+    edge."""
+    rng = random.Random(seed)
+    nv, ne = rng.choice([(0, 0), (2, 0), (2, 2)])
+    G = _random_graph(rng, rng.randrange(3, 9), rng.uniform(0.2, 0.9), vlabels=nv, elabels=ne)
+    k = rng.randrange(2, 5)
+    edges = [(a, b) for a in range(k) for b in range(a + 1, k) if rng.random() < 0.6]
+    edges += [(i - 1, i) for i in range(1, k) if (i - 1, i) not in edges]      # connected
+    P = Pattern(sorted(edges), vertex_labels=[rng.randrange(2) for _ in range(k)] if nv else None,
+                edge_labels={e: rng.randrange(2) for e in edges} if ne else None)
+    emb = brute_embeddings(G, P, induced)
+    assert len(set(emb)) == len(emb) and all(len(set(f)) == k for f in emb)
+    adj = {(int(u), int(v)) for u, v in zip(np.repeat(np.arange(G.n), G.degrees), G.indices)}
+    assert all((f[a], f[b]) in adj for f in emb for a, b in edges)
+    assert brute_count(G, P, induced, count="embeddings") == nx_count(G, P, induced, count="embeddings")
+
+
 @settings(max_examples=25, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1), k=st.integers(3, 6))
 def test_property_cliques_vs_brute_force(seed, k):
