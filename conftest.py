@@ -34,10 +34,7 @@ def pytest_configure(config):
 
 def pytest_collection_modifyitems(session, config, items):
     rank = {f: i for i, f in enumerate(FIRST)}
-    count = {}
-    for it in items:
-        f = it.nodeid.split("::")[0]
-        count[f] = count.get(f, 0) + 1
-    pos = {it: i for i, it in enumerate(items)}
-    items.sort(key=lambda it: (rank.get(it.nodeid.split("::")[0], len(FIRST)),
-                               -count[it.nodeid.split("::")[0]], it.nodeid.split("::")[0], pos[it]))
+    files = [it.nodeid.split("::")[0] for it in items]
+    count = {f: files.count(f) for f in set(files)}
+    order = sorted(range(len(items)), key=lambda i: (rank.get(files[i], len(FIRST)), -count[files[i]], files[i]))
+    items[:] = [items[i] for i in order]      # a stable sort: a file's tests keep their order

@@ -199,17 +199,8 @@ def stream(a):
 
 def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     B = len(batches)
-    rfs = []
     n_rf = max(1, min(a.repeats, a.peer_repeats))
-
-    def peer(i):
-        """RapidFlow's run i, just before la_gpm's timed view run i (session 24): the two sides alternate, so that a
-        slow phase of this shared machine falls on both (RapidFlow's median on yeast dense4 was 111 us in one run
-        and 185 us in the next, all its runs before all of la_gpm's)."""
-        if exe is not None and i <= n_rf and (not rfs or rfs[-1].get("finished")):
-            rfs.append(rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt",
-                                          a.peer_time_limit, exe=exe))
-
+    peer = PeerRuns(exe, work, "stream.txt", a.peer_time_limit, n_rf)
     if exe is not None:
         dw.write_query(P, work / "query.graph")
     sides = {}
@@ -223,10 +214,10 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
         if not loop:
             ent["lane_batches"] = int(res[3].lane_batches)
         row[key] = ent
-        while key == "la_gpm_views" and exe is not None and len(rfs) < n_rf and (not rfs or rfs[-1].get("finished")):
-            peer(len(rfs) + 1)     # la_gpm's budget cut its runs short: RapidFlow's still run, after them
+        if key == "la_gpm_views":
+            peer.rest()     # la_gpm's budget cut its runs short: RapidFlow's still run, after them
     if exe is not None:
-        row["rapidflow"] = peer_summary(rfs, row["la_gpm_views"]["runs"])
+        row["rapidflow"] = peer_summary(peer.runs, row["la_gpm_views"]["runs"])
     pos, neg = sides["la_gpm_views"][0], sides["la_gpm_views"][1]
     if a.laps > 1:
         row["laps"] = long_stream((pos, neg), P, G0, batches, per, work, exe, a, n_rf)
@@ -260,6 +251,27 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     row["speedups"] = sp
 
 
+class PeerRuns:
+    """RapidFlow's runs over ``work / stream`` (G0 and the query written there), called as ``between(i)`` of
+    :func:`timed_stream`: run i just before la_gpm's timed run i (session 24), so that a slow phase of this shared
+    machine falls on both (RapidFlow's median on yeast dense4 was 111 us in one run and 185 us in the next, all its
+    runs before all of la_gpm's); at most ``n`` runs, none after one that did not finish.  ``rest()`` runs the ones
+    la_gpm's time budget left out, after them."""
+
+    def __init__(self, exe, work, stream, time_limit, n):
+        self.exe, self.work, self.stream, self.time_limit, self.n = exe, work, stream, time_limit, n
+        self.runs = []
+
+    def __call__(self, i):
+        if self.exe is not None and i <= self.n and (not self.runs or self.runs[-1].get("finished")):
+            self.runs.append(rapidflow_peer.run(self.work / "g0.graph", self.work / "query.graph",
+                                                self.work / self.stream, self.time_limit, exe=self.exe))
+
+    def rest(self):
+        while self.exe is not None and len(self.runs) < self.n and (not self.runs or self.runs[-1].get("finished")):
+            self(len(self.runs) + 1)
+
+
 def peer_summary(rfs, lv):
     """RapidFlow's runs ``rfs``, each just before la_gpm's timed run of the same index (``lv``: their seconds): the
     run of median query time, every run's query time (one run, as until session 17, left RapidFlow's noise in every
@@ -286,17 +298,10 @@ def long_stream(counts, P, G0, batches, per, work, exe, a, n_rf):
     n = a.laps
     lb, lops = laps(batches, n)
     write_stream(lb, work / "stream_laps.txt")
-    rfs = []
-
-    def peer(i):
-        if exe is not None and i <= n_rf and (not rfs or rfs[-1].get("finished")):
-            rfs.append(rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream_laps.txt",
-                                          a.peer_time_limit, exe=exe))
-
+    peer = PeerRuns(exe, work, "stream_laps.txt", a.peer_time_limit, n_rf)
     med, runs, first, build, res = timed_stream(G0, P, lb, False, a.repeats, a.budget, ops=lops, per=per,
                                                 between=peer)
-    while exe is not None and len(rfs) < n_rf and (not rfs or rfs[-1].get("finished")):
-        peer(len(rfs) + 1)
+    peer.rest()
     B = len(batches)
     pos, neg = np.asarray(res[0], dtype=object), np.asarray(res[1], dtype=object)
     fp, fn = np.asarray(counts[0], dtype=object), np.asarray(counts[1], dtype=object)
@@ -312,7 +317,7 @@ def long_stream(counts, P, G0, batches, per, work, exe, a, n_rf):
                             "preprocessing_s": build, "positive": int(sum(pos)), "negative": int(sum(neg)),
                             "lane_batches": int(res[3].lane_batches)}}
     if exe is not None:
-        rf = ent["rapidflow"] = peer_summary(rfs, runs)
+        rf = ent["rapidflow"] = peer_summary(peer.runs, runs)
         if rf.get("finished"):
             check("laps: sum(positive + negative) == RapidFlow's total", int(sum(pos) + sum(neg)), rf["result_count"])
             ent["views_vs_rapidflow_query"] = rf["query_time_s"] / med
