@@ -179,7 +179,7 @@ def test_kept_stream_arguments_follow_every_change(keep, monkeypatch):
     model, nv, calls = set(E), n, 0
     for chunk in range(15):
         batches = []
-        for _ in range(4):
+        for _ in range(8):      # (session 30: streams edit rows in place, so more batches to fill the buffer twice)
             ins = [tuple(int(x) for x in rng.integers(0, nv, 2)) for _ in range(3)]
             if chunk in (4, 9) and not batches:
                 ins[0] = (0, nv)                 # a new vertex: the stream hands this batch to the general path
@@ -679,3 +679,81 @@ def test_one_build_of_the_lane_serves_apply_and_streams_on_read_only_and_grown_l
     # micro_run is typed inside _lane's build: one signature when this process compiled _lane, none when _lane came
     # from the on-disk cache (a warm cache: the device's parallel files, a second run here)
     assert len(micro.micro_run.signatures) <= 1, micro.micro_run.signatures
+
+
+def _rows_apart(D):
+    """The store's rows: sorted, inside the used part of the buffer, no FREE slot in them, and no two sharing a slot."""
+    S = D._store
+    spans = sorted((a, e) for a, e in S.rows[:S.n].tolist() if e > a)
+    for (a0, e0), (a1, _) in zip(spans, spans[1:]):
+        assert e0 <= a1, "two rows share a slot of the arc buffer"
+    for a, e in spans:
+        row = S.idx[a:e]
+        assert e <= S.used and (row >= 0).all() and (np.diff(row) > 0).all()
+
+
+def test_stream_runs_edit_rows_in_place_and_rows_never_share_a_slot():
+    """A stream run inserts into a row with room after it, deletes in place (the row's last slot then FREE), and
+    copies a row to the tail, with slack, only when it is full (micro._put_arc / _drop_arc; one apply copies).
+    Rows of hub vertices grow past their slack and shrink to nothing, packed rows end where the next begins, the
+    last vertices are isolated (their empty rows at the buffer's end), and compactions come within runs: every
+    batch against brute force, the rows apart from each other after every stream."""
+    rng = np.random.default_rng(30)
+    n = 14
+    E = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (5, 6), (6, 7), (7, 8), (2, 5), (1, 7)]   # 9 .. 13 isolated
+    model = set(E)
+    hubs = [0, 8, 12, 13]
+    streams_ = []
+    for s in range(30):
+        ops = []
+        for _ in range(int(rng.integers(4, 16))):
+            h = int(rng.choice(hubs)) if rng.random() < 0.7 else int(rng.integers(0, n))
+            w = int(rng.integers(0, n))
+            e = (min(h, w), max(h, w))
+            if h == w:
+                continue
+            if e in model and rng.random() < 0.6:
+                ops.append((-1, *e))
+                model.discard(e)
+            elif e not in model:
+                ops.append((1, *e))
+                model.add(e)
+        if s % 5 == 4:                          # every fifth stream empties the hubs' rows
+            for e in sorted(model):
+                if e[0] in hubs or e[1] in hubs:
+                    ops.append((-1, *e))
+                    model.discard(e)
+        if ops:
+            streams_.append((np.array(ops, dtype=np.int64), int(rng.integers(1, 4)), set(model)))
+    for P in [Pattern([(0, 1), (1, 2), (2, 0)]), Pattern([(0, 1), (1, 2), (2, 3)]), Pattern([(0, 1), (0, 2), (0, 3)])]:
+        with la_gpm.config.set(dynamic_room=64):
+            D = la_gpm.DynamicGraph(_graph_from_pairs(n, E), [P])
+        cur = _graph_from_pairs(n, E)
+        for arr, size, after_stream in streams_:
+            r = D.apply_stream(arr, batch_size=size)
+            assert r.lane.all()
+            for b in range(r.batches):
+                part = arr[b * size:(b + 1) * size]
+                ins, dele = part[part[:, 0] == 1, 1:].tolist(), part[part[:, 0] == -1, 1:].tolist()
+                pos, neg, cur = _oracle(cur, P, ins, dele, False)
+                assert (r.positive[b], r.negative[b]) == (len(pos), len(neg))
+            _rows_apart(D)
+            assert set(_edge_set(D.graph)) == after_stream == set(_edge_set(cur))
+        assert D._store.compactions >= 1
+        _same_tables(D, D.graph)
+
+
+def test_a_row_toggled_in_a_stream_run_is_not_copied_per_update():
+    """One edge inserted and deleted 200 times in one stream run: the rows of its ends grow and shrink in place
+    (at most one copy each), where copy-on-write took two row copies per update."""
+    n = 40
+    E = [(0, v) for v in range(2, 30)] + [(1, v) for v in range(2, 30)]
+    D = la_gpm.DynamicGraph(_graph_from_pairs(n, E), [Pattern([(0, 1), (1, 2), (2, 0)])], count="unique")
+    D.apply()
+    S = D._store
+    used0, comp0 = S.used, S.compactions
+    ops = np.array([(1, 0, 1), (-1, 0, 1)] * 100, dtype=np.int64)
+    r = D.apply_stream(ops, batch_size=1)
+    assert r.lane.all() and r.positive.tolist() == [28, 0] * 100 and r.negative.tolist() == [0, 28] * 100
+    assert S.compactions == comp0 and S.used - used0 <= 2 * (29 + 29 // 4 + 2)
+    _rows_apart(D)

@@ -121,6 +121,57 @@ def _copy_row(rows, idx, v, used, skip, add):
     return o, at
 
 
+# A slot of the arc buffer that no row holds and the row ending just before it may grow into (an idx value: an
+# arc's target is never negative).  Only a stream run writes it (no commit log then: ArcStore.settle built the
+# snapshots first): a row it copies gets ``_slack`` of them after it, and a delete it makes in place frees the row's
+# last slot.  A row takes only the FREE slot at its end (or the tail's first), and the slot is then no longer FREE,
+# so no two rows ever hold one slot (an empty row and the row ending where it starts may both look at one slot:
+# whichever takes it first, the other then finds an arc there).
+FREE = -1
+
+
+@nb.njit(cache=True, _nrt=False)
+def _slack(length):
+    """Free slots left after a row of ``length`` arcs copied by a stream run (a quarter, and two more)."""
+    return (length >> 2) + 2
+
+
+@nb.njit(cache=True, _nrt=False)
+def _put_arc(rows, idx, v, used, add):
+    """A stream run's insert of arc v -> ``add`` (not in row v): in place where the row can grow by one slot (it
+    ends at the buffer's tail ``used``, or before a FREE slot), else the row copied to the tail with
+    ``_slack`` FREE slots after it.  Returns (the new used, the arc's position).  A row that grows in place keeps
+    its place, so a stream run copies a row once per ``_slack`` inserts instead of twice per update (session 30).
+    The slot taken was free (state 0, order -1), as every slot is between updates."""
+    a = rows[v, 0]
+    e = rows[v, 1]
+    if e == used:
+        used += 1
+    elif idx[e] != FREE:
+        used, at = _copy_row(rows, idx, v, used, -1, add)
+        s = _slack(rows[v, 1] - rows[v, 0])
+        for j in range(used, used + s):
+            idx[j] = FREE
+        return used + s, at
+    cut = lower_bound(idx, a, e, add)
+    for j in range(e, cut, -1):
+        idx[j] = idx[j - 1]
+    idx[cut] = add
+    rows[v, 1] = e + 1
+    return used, cut
+
+
+@nb.njit(cache=True, _nrt=False)
+def _drop_arc(rows, idx, v, p):
+    """A stream run's delete of the arc at position ``p`` of row v, in place: the arcs after it move down one slot,
+    and the row's last slot is FREE for a later insert."""
+    e = rows[v, 1] - 1
+    for j in range(p, e):
+        idx[j] = idx[j + 1]
+    rows[v, 1] = e
+    idx[e] = FREE
+
+
 @nb.njit(cache=True, _nrt=False)
 def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pair_el, pair_cond, k, split, its, off):
     """The work items of the one-update batch (x, y) of state ``side`` on the graph as it is, written to the run's
@@ -525,6 +576,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             lx = rows[x, 1] - rows[x, 0]
             ly = rows[y, 1] - rows[y, 0]
             need += lx + ly + 2 * nu
+            if not log:          # a stream run's copies leave slack (_put_arc)
+                need += _slack(lx + nu) + _slack(ly + nu)
             work += start_pairs_of(ct[x], ct[y], pairs) * (max(lx, ly) + nu + 1) * g
         if work >= parallel_min and not wide:
             infos[b, I_STATUS] = -1
@@ -578,9 +631,13 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 px = _find(rows, idx, x, y)
                 py = _find(rows, idx, y, x)
                 _mark(st, od, px, py, DELETED, 0)
-            else:
+            elif log:                # one apply: rows copied (the commit log keeps their place before the batch)
                 used, px = _copy_row(rows, idx, x, used, -1, y)
                 used, py = _copy_row(rows, idx, y, used, -1, x)
+            else:                    # a stream run: in place where the row has room
+                used, px = _put_arc(rows, idx, x, used, y)
+                used, py = _put_arc(rows, idx, y, used, x)
+            if not dl:
                 if tri:
                     _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
@@ -610,8 +667,12 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 searched = True
             _mark(st, od, px, py, 0, -1)
             if dl:
-                used, _ = _copy_row(rows, idx, x, used, px, -1)
-                used, _ = _copy_row(rows, idx, y, used, py, -1)
+                if log:
+                    used, _ = _copy_row(rows, idx, x, used, px, -1)
+                    used, _ = _copy_row(rows, idx, y, used, py, -1)
+                else:
+                    _drop_arc(rows, idx, x, px)
+                    _drop_arc(rows, idx, y, py)
                 if tri:
                     _tri_edit(rows, idx, x, y, -1, mk, tcols)
                 if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits, nbits):
