@@ -74,10 +74,12 @@ class Config:
     # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.
     dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
     # A lane batch with at most this many relevant updates (after the query views drop the rest) is applied one
-    # update at a time, deletes first (la_gpm/dynamic/micro.py: no batch machinery); 0 turns that off; at most 8.
-    # A query with a triangle tail (docs/dynamic.md) takes 32 times as many in a stream, or in one apply where the tail
-    # is off the update's endpoints (its triangle memo is this path's).
-    dynamic_per_update_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_PER_UPDATE_MAX", 8))
+    # update at a time, deletes first (la_gpm/dynamic/micro.py: no batch machinery); 0 turns that off; at most 32.
+    # 16 since session 30 (8 before), when a stream run began to edit rows in place: on yeast, HPRD and human streams
+    # of 0.1% batches 16 was as fast as 8 or faster (yeast tree6, human sparse6 up to 1.3x), 32 slower on human dense4.
+    # A query with a triangle tail (docs/dynamic.md) takes 256 (32 times the value below 8) in a stream, or in one apply
+    # where the tail is off the update's endpoints (its triangle memo is this path's).
+    dynamic_per_update_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_PER_UPDATE_MAX", 16))
     # The least room (arcs) a DynamicGraph's arc buffer keeps past its live arcs (la_gpm/dynamic/store.py): every
     # update copies its two rows to the tail, and a full tail costs a compaction, O(arcs + vertices). Above it the
     # room is a quarter of the arcs or one arc a vertex (9 bytes an arc: 16,384 arcs are 144 KB).
@@ -106,8 +108,8 @@ class Config:
                      "auto_safety", "dynamic_room"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
-        if not 0 <= self.dynamic_per_update_max <= 8:
-            raise InvalidArgument(f"config.dynamic_per_update_max must be 0 (off) to 8; got "
+        if not 0 <= self.dynamic_per_update_max <= 32:
+            raise InvalidArgument(f"config.dynamic_per_update_max must be 0 (off) to 32; got "
                                   f"{self.dynamic_per_update_max}")
 
     def __setattr__(self, name, value):

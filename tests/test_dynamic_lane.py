@@ -215,9 +215,9 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
     F = Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (2, 4)])   # a tail on a vertex two levels from the update
     for induced, ins, dele, seq, Q in ((False, absent[:3], E[:2], True, P), (True, absent[3:5], [], False, P),
                                        (True, absent[5:6], [], True, P), (True, [], E[2:3], True, P),
-                                       (False, absent[6:15], [], False, C4),   # 9 relevant: the batch path
-                                       (False, absent[6:15], [], True, P),     # ... not a tail's (MICRO_TRI)
-                                       (False, absent[6:15], [], True, F)):
+                                       (False, absent[6:23], [], False, C4),   # 17 relevant: the batch path
+                                       (False, absent[6:23], [], True, P),     # ... not a tail's (MICRO_TRI)
+                                       (False, absent[6:23], [], True, F)):
         P = Q
         D = la_gpm.DynamicGraph(G, [P], induced=induced)
         d, = D.apply(insert=ins, delete=dele)
@@ -231,9 +231,9 @@ def test_batches_with_few_relevant_updates_go_one_update_at_a_time():
             d, = D.apply(insert=ins, delete=dele)
             assert "per_update" not in d.stats and (d.positive, d.negative) == (len(pos), len(neg))
     with pytest.raises(la_gpm.InvalidArgument, match="dynamic_per_update_max"):
-        with la_gpm.config.set(dynamic_per_update_max=9):
+        with la_gpm.config.set(dynamic_per_update_max=33):
             pass
-    assert la_gpm.config.dynamic_per_update_max == 8
+    assert la_gpm.config.dynamic_per_update_max == 16
 
 
 _TREES = [Pattern([(0, 1), (1, 2), (2, 3)]),                                    # path: leaf below a leaf's parent

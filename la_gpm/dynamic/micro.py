@@ -46,10 +46,11 @@ from ..primitives.jit import flush_when_changed
 __all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
            "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
 
-# At most this many relevant updates (before the net effect) take the per-update path: each costs a search
-# set-up (~0.3 us) and two row copies, against ~5 us of batch machinery for any number of them.
-MICRO_MAX = 8
-# ... or this many (at config.dynamic_per_update_max = 8; in proportion below it) when the query has a triangle tail
+# At most this many relevant updates (before the net effect) take the per-update path (config.dynamic_per_update_max
+# chooses up to it): each costs a search set-up (~0.3 us) and its rows' edits, against ~5 us of batch machinery for
+# any number of them; the net effect is found pairwise (O(R^2) compares).
+MICRO_MAX = 32
+# ... or this many (at config.dynamic_per_update_max >= 8; in proportion below it) when the query has a triangle tail
 # (cpu.F_TRI): its memo, kept by this path only, makes the search of a batch's updates one at a time cheaper than the
 # batch path's (wordnet's sparse queries)
 MICRO_TRI = 256
@@ -411,7 +412,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     R = min(max_rel, MICRO_MAX)
     wide = tri and lazy   # (micro_run)
     if wide:
-        R = R * (MICRO_TRI // MICRO_MAX)
+        R = min(max_rel, 8) * (MICRO_TRI // 8)      # (at most MICRO_TRI)
     RA = R + (MICRO_ASIDE if aside else 0)
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
     dels = np.empty((RA, 2), np.int64)
