@@ -8,10 +8,10 @@ update.  This path applies the batch's net updates in turn, **deletes first, the
 one, and searches each on the graph of its turn:
 
 * a delete (x, y): its two arcs are marked deleted in place (state 2, order 0), its matches on the graph before
-  it are counted (the negative side), the marks are cleared, and rows x and y are copied to the buffer's tail
-  without the arc; then the degree, label counts, candidate bits and lists of x and y;
-* an insert: rows x and y are copied to the tail with the arc (state 1, order 0), the tables of x and y
-  updated, its matches on the graph after it counted (the positive side), the arc made kept.
+  it are counted (the negative side), the marks are cleared, and the arc taken out of rows x and y (below); then
+  the degree, label counts, candidate bits and lists of x and y;
+* an insert: the arc put into rows x and y (state 1, order 0), the tables of x and y updated, its matches on the
+  graph after it counted (the positive side), the arc made kept.
 
 Why the sums are the batch's (non-induced queries): with G the graph before, K the kept edges and G' the graph
 after, deleting the net deletes one by one walks G = G_0 ⊃ G_1 ⊃ ... ⊃ G_b = K, and the matches delete i
@@ -24,10 +24,13 @@ batches of one net update only.
 Everything is checked before anything changes: ids (a bad one or a new vertex: the general path), the net
 effect (as :func:`.updates.net_layout` counts it: self-loops, repeats, pairs both inserted and deleted, inserts
 of existing edges, deletes of missing ones), ``strict``, the room in the arc buffer (the rows copied), the
-predicted work (enough for the parallel search: the batch path, which hands it to the general path).  Rows are
-copied, never edited in place, so the commit log of :class:`.store.ArcStore` (live snapshots) stays valid:
-``touched`` and ``old_rows`` are the rows before the batch.  The graph, candidate bits and lists after a batch
-are those of the batch path; the work items are per update (``stats["per_update"]``), so their number differs.
+predicted work (enough for the parallel search: the batch path, which hands it to the general path).  In one
+``apply`` rows are copied, never edited in place, so the commit log of :class:`.store.ArcStore` (live snapshots)
+stays valid: ``touched`` and ``old_rows`` are the rows before the batch.  A stream run keeps no log (the store built
+its snapshots first), so there a delete shifts its row down in place and an insert grows its row into the FREE slot
+after it, copying the row to the tail, with slack, only when it has none (:func:`_put_arc`, :func:`_drop_arc`).
+The graph, candidate bits and lists after a batch are those of the batch path; the work items are per update
+(``stats["per_update"]``), so their number differs.
 """
 
 from __future__ import annotations
