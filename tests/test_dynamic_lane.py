@@ -16,9 +16,8 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, InvalidUpdate, Pattern
-from la_gpm.dynamic.filter import NLFState
 
-from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _random_pattern, _same_tables, cases
+from .test_dynamic import _edge_set, _fresh_tables, _graph_from_pairs, _oracle, _random_pattern, _same_tables, cases
 
 _TIMES = {"seconds", "normalise_s", "union_s", "filter_s", "commit_s", "items_s", "search_s", "lane", "shortcut"}
 
@@ -347,7 +346,7 @@ def test_whole_graph_applies_the_updates_no_query_can_use_as_row_edits(per_updat
     for d, m in kept:
         assert _edge_set(d.graph) == m
     _same_tables(D, D.graph)
-    fresh = NLFState(D.graph.indptr, D.graph.indices, D.graph.vertex_labels, D.queries)   # the counts under the bits
+    fresh = _fresh_tables(D, D.graph)   # the counts under the bits (of the relevant edges: filter.NLFState)
     assert np.array_equal(fresh.deg, D._nlf.deg[:n]) and np.array_equal(fresh.N, D._nlf.N[:n])
 
 

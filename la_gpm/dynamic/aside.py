@@ -2,8 +2,9 @@
 
 ``DynamicGraph(keep_graph=True)`` (the default) keeps every edge, so every update must reach the graph.  But an
 update between two vertices whose labels no query edge joins (the query views' relevance, :mod:`.views`; for an
-induced query: no two distinct query vertices) is in no match and on no checked non-edge: it changes rows,
-degrees, label counts and candidate bits, and nothing a search reads otherwise.  Until session 19 every update of
+induced query: no two distinct query vertices) is in no match and on no checked non-edge: it changes rows and
+nothing a search reads otherwise.  (Until session 30 it changed degrees, label counts, candidate bits and lists
+too; the tables now count relevant edges only, :class:`.filter.NLFState`.)  Until session 19 every update of
 a whole-graph batch went through the union, the tables of the union and the commit, which cost the default mode
 10-40x the views' time on yeast, HPRD and human (0.1% streams; 1 us an update on human).
 
@@ -15,15 +16,14 @@ The small-batch lane (:mod:`.lane`) now splits a whole-graph batch in two, as th
 2. the relevant updates through the per-update path or the batch path, exactly as with query views but on the
    whole graph, with that room kept back in the arc buffer;
 3. only when that part is done (a batch that falls back has changed nothing), :func:`aside_commit`: one merged row
-   per touched vertex at the buffer's tail, compacted, then the degrees, label counts, candidate bits and lists of
-   the touched vertices.
+   per touched vertex at the buffer's tail, compacted; no table changes.
 
 Why the counts are those of the whole batch: a pair's relevance is a function of its labels, so a repeated pair,
 or one both inserted and deleted, falls in one part, and the two parts' net effects are disjoint.  No match uses
 an irrelevant edge, so the matches the relevant part finds do not depend on whether the irrelevant edits come
-before or after it; and the candidate tables it is searched with count every relevant edge of the union (plus
-irrelevant ones not yet removed), so they remain necessary conditions.  The graph, tables and lists after the
-batch are those of applying all of it (tested against the general path and tables rebuilt from scratch).
+before or after it; and the candidate tables it is searched with count every relevant edge of the union, so
+they remain necessary conditions.  The graph, tables and lists after the batch are those of applying all of it
+(tested against the general path and tables rebuilt from scratch on the relevant edges).
 """
 
 from __future__ import annotations
@@ -31,7 +31,6 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .filter import add_pairs, lazy_patch, patch_lists, swap_rows
 from .store import compact_rows, patch_ser, prepare_union
 from .updates import net_layout, pair_kept
 from ..primitives.jit import flush_when_changed
@@ -123,20 +122,9 @@ def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, o
     used += offs[nt]
     if longest > maxdeg:
         maxdeg = longest
-    add_pairs(deg, N, vcol, iout, 1, on)
-    add_pairs(deg, N, vcol, dout, -1, on)
-    saved = np.empty(nt, np.uint32)
-    changed = swap_rows(touched, N, deg, vlab, qlabeled, qlab, qdeg, qdem, ct, saved)
-    if changed:
-        bits = np.empty(nt, np.uint32)
-        for t in range(nt):
-            bits[t] = ct[touched[t]]
-        if lazy:
-            cptr, cidx, stale = lazy_patch(cptr, cidx, touched, saved, bits, k, maxdeg, stale)
-        else:
-            cptr, cidx = patch_lists(cptr, cidx, touched, bits, k)
+    # no table changes: the tables count relevant edges only (filter.NLFState)
     mt, mo = _merge_rows(r_touched, r_old, touched, old_rows)
-    return used, maxdeg, cptr, cidx, changed, stale, mt, mo
+    return used, maxdeg, cptr, cidx, False, stale, mt, mo
 
 
 @nb.njit(cache=True)
@@ -185,8 +173,8 @@ def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
     return out
 
 
-# the kernels here compile in those of four modules: their cached builds go when one of them changes
-from . import filter as _filter, store as _store, updates as _updates  # noqa: E402
+# the kernels here compile in those of three modules: their cached builds go when one of them changes
+from . import store as _store, updates as _updates  # noqa: E402
 from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
-flush_when_changed(globals(), _filter, _store, _updates, _sorted_ops)
+flush_when_changed(globals(), _store, _updates, _sorted_ops)

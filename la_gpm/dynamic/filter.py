@@ -23,6 +23,7 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from ..primitives.sorted_ops import lower_bound
 from .query import query_label_table
 from .store import grow
+from .updates import relevant_rows
 
 __all__ = ["NLFState", "Candidates"]
 
@@ -291,7 +292,14 @@ class NLFState:
     A batch is :meth:`open` ed (the tables become those of the union graph), then :meth:`revert` ed or
     :meth:`commit` ted (the tables become those of the graph after it)."""
 
-    def __init__(self, ptr, idx, vlab, queries):
+    def __init__(self, ptr, idx, vlab, queries, relevance=None):
+        """``ptr`` / ``idx``: the graph the tables count.  ``relevance`` (a whole-graph ``DynamicGraph`` with
+        labelled queries, :func:`.views.relevance_of`): ``ptr`` / ``idx`` are then the graph's relevant edges only
+        (:func:`.views.view_graph`), and :meth:`open` / :meth:`commit` count a batch's relevant pairs only, so that
+        the tables are those of the query views: degrees over the edges some query can use (a valid and tighter
+        filter: a match uses no other edge) and label counts exact on every label pair a query has (the only
+        ones a test or a leaf count reads).  An update no query can use then changes no table (session 30)."""
+        self.rel = relevance
         labels = sorted({int(x) for P in queries if P.vertex_labels is not None for x in P.vertex_labels})
         self.columns = {lab: c for c, lab in enumerate(labels)}
         self.L = max(len(labels), 1)
@@ -374,12 +382,23 @@ class NLFState:
         deleted edges' endpoints, whose bits stay) are recomputed. Returns one :class:`Candidates` per query."""
         n0 = self.n
         self._ensure(batch.n_after, vlab_after)
-        add_pairs(self.deg, self.N, self.vcol, batch.insert, 1, self._on)
+        src = self._relevant(batch.insert)
+        add_pairs(self.deg, self.N, self.vcol, src, 1, self._on)
         saved = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
         changed = self._tables(rows, vlab_after, saved)
         self.n = batch.n_after
         cands = self._lists(self.cand, rows, changed, batch.n_after)
-        return TablesOpened(rows, saved, n0, batch.insert, None, cands)
+        return TablesOpened(rows, saved, n0, src, None, cands)
+
+    def _relevant(self, pairs):
+        """The pairs the tables count: all of them, or with a relevance table the relevant ones."""
+        if self.rel is None or pairs.shape[0] == 0:
+            return pairs
+        code = self.rel.code
+        keep, bad = relevant_rows(np.ascontiguousarray(pairs, dtype=np.int64), code, code.shape[0], self.rel.table)
+        if bad:
+            raise RuntimeError("NLFState: a pair's vertex has no relevance class (a bug, please report)")
+        return pairs if keep.shape[0] == pairs.shape[0] else pairs[keep]
 
     def revert(self, o: TablesOpened) -> None:
         """Back to the graph before the batch."""
@@ -391,7 +410,7 @@ class NLFState:
     def commit(self, o: TablesOpened, batch, vlab_after) -> None:
         """Move to the graph after the batch (its deleted edges removed from the union's counts; their
         endpoints are among ``o.rows``)."""
-        add_pairs(self.deg, self.N, self.vcol, batch.delete, -1, self._on)
+        add_pairs(self.deg, self.N, self.vcol, self._relevant(batch.delete), -1, self._on)
         rows = o.rows
         union = [np.empty(rows.shape[0], dtype=np.uint32) for _ in self.q]
         self._tables(rows, vlab_after, union)

@@ -630,6 +630,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             # session 24 an inlined search at two sites, each specialised on its side as a constant; inlined, their
             # array arguments were reference-counted locals).  The arrays are touched only where they change (lists)
             # or a search runs: a helper handing arrays back costs their reference counts, atomic, on every update
+            tabled = not aside or pair_kept(x, y, code, n, table) > 0
             dl = net[t, 2] < 0       # a delete: searched on the graph with x-y, then taken out; an insert: put in, then
             if dl:                   # searched
                 px = _find(rows, idx, x, y)
@@ -646,7 +647,9 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits, nbits):
+                # (the whole graph's updates no query can use change no table: filter.NLFState)
+                if tabled and _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits,
+                                       nbits):
                     ip_, ii_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = ip_
                     LI[0] = ii_
@@ -679,7 +682,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _drop_arc(rows, idx, y, py)
                 if tri:
                     _tri_edit(rows, idx, x, y, -1, mk, tcols)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits, nbits):
+                if tabled and _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits,
+                                       nbits):
                     dp_, di_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = dp_
                     LI[0] = di_
