@@ -1,4 +1,4 @@
-"""The whole-graph mode's updates no query can use: committed as row and table edits, never searched.
+"""The whole-graph mode's updates no query can use: committed as row edits, never searched.
 
 ``DynamicGraph(keep_graph=True)`` (the default) keeps every edge, so every update must reach the graph.  But an
 update between two vertices whose labels no query edge joins (the query views' relevance, :mod:`.views`; for an

@@ -490,7 +490,7 @@ class DynamicGraph:
         self._keep_graph = bool(keep_graph)
         self.view_stats = None
         # the label pairs some query can use (None: every pair); query views keep only those edges, the whole graph
-        # applies the other updates as row and table edits only (the lane: dynamic/aside.py)
+        # applies the other updates as row edits only (the lane: dynamic/aside.py; the tables count relevant edges)
         t = time.perf_counter()
         self._relevance = relevance_of(G, self._queries, self._induced)
         if not self._keep_graph:

@@ -226,7 +226,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     ``use_rel``: the relevance table ``code`` / ``table`` splits each batch.  Query views drop the irrelevant
     updates.  With ``aside`` (the whole-graph mode, committed batches) they are applied but never searched: the
     per-update path applies them in its sequence (they count towards its room, not its ``per_update``), the batch
-    path after its relevant part, as row and table edits only (:mod:`.aside`).  ``stale0``: the lists given are
+    path after its relevant part, as row edits only (:mod:`.aside`).  ``stale0``: the lists given are
     stale already (a bit per query vertex: a stream run's, kept with its arguments, :func:`rebind`)."""
     changed = False
     compacted = False
@@ -317,7 +317,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                 if info[I_LISTS]:
                     cptr, cidx = lptr, lidx
                     changed = True
-        if aside:     # the relevant part is done (or there was none): now the rest, as row and table edits
+        if aside:     # the relevant part is done (or there was none): now the rest, as row edits
             tri_stale(rmk)
             used, maxdeg, cptr, cidx, ch, stale, touched, old_rows = aside_commit(
                 a_ins, a_del, a_t, a_tptr, a_adst, a_aod, a_icnt, n, rows, idx, st, od, el, used, deg, N, vcol, on,
@@ -533,8 +533,8 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
     batch's union and then committed / reverted).  The caller sets the store's scalars and lists from it.  A
     run that compacts (``compact``: a stream) may also leave long candidate lists stale (``LaneRun.stale``,
     :func:`.filter.lazy_patch`): the caller rebuilds them from the bits.  ``relevance``: the views' table; the
-    updates it does not keep are dropped, or with ``aside`` (the whole graph, ``commit``) applied as row and
-    table edits only (:mod:`.aside`)."""
+    updates it does not keep are dropped, or with ``aside`` (the whole graph, ``commit``) applied as row
+    edits only (:mod:`.aside`)."""
     nbat = ins_off.shape[0] - 1
     b1 = nbat if b1 is None else b1
     if infos is None:
