@@ -15,7 +15,7 @@ import la_gpm
 from la_gpm import Graph, InvalidUpdate, LabelMismatch, Pattern
 from la_gpm.dynamic import read_stream
 from la_gpm.dynamic.filter import NLFState
-from la_gpm.dynamic.views import relevance_of, view_graph
+from la_gpm.dynamic.views import relevance_of
 
 from .conftest import data_path
 from .oracles import brute_embeddings
@@ -446,9 +446,8 @@ def test_dynamic_graph_stream_equals_brute_force(case, other, seed):
 def _fresh_tables(D, cur):
     """The tables of D's queries built from scratch on graph ``cur``: on the edges some query can use, as either mode
     of a DynamicGraph counts them (filter.NLFState; every edge where a query or the graph is unlabelled)."""
-    rel = relevance_of(cur, D.queries, D._induced)
-    T = view_graph(cur, rel)[0]
-    return NLFState(T.indptr, T.indices, cur.vertex_labels, D.queries, relevance=rel)
+    return NLFState(cur.indptr, cur.indices, cur.vertex_labels, D.queries,
+                    relevance=relevance_of(cur, D.queries, D._induced))
 
 
 def _same_tables(D, cur):

@@ -106,12 +106,10 @@ def _merge_rows(t1, o1, t2, o2):
 
 
 @nb.njit(cache=True)
-def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, od, el, used,
-                 deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, maxdeg, lazy, stale,
-                 r_touched, r_old):
-    """Step 3 (module notes): the irrelevant net updates (:func:`aside_split`'s) written to the graph and the
-    tables.  ``r_touched`` / ``r_old``: the rows the relevant part touched (sorted) and their rows before the
-    batch.  Returns (used, maxdeg, ptr, idx, lists changed, stale, touched, rows before the batch): the last two
+def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, od, el, used, maxdeg, r_touched, r_old):
+    """Step 3 (module notes): the irrelevant net updates (:func:`aside_split`'s) written to the graph's rows (no
+    table counts them: :class:`.filter.NLFState`).  ``r_touched`` / ``r_old``: the rows the relevant part touched
+    (sorted) and their rows before the batch.  Returns (used, maxdeg, touched, rows before the batch): the last two
     the batch's, for the commit log of :class:`.store.ArcStore`."""
     off = idx.shape[0] < 0             # no edge labels in the lane (a runtime flag, see lane.LANE_ITEMS)
     nt = touched.shape[0]
@@ -122,9 +120,8 @@ def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, o
     used += offs[nt]
     if longest > maxdeg:
         maxdeg = longest
-    # no table changes: the tables count relevant edges only (filter.NLFState)
     mt, mo = _merge_rows(r_touched, r_old, touched, old_rows)
-    return used, maxdeg, cptr, cidx, False, stale, mt, mo
+    return used, maxdeg, mt, mo
 
 
 @nb.njit(cache=True)

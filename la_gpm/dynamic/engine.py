@@ -498,8 +498,7 @@ class DynamicGraph:
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
         self._store = ArcStore(G)
         # the tables count the edges some query can use, in either mode (the whole graph: filter.NLFState's notes)
-        T = G if not self._keep_graph else view_graph(G, self._relevance)[0]
-        self._nlf = NLFState(T.indptr, T.indices, self._store.vlab, self._queries,    # (one writable copy of the labels)
+        self._nlf = NLFState(G.indptr, G.indices, self._store.vlab, self._queries,   # (a writable copy of the labels)
                              relevance=self._relevance if self._keep_graph else None)
         self._plans = {}  # (query index, symmetry) -> plan
         # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path

@@ -293,13 +293,15 @@ class NLFState:
     :meth:`commit` ted (the tables become those of the graph after it)."""
 
     def __init__(self, ptr, idx, vlab, queries, relevance=None):
-        """``ptr`` / ``idx``: the graph the tables count.  ``relevance`` (a whole-graph ``DynamicGraph`` with
-        labelled queries, :func:`.views.relevance_of`): ``ptr`` / ``idx`` are then the graph's relevant edges only
-        (:func:`.views.view_graph`), and :meth:`open` / :meth:`commit` count a batch's relevant pairs only, so that
-        the tables are those of the query views: degrees over the edges some query can use (a valid and tighter
-        filter: a match uses no other edge) and label counts exact on every label pair a query has (the only
-        ones a test or a leaf count reads).  An update no query can use then changes no table (session 30)."""
+        """``ptr`` / ``idx``: the graph.  ``relevance`` (a whole-graph ``DynamicGraph`` with labelled queries,
+        :func:`.views.relevance_of`): the tables count the graph's relevant edges only (:meth:`.updates.Relevance.arcs`)
+        and :meth:`open` / :meth:`commit` a batch's relevant pairs only, so that they are the query views' tables:
+        degrees over the edges some query can use (a valid and tighter filter: a match uses no other edge) and label
+        counts exact on every label pair a query has (the only ones a test or a leaf count reads).  An update no
+        query can use then changes no table (session 30)."""
         self.rel = relevance
+        if relevance is not None:
+            ptr, idx, _ = relevance.arcs(ptr, idx)
         labels = sorted({int(x) for P in queries if P.vertex_labels is not None for x in P.vertex_labels})
         self.columns = {lab: c for c, lab in enumerate(labels)}
         self.L = max(len(labels), 1)

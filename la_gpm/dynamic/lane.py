@@ -319,10 +319,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                     changed = True
         if aside:     # the relevant part is done (or there was none): now the rest, as row edits
             tri_stale(rmk)
-            used, maxdeg, cptr, cidx, ch, stale, touched, old_rows = aside_commit(
-                a_ins, a_del, a_t, a_tptr, a_adst, a_aod, a_icnt, n, rows, idx, st, od, el, used, deg, N, vcol, on,
-                vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, k, maxdeg, lazy, stale, touched, old_rows)
-            changed = changed or ch
+            used, maxdeg, touched, old_rows = aside_commit(a_ins, a_del, a_t, a_tptr, a_adst, a_aod, a_icnt, n, rows,
+                                                           idx, st, od, el, used, maxdeg, touched, old_rows)
             live += 2 * (a_ins.shape[0] - a_del.shape[0])
             info[I_DROP_I] = 0       # not dropped: applied, and counted as the general path counts them
             info[I_DROP_D] = 0
@@ -335,7 +333,6 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             info[I_ASIDE] = a_ins.shape[0] + a_del.shape[0]
             info[I_USED] = used
             info[I_MAXDEG] = maxdeg
-            info[I_LISTS] = info[I_LISTS] or ch
             info[I_STALE] = stale
             info[I_STATUS] = DONE
         if info[I_BIG]:

@@ -13,7 +13,8 @@ one, and searches each on the graph of its turn:
 * an insert: the arc put into rows x and y (state 1, order 0), the tables of x and y updated, its matches on the
   graph after it counted (the positive side), the arc made kept.
 
-(An update no query can use, in the whole-graph mode: its rows only; the tables count relevant edges, filter.NLFState.)
+(An update no query can use, in the whole-graph mode: its rows only; the tables count relevant edges,
+filter.NLFState.)
 
 Why the sums are the batch's (non-induced queries): with G the graph before, K the kept edges and G' the graph
 after, deleting the net deletes one by one walks G = G_0 ⊃ G_1 ⊃ ... ⊃ G_b = K, and the matches delete i

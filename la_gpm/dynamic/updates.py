@@ -79,6 +79,17 @@ class Relevance:
         pos = np.minimum(np.searchsorted(self.keys, labels), self.keys.size - 1)
         return np.where(self.keys[pos] == labels, pos + 1, 0).astype(np.int32)
 
+    def arcs(self, ptr, idx):
+        """The relevant arcs of a CSR graph (``ptr``, ``idx``; its vertices' classes in ``code``): (ptr, idx) of them
+        and the mask of ``idx`` kept (the query views' graph, :func:`.views.view_graph`, and the whole-graph mode's
+        tables, :class:`.filter.NLFState`)."""
+        ptr = np.asarray(ptr, dtype=np.int64)
+        idx = np.asarray(idx)
+        code = self.code[:ptr.shape[0] - 1]
+        keep = self.table[np.repeat(code, np.diff(ptr)), code[idx]].astype(bool)
+        nptr = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(keep, dtype=np.int64)])[ptr]
+        return nptr, idx[keep], keep
+
     def reserve(self, n_after: int, new_labels) -> np.ndarray:
         """The class array covering n_after vertices, the last ``len(new_labels)`` of them written from
         their labels (the store's vertices keep theirs)."""

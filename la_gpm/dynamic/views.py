@@ -57,16 +57,11 @@ def view_graph(G: Graph, rel: Relevance | None) -> tuple[Graph, int]:
     """G with only its relevant edges (same vertices, ids and labels): (view, edges dropped)."""
     if rel is None:
         return G, 0
-    ptr = np.asarray(G.indptr, dtype=np.int64)
-    idx = np.asarray(G.indices)
-    code = rel.code[:G.n]
-    src_cls = np.repeat(code, np.diff(ptr))
-    keep = rel.table[src_cls, code[idx]].astype(bool)
+    nptr, nidx, keep = rel.arcs(G.indptr, G.indices)
     if keep.all():
         return G, 0
-    nptr = np.concatenate([np.zeros(1, dtype=np.int64), np.cumsum(keep, dtype=np.int64)])[ptr]
     el = None if G.edge_labels is None else np.asarray(G.edge_labels)[keep]
     ids = None if G._ids is None else G.ids     # None (the identity) keeps the store's fast path
-    H = Graph(nptr, idx[keep], ids=ids, vertex_labels=G.vertex_labels, edge_labels=el, name=G.name,
+    H = Graph(nptr, nidx, ids=ids, vertex_labels=G.vertex_labels, edge_labels=el, name=G.name,
               _trusted=True)
     return H, int((keep.size - int(keep.sum())) // 2)
