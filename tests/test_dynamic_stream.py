@@ -518,14 +518,18 @@ _TAILS = [Pattern([(0, 1), (0, 2), (1, 2), (2, 3)]),                            
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)]),                   # a leaf after the tail (mode 2)
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (2, 4)], vertex_labels=[0, 1, 1, 0, 1]),  # ... on w, u and v's label
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)]),                   # wordnet sparse6's (mode 3)
-          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[1, 1, 1, 1, 0, 1])]  # f of w's label
+          Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[1, 1, 1, 1, 0, 1]),  # f of w's label
+          Pattern([(0, 1), (1, 2), (2, 3), (2, 4), (4, 5)]),                   # wordnet tree6's: forks (mode 4)
+          Pattern([(0, 1), (1, 2), (2, 3), (1, 4)], vertex_labels=[0, 0, 1, 0, 0]),   # ... from level 2, u's own label
+          Pattern([(0, 1), (1, 2), (2, 3), (2, 4), (4, 5)], vertex_labels=[1, 0, 0, 0, 1, 0])]
 
 
 @pytest.mark.parametrize("P", _TAILS, ids=lambda P: f"k{P.k}e{P.num_edges}{'L' if P.vertex_labels else ''}")
 def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(P):
     """cpu.F_TRI: in the per-update path the last two levels of a plan that close a triangle on one earlier vertex w
     are counted as the triangles at w (kept in a memo for the run, edited by every update) less those through a
-    mapped vertex; or the two before a last leaf level, times the leaf's count less the pairs using its candidates.
+    mapped vertex; or the two before a last leaf level, times the leaf's count less the pairs using its candidates;
+    or a fork (u on w, leaves on u and on w: their counts' products less the triangles at w).
     Two hubs and two labels; streams of batches on the hubs and their neighbours (the memo's counts of a hub and of
     its neighbours change within a run), each batch's positive and negative against the static counts of the graphs
     before and after less the graph of the kept edges, applied one batch a call and as one stream, whole graph or
@@ -535,6 +539,7 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
     assert compile_delta_plan(P).tri[:, 0].any()     # the plans have a triangle tail: the memo is what is tested
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 2 for Q in _TAILS)
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 3 for Q in _TAILS)    # summed over w (cpu._tri_tail3)
+    assert any(compile_delta_plan(Q).tri[:, 0].max() == 4 for Q in _TAILS)    # a fork (cpu._fork_tail)
     rng = np.random.default_rng(P.k * 10 + P.num_edges)
     n, E, lab = _two_hubs(rng)
     G = _graph_from_pairs(n, sorted(E), lab)

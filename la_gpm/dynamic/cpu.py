@@ -252,21 +252,10 @@ def _tri_tail3(p, M, T, urows, uidx, mk, qcol, last):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
-    """The matches below level last - 1 - mode (F_TRI; mode 3: :func:`_tri_tail3`) at w = M[pw]: the ordered pairs (a, b) of adjacent neighbours
-    of w with the labels of u and v (the memo: counted at w's first visit of the run) less those with a or b a mapped
-    vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice); with a leaf level
-    after them (mode 2), times the leaf's count (:func:`_leaf`, u and v left out) less, per pair, its ends among the
-    leaf's candidates (the common neighbours a of w and the leaf's parent, each with its partners b); halved where a
-    symmetry bound orders the pair.  Every arc of every row counts (the per-update path's graph, whose one unusable
-    arc, the update's own, joins M[0] and M[1]: the pairs through it are the mapped ones)."""
-    mode = T[F_TRI, p, 0, 0]
-    if mode == 3:
-        return _tri_tail3(p, M, T, urows, uidx, mk, qcol, last)
-    pw = T[F_TRI, p, 0, 1]
-    la = qcol[T[F_TRI, p, 1, 0]]
-    lb = qcol[T[F_TRI, p, 1, 1]]
-    nm = last - mode      # levels 0 .. nm - 1 are mapped
+def _tri_pairs(p, M, T, urows, uidx, mk, pw, nm, la, lb):
+    """The ordered pairs (a, b) of adjacent neighbours of w = M[pw] of label columns (la, lb), neither of them a
+    mapped vertex M[0 .. nm - 1]: the memo (counted at w's first visit of the run) less the pairs through a mapped
+    vertex s (the common neighbours of w and s), plus those with both mapped (subtracted twice)."""
     w = M[pw]
     w0 = urows[w, 0]
     w1 = urows[w, 1]
@@ -293,6 +282,69 @@ def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
                     continue
                 if _arc(urows, uidx, w, t) and _arc(urows, uidx, s, t):
                     tot += 1
+    return tot
+
+
+@nb.njit(cache=True, _nrt=False)
+def _fork_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
+    """F_TRI mode 4 (query._fork_tail): the matches of the last three levels, u on w = M[pw] and the leaves v on u
+    and t on w (one label), given levels 0 .. last - 3.  Per image a of u (a neighbour of w with u's candidate bit,
+    not mapped), the pairs are |S_v(a)| |S_t - {a}| less |S_v(a) ∩ S_t| (:func:`_leaf` counts both sets; a
+    pair that is one vertex c is a common neighbour of a and w of v's label, not mapped).  Summed over a the common
+    part is the ordered pairs (a, c) of adjacent neighbours of w of the labels of u and v, neither mapped
+    (:func:`_tri_pairs`, the run's triangle memo), instead of two rows scanned and merged for every a (every
+    common c has the candidate bits of v and t, and every such a that of u, which has no other edge: their labels'
+    neighbours are a, w and c).  Every arc of every row counts, as in :func:`_tri_tail`."""
+    lu = last - 2
+    pw = T[F_TRI, p, 0, 1]
+    lv = last - 1 if T[F_PAR, p, last - 1, 0] == lu else last
+    lt = 2 * last - 1 - lv
+    nm = lu
+    w = M[pw]
+    la = qcol[T[F_TRI, p, 1, 0]]
+    lb = qcol[T[F_TRI, p, 1, 1]]
+    M[lu] = -1
+    M[lv] = -1
+    M[lt] = -1
+    st = _leaf(lt, p, M, T, urows, uidx, ct, N, qcol, tail)    # (>= 0: the per-update path, _tri_on)
+    bu = np.uint32(1) << np.uint32(T[F_ORDER, p, lu, 0])
+    bt = np.uint32(1) << np.uint32(T[F_ORDER, p, lt, 0])
+    tot = np.int64(0)
+    for q in range(urows[w, 0], urows[w, 1]):
+        a = uidx[q]
+        if not ct[a] & bu or (la >= 0 and mk[TRI_LAB, a] != la) or _mapped(M, nm, a):
+            continue
+        M[lu] = a
+        sv = _leaf(lv, p, M, T, urows, uidx, ct, N, qcol, tail)
+        tot += sv * (st - 1 if ct[a] & bt else st)
+    M[lu] = -1
+    if tot > 0:
+        tot -= _tri_pairs(p, M, T, urows, uidx, mk, pw, nm, la, lb)
+    return tot
+
+
+@nb.njit(cache=True, _nrt=False)
+def _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
+    """The matches below level last - 1 - mode (F_TRI; mode 3: :func:`_tri_tail3`; mode 4: :func:`_fork_tail`) at
+    w = M[pw]: the ordered pairs (a, b) of adjacent neighbours of w with the labels of u and v, neither mapped
+    (:func:`_tri_pairs`); with a leaf level after them (mode 2), times the leaf's count (:func:`_leaf`, u and v left
+    out) less, per pair, its ends among the leaf's candidates (the common neighbours a of w and the leaf's parent,
+    each with its partners b); halved where a symmetry bound orders the pair.  Every arc of every row counts (the
+    per-update path's graph, whose one unusable arc, the update's own, joins M[0] and M[1]: the pairs through it
+    are the mapped ones)."""
+    mode = T[F_TRI, p, 0, 0]
+    if mode == 3:
+        return _tri_tail3(p, M, T, urows, uidx, mk, qcol, last)
+    if mode == 4:
+        return _fork_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail)
+    pw = T[F_TRI, p, 0, 1]
+    la = qcol[T[F_TRI, p, 1, 0]]
+    lb = qcol[T[F_TRI, p, 1, 1]]
+    nm = last - mode      # levels 0 .. nm - 1 are mapped
+    w = M[pw]
+    w0 = urows[w, 0]
+    w1 = urows[w, 1]
+    tot = _tri_pairs(p, M, T, urows, uidx, mk, pw, nm, la, lb)
     if mode == 2 and tot > 0:
         M[last - 2] = -1
         M[last - 1] = -1

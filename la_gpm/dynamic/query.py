@@ -86,7 +86,8 @@ F_LEAF = 18
 # last leaf level (mode 2); cpu._tri_tail counts them from a memo of the triangles at M[pw] in the per-update path.
 # Mode 3: mode 1 whose pw is the level just before u, with one parent pf and nothing else, of u's and v's label
 # (w, u and v one label, or none): the tail from w on, summed over w in the row of M[pf] at once (cpu._tri_tail3).
-# CPU-only
+# Mode 4: a fork, no triangle in the query: u on w = M[pw], then leaves v on u and t on w of one label (either order);
+# the pairs (v, t) that would be one vertex are the triangles at w (query._fork_tail, cpu._fork_tail).  CPU-only
 F_TRI = 19
 N_FIELDS = 20
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -341,7 +342,40 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
                 mode = 3     # w = M[pw] summed over the row of its parent: cpu._tri_tail3
             tri[p] = (mode, pw, 1 if bounds else 0, col, qa, qb)
             break
+        if tri[p, 0] == 0 and k >= 5:
+            fork = _fork_tail(P, p, k, order, npar, par, parel, nlow, nup, leaf)
+            if fork is not None:
+                pw, qa, qb = fork
+                key = (None, None) if lab is None else (lab[qa], lab[qb])
+                tri[p] = (4, pw, 0, cols.setdefault(key, len(cols)), qa, qb)
     return tri
+
+
+def _fork_tail(P, p, k, order, npar, par, parel, nlow, nup, leaf):
+    """F_TRI mode 4 (a fork): the last three levels are u, whose one neighbour before it is w = level pw, and
+    two leaves (F_LEAF 1) of one label, v on u and t on w, in either order; u has no other edge, no edge label
+    and no bound.  Then (cpu._fork_tail) the pairs (v, t) per image a of u are the product of their counts less
+    their common candidates, the neighbours c common to a and M[pw]: summed over a, the ordered pairs (a, c) of
+    adjacent neighbours of M[pw] of the labels of u and v, the triangle memo.  Returns (pw, u, v) or None."""
+    lu = k - 3
+    if npar[p, lu] != 1 or parel[p, lu, 0] != -1 or nlow[p, lu] or nup[p, lu]:
+        return None
+    u = int(order[p, lu])
+    if P.degrees[u] != 2:
+        return None
+    pw = int(par[p, lu, 0])
+    ends = (k - 2, k - 1)
+    if any(leaf[p, l] != 1 for l in ends):
+        return None
+    parents = [int(par[p, l, 0]) for l in ends]
+    if sorted(parents) != sorted((lu, pw)):
+        return None
+    lv = ends[parents.index(lu)]
+    lt = ends[parents.index(pw)]
+    lab = P.vertex_labels
+    if lab is not None and lab[order[p, lv]] != lab[order[p, lt]]:
+        return None
+    return pw, u, int(order[p, lv])
 
 
 def _nlf_implies(P: Pattern, u: int, v: int) -> bool:
