@@ -567,6 +567,46 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
         assert list(zip(r.positive.tolist(), r.negative.tolist())) == exp, (keep, count)
 
 
+_LEAF_LAST = [Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)]),                   # yeast tree6's shape
+              Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[1, 0, 1, 1, 0, 1]),
+              Pattern([(0, 1), (1, 2), (1, 5), (2, 3), (3, 4), (3, 5), (4, 5)],      # human sparse6's shape
+                      vertex_labels=[0, 1, 0, 1, 0, 1]),
+              Pattern([(0, 1), (1, 2), (1, 5), (2, 3), (3, 4), (3, 5), (4, 5)])]
+
+
+@pytest.mark.parametrize("P", _LEAF_LAST, ids=lambda P: f"k{P.k}e{P.num_edges}{'L' if P.vertex_labels else ''}")
+def test_a_last_leaf_after_a_scanned_level_is_counted_not_scanned(P):
+    """cpu._leaf_overlap: in the per-update path a last leaf level independent of the level before it (no bound, no
+    shared parent) is counted (|S| |S'| less the level's candidates that are also the leaf's), not scanned and merged:
+    the plans of these queries end so (yeast tree6's path, human sparse6's shape; one label, or the leaf's label that
+    of the level before it or not).  Batches around two hubs against the static counts, one batch a call and as one
+    stream, whole graph and views."""
+    from la_gpm.dynamic.query import F_INDEP, F_LEAF, F_PAR, compile_delta_plan
+    T = compile_delta_plan(P).packed
+    k = P.k
+    assert any(T[F_INDEP, p, 0, 0] == 1 and T[F_LEAF, p, k - 1, 0] == 1
+               and T[F_PAR, p, k - 1, 0] != T[F_PAR, p, k - 2, 0] for p in range(T.shape[1]))
+    rng = np.random.default_rng(P.k * 13 + P.num_edges)
+    n, E, lab = _two_hubs(rng)
+    G = _graph_from_pairs(n, sorted(E), lab)
+    batches, truth = _hub_batches(rng, E, n, 10, 45, 3, (2, 3), (6, 4))
+
+    def emb(pairs):
+        return la_gpm.count(_graph_from_pairs(n, sorted(pairs), lab), P, count="embeddings")
+    want = [(emb(a) - emb(k), emb(g) - emb(k)) for g, a, k in truth]
+    assert sum(w[0] for w in want) and sum(w[1] for w in want)
+    for keep in (True, False):
+        D = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        got = []
+        for ins, dele in batches:
+            d, = D.apply(insert=ins, delete=dele)
+            assert d.stats.get("per_update")
+            got.append((d.positive, d.negative))
+        assert got == want, keep
+        r = la_gpm.DynamicGraph(G, [P], keep_graph=keep).apply_stream(batches)
+        assert list(zip(r.positive.tolist(), r.negative.tolist())) == want, keep
+
+
 @pytest.mark.parametrize("P", [_TAILS[0], _TAILS[7], _TAILS[8]], ids=["k4", "k6", "k6L"])
 def test_triangle_memo_serves_later_calls_only_while_the_per_update_path_alone_changes_the_graph(P):
     """cpu.TRI_VALID: one ``apply`` a batch keeps the triangle memo of the call before while only the per-update path

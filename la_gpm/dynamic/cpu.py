@@ -617,6 +617,35 @@ def _leaf(l, p, M, T, urows, uidx, ct, N, qcol, tail):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _leaf_overlap(l, p, M, T, urows, uidx, ct, qcol, row, na):
+    """How many of the ascending candidates ``row[:na]`` of level l - 1 are also candidates of leaf level l
+    (:func:`_leaf`'s set, counted there): those adjacent to the leaf's parent with its candidate bit (every
+    neighbour of the parent of the leaf's label has it; the row's vertices are not mapped), none where the two
+    levels' label columns differ.  With it an independent leaf after a level that must be scanned is counted,
+    not scanned and merged: |S| |S'| - |S ∩ S'| (the per-update path, where :func:`_leaf` counts)."""
+    qv = T[F_ORDER, p, l, 0]
+    cu = qcol[T[F_ORDER, p, l - 1, 0]]
+    cv = qcol[qv]
+    if cu >= 0 and cv >= 0 and cu != cv:
+        return np.int64(0)
+    w = M[T[F_PAR, p, l, 0]]
+    bit = np.uint32(1) << np.uint32(qv)
+    b1 = urows[w, 1]
+    r = urows[w, 0]
+    c = np.int64(0)
+    for t in range(na):
+        x = row[t]
+        if not ct[x] & bit:
+            continue
+        r = gallop(uidx, r, b1, x)
+        if r >= b1:
+            break
+        if uidx[r] == x:
+            c += 1
+    return c
+
+
+@nb.njit(cache=True, _nrt=False)
 def _leaf_pair(l, p, M, T, urows, uidx, ct, N, qcol, rel, tail):
     """The pairs of the last two levels (l = last - 1, both leaves; ``rel`` as F_INDEP) from their counts, or -1
     where their sets are neither the same (one parent, one label column) nor disjoint (two label columns), or a
@@ -831,9 +860,15 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                          buf, True, mk)
             if a:
                 M[lv + 1] = -1
-                b = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                         buf, True, mk)
-                total += _pairs(buf[lv + 1], a, buf[last], b, rel)
+                b = -1
+                if leaf and rel == 1 and T[F_LEAF, p, last, 0] == 1:
+                    b = _leaf(last, p, M, T, urows, uidx, ct, N, qcol, tail)
+                if b >= 0:
+                    total += a * b - _leaf_overlap(last, p, M, T, urows, uidx, ct, qcol, buf[lv + 1], a)
+                else:
+                    b = _gen(last, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr,
+                             cidx, buf, True, mk)
+                    total += _pairs(buf[lv + 1], a, buf[last], b, rel)
             pos[lv] += 1
         else:
             if c < 0:
