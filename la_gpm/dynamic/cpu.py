@@ -69,7 +69,8 @@ MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few 
 # ``mk[TRI_LAB, -1]`` vertices filled), per memo column c ``mk[TRI_STAMP + 2c, v]`` the per-update run that
 # counted it (``mk[TRI_STAMP, -1]`` the current run) and ``mk[TRI_STAMP + 2c + 1, v]`` the count, kept exact by
 # the run's every update (micro.py) and ignored by later runs.  Rows longer than ``TRI_MAXDEG`` are not kept
-# (an int32 count).
+# (an int32 count).  The same memo counts a fork's coinciding leaves (mode 4, :func:`_fork_tail`; no triangle in the
+# query: its two leaves would be one vertex exactly where a triangle at w is).
 TRI_LAB = 2
 TRI_STAMP = 3
 TRI_MAXDEG = 46340
