@@ -510,6 +510,20 @@ def _two_hubs(rng):
     return n, E, [int(x) for x in rng.integers(0, 2, n)]
 
 
+def _hub_case(P, seed, nbat, big):
+    """Two hubs (:func:`_two_hubs`), ``nbat`` batches on them (:func:`_hub_batches`, ``big`` every third), and each
+    batch's (positive, negative) from static embedding counts: the graphs after and before less the kept edges."""
+    rng = np.random.default_rng(seed)
+    n, E, lab = _two_hubs(rng)
+    batches, truth = _hub_batches(rng, E, n, nbat, 45, 3, (2, 3), big)
+
+    def emb(pairs):
+        return la_gpm.count(_graph_from_pairs(n, sorted(pairs), lab), P, count="embeddings")
+    want = [(emb(a) - emb(k), emb(g) - emb(k)) for g, a, k in truth]
+    assert sum(w[0] for w in want) and sum(w[1] for w in want)
+    return _graph_from_pairs(n, sorted(E), lab), batches, want
+
+
 _TAILS = [Pattern([(0, 1), (0, 2), (1, 2), (2, 3)]),                                    # wordnet sparse4's shape
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4), (4, 5)], vertex_labels=[0, 0, 0, 1, 0, 0]),  # sparse6's
           Pattern([(0, 1), (0, 2), (1, 2), (2, 3), (3, 4)], vertex_labels=[1, 0, 0, 1, 1]),  # u, v of two labels
@@ -540,15 +554,7 @@ def test_triangle_tails_counted_from_the_per_update_memo_give_the_static_counts(
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 2 for Q in _TAILS)
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 3 for Q in _TAILS)    # summed over w (cpu._tri_tail3)
     assert any(compile_delta_plan(Q).tri[:, 0].max() == 4 for Q in _TAILS)    # a fork (cpu._fork_tail)
-    rng = np.random.default_rng(P.k * 10 + P.num_edges)
-    n, E, lab = _two_hubs(rng)
-    G = _graph_from_pairs(n, sorted(E), lab)
-    batches, truth = _hub_batches(rng, E, n, 12, 45, 3, (2, 3), (25, 12))
-
-    def emb(pairs):
-        return la_gpm.count(_graph_from_pairs(n, sorted(pairs), lab), P, count="embeddings")
-    want = [(emb(a) - emb(k), emb(g) - emb(k)) for g, a, k in truth]
-    assert sum(w[0] for w in want) and sum(w[1] for w in want)
+    G, batches, want = _hub_case(P, P.k * 10 + P.num_edges, 12, (25, 12))
     aut = P.automorphism_count
     for keep, count in ((True, "embeddings"), (False, "unique")):
         div = aut if count == "unique" else 1
@@ -586,15 +592,7 @@ def test_a_last_leaf_after_a_scanned_level_is_counted_not_scanned(P):
     k = P.k
     assert any(T[F_INDEP, p, 0, 0] == 1 and T[F_LEAF, p, k - 1, 0] == 1
                and T[F_PAR, p, k - 1, 0] != T[F_PAR, p, k - 2, 0] for p in range(T.shape[1]))
-    rng = np.random.default_rng(P.k * 13 + P.num_edges)
-    n, E, lab = _two_hubs(rng)
-    G = _graph_from_pairs(n, sorted(E), lab)
-    batches, truth = _hub_batches(rng, E, n, 10, 45, 3, (2, 3), (6, 4))
-
-    def emb(pairs):
-        return la_gpm.count(_graph_from_pairs(n, sorted(pairs), lab), P, count="embeddings")
-    want = [(emb(a) - emb(k), emb(g) - emb(k)) for g, a, k in truth]
-    assert sum(w[0] for w in want) and sum(w[1] for w in want)
+    G, batches, want = _hub_case(P, P.k * 13 + P.num_edges, 10, (6, 4))
     for keep in (True, False):
         D = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
         got = []
