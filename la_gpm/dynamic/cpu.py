@@ -288,7 +288,7 @@ def _tri_pairs(p, M, T, urows, uidx, mk, pw, nm, la, lb):
 
 @nb.njit(cache=True, _nrt=False)
 def _fork_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
-    """F_TRI mode 4 (query._fork_tail): the matches of the last three levels, u on w = M[pw] and the leaves v on u
+    """F_TRI mode 4 (query._fork_levels): the matches of the last three levels, u on w = M[pw] and the leaves v on u
     and t on w (one label), given levels 0 .. last - 3.  Per image a of u (a neighbour of w with u's candidate bit,
     not mapped), the pairs are |S_v(a)| |S_t - {a}| less |S_v(a) ∩ S_t| (:func:`_leaf` counts both sets; a
     pair that is one vertex c is a common neighbour of a and w of v's label, not mapped).  Summed over a the common
@@ -313,7 +313,7 @@ def _fork_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail):
     tot = np.int64(0)
     for q in range(urows[w, 0], urows[w, 1]):
         a = uidx[q]
-        if not ct[a] & bu or (la >= 0 and mk[TRI_LAB, a] != la) or _mapped(M, nm, a):
+        if not ct[a] & bu or _mapped(M, nm, a):      # (u's bit holds its label)
             continue
         M[lu] = a
         sv = _leaf(lv, p, M, T, urows, uidx, ct, N, qcol, tail)

@@ -87,7 +87,7 @@ F_LEAF = 18
 # Mode 3: mode 1 whose pw is the level just before u, with one parent pf and nothing else, of u's and v's label
 # (w, u and v one label, or none): the tail from w on, summed over w in the row of M[pf] at once (cpu._tri_tail3).
 # Mode 4: a fork, no triangle in the query: u on w = M[pw], then leaves v on u and t on w of one label (either order);
-# the pairs (v, t) that would be one vertex are the triangles at w (query._fork_tail, cpu._fork_tail).  CPU-only
+# the pairs (v, t) that would be one vertex are the triangles at w (query._fork_levels, cpu._fork_tail).  CPU-only
 F_TRI = 19
 N_FIELDS = 20
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -343,7 +343,7 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
             tri[p] = (mode, pw, 1 if bounds else 0, col, qa, qb)
             break
         if tri[p, 0] == 0 and k >= 5:
-            fork = _fork_tail(P, p, k, order, npar, par, parel, nlow, nup, leaf)
+            fork = _fork_levels(P, p, k, order, npar, par, parel, nlow, nup, leaf)
             if fork is not None:
                 pw, qa, qb = fork
                 key = (None, None) if lab is None else (lab[qa], lab[qb])
@@ -351,7 +351,7 @@ def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, lea
     return tri
 
 
-def _fork_tail(P, p, k, order, npar, par, parel, nlow, nup, leaf):
+def _fork_levels(P, p, k, order, npar, par, parel, nlow, nup, leaf):
     """F_TRI mode 4 (a fork): the last three levels are u, whose one neighbour before it is w = level pw, and
     two leaves (F_LEAF 1) of one label, v on u and t on w, in either order; u has no other edge, no edge label
     and no bound.  Then (cpu._fork_tail) the pairs (v, t) per image a of u are the product of their counts less
