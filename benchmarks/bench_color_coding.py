@@ -54,6 +54,14 @@ def spmm_bytes(G, plan, item):
     return tot
 
 
+def ema_bytes(G, plan, item):
+    """Bytes the plan's eMAs must move per coloring: each reads its two input tables and writes its output once
+    (n·(Ca + Cb + Cs) values; the split tables are a few KB and stay in cache)."""
+    cols = {i: op.cols for i, op in enumerate(plan.ops)}
+    return sum(G.n * (cols[op.inputs[0]] + cols[op.inputs[1]] + op.cols) * item
+               for op in plan.ops if op.kind == "ema")
+
+
 def effective_arcs(G, col):
     """Arcs (i, j) whose colours differ under the colours ``col``: the rooted kernels gather only these (an arc
     with c_j = c_i adds to no output set)."""
@@ -65,6 +73,11 @@ def honest_bytes(G, k, p, eff_arcs, item):
     """Bytes a rooted SpMM of size p moves at least: the gathered rows (C(k-1, p-1) values per arc with
     differing colours) + the output (C(k-1, p) per row) + A (4-byte index and 1-byte colour per arc)."""
     return eff_arcs * math.comb(k - 1, p - 1) * item + G.n * math.comb(k - 1, p) * item + G.nnz * 5
+
+
+def plan_cols(plan, op):
+    """(Ca, Cb) of an eMA op: its inputs' table widths."""
+    return plan.ops[op.inputs[0]].cols, plan.ops[op.inputs[1]].cols
 
 
 # ------------------------------------------------------------------ color_coding
@@ -218,8 +231,25 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
     runner.run(keys, profile=prof)
     moved = spmm_bytes(G, plan, dt.itemsize)
     spmm_s = prof.get("spmm")
+    eb, ema_s = ema_bytes(G, plan, dt.itemsize), prof.get("ema")
     row.update(colorful_embeddings=v, per_coloring_s=t_med, per_coloring_all_s=ts, profile_s=prof,
-               spmm_bytes_moved=moved, spmm_bytes_per_s=moved / spmm_s if spmm_s else None)
+               spmm_bytes_moved=moved, spmm_bytes_per_s=moved / spmm_s if spmm_s else None,
+               ema_bytes=eb, ema_bytes_per_s=eb / ema_s if ema_s else None,
+               ema_fraction_of_copy=eb / ema_s / copy_bps if ema_s else None)
+    if gpu and a.ema_compare:      # the same coloring with every eMA on the kernels before cc_ema_lanes
+        kinds = [runner.ops.ema_kernel(plan_cols(plan, op)[0], plan_cols(plan, op)[1], op.cols,
+                                       math.comb(op.size - 1, op.a - 1)) for op in plan.ops if op.kind == "ema"]
+        runner.ops.ema_choice = "smem"
+        v2 = float(runner.run(keys)[0][0])
+        t2, ts2 = timed(lambda: runner.run(keys), gpu, a.repeats)
+        prof2 = {}
+        runner.run(keys, profile=prof2)
+        runner.ops.ema_choice = "auto"
+        row.update(ema_kernels_auto=kinds, per_coloring_ema_smem_s=t2, per_coloring_ema_smem_all_s=ts2,
+                   profile_ema_smem_s=prof2, ema_smem_value_rel=abs(v2 - v) / max(abs(v), 1e-300))
+        print(f"  eMA kernels {kinds}: coloring {t_med * 1e3:.2f} ms (eMA {ema_s * 1e3:.2f} ms, "
+              f"{eb / ema_s / 1e12:.3f} TB/s) against {t2 * 1e3:.2f} ms (eMA {prof2.get('ema', 0) * 1e3:.2f} ms) "
+              f"with cc_ema_smem; values differ by {row['ema_smem_value_rel']:.2e}", flush=True)
     if plan.layout == "rooted":
         eff = effective_arcs(G, colors_from_keys(keys, G.n, P.k))
         hb = sum(honest_bytes(G, P.k, op.size, eff, dt.itemsize) for op in plan.ops if op.kind == "spmm")
@@ -278,6 +308,8 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                     arg("--census", type=int, nargs="*", default=[],
                         help="tree sizes k: one coloring of tree_census's merged plan against the trees one by one"),
                     arg("--no-dense-sweep", action="store_true", help="skip the dense SpMM sweep (cuSPARSE, row gather)"),
+                    arg("--ema-compare", action="store_true",
+                        help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
                     arg("--cpu-compare", nargs="*", default=[],
                         help="'scale:template' pairs also timed on the CPU backend (all cores) in a GPU run")])
 def color_coding(a):
@@ -649,6 +681,90 @@ def profile_spmm(a):
                   flush=True)
         X = None
     device_sync()
+
+
+# ------------------------------------------------------------------ ema_sweep
+@FAMILY.suite(gpu="only", repeats=5, quick={"scale": 10, "templates": ["u7"], "repeats": 2},
+              args=[arg("--scale", type=int, default=20, help="Graph500 scale (its n rows)"),
+                    arg("--templates", nargs="+", default=["u10", "u12", "u13", "u15-1", "u15-2"]),
+                    arg("--dtype", default="float32"),
+                    arg("--shapes", nargs="*", default=["32:128", "32:256", "32:512", "16:256", "16:512", "8:128",
+                                                        "8:256", "8:512", "8:1024"],
+                        help="R:threads of cc_ema_lanes to time"),
+                    arg("--min-ns", type=int, default=1, help="only products of at least this many splits")])
+def ema_sweep(a):
+    """Every eMA product of the templates' rooted plans on n = 2^scale rows of random tables: each kernel
+    (cc_ema_smem or cc_ema_global, and cc_ema_lanes at each R:threads that fits) timed alone (CUDA events, median
+    after a warm-up), its output checked against the smem / global kernel's, the bytes it must move (n·(Ca + Cb +
+    Cs) values) as a fraction of the measured copy bandwidth, and what ``GpuOps.ema_kernel`` / ``lanes_shape``
+    choose."""
+    import cupy as cp
+
+    from la_gpm.color_coding.gpu import GpuOps, _lanes_smem, _smem_optin
+    from la_gpm.color_coding.trees import split_tables
+    from la_gpm.patterns import as_pattern
+    dt = np.dtype(a.dtype)
+    n = 1 << a.scale
+    rec = Record(a, "color_coding", "ema_sweep", rows="products", tag="gpu", dtype=a.dtype, scale=a.scale)
+    rec["copy_bytes_per_s"] = copy_bps = copy_bandwidth("gpu")
+    G = la_gpm.generators.graph500(6)
+    rng = np.random.default_rng(0)
+    done = {}
+    for tname in a.templates:
+        P = as_pattern(tname)
+        plan = plan_tree(P, n, 16 * n, layout="rooted")
+        ops = GpuOps(G, P.k, dt, "custom", None)
+        for op in plan.ops:
+            if op.kind != "ema":
+                continue
+            key = (P.k - 1, op.size - 1, op.a - 1)
+            Ca, Cb = plan_cols(plan, op)
+            sa, sp = split_tables(*key)
+            Cs, ns = sa.shape
+            if ns < a.min_ns:
+                continue
+            row = {"template": tname, "key": key, "Ca": Ca, "Cb": Cb, "Cs": Cs, "ns": ns, "terms_per_row": Cs * ns,
+                   "bytes": n * (Ca + Cb + Cs) * dt.itemsize}
+            if key in done:
+                row["same_as"] = done[key]
+                rec.add(row, echo=False)
+                continue
+            done[key] = tname
+            A = cp.asarray(rng.random((n, Ca), dtype=np.float32).astype(dt))
+            B = cp.asarray(rng.random((n, Cb), dtype=np.float32).astype(dt))
+            ops.ema_choice = "auto"
+            row["auto"] = ops.ema_kernel(Ca, Cb, Cs, ns)
+            row["auto_lanes_shape"] = list(ops.lanes_shape(Ca, Cb, Cs))
+            ref = None
+            cells = []
+            for name, choice, shape in ([("smem", "smem", None), ("global", "global", None)]
+                                        + [(f"lanes {s}", "lanes", tuple(map(int, s.split(":")))) for s in a.shapes]
+                                        + [("auto", "auto", None)]):
+                ops.ema_choice, ops.ema_lanes = choice, shape
+                if choice != "auto" and ops.ema_kernel(Ca, Cb, Cs, ns) != choice:
+                    continue
+                if shape and _lanes_smem(Ca, Cb, dt.itemsize, shape[0]) > _smem_optin():
+                    continue
+                if choice == "global" and ref is not None:
+                    continue            # the smem kernel ran: global only where it does not fit
+                f = (lambda: ops.ema(A, B, sa, sp, 0.5, 0.5, key))
+                out = f()[0]
+                if ref is None:
+                    ref = out
+                    ok = True
+                else:
+                    ok = bool(cp.allclose(out, ref, rtol=1e-5, atol=0))
+                med, ts = timed(f, True, a.repeats)
+                row[name] = {"seconds": med, "fraction_of_copy": row["bytes"] / med / copy_bps, "equal_to_ref": ok}
+                cells.append(f"{name} {med * 1e3:7.3f} ms{'' if ok else ' DIFFERS'}")
+                out = None
+            ops.ema_choice, ops.ema_lanes = "auto", None
+            print(f"{tname:6s} {str(key):12s} Ca={Ca:5d} Cb={Cb:5d} Cs={Cs:5d} ns={ns:5d} auto={row['auto']} "
+                  f"{row['auto_lanes_shape']}  " + "  ".join(cells), flush=True)
+            rec.add(row, echo=False)
+            A = B = ref = None
+            free_gpu(True)
+    rec.done()
 
 
 if __name__ == "__main__":

@@ -194,7 +194,7 @@ def batch_hprd(G):
 
 
 def color_coding(G):
-    for name in ("u5", "u7"):
+    for name in ("u5", "u7", "u10"):      # u10's widest eMA runs on cc_ema_lanes
         c = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="cpu", dtype="float64")
         g = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="gpu", dtype="float64")
         np.testing.assert_allclose(g.values, c.values, rtol=1e-12)

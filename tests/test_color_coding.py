@@ -452,6 +452,52 @@ def test_gpu_wide_tables_use_global_ema():
     assert g == pytest.approx(c, rel=1e-9)
 
 
+@gpu
+@requires_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gpu_ema_kernels_equal_the_oracle_and_each_other(dtype):
+    # every eMA shape of u12's plan (rooted keys (k-1, h-1, a-1)), 77 rows (a partial last block of 32), each kernel
+    # forced where it fits: the numpy sum of the scaled products, the row maximum, and cc_ema_lanes equal to
+    # cc_ema_smem float for float (the same sums in the same order; the lanes kernel's padding adds 0 * 0)
+    import cupy as cp
+    from la_gpm.color_coding.gpu import GpuOps
+    ops = GpuOps(la_gpm.generators.graph500(6), 12, dtype, "auto", None)
+    rng = np.random.default_rng(5)
+    rows, ma, mb = 77, 0.5, 0.25
+    seen = set()
+    for key in [(11, 1, 0), (11, 2, 1), (11, 3, 2), (11, 4, 0), (11, 4, 1), (11, 9, 4), (11, 11, 9)]:
+        sa, sp = cc.split_tables(*key)
+        Ca, Cb = math.comb(key[0], key[2]), math.comb(key[0], key[1] - key[2])
+        A, B = rng.random((rows, Ca)) * 3, rng.random((rows, Cb)) * 3
+        want = sum((A[:, sa[:, j]] * ma) * (B[:, sp[:, j]] * mb) for j in range(sa.shape[1]))
+        ops.ema_choice = "auto"
+        auto = ops.ema_kernel(Ca, Cb, sa.shape[0], sa.shape[1])
+        assert auto == ("lanes" if sa.shape[1] >= 6 else "smem"), key
+        got = {}
+        for choice in ("lanes", "smem", "global"):
+            ops.ema_choice = choice
+            assert ops.ema_kernel(Ca, Cb, sa.shape[0], sa.shape[1]) == choice
+            out, mx = ops.ema(cp.asarray(A.astype(dtype)), cp.asarray(B.astype(dtype)), sa, sp, ma, mb, key)
+            out = out.get()
+            assert out.dtype == dtype and out.shape == want.shape
+            np.testing.assert_allclose(out, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
+            assert mx == out.max()
+            got[choice] = out
+        assert np.array_equal(got["lanes"], got["smem"]), key
+        seen.add(auto)
+    assert seen == {"lanes", "smem"}
+
+
+@gpu
+@requires_gpu
+def test_gpu_colorful_counts_with_the_lanes_ema_equal_the_cpu():
+    # u12's widest eMA (330 + 462 columns, 126 splits) runs on cc_ema_lanes: the whole count equals the CPU's
+    G = la_gpm.generators.graph500(9)
+    c = la_gpm.colorful_count(G, "u12", seed=3, backend="cpu")
+    g = la_gpm.colorful_count(G, "u12", seed=3, backend="gpu")
+    assert c > 0 and g == pytest.approx(c, rel=2e-5)
+
+
 # ----------------------------------------------------------------------------- intervals vs exact counts
 def _coverage(G, names, seeds, **kw):
     hits = total = 0

@@ -74,3 +74,71 @@ cc_ema_global(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, i
     }
     cc_block_max(m, maxbits);
 }
+
+// One lane per row: R rows per block (R = 8, 16 or 32; lane l takes row l % R of output set group l / R), shared by
+// the block's warps, each warp taking 32 / R output sets at a time (r = g, g + groups, ... over the block's groups).
+// The rows are staged (scaled) column by column with a row stride of R + 1 (column x of row q at x * (R + 1) + q), so
+// the R lanes reading one column of their rows hit R banks, and staging a row hits consecutive ones; a column of
+// zeros follows each table.  The split entries of an output set are the same for its R lanes (a broadcast load):
+// packed (sa | sp << 16) in [r][j] order, padded to a multiple of 4 with (Ca | Cb << 16), the zero columns, and
+// read 4 at a time.  The sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both give the
+// same floats.  Measured against cc_ema_smem in docs/color_coding.md.
+// Rows 0 .. R - 1 of a row-major table of C columns (rows >= nr read as zeros) staged column by column with a row
+// stride of R + 1, scaled by m, and a column of zeros after them: all the block's threads walk the R x (C + 1)
+// elements in row-major order (coalesced reads, consecutive banks), the row and column carried, not divided.
+__device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int C, int nr, int R, REAL m,
+                                                 REAL* __restrict__ s) {
+    const int C1 = C + 1, S = R + 1;
+    const int dq = blockDim.x / C1, dx = blockDim.x - dq * C1;
+    int q = threadIdx.x / C1, x = threadIdx.x - q * C1;
+    while (q < R) {
+        s[x * S + q] = (q < nr && x < C) ? T[(i64)q * C + x] * m : (REAL)0;
+        q += dq;
+        x += dx;
+        if (x >= C1) {
+            x -= C1;
+            ++q;
+        }
+    }
+}
+
+extern "C" __global__ void __launch_bounds__(1024)
+cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
+             const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R,
+             REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
+    extern __shared__ __align__(16) unsigned char cc_smem_raw[];
+    const int S = R + 1;
+    REAL* sA = reinterpret_cast<REAL*>(cc_smem_raw);
+    REAL* sB = sA + (Ca + 1) * S;
+    const i64 r0 = blockIdx.x * (i64)R;
+    const int nr = (int)min((i64)R, rows - r0);
+    cc_stage_columns(Ma + r0 * Ca, Ca, nr, R, ma, sA);
+    cc_stage_columns(B + r0 * Cb, Cb, nr, R, mb, sB);
+    __syncthreads();
+    const int row = threadIdx.x & (R - 1);
+    const int groups = blockDim.x / R;
+    const REAL* a = sA + row;
+    const REAL* b = sB + row;
+    REAL m = (REAL)0;
+    // every lane of a warp runs the same number of rounds (the warp max below needs all 32)
+    const int rounds = (Cs + groups - 1) / groups;
+    for (int t = 0; t < rounds; ++t) {
+        const int r = t * groups + threadIdx.x / R;
+        if (r < Cs) {
+            const uint4* s4 = reinterpret_cast<const uint4*>(split + (i64)r * nsp);
+            REAL acc = (REAL)0;
+            for (int j = 0; j < (nsp >> 2); ++j) {
+                const uint4 s = __ldg(s4 + j);
+                acc += a[(s.x & 0xffffu) * S] * b[(s.x >> 16) * S];
+                acc += a[(s.y & 0xffffu) * S] * b[(s.y >> 16) * S];
+                acc += a[(s.z & 0xffffu) * S] * b[(s.z >> 16) * S];
+                acc += a[(s.w & 0xffffu) * S] * b[(s.w >> 16) * S];
+            }
+            if (row < nr) {
+                out[(r0 + row) * Cs + r] = acc;
+                m = acc > m ? acc : m;
+            }
+        }
+    }
+    cc_block_max(m, maxbits);
+}

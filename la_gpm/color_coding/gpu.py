@@ -20,6 +20,7 @@ SpMM implementations over the row-major count tables:
 
 from __future__ import annotations
 
+import functools
 import math
 import warnings
 
@@ -29,6 +30,47 @@ from .trees import rooted_gather_table
 from ..device import block_size, cupy, device_csr, kernel, oom_guard, sm_count
 
 _SMEM_LIMIT = 48 * 1024
+# cc_ema_lanes takes a product from this many split terms per output set (auto; measured in docs/color_coding.md)
+EMA_LANES_MIN_NS = 6
+EMA_CHOICES = ("auto", "lanes", "smem", "global")
+
+
+def _lanes_smem(Ca: int, Cb: int, item: int, R: int = 8) -> int:
+    """Shared-memory bytes of cc_ema_lanes with R rows a block: R rows (stride R + 1) of both tables and a zero
+    column each."""
+    return (R + 1) * (Ca + Cb + 2) * item
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_optin_on(device: int) -> int:
+    return int(cupy().cuda.runtime.deviceGetAttribute(97, device))   # cudaDevAttrMaxSharedMemoryPerBlockOptin
+
+
+@functools.lru_cache(maxsize=None)
+def _smem_sm_on(device: int) -> int:
+    return int(cupy().cuda.runtime.deviceGetAttribute(81, device))   # cudaDevAttrMaxSharedMemoryPerMultiprocessor
+
+
+def _smem_sm() -> int:
+    """Shared memory per multiprocessor on the current device (H100: 228 KB)."""
+    return _smem_sm_on(cupy().cuda.runtime.getDevice())
+
+
+def _smem_optin() -> int:
+    """The shared memory a block may opt in to on the current device (H100: 227 KB)."""
+    return _smem_optin_on(cupy().cuda.runtime.getDevice())
+
+
+@functools.lru_cache(maxsize=None)
+def _lanes_kernel_on(device: int, opts: tuple):
+    fn = kernel(__package__, "cc_ema", "cc_ema_lanes", opts)
+    fn.max_dynamic_shared_size_bytes = _smem_optin_on(device)
+    return fn
+
+
+def _lanes_kernel(opts: tuple):
+    """cc_ema_lanes on the current device, opted in to the device's largest shared memory per block."""
+    return _lanes_kernel_on(cupy().cuda.runtime.getDevice(), opts)
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
 # (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
 # flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
@@ -72,6 +114,8 @@ class GpuOps:
         self._sorted = None  # (colors array, colour-sorted arcs of that coloring)
         self._A = None
         self.block = 256
+        self.ema_choice = "auto"     # EMA_CHOICES: tests and benchmarks force a kernel
+        self.ema_lanes = None        # (R, threads) of cc_ema_lanes, None: lanes_shape's choice
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
 
     def _make_items(self, G):
@@ -439,39 +483,88 @@ class GpuOps:
             self._splits[key] = s
         return s
 
+    def _split_packed(self, key, sa, sp, Ca, Cb):
+        """The split table of :func:`cc_ema_lanes`: (sa | sp << 16) as uint32 in [r][j] order, each row padded to a
+        multiple of 4 entries with (Ca | Cb << 16), the staged zero columns."""
+        s = self._splits.get(("lanes", key))
+        if s is None:
+            Cs, ns = sa.shape
+            nsp = -(-ns // 4) * 4
+            pk = np.full((Cs, nsp), Ca | (Cb << 16), dtype=np.uint32)
+            pk[:, :ns] = sa.astype(np.uint32) | (sp.astype(np.uint32) << 16)
+            s = self._splits[("lanes", key)] = self.cp.asarray(pk)
+        return s
+
+    def ema_kernel(self, Ca, Cb, Cs, ns):
+        """Which eMA kernel takes a product: ``self.ema_choice`` ("auto", or "lanes" / "smem" / "global" where
+        it fits, else smem or global as before the lanes kernel).  auto: ``cc_ema_lanes`` (one lane per row, 32 rows a block) where its staged rows fit the
+        device's shared memory and a row has at least ``EMA_LANES_MIN_NS`` terms per output set; else
+        ``cc_ema_smem`` where R >= 1 rows fit 48 KB; else ``cc_ema_global``."""
+        item = self.dtype.itemsize
+        lanes_fit = Ca < 65535 and Cb < 65535 and _lanes_smem(Ca, Cb, item) <= _smem_optin()
+        smem_fit = (Ca + Cb) * item <= _SMEM_LIMIT
+        want = self.ema_choice
+        if want == "lanes" and lanes_fit or want == "smem" and smem_fit or want == "global":
+            return want
+        if want == "auto" and lanes_fit and ns >= EMA_LANES_MIN_NS:
+            return "lanes"
+        return "smem" if smem_fit else "global"
+
+    def lanes_shape(self, Ca, Cb, Cs):
+        """(rows a block R, threads) of cc_ema_lanes for a product (the rule fits the sweep of every product of u10 ..
+        u15 on Graph500 20 in docs/color_coding.md): the most rows (32, 16, 8) for which R lanes per output set give
+        at most 512 lanes and two blocks fit a multiprocessor's shared memory, else 8 (narrow products: enough lanes;
+        wide ones: the least shared memory); threads for every output set's R lanes (128 to 512), raised until the
+        blocks that fit a multiprocessor hold 2048 threads (up to 1024 a block: staging the rows is much of a wide
+        product's time, and it runs on all the block's threads)."""
+        item, sm = self.dtype.itemsize, _smem_sm()
+        R = next((r for r in (32, 16) if Cs * r <= 512 and 2 * (_lanes_smem(Ca, Cb, item, r) + 1024) <= sm), 8)
+        blocks = max(1, sm // (_lanes_smem(Ca, Cb, item, R) + 1024))
+        threads = min(512, max(128, -(-Cs * R // 32) * 32))
+        return R, max(threads, min(1024, -(-2048 // blocks // 32) * 32))
+
     def ema(self, Ma, B, sa, sp, ma, mb, key):
         cp = self.cp
         rows = int(Ma.shape[0])
         Ca, Cb = int(Ma.shape[1]), int(B.shape[1])
         Cs, ns = int(sa.shape[0]), int(sa.shape[1])
-        split = self._split(key, sa, sp)
+        which = self.ema_kernel(Ca, Cb, Cs, ns)
         real = self.dtype.type
         with oom_guard("color coding: eMA"):
             out = cp.empty((rows, Cs), dtype=self.dtype)
             mbits = cp.zeros(1, dtype=cp.uint64 if self.dtype == np.float64 else cp.uint32)
-            if rows:
+            if rows and which == "lanes":
+                split = self._split_packed(key, sa, sp, Ca, Cb)
+                R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
+                _lanes_kernel(self.opts)(
+                    ((rows + R - 1) // R,), (threads,),
+                    (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(split.shape[1]), np.int64(rows),
+                     real(ma), real(mb), np.int32(R), out, mbits),
+                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R))
+            elif rows and which == "smem":
+                split = self._split(key, sa, sp)
                 item = self.dtype.itemsize
                 R = 8
                 while R > 1 and R * (Ca + Cb) * item > _SMEM_LIMIT:
                     R //= 2
-                if R * (Ca + Cb) * item <= _SMEM_LIMIT:
-                    threads = 32
-                    while threads < 256 and threads < Cs:
-                        threads *= 2
-                    grid = (rows + R - 1) // R
-                    kernel(__package__, "cc_ema", "cc_ema_smem", self.opts)(
-                        (grid,), (threads,),
-                        (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
-                         real(ma), real(mb), np.int32(R), out, mbits),
-                        shared_mem=R * (Ca + Cb) * item)
-                else:
-                    sm = sm_count()
-                    total = rows * Cs
-                    grid = int(min((total + self.block - 1) // self.block, sm * 32))
-                    kernel(__package__, "cc_ema", "cc_ema_global", self.opts)(
-                        (grid,), (self.block,),
-                        (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
-                         real(ma), real(mb), out, mbits))
+                threads = 32
+                while threads < 256 and threads < Cs:
+                    threads *= 2
+                grid = (rows + R - 1) // R
+                kernel(__package__, "cc_ema", "cc_ema_smem", self.opts)(
+                    (grid,), (threads,),
+                    (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
+                     real(ma), real(mb), np.int32(R), out, mbits),
+                    shared_mem=R * (Ca + Cb) * item)
+            elif rows:
+                split = self._split(key, sa, sp)
+                sm = sm_count()
+                total = rows * Cs
+                grid = int(min((total + self.block - 1) // self.block, sm * 32))
+                kernel(__package__, "cc_ema", "cc_ema_global", self.opts)(
+                    (grid,), (self.block,),
+                    (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(ns), np.int64(rows),
+                     real(ma), real(mb), out, mbits))
         mx = float(mbits.view(cp.float64 if self.dtype == np.float64 else cp.float32).get()[0])
         return out, mx
 
