@@ -84,11 +84,22 @@ cc_ema_global(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, i
 // read 4 at a time.  The sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both give the
 // same floats.  Measured against cc_ema_smem in docs/color_coding.md.
 // Rows 0 .. R - 1 of a row-major table of C columns (rows >= nr read as zeros) staged column by column with a row
-// stride of R + 1, scaled by m, and a column of zeros after them: all the block's threads walk the R x (C + 1)
-// elements in row-major order (coalesced reads, consecutive banks), the row and column carried, not divided.
+// stride of R + 1, scaled by m, and a column of zeros after them.  A row at least as wide as the block: row by row,
+// the threads over its columns; a narrower one: all the block's threads walk the R x (C + 1) elements in row-major
+// order (coalesced reads, consecutive banks), the row and column carried, not divided (measured both ways in
+// docs/color_coding.md: each is the faster on its side).
 __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int C, int nr, int R, REAL m,
                                                  REAL* __restrict__ s) {
     const int C1 = C + 1, S = R + 1;
+    if (C1 >= (int)blockDim.x) {
+        for (int x = threadIdx.x; x < C1; x += blockDim.x) {
+            REAL* d = s + x * S;
+            const REAL* t = T + x;
+            for (int q = 0; q < R; ++q, t += C)
+                d[q] = (q < nr && x < C) ? *t * m : (REAL)0;
+        }
+        return;
+    }
     const int dq = blockDim.x / C1, dx = blockDim.x - dq * C1;
     int q = threadIdx.x / C1, x = threadIdx.x - q * C1;
     while (q < R) {
