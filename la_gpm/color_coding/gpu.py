@@ -28,11 +28,18 @@ import numpy as np
 
 from .trees import rooted_gather_table
 from ..device import block_size, cupy, device_csr, kernel, oom_guard, sm_count
+from ..exceptions import InvalidArgument
 
 _SMEM_LIMIT = 48 * 1024
 # cc_ema_lanes takes a product from this many split terms per output set (auto; measured in docs/color_coding.md)
 EMA_LANES_MIN_NS = 6
 EMA_CHOICES = ("auto", "lanes", "smem", "global")
+_BLOCK_RESERVED_SMEM = 1024   # shared memory the driver reserves per block (sm_80 and later)
+HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
+# (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
+# flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
+_SORTED_SHAPES = ((4, 4, 1, False), (2, 8, 1, False), (4, 4, 1, True), (2, 4, 2, False), (4, 2, 2, False),
+                  (3, 4, 2, False))
 
 
 def _lanes_smem(Ca: int, Cb: int, item: int, R: int = 8) -> int:
@@ -71,11 +78,6 @@ def _lanes_kernel_on(device: int, opts: tuple):
 def _lanes_kernel(opts: tuple):
     """cc_ema_lanes on the current device, opted in to the device's largest shared memory per block."""
     return _lanes_kernel_on(cupy().cuda.runtime.getDevice(), opts)
-HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
-# (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
-# flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
-_SORTED_SHAPES = ((4, 4, 1, False), (2, 8, 1, False), (4, 4, 1, True), (2, 4, 2, False), (4, 2, 2, False),
-                  (3, 4, 2, False))
 
 
 def _tpr(C: int) -> int:
@@ -115,7 +117,7 @@ class GpuOps:
         self._A = None
         self.block = 256
         self.ema_choice = "auto"     # EMA_CHOICES: tests and benchmarks force a kernel
-        self.ema_lanes = None        # (R, threads) of cc_ema_lanes, None: lanes_shape's choice
+        self.ema_lanes = None        # (R in 8, 16, 32; threads) of cc_ema_lanes, None: lanes_shape's choice
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
 
     def _make_items(self, G):
@@ -496,10 +498,13 @@ class GpuOps:
         return s
 
     def ema_kernel(self, Ca, Cb, Cs, ns):
-        """Which eMA kernel takes a product: ``self.ema_choice`` ("auto", or "lanes" / "smem" / "global" where
-        it fits, else smem or global as before the lanes kernel).  auto: ``cc_ema_lanes`` (one lane per row, 32 rows a block) where its staged rows fit the
-        device's shared memory and a row has at least ``EMA_LANES_MIN_NS`` terms per output set; else
-        ``cc_ema_smem`` where R >= 1 rows fit 48 KB; else ``cc_ema_global``."""
+        """Which eMA kernel takes a product: ``self.ema_choice`` (:data:`EMA_CHOICES`: "auto", or "lanes" /
+        "smem" / "global" where it fits, else smem or global as before the lanes kernel).  auto: ``cc_ema_lanes``
+        (one lane per row, :meth:`lanes_shape`) where 8 staged rows fit the device's shared memory and an output
+        set has at least ``EMA_LANES_MIN_NS`` splits; else ``cc_ema_smem`` where one row of both tables fits
+        48 KB; else ``cc_ema_global``."""
+        if self.ema_choice not in EMA_CHOICES:
+            raise InvalidArgument(f"ema_choice must be one of {EMA_CHOICES}; got {self.ema_choice!r}")
         item = self.dtype.itemsize
         lanes_fit = Ca < 65535 and Cb < 65535 and _lanes_smem(Ca, Cb, item) <= _smem_optin()
         smem_fit = (Ca + Cb) * item <= _SMEM_LIMIT
@@ -517,9 +522,9 @@ class GpuOps:
         wide ones: the least shared memory); threads for every output set's R lanes (128 to 512), raised until the
         blocks that fit a multiprocessor hold 2048 threads (up to 1024 a block: staging the rows is much of a wide
         product's time, and it runs on all the block's threads)."""
-        item, sm = self.dtype.itemsize, _smem_sm()
-        R = next((r for r in (32, 16) if Cs * r <= 512 and 2 * (_lanes_smem(Ca, Cb, item, r) + 1024) <= sm), 8)
-        blocks = max(1, sm // (_lanes_smem(Ca, Cb, item, R) + 1024))
+        item, sm, res = self.dtype.itemsize, _smem_sm(), _BLOCK_RESERVED_SMEM
+        R = next((r for r in (32, 16) if Cs * r <= 512 and 2 * (_lanes_smem(Ca, Cb, item, r) + res) <= sm), 8)
+        blocks = max(1, sm // (_lanes_smem(Ca, Cb, item, R) + res))
         threads = min(512, max(128, -(-Cs * R // 32) * 32))
         return R, max(threads, min(1024, -(-2048 // blocks // 32) * 32))
 
