@@ -54,12 +54,15 @@ def spmm_bytes(G, plan, item):
     return tot
 
 
+def plan_cols(plan, op):
+    """(Ca, Cb) of an eMA op: its inputs' table widths."""
+    return plan.ops[op.inputs[0]].cols, plan.ops[op.inputs[1]].cols
+
+
 def ema_bytes(G, plan, item):
     """Bytes the plan's eMAs must move per coloring: each reads its two input tables and writes its output once
     (n·(Ca + Cb + Cs) values; the split tables are a few KB and stay in cache)."""
-    cols = {i: op.cols for i, op in enumerate(plan.ops)}
-    return sum(G.n * (cols[op.inputs[0]] + cols[op.inputs[1]] + op.cols) * item
-               for op in plan.ops if op.kind == "ema")
+    return sum(G.n * (sum(plan_cols(plan, op)) + op.cols) * item for op in plan.ops if op.kind == "ema")
 
 
 def effective_arcs(G, col):
@@ -73,11 +76,6 @@ def honest_bytes(G, k, p, eff_arcs, item):
     """Bytes a rooted SpMM of size p moves at least: the gathered rows (C(k-1, p-1) values per arc with
     differing colours) + the output (C(k-1, p) per row) + A (4-byte index and 1-byte colour per arc)."""
     return eff_arcs * math.comb(k - 1, p - 1) * item + G.n * math.comb(k - 1, p) * item + G.nnz * 5
-
-
-def plan_cols(plan, op):
-    """(Ca, Cb) of an eMA op: its inputs' table widths."""
-    return plan.ops[op.inputs[0]].cols, plan.ops[op.inputs[1]].cols
 
 
 # ------------------------------------------------------------------ color_coding
@@ -237,8 +235,8 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
                ema_bytes=eb, ema_bytes_per_s=eb / ema_s if ema_s else None,
                ema_fraction_of_copy=eb / ema_s / copy_bps if ema_s else None)
     if gpu and a.ema_compare:      # the same coloring with every eMA on the kernels before cc_ema_lanes
-        kinds = [runner.ops.ema_kernel(plan_cols(plan, op)[0], plan_cols(plan, op)[1], op.cols,
-                                       math.comb(op.size - 1, op.a - 1)) for op in plan.ops if op.kind == "ema"]
+        kinds = [runner.ops.ema_kernel(*plan_cols(plan, op), op.cols, math.comb(op.size - 1, op.a - 1))
+                 for op in plan.ops if op.kind == "ema"]
         runner.ops.ema_choice = "smem"
         v2 = float(runner.run(keys)[0][0])
         t2, ts2 = timed(lambda: runner.run(keys), gpu, a.repeats)
@@ -700,7 +698,8 @@ def ema_sweep(a):
     choose."""
     import cupy as cp
 
-    from la_gpm.color_coding.gpu import GpuOps, _lanes_smem, _smem_optin
+    from la_gpm.color_coding.gpu import GpuOps, _lanes_smem
+    from la_gpm.device import smem_optin
     from la_gpm.color_coding.trees import split_tables
     from la_gpm.patterns import as_pattern
     dt = np.dtype(a.dtype)
@@ -743,7 +742,7 @@ def ema_sweep(a):
                 ops.ema_choice, ops.ema_lanes = choice, shape
                 if choice != "auto" and ops.ema_kernel(Ca, Cb, Cs, ns) != choice:
                     continue
-                if shape and _lanes_smem(Ca, Cb, dt.itemsize, shape[0]) > _smem_optin():
+                if shape and _lanes_smem(Ca, Cb, dt.itemsize, shape[0]) > smem_optin():
                     continue
                 if choice == "global" and ref is not None:
                     continue            # the smem kernel ran: global only where it does not fit

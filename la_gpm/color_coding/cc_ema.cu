@@ -75,14 +75,6 @@ cc_ema_global(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, i
     cc_block_max(m, maxbits);
 }
 
-// One lane per row: R rows per block (R = 8, 16 or 32; lane l takes row l % R of output set group l / R), shared by
-// the block's warps, each warp taking 32 / R output sets at a time (r = g, g + groups, ... over the block's groups).
-// The rows are staged (scaled) column by column with a row stride of R + 1 (column x of row q at x * (R + 1) + q), so
-// the R lanes reading one column of their rows hit R banks, and staging a row hits consecutive ones; a column of
-// zeros follows each table.  The split entries of an output set are the same for its R lanes (a broadcast load):
-// packed (sa | sp << 16) in [r][j] order, padded to a multiple of 4 with (Ca | Cb << 16), the zero columns, and
-// read 4 at a time.  The sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both give the
-// same floats.  Measured against cc_ema_smem in docs/color_coding.md.
 // Rows 0 .. R - 1 of a row-major table of C columns (rows >= nr read as zeros) staged column by column with a row
 // stride of R + 1, scaled by m, and a column of zeros after them.  A row at least as wide as the block: row by row,
 // the threads over its columns; a narrower one: all the block's threads walk the R x (C + 1) elements in row-major
@@ -113,6 +105,14 @@ __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int
     }
 }
 
+// One lane per row: R rows per block (R = 8, 16 or 32; lane l takes row l % R of output set group l / R), shared by
+// the block's warps, each warp taking 32 / R output sets at a time (r = g, g + groups, ... over the block's groups).
+// The rows are staged (scaled) column by column with a row stride of R + 1 (column x of row q at x * (R + 1) + q), so
+// the R lanes reading one column of their rows hit R banks, and staging a row hits consecutive ones; a column of
+// zeros follows each table.  The split entries of an output set are the same for its R lanes (a broadcast load):
+// packed (sa | sp << 16) in [r][j] order, padded to a multiple of 4 with (Ca | Cb << 16), the zero columns, and
+// read 4 at a time.  The sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both give the
+// same floats.  Measured against cc_ema_smem in docs/color_coding.md.
 extern "C" __global__ void __launch_bounds__(1024)
 cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
              const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R,

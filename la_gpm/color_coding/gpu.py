@@ -27,7 +27,8 @@ import warnings
 import numpy as np
 
 from .trees import rooted_gather_table
-from ..device import block_size, cupy, device_csr, kernel, oom_guard, sm_count
+from ..device import (block_size, cupy, device_attribute, device_csr, kernel, oom_guard, sm_count, smem_optin,
+                      smem_per_sm)
 from ..exceptions import InvalidArgument
 
 _SMEM_LIMIT = 48 * 1024
@@ -49,29 +50,9 @@ def _lanes_smem(Ca: int, Cb: int, item: int, R: int = 8) -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def _smem_optin_on(device: int) -> int:
-    return int(cupy().cuda.runtime.deviceGetAttribute(97, device))   # cudaDevAttrMaxSharedMemoryPerBlockOptin
-
-
-@functools.lru_cache(maxsize=None)
-def _smem_sm_on(device: int) -> int:
-    return int(cupy().cuda.runtime.deviceGetAttribute(81, device))   # cudaDevAttrMaxSharedMemoryPerMultiprocessor
-
-
-def _smem_sm() -> int:
-    """Shared memory per multiprocessor on the current device (H100: 228 KB)."""
-    return _smem_sm_on(cupy().cuda.runtime.getDevice())
-
-
-def _smem_optin() -> int:
-    """The shared memory a block may opt in to on the current device (H100: 227 KB)."""
-    return _smem_optin_on(cupy().cuda.runtime.getDevice())
-
-
-@functools.lru_cache(maxsize=None)
 def _lanes_kernel_on(device: int, opts: tuple):
     fn = kernel(__package__, "cc_ema", "cc_ema_lanes", opts)
-    fn.max_dynamic_shared_size_bytes = _smem_optin_on(device)
+    fn.max_dynamic_shared_size_bytes = device_attribute(device, 97)    # cudaDevAttrMaxSharedMemoryPerBlockOptin
     return fn
 
 
@@ -506,7 +487,7 @@ class GpuOps:
         if self.ema_choice not in EMA_CHOICES:
             raise InvalidArgument(f"ema_choice must be one of {EMA_CHOICES}; got {self.ema_choice!r}")
         item = self.dtype.itemsize
-        lanes_fit = Ca < 65535 and Cb < 65535 and _lanes_smem(Ca, Cb, item) <= _smem_optin()
+        lanes_fit = Ca < 65535 and Cb < 65535 and _lanes_smem(Ca, Cb, item) <= smem_optin()
         smem_fit = (Ca + Cb) * item <= _SMEM_LIMIT
         want = self.ema_choice
         if want == "lanes" and lanes_fit or want == "smem" and smem_fit or want == "global":
@@ -522,7 +503,7 @@ class GpuOps:
         wide ones: the least shared memory); threads for every output set's R lanes (128 to 512), raised until the
         blocks that fit a multiprocessor hold 2048 threads (up to 1024 a block: staging the rows is much of a wide
         product's time, and it runs on all the block's threads)."""
-        item, sm, res = self.dtype.itemsize, _smem_sm(), _BLOCK_RESERVED_SMEM
+        item, sm, res = self.dtype.itemsize, smem_per_sm(), _BLOCK_RESERVED_SMEM
         R = next((r for r in (32, 16) if Cs * r <= 512 and 2 * (_lanes_smem(Ca, Cb, item, r) + res) <= sm), 8)
         blocks = max(1, sm // (_lanes_smem(Ca, Cb, item, R) + res))
         threads = min(512, max(128, -(-Cs * R // 32) * 32))

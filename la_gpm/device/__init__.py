@@ -73,15 +73,30 @@ def block_size() -> int:
 
 
 @functools.lru_cache(maxsize=None)
+def device_attribute(device: int, attr: int) -> int:
+    """The ``cudaDeviceAttr`` number ``attr`` of CUDA device ``device`` (cached: ``cupy.cuda.Device.attributes``
+    queries every attribute on each call)."""
+    return int(cupy().cuda.runtime.deviceGetAttribute(attr, device))
+
+
 def device_sm_count(device: int) -> int:
-    """Multiprocessors of CUDA device ``device`` (cached: ``cupy.cuda.Device.attributes`` queries every
-    attribute on each call)."""
-    return int(cupy().cuda.runtime.deviceGetAttribute(16, device))  # cudaDevAttrMultiProcessorCount
+    """Multiprocessors of CUDA device ``device``."""
+    return device_attribute(device, 16)      # cudaDevAttrMultiProcessorCount
 
 
 def sm_count() -> int:
     """Multiprocessors of the current device."""
     return device_sm_count(cupy().cuda.runtime.getDevice())
+
+
+def smem_optin() -> int:
+    """The shared memory one block may opt in to on the current device (H100, H200: 227 KB)."""
+    return device_attribute(cupy().cuda.runtime.getDevice(), 97)   # cudaDevAttrMaxSharedMemoryPerBlockOptin
+
+
+def smem_per_sm() -> int:
+    """Shared memory per multiprocessor on the current device (H100, H200: 228 KB)."""
+    return device_attribute(cupy().cuda.runtime.getDevice(), 81)   # cudaDevAttrMaxSharedMemoryPerMultiprocessor
 
 
 
