@@ -394,6 +394,40 @@ def test_shape_sigma_k8_examples():
         assert row.sum() == spanning_trees(e, k)
 
 
+def test_the_shipped_sigma8_table_holds_every_8_vertex_class_and_is_what_shape_sigma_computes(monkeypatch):
+    """data/sigma8.npz: one row per connected 8-vertex class (census8's keys), each row summing to the class's
+    spanning trees (Kirchhoff, batched), a random sample of rows equal to shape_sigma's and to brute force; and
+    the k = 8 registry reads it instead of computing."""
+    from la_gpm.motif_estimate import tables as TB
+    from la_gpm.motifs.census8 import classes8
+    table = TB.shipped_sigma(8)
+    assert table is not None, "data/sigma8.npz is missing or its columns are not free_shapes(8)"
+    keys, sigf = table
+    c = classes8()
+    assert keys.tolist() == sorted(c.keys) and sigf.shape == (11_117, len(free_shapes(8)))
+    edges = dict(zip(c.keys, c.edges))
+    lap = np.zeros((keys.size, 8, 8))
+    for i, key in enumerate(keys.tolist()):
+        for a, b in edges[key]:
+            lap[i, a, b] = lap[i, b, a] = -1
+    lap[:, np.arange(8), np.arange(8)] = -lap.sum(axis=2)
+    kirchhoff = np.rint(np.linalg.det(lap[:, 1:, 1:])).astype(np.int64)
+    assert np.array_equal(sigf.astype(np.int64).sum(axis=1), kirchhoff)
+    pick = np.random.default_rng(8).choice(keys.size, 24, replace=False)
+    assert np.array_equal(shape_sigma([edges[int(keys[i])] for i in pick], 8), sigf[pick].astype(np.int64))
+    for i in pick[:3]:
+        assert sigf[i].tolist() == _brute_shape_sigma(list(edges[int(keys[i])]), 8)
+    # the registry's new classes take the table's rows, shape_sigma is not called; an unknown key is computed
+    monkeypatch.setattr(TB, "shape_sigma", lambda *a: pytest.fail("shape_sigma called for a shipped class"))
+    reg = _Registry(8)
+    codes = [sum(1 << (max(a, b) * (max(a, b) - 1) // 2 + min(a, b)) for a, b in edges[int(keys[i])]) for i in pick]
+    rows = reg.rows_of_codes(np.array(codes, dtype=np.int64))
+    assert np.array_equal(reg.sigF[rows], sigf[pick].astype(np.int64))
+    monkeypatch.setattr(TB, "shape_sigma", lambda e, k: np.full((len(e), 23), 7, dtype=np.int64))
+    got = TB.sigma_rows([keys[pick[0]], -5], [edges[int(keys[pick[0]])], []], 8)
+    assert got[0].tolist() == sigf[pick[0]].tolist() and got[1].tolist() == [7] * 23
+
+
 def test_canonical_codes_k8_match_isomorphism():
     import networkx as nx
     rng = np.random.default_rng(0)

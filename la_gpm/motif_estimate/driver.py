@@ -52,7 +52,7 @@ from ..exceptions import InvalidArgument, PatternTooLarge
 from ..color_coding.driver import resolve_seed
 from ..patterns.classes import canonical_codes
 from .shapes import free_shapes, spanning_trees
-from .tables import CpuTables, shape_sigma
+from .tables import CpuTables, shape_sigma, sigma_rows
 
 __all__ = ["estimate_census", "MAX_ESTIMATE_K", "COLORINGS", "balanced_classes", "balanced_colors",
            "colorful_probability", "variance_split", "coloring_stats", "ColoringStats"]
@@ -136,11 +136,11 @@ class _Registry:
                 rows[i] = r
             if new:
                 edges = [tuple(code_edges(c, self.k)) for c in new]
-                # σ per free shape of a class: computed once per process (the k = 8 classes' Kirchhoff
-                # counts were most of a short run's classification time)
+                # σ per free shape of a class: the shipped table's row (computing them was most of a first
+                # k = 8 estimate's time), else computed once per process
                 todo = [i for i, c in enumerate(new) if (self.k, c) not in _SIGMA_F_CACHE]
                 if todo:
-                    for i, row in zip(todo, shape_sigma([edges[i] for i in todo], self.k)):
+                    for i, row in zip(todo, sigma_rows([new[i] for i in todo], [edges[i] for i in todo], self.k)):
                         _SIGMA_F_CACHE[self.k, new[i]] = row
                 sF = np.array([_SIGMA_F_CACHE[self.k, c] for c in new], dtype=np.int64).reshape(len(new), self.nf)
                 self.keys += new

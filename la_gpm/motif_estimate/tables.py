@@ -5,21 +5,27 @@ vertex and colour set) and the passive shapes' ``B = A·M`` with the numba kerne
 :mod:`la_gpm.motif_estimate.cpu`, in the layout of :func:`~la_gpm.motif_estimate.shapes.shape_plan`,
 and samples uniform colorful treelets from them (:class:`~la_gpm.motif_estimate.gpu.GpuTables` is the
 same on the device).  :func:`shape_sigma` counts, with these tables, each graph's spanning trees
-of each free tree shape.
+of each free tree shape; :func:`sigma_rows` reads them for the 11,117 classes of 8 vertices from a table
+shipped with the package (``data/sigma8.npz``, written by :func:`write_sigma8`), since computing them took
+most of a first k = 8 estimate (about 1 ms a class, thousands of classes seen).
 """
 
 from __future__ import annotations
 
+import functools
 import math
+import os
 
 import numpy as np
 
 from ..color_coding.trees import split_tables
 from .shapes import free_shapes, shape_plan, top_free
 
-__all__ = ["CpuTables", "shape_sigma", "hub_runs", "HUB_CHUNK"]
+__all__ = ["CpuTables", "shape_sigma", "sigma_rows", "shipped_sigma", "write_sigma8", "hub_runs", "HUB_CHUNK",
+           "SIGMA8_FILE"]
 
 HUB_CHUNK = 256         # cpu sampler: neighbours per run of a hub's list skipped by its sums
+SIGMA8_FILE = os.path.join(os.path.dirname(__file__), "data", "sigma8.npz")
 
 
 class CpuTables:
@@ -205,3 +211,52 @@ def shape_sigma(edge_lists, k: int) -> np.ndarray:
         np.add.at(per, (np.repeat(np.arange(len(part)), k)[:, None], tf[None, :]), w)
         out[c0:c0 + len(part)] = np.rint(per / k).astype(np.int64)
     return out
+
+
+def _shape_names(k: int) -> np.ndarray:
+    """The free shapes of k vertices as strings, in :func:`free_shapes` order (a shipped table's columns)."""
+    return np.array([repr(f) for f in free_shapes(k)])
+
+
+@functools.lru_cache(maxsize=None)
+def shipped_sigma(k: int):
+    """(sorted canonical codes, σ per free shape uint16) of the shipped table of k vertices, or None where there
+    is none (k != 8) or its columns are not this version's free shapes (then σ is computed, as before)."""
+    if k != 8 or not os.path.exists(SIGMA8_FILE):
+        return None
+    with np.load(SIGMA8_FILE) as z:
+        if not np.array_equal(z["shapes"], _shape_names(k)):
+            return None
+        return z["keys"], z["sigf"]
+
+
+def sigma_rows(codes, edge_lists, k: int) -> np.ndarray:
+    """σ per free shape (classes, free shapes) int64 of the classes of canonical codes ``codes`` (edges
+    ``edge_lists``): rows of the shipped table where it has them, :func:`shape_sigma` for the rest."""
+    codes = np.asarray(codes, dtype=np.int64)
+    out = np.zeros((codes.size, len(free_shapes(k))), dtype=np.int64)
+    miss = np.arange(codes.size)
+    table = shipped_sigma(k)
+    if table is not None and codes.size:
+        keys, sigf = table
+        pos = np.minimum(np.searchsorted(keys, codes), keys.size - 1)
+        hit = keys[pos] == codes
+        out[hit] = sigf[pos[hit]]
+        miss = np.flatnonzero(~hit)
+    if miss.size:
+        out[miss] = shape_sigma([edge_lists[i] for i in miss.tolist()], k)
+    return out
+
+
+def write_sigma8(path: str = SIGMA8_FILE) -> None:
+    """Write the shipped table: σ per free shape of every connected 8-vertex class (keys: the canonical codes of
+    :func:`la_gpm.motifs.census8.classes8`), computed by :func:`shape_sigma` (about 10 s on two cores)."""
+    from ..motifs.census8 import classes8
+    c = classes8()
+    order = np.argsort(np.array(c.keys, dtype=np.int64), kind="stable")
+    keys = np.array(c.keys, dtype=np.int64)[order]
+    sigf = shape_sigma([c.edges[i] for i in order.tolist()], 8)
+    if sigf.max() >= 1 << 16:
+        raise AssertionError("σ of an 8-vertex class does not fit uint16")
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    np.savez_compressed(path, keys=keys, sigf=sigf.astype(np.uint16), shapes=_shape_names(8))
