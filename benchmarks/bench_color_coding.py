@@ -248,6 +248,19 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         print(f"  eMA kernels {kinds}: coloring {t_med * 1e3:.2f} ms (eMA {ema_s * 1e3:.2f} ms, "
               f"{eb / ema_s / 1e12:.3f} TB/s) against {t2 * 1e3:.2f} ms (eMA {prof2.get('ema', 0) * 1e3:.2f} ms) "
               f"with cc_ema_smem; values differ by {row['ema_smem_value_rel']:.2e}", flush=True)
+    if gpu and a.spmm_compare:     # the same coloring with the sorted SpMM's tiles held to 48 KB, as before
+        runner.ops.sorted_optin = False
+        v3 = float(runner.run(keys)[0][0])
+        t3, ts3 = timed(lambda: runner.run(keys), gpu, a.repeats)
+        prof3 = {}
+        runner.run(keys, profile=prof3)
+        runner.ops.sorted_optin = True
+        row.update(per_coloring_48k_s=t3, per_coloring_48k_all_s=ts3, profile_48k_s=prof3,
+                   spmm_48k_value_rel=abs(v3 - v) / max(abs(v), 1e-300),
+                   rooted_choice_48k={k_: v_ for k_, v_ in G._cache.items() if k_.endswith(":48k")})
+        print(f"  SpMM tiles to 48 KB: coloring {t3 * 1e3:.2f} ms (SpMM {prof3.get('spmm', 0) * 1e3:.2f} ms) against "
+              f"{t_med * 1e3:.2f} ms (SpMM {spmm_s * 1e3:.2f} ms); values differ by {row['spmm_48k_value_rel']:.2e}",
+              flush=True)
     if plan.layout == "rooted":
         eff = effective_arcs(G, colors_from_keys(keys, G.n, P.k))
         hb = sum(honest_bytes(G, P.k, op.size, eff, dt.itemsize) for op in plan.ops if op.kind == "spmm")
@@ -308,6 +321,8 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                     arg("--no-dense-sweep", action="store_true", help="skip the dense SpMM sweep (cuSPARSE, row gather)"),
                     arg("--ema-compare", action="store_true",
                         help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
+                    arg("--spmm-compare", action="store_true",
+                        help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (before session 33)"),
                     arg("--cpu-compare", nargs="*", default=[],
                         help="'scale:template' pairs also timed on the CPU backend (all cores) in a GPU run")])
 def color_coding(a):

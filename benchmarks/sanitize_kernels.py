@@ -198,6 +198,20 @@ def color_coding(G):
         c = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="cpu", dtype="float64")
         g = la_gpm.estimate(G, name, seed=5, max_colorings=2, backend="gpu", dtype="float64")
         np.testing.assert_allclose(g.values, c.values, rtol=1e-12)
+    # u15's products of 6: the sorted SpMM's tiles (120 KB) past 48 KB, opted in; each against the gather kernel
+    import cupy as cp
+    from la_gpm.color_coding.cpu_kernels import coloring_keys, colors_from_keys
+    from la_gpm.color_coding.gpu import GpuOps
+    from la_gpm.color_coding.trees import rooted_gather_table
+    k, p = 15, 6
+    ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
+    colors = cp.asarray(colors_from_keys(coloring_keys(3, 0, 1), G.n, k))
+    Q = rooted_gather_table(k, p)
+    X = cp.asarray(np.random.default_rng(1).random((G.n, int(Q.max()) + 1), dtype=np.float32))
+    want = ops.spmm_rooted(X, Q, colors, p, ("gather",)).get()
+    for var in [v for v in ops.rooted_variants(p) if v[0] == "sorted"]:
+        np.testing.assert_allclose(ops.spmm_rooted(X, Q, colors, p, var).get(), want, rtol=1e-5,
+                                   atol=1e-5 * float(want.max()))
 
 
 def motif_sampler(G):

@@ -414,6 +414,44 @@ def test_gpu_sorted_spmm_table_from_global_memory():
 
 @gpu
 @requires_gpu
+@pytest.mark.parametrize("dtype,ps", [("float32", (5, 6, 7)), ("float64", (5,))])
+def test_gpu_sorted_spmm_past_48kb_opts_in_to_the_device_shared_memory(dtype, ps):
+    # k = 15 (u15): the tiles of products of 5-7 (15 x 1001 .. 3003 values: 60-180 KB in float32) do not fit
+    # 48 KB; the sorted kernels then run opted in to the device's shared memory per block (else only the gather
+    # kernel ran), p = 7 in two passes over the arcs (3003 columns); against a numpy oracle, hubs included
+    import cupy as cp
+    from la_gpm.color_coding.trees import rooted_gather_table
+    from la_gpm.color_coding.cpu_kernels import colors_from_keys, coloring_keys
+    from la_gpm.color_coding.gpu import _SMEM_LIMIT, HUB_CHUNK, GpuOps
+    from la_gpm.device import smem_optin
+    G = la_gpm.generators.graph500(10)
+    assert G.max_degree > HUB_CHUNK
+    k = 15
+    col = colors_from_keys(coloring_keys(9, 0, 1), G.n, k).astype(np.int64)
+    ops = GpuOps(G, k, np.dtype(dtype), "auto", None)
+    colors = cp.asarray(col.astype(np.int8))
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    rtol = 1e-5 if dtype == "float32" else 1e-12
+    for p in ps:
+        Q = rooted_gather_table(k, p)
+        Wp, W = int(Q.max()) + 1, Q.shape[2]
+        X = np.random.default_rng(p).random((G.n, Wp)).astype(dtype)
+        want = np.zeros((G.n, W))
+        for a in range(0, G.nnz, 2048):
+            s_, d_ = src[a:a + 2048], G.indices[a:a + 2048]
+            q = Q[col[s_], col[d_]]
+            np.add.at(want, s_, np.where(q >= 0, X[d_][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0))
+        sorted_vars = [v for v in ops.rooted_variants(p) if v[0] == "sorted"]
+        assert sorted_vars, p
+        for var in sorted_vars:
+            gpb, GB, RP = ops._sorted_shape(p, var[3])
+            assert _SMEM_LIMIT < gpb * GB <= smem_optin(), (p, var)
+            got = ops.spmm_rooted(cp.asarray(X), Q, colors, p, var).get()
+            np.testing.assert_allclose(got, want, rtol=rtol, atol=rtol * float(want.max()), err_msg=f"{p} {var}")
+
+
+@gpu
+@requires_gpu
 def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
     # the timed choice checks every candidate against the gather kernel: a candidate that returns a
     # wrong product is never chosen, however fast

@@ -50,15 +50,15 @@ def _lanes_smem(Ca: int, Cb: int, item: int, R: int = 8) -> int:
 
 
 @functools.lru_cache(maxsize=None)
-def _lanes_kernel_on(device: int, opts: tuple):
-    fn = kernel(__package__, "cc_ema", "cc_ema_lanes", opts)
+def _optin_kernel_on(device: int, module: str, name: str, opts: tuple):
+    fn = kernel(__package__, module, name, opts)
     fn.max_dynamic_shared_size_bytes = device_attribute(device, 97)    # cudaDevAttrMaxSharedMemoryPerBlockOptin
     return fn
 
 
-def _lanes_kernel(opts: tuple):
-    """cc_ema_lanes on the current device, opted in to the device's largest shared memory per block."""
-    return _lanes_kernel_on(cupy().cuda.runtime.getDevice(), opts)
+def _optin_kernel(module: str, name: str, opts: tuple):
+    """A kernel of this package on the current device, opted in to the device's largest shared memory per block."""
+    return _optin_kernel_on(cupy().cuda.runtime.getDevice(), module, name, opts)
 
 
 def _tpr(C: int) -> int:
@@ -99,6 +99,7 @@ class GpuOps:
         self.block = 256
         self.ema_choice = "auto"     # EMA_CHOICES: tests and benchmarks force a kernel
         self.ema_lanes = None        # (R in 8, 16, 32; threads) of cc_ema_lanes, None: lanes_shape's choice
+        self.sorted_optin = True     # sorted SpMM tiles past 48 KB (benchmarks turn it off to time the kernels before)
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
 
     def _make_items(self, G):
@@ -225,7 +226,8 @@ class GpuOps:
         that (groups of 32), and ``("sorted", NX, A, L, V)`` (cc_spmm_sorted_<NX>x<A>[v2]: arcs sorted
         by colour once per coloring, groups of L lanes owning NX columns (V = 2: NX pairs, one vector
         load each; even widths) each, A arcs in flight; ``_SORTED_SHAPES``) for products of at least 8
-        gathered columns whose tiles fit, on graphs of fewer than 2**26 vertices.  ``rows``: the rows
+        gathered columns whose tiles fit (in 48 KB, else opted in to the device's shared memory per block:
+        ``_sorted_shape``), on graphs of fewer than 2**26 vertices.  ``rows``: the rows
         of the product; when given, the sorted candidates are left out where the sorted arcs (4 bytes
         per arc and coloring) would take more memory than the product's output.  A wider sweep of the tiled
         kernel (groups up to 256 threads, 8 arcs in flight, small rows left to the gather kernel)
@@ -233,17 +235,16 @@ class GpuOps:
         Wp = math.comb(self.k - 1, p - 1)
         out = [("gather",)]
         L = self._lanes(Wp)
-        if L is None:
-            return out
-        g0 = max(32, L)
-        out.append(("tiled", L, g0 // L))
-        if 2 * g0 <= self.block:
-            out.append(("tiled", L, 2 * g0 // L))
-        Lmax = 1
-        while Lmax < Wp and Lmax < 256:
-            Lmax *= 2
-        if 2 * L <= min(256, Lmax):
-            out.append(("tiled", 2 * L, max(32, 2 * L) // (2 * L)))
+        if L is not None:
+            g0 = max(32, L)
+            out.append(("tiled", L, g0 // L))
+            if 2 * g0 <= self.block:
+                out.append(("tiled", L, 2 * g0 // L))
+            Lmax = 1
+            while Lmax < Wp and Lmax < 256:
+                Lmax *= 2
+            if 2 * L <= min(256, Lmax):
+                out.append(("tiled", 2 * L, max(32, 2 * L) // (2 * L)))
         if Wp >= 8 and self.n < 1 << 26 and (
                 rows is None or self._sort_bytes(rows) <= rows * math.comb(self.k - 1, p) * self.dtype.itemsize):
             for NX, A, V, half in _SORTED_SHAPES:
@@ -310,15 +311,18 @@ class GpuOps:
     def _sorted_shape(self, p, L):
         """(groups per block, bytes per group, staged combine-table shorts RP) of the sorted kernel with
         L lanes per group: the tile k*Wp plus the row's combine table where both fit 48 KB, else the
-        tile alone (RP = 0: the table is read from global memory); None where the tile does not fit."""
+        tile alone (RP = 0: the table is read from global memory); past 48 KB the same in the shared memory a
+        block may opt in to (227 KB on an H100 or H200: u15's products of 5 to 7, whose tiles are 60-180 KB,
+        ran on the gather kernel before); None where the tile does not fit even that."""
         Wp, W = math.comb(self.k - 1, p - 1), math.comb(self.k - 1, p)
         if self.k * Wp >= 1 << 16:
             return None
         tile = -(-(self.k * Wp * self.dtype.itemsize) // 16) * 16
-        for RP in (-(-(p * W) // 8) * 8, 0):
-            gpb = min(self.block // L, _SMEM_LIMIT // (tile + 2 * RP))
-            if gpb >= 1:
-                return gpb, tile + 2 * RP, RP
+        for limit in (_SMEM_LIMIT, smem_optin()) if self.sorted_optin else (_SMEM_LIMIT,):
+            for RP in (-(-(p * W) // 8) * 8, 0):
+                gpb = min(self.block // L, limit // (tile + 2 * RP))
+                if gpb >= 1:
+                    return gpb, tile + 2 * RP, RP
         return None
 
     def rooted_rule(self, p):
@@ -366,7 +370,9 @@ class GpuOps:
                 gpb, GB, RP = self._sorted_shape(p, L)
                 slots = nbt * split
                 if slots:
-                    kernel(__package__, "cc_spmm", f"cc_spmm_sorted_{NX}x{A}" + ("v2" if V == 2 else ""), self.opts)(
+                    name = f"cc_spmm_sorted_{NX}x{A}" + ("v2" if V == 2 else "")
+                    (_optin_kernel("cc_spmm", name, self.opts) if gpb * GB > _SMEM_LIMIT else
+                     kernel(__package__, "cc_spmm", name, self.opts))(
                         ((slots + gpb - 1) // gpb,), (gpb * L,),
                         (arcs["sarc"], arcs["kept"], it["v"], it["lo"], it["dst"], np.int64(split),
                          np.int32(it["n_chunks"]), np.int32(self.n), np.int64(self.idx.shape[0]), np.int64(nbt),
@@ -405,7 +411,7 @@ class GpuOps:
             return ("gather",)
         if self.spmm_method == "tiled":
             return self.rooted_rule(p)
-        key = f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}"
+        key = f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}" + ("" if self.sorted_optin else ":48k")
 
         def tune():
             return self.time_variants(X, Q, colors, p)[0][0]
@@ -522,7 +528,7 @@ class GpuOps:
             if rows and which == "lanes":
                 split = self._split_packed(key, sa, sp, Ca, Cb)
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
-                _lanes_kernel(self.opts)(
+                _optin_kernel("cc_ema", "cc_ema_lanes", self.opts)(
                     ((rows + R - 1) // R,), (threads,),
                     (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(split.shape[1]), np.int64(rows),
                      real(ma), real(mb), np.int32(R), out, mbits),
