@@ -242,7 +242,16 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         t2, ts2 = timed(lambda: runner.run(keys), gpu, a.repeats)
         prof2 = {}
         runner.run(keys, profile=prof2)
-        runner.ops.ema_choice = "auto"
+        runner.ops.ema_choice, runner.ops.ema_parts = "auto", 1     # cc_ema_lanes as in session 32: one group a set
+        v4 = float(runner.run(keys)[0][0])
+        t4, ts4 = timed(lambda: runner.run(keys), gpu, a.repeats)
+        prof4 = {}
+        runner.run(keys, profile=prof4)
+        runner.ops.ema_parts = None
+        row.update(per_coloring_ema_1part_s=t4, per_coloring_ema_1part_all_s=ts4, profile_ema_1part_s=prof4,
+                   ema_1part_value_rel=abs(v4 - v) / max(abs(v), 1e-300))
+        print(f"  cc_ema_lanes with one lane group a set: {t4 * 1e3:.2f} ms (eMA {prof4.get('ema', 0) * 1e3:.2f} ms)",
+              flush=True)
         row.update(ema_kernels_auto=kinds, per_coloring_ema_smem_s=t2, per_coloring_ema_smem_all_s=ts2,
                    profile_ema_smem_s=prof2, ema_smem_value_rel=abs(v2 - v) / max(abs(v), 1e-300))
         print(f"  eMA kernels {kinds}: coloring {t_med * 1e3:.2f} ms (eMA {ema_s * 1e3:.2f} ms, "
@@ -749,12 +758,16 @@ def ema_sweep(a):
             ops.ema_choice = "auto"
             row["auto"] = ops.ema_kernel(Ca, Cb, Cs, ns)
             row["auto_lanes_shape"] = list(ops.lanes_shape(Ca, Cb, Cs))
+            nsp = -(-ns // 4) * 4
+            row["auto_lanes_parts"] = parts = ops.lanes_parts(Ca, Cb, Cs, nsp, *row["auto_lanes_shape"])
             ref = None
             cells = []
-            for name, choice, shape in ([("smem", "smem", None), ("global", "global", None)]
-                                        + [(f"lanes {s}", "lanes", tuple(map(int, s.split(":")))) for s in a.shapes]
-                                        + [("auto", "auto", None)]):
-                ops.ema_choice, ops.ema_lanes = choice, shape
+            for name, choice, shape, P in ([("smem", "smem", None, None), ("global", "global", None, None)]
+                                           + [(f"lanes {s}", "lanes", tuple(map(int, s.split(":"))), None)
+                                              for s in a.shapes]
+                                           + ([("auto, 1 part", "auto", None, 1)] if parts > 1 else [])
+                                           + [("auto", "auto", None, None)]):
+                ops.ema_choice, ops.ema_lanes, ops.ema_parts = choice, shape, P
                 if choice != "auto" and ops.ema_kernel(Ca, Cb, Cs, ns) != choice:
                     continue
                 if shape and _lanes_smem(Ca, Cb, dt.itemsize, shape[0]) > smem_optin():
@@ -772,9 +785,9 @@ def ema_sweep(a):
                 row[name] = {"seconds": med, "fraction_of_copy": row["bytes"] / med / copy_bps, "equal_to_ref": ok}
                 cells.append(f"{name} {med * 1e3:7.3f} ms{'' if ok else ' DIFFERS'}")
                 out = None
-            ops.ema_choice, ops.ema_lanes = "auto", None
+            ops.ema_choice, ops.ema_lanes, ops.ema_parts = "auto", None, None
             print(f"{tname:6s} {str(key):12s} Ca={Ca:5d} Cb={Cb:5d} Cs={Cs:5d} ns={ns:5d} auto={row['auto']} "
-                  f"{row['auto_lanes_shape']}  " + "  ".join(cells), flush=True)
+                  f"{row['auto_lanes_shape']} P={parts}  " + "  ".join(cells), flush=True)
             rec.add(row, echo=False)
             A = B = ref = None
             free_gpu(True)

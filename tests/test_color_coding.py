@@ -528,6 +528,43 @@ def test_gpu_ema_kernels_equal_the_oracle_and_each_other(dtype):
 
 @gpu
 @requires_gpu
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_gpu_lanes_ema_with_lane_groups_sharing_an_output_set(dtype):
+    # u15-1's root product (14 output sets of 1,716 splits) and u13's (1 set of 220): P lane groups share an
+    # output set, each summing a P-th of its splits; against the numpy oracle, the row maximum, one group a set
+    # (P = 1: the same floats as cc_ema_smem), every forced P, and the same floats on a second run
+    import cupy as cp
+    from la_gpm.color_coding.gpu import GpuOps
+    rng = np.random.default_rng(7)
+    rows, ma, mb = 77, 0.5, 0.25
+    for k, key, want_p in ((15, (14, 13, 7), 8), (13, (12, 12, 9), 2)):
+        ops = GpuOps(la_gpm.generators.graph500(6), k, dtype, "auto", None)
+        sa, sp = cc.split_tables(*key)
+        Cs, ns = sa.shape
+        Ca, Cb = math.comb(key[0], key[2]), math.comb(key[0], key[1] - key[2])
+        A, B = rng.random((rows, Ca)) * 3, rng.random((rows, Cb)) * 3
+        want = sum((A[:, sa[:, j]] * ma) * (B[:, sp[:, j]] * mb) for j in range(ns))
+        R, threads = ops.lanes_shape(Ca, Cb, Cs)
+        assert ops.ema_kernel(Ca, Cb, Cs, ns) == "lanes"
+        assert ops.lanes_parts(Ca, Cb, Cs, -(-ns // 4) * 4, R, threads) == want_p, key
+        Ad, Bd = cp.asarray(A.astype(dtype)), cp.asarray(B.astype(dtype))
+        got = {}
+        for P in (None, 1, 2, 4):
+            ops.ema_parts = P
+            out, mx = ops.ema(Ad, Bd, sa, sp, ma, mb, key)
+            out = out.get()
+            np.testing.assert_allclose(out, want, rtol=1e-5 if dtype == np.float32 else 1e-12, err_msg=f"{key} P={P}")
+            assert mx == out.max()
+            got[P] = out
+        ops.ema_parts = None
+        assert np.array_equal(ops.ema(Ad, Bd, sa, sp, ma, mb, key)[0].get(), got[None])
+        if (Ca + Cb) * np.dtype(dtype).itemsize <= 48 * 1024:
+            ops.ema_choice = "smem"
+            assert np.array_equal(ops.ema(Ad, Bd, sa, sp, ma, mb, key)[0].get(), got[1]), key
+
+
+@gpu
+@requires_gpu
 def test_gpu_colorful_counts_with_the_lanes_ema_equal_the_cpu():
     # u12's widest eMA (330 + 462 columns, 126 splits) runs on cc_ema_lanes: the whole count equals the CPU's
     G = la_gpm.generators.graph500(9)

@@ -111,44 +111,62 @@ __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int
 // the R lanes reading one column of their rows hit R banks, and staging a row hits consecutive ones; a column of
 // zeros follows each table.  The split entries of an output set are the same for its R lanes (a broadcast load):
 // packed (sa | sp << 16) in [r][j] order, padded to a multiple of 4 with (Ca | Cb << 16), the zero columns, and
-// read 4 at a time.  The sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both give the
-// same floats.  Measured against cc_ema_smem in docs/color_coding.md.
+// read 4 at a time.  With P = 1 the sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both
+// give the same floats.  P > 1 (a power of two; products of few output sets and many splits, where Cs * R lanes
+// would leave most of the block idle): P consecutive groups share an output set, each summing one contiguous P-th
+// of its packed splits, and the first adds the P partial sums in order from shared memory (P * blockDim partials
+// after the staged tables): a fixed order, so the floats do not change from run to run, but they may differ from
+// cc_ema_smem's in the last bits.  Measured against cc_ema_smem in docs/color_coding.md.
 extern "C" __global__ void __launch_bounds__(1024)
 cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
-             const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R,
+             const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R, int P,
              REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
     extern __shared__ __align__(16) unsigned char cc_smem_raw[];
     const int S = R + 1;
     REAL* sA = reinterpret_cast<REAL*>(cc_smem_raw);
     REAL* sB = sA + (Ca + 1) * S;
+    REAL* part = sB + (Cb + 1) * S;  // P > 1: one partial sum per thread
     const i64 r0 = blockIdx.x * (i64)R;
     const int nr = (int)min((i64)R, rows - r0);
     cc_stage_columns(Ma + r0 * Ca, Ca, nr, R, ma, sA);
     cc_stage_columns(B + r0 * Cb, Cb, nr, R, mb, sB);
     __syncthreads();
     const int row = threadIdx.x & (R - 1);
-    const int groups = blockDim.x / R;
+    const int g = threadIdx.x / R;
+    const int pp = g & (P - 1);
+    const int sets = blockDim.x / R / P;  // output sets a round
+    const int n4 = nsp >> 2, chunk = (n4 + P - 1) / P;
+    const int j0 = min(n4, pp * chunk), j1 = min(n4, j0 + chunk);
     const REAL* a = sA + row;
     const REAL* b = sB + row;
     REAL m = (REAL)0;
-    // every lane of a warp runs the same number of rounds (the warp max below needs all 32)
-    const int rounds = (Cs + groups - 1) / groups;
+    // every lane of the block runs the same number of rounds (the warp max and the barriers need all of them)
+    const int rounds = (Cs + sets - 1) / sets;
     for (int t = 0; t < rounds; ++t) {
-        const int r = t * groups + threadIdx.x / R;
+        const int r = g < sets * P ? t * sets + g / P : Cs;  // groups past the last whole set of P stay idle
+        REAL acc = (REAL)0;
         if (r < Cs) {
             const uint4* s4 = reinterpret_cast<const uint4*>(split + (i64)r * nsp);
-            REAL acc = (REAL)0;
-            for (int j = 0; j < (nsp >> 2); ++j) {
+            for (int j = j0; j < j1; ++j) {
                 const uint4 s = __ldg(s4 + j);
                 acc += a[(s.x & 0xffffu) * S] * b[(s.x >> 16) * S];
                 acc += a[(s.y & 0xffffu) * S] * b[(s.y >> 16) * S];
                 acc += a[(s.z & 0xffffu) * S] * b[(s.z >> 16) * S];
                 acc += a[(s.w & 0xffffu) * S] * b[(s.w >> 16) * S];
             }
-            if (row < nr) {
-                out[(r0 + row) * Cs + r] = acc;
-                m = acc > m ? acc : m;
+        }
+        if (P > 1) {
+            part[threadIdx.x] = acc;
+            __syncthreads();
+            if (pp == 0 && r < Cs) {
+                acc = part[threadIdx.x];
+                for (int q = 1; q < P; ++q) acc += part[threadIdx.x + q * R];
             }
+            __syncthreads();
+        }
+        if (pp == 0 && r < Cs && row < nr) {
+            out[(r0 + row) * Cs + r] = acc;
+            m = acc > m ? acc : m;
         }
     }
     cc_block_max(m, maxbits);

@@ -36,6 +36,7 @@ _SMEM_LIMIT = 48 * 1024
 EMA_LANES_MIN_NS = 6
 EMA_CHOICES = ("auto", "lanes", "smem", "global")
 _BLOCK_RESERVED_SMEM = 1024   # shared memory the driver reserves per block (sm_80 and later)
+EMA_PART_MIN = 16             # cc_ema_lanes: packed split loads (4 splits each) a lane group keeps at least
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
 # (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
 # flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
@@ -99,6 +100,7 @@ class GpuOps:
         self.block = 256
         self.ema_choice = "auto"     # EMA_CHOICES: tests and benchmarks force a kernel
         self.ema_lanes = None        # (R in 8, 16, 32; threads) of cc_ema_lanes, None: lanes_shape's choice
+        self.ema_parts = None        # lane groups sharing an output set in cc_ema_lanes, None: lanes_parts' choice
         self.sorted_optin = True     # sorted SpMM tiles past 48 KB (benchmarks turn it off to time the kernels before)
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
 
@@ -515,6 +517,20 @@ class GpuOps:
         threads = min(512, max(128, -(-Cs * R // 32) * 32))
         return R, max(threads, min(1024, -(-2048 // blocks // 32) * 32))
 
+    def lanes_parts(self, Ca, Cb, Cs, nsp, R, threads):
+        """Lane groups P (a power of two) that share one output set in cc_ema_lanes: 1 where the block's lanes are
+        busy with one output set each (Cs * R >= threads / 2); else doubled while P * Cs * R lanes fit the block, each
+        group keeps at least ``EMA_PART_MIN`` packed loads (4 splits each) and the partial sums (one per thread) fit
+        the shared memory beside the rows.  u15-1's root product (14 output sets of 1,716 splits, 8 rows a block of
+        1,024 threads) left 912 of the 1,024 lanes idle: P = 8."""
+        P, n4 = 1, nsp // 4
+        extra = threads * self.dtype.itemsize
+        if _lanes_smem(Ca, Cb, self.dtype.itemsize, R) + extra > smem_optin():
+            return 1
+        while 2 * P * Cs * R <= threads and n4 // (2 * P) >= EMA_PART_MIN and P < 32:
+            P *= 2
+        return P
+
     def ema(self, Ma, B, sa, sp, ma, mb, key):
         cp = self.cp
         rows = int(Ma.shape[0])
@@ -528,11 +544,17 @@ class GpuOps:
             if rows and which == "lanes":
                 split = self._split_packed(key, sa, sp, Ca, Cb)
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
+                nsp = int(split.shape[1])
+                P = self.ema_parts or self.lanes_parts(Ca, Cb, Cs, nsp, R, threads)
+                if P < 1 or P & (P - 1) or P * R > threads:
+                    raise InvalidArgument(f"ema_parts must be a power of two with parts x {R} rows <= {threads} "
+                                          f"threads; got {P}")
                 _optin_kernel("cc_ema", "cc_ema_lanes", self.opts)(
                     ((rows + R - 1) // R,), (threads,),
-                    (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(split.shape[1]), np.int64(rows),
-                     real(ma), real(mb), np.int32(R), out, mbits),
-                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R))
+                    (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(nsp), np.int64(rows),
+                     real(ma), real(mb), np.int32(R), np.int32(P), out, mbits),
+                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R) + (threads * self.dtype.itemsize if P > 1
+                                                                               else 0))
             elif rows and which == "smem":
                 split = self._split(key, sa, sp)
                 item = self.dtype.itemsize
