@@ -759,15 +759,15 @@ def ema_sweep(a):
             row["auto"] = ops.ema_kernel(Ca, Cb, Cs, ns)
             row["auto_lanes_shape"] = list(ops.lanes_shape(Ca, Cb, Cs))
             nsp = -(-ns // 4) * 4
-            row["auto_lanes_parts"] = parts = ops.lanes_parts(Ca, Cb, Cs, nsp, *row["auto_lanes_shape"])
+            row["auto_lanes_parts"] = parts = ops.lanes_parts(Cs, nsp, *row["auto_lanes_shape"])
             ref = None
             cells = []
-            for name, choice, shape, P in ([("smem", "smem", None, None), ("global", "global", None, None)]
+            for name, choice, shape, nparts in ([("smem", "smem", None, None), ("global", "global", None, None)]
                                            + [(f"lanes {s}", "lanes", tuple(map(int, s.split(":"))), None)
                                               for s in a.shapes]
                                            + ([("auto, 1 part", "auto", None, 1)] if parts > 1 else [])
                                            + [("auto", "auto", None, None)]):
-                ops.ema_choice, ops.ema_lanes, ops.ema_parts = choice, shape, P
+                ops.ema_choice, ops.ema_lanes, ops.ema_parts = choice, shape, nparts
                 if choice != "auto" and ops.ema_kernel(Ca, Cb, Cs, ns) != choice:
                     continue
                 if shape and _lanes_smem(Ca, Cb, dt.itemsize, shape[0]) > smem_optin():

@@ -530,14 +530,16 @@ def test_gpu_ema_kernels_equal_the_oracle_and_each_other(dtype):
 @requires_gpu
 @pytest.mark.parametrize("dtype", [np.float32, np.float64])
 def test_gpu_lanes_ema_with_lane_groups_sharing_an_output_set(dtype):
-    # u15-1's root product (14 output sets of 1,716 splits) and u13's (1 set of 220): P lane groups share an
-    # output set, each summing a P-th of its splits; against the numpy oracle, the row maximum, one group a set
-    # (P = 1: the same floats as cc_ema_smem), every forced P, and the same floats on a second run
+    # u15-1's root product (14 output sets of 1,716 splits, 8 rows a block; float32: in double its rows do not fit)
+    # and a product of one set of 792 splits (16 rows a block in float32, 8 in float64): P = 32 / R lane groups, one
+    # warp, share an output set, each summing a P-th of its splits, their partials added by shuffles; against the
+    # numpy oracle, the row maximum, one group a set (P = 1: the same floats as cc_ema_smem), every forced P, and the
+    # same floats on a second run
     import cupy as cp
     from la_gpm.color_coding.gpu import GpuOps
     rng = np.random.default_rng(7)
     rows, ma, mb = 77, 0.5, 0.25
-    for k, key, want_p in ((15, (14, 13, 7), 8), (13, (12, 12, 9), 2)):
+    for k, key in ([(15, (14, 13, 7))] if dtype == np.float32 else []) + [(13, (12, 12, 5))]:
         ops = GpuOps(la_gpm.generators.graph500(6), k, dtype, "auto", None)
         sa, sp = cc.split_tables(*key)
         Cs, ns = sa.shape
@@ -546,10 +548,10 @@ def test_gpu_lanes_ema_with_lane_groups_sharing_an_output_set(dtype):
         want = sum((A[:, sa[:, j]] * ma) * (B[:, sp[:, j]] * mb) for j in range(ns))
         R, threads = ops.lanes_shape(Ca, Cb, Cs)
         assert ops.ema_kernel(Ca, Cb, Cs, ns) == "lanes"
-        assert ops.lanes_parts(Ca, Cb, Cs, -(-ns // 4) * 4, R, threads) == want_p, key
+        assert R < 32 and ops.lanes_parts(Cs, -(-ns // 4) * 4, R, threads) == 32 // R, (key, R, threads)
         Ad, Bd = cp.asarray(A.astype(dtype)), cp.asarray(B.astype(dtype))
         got = {}
-        for P in (None, 1, 2, 4):
+        for P in (None,) + tuple(1 << i for i in range((32 // R).bit_length())):
             ops.ema_parts = P
             out, mx = ops.ema(Ad, Bd, sa, sp, ma, mb, key)
             out = out.get()

@@ -114,8 +114,8 @@ __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int
 // read 4 at a time.  With P = 1 the sum runs over j in cc_ema_smem's order (then + 0 * 0 for the padding), so both
 // give the same floats.  P > 1 (a power of two; products of few output sets and many splits, where Cs * R lanes
 // would leave most of the block idle): P consecutive groups share an output set, each summing one contiguous P-th
-// of its packed splits, and the first adds the P partial sums in order from shared memory (P * blockDim partials
-// after the staged tables): a fixed order, so the floats do not change from run to run, but they may differ from
+// of its packed splits, and the first adds the P partial sums in order by shuffles (P * R <= 32: the P groups are
+// in one warp; no shared memory beside the rows, which u15's widest products fill): a fixed order, so the floats do not change from run to run, but they may differ from
 // cc_ema_smem's in the last bits.  Measured against cc_ema_smem in docs/color_coding.md.
 extern "C" __global__ void __launch_bounds__(1024)
 cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
@@ -125,7 +125,6 @@ cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, in
     const int S = R + 1;
     REAL* sA = reinterpret_cast<REAL*>(cc_smem_raw);
     REAL* sB = sA + (Ca + 1) * S;
-    REAL* part = sB + (Cb + 1) * S;  // P > 1: one partial sum per thread
     const i64 r0 = blockIdx.x * (i64)R;
     const int nr = (int)min((i64)R, rows - r0);
     cc_stage_columns(Ma + r0 * Ca, Ca, nr, R, ma, sA);
@@ -155,14 +154,10 @@ cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, in
                 acc += a[(s.w & 0xffffu) * S] * b[(s.w >> 16) * S];
             }
         }
-        if (P > 1) {
-            part[threadIdx.x] = acc;
-            __syncthreads();
-            if (pp == 0 && r < Cs) {
-                acc = part[threadIdx.x];
-                for (int q = 1; q < P; ++q) acc += part[threadIdx.x + q * R];
-            }
-            __syncthreads();
+        if (P > 1) {  // the P groups of a set are in one warp: their partials by shuffles, in order
+            REAL s = acc;
+            for (int q = 1; q < P; ++q) s += __shfl_down_sync(LA_FULL_MASK, acc, q * R);
+            acc = s;
         }
         if (pp == 0 && r < Cs && row < nr) {
             out[(r0 + row) * Cs + r] = acc;

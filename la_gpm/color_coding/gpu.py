@@ -517,17 +517,14 @@ class GpuOps:
         threads = min(512, max(128, -(-Cs * R // 32) * 32))
         return R, max(threads, min(1024, -(-2048 // blocks // 32) * 32))
 
-    def lanes_parts(self, Ca, Cb, Cs, nsp, R, threads):
+    def lanes_parts(self, Cs, nsp, R, threads):
         """Lane groups P (a power of two) that share one output set in cc_ema_lanes: 1 where the block's lanes are
-        busy with one output set each (Cs * R >= threads / 2); else doubled while P * Cs * R lanes fit the block, each
-        group keeps at least ``EMA_PART_MIN`` packed loads (4 splits each) and the partial sums (one per thread) fit
-        the shared memory beside the rows.  u15-1's root product (14 output sets of 1,716 splits, 8 rows a block of
-        1,024 threads) left 912 of the 1,024 lanes idle: P = 8."""
+        busy with one output set each (Cs * R >= threads / 2); else doubled while P * Cs * R lanes fit the block, the P
+        groups stay in one warp (P * R <= 32: their partial sums are added by shuffles) and each keeps at least
+        ``EMA_PART_MIN`` packed loads (4 splits each).  u15-1's root product (14 output sets of 1,716 splits, 8 rows a
+        block of 1,024 threads) left 912 of the 1,024 lanes idle: P = 4."""
         P, n4 = 1, nsp // 4
-        extra = threads * self.dtype.itemsize
-        if _lanes_smem(Ca, Cb, self.dtype.itemsize, R) + extra > smem_optin():
-            return 1
-        while 2 * P * Cs * R <= threads and n4 // (2 * P) >= EMA_PART_MIN and P < 32:
+        while 2 * P * Cs * R <= threads and n4 // (2 * P) >= EMA_PART_MIN and 2 * P * R <= 32:
             P *= 2
         return P
 
@@ -545,16 +542,14 @@ class GpuOps:
                 split = self._split_packed(key, sa, sp, Ca, Cb)
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
                 nsp = int(split.shape[1])
-                P = self.ema_parts or self.lanes_parts(Ca, Cb, Cs, nsp, R, threads)
-                if P < 1 or P & (P - 1) or P * R > threads:
-                    raise InvalidArgument(f"ema_parts must be a power of two with parts x {R} rows <= {threads} "
-                                          f"threads; got {P}")
+                P = self.ema_parts or self.lanes_parts(Cs, nsp, R, threads)
+                if P < 1 or P & (P - 1) or P * R > 32:
+                    raise InvalidArgument(f"ema_parts must be a power of two with parts x {R} rows <= 32; got {P}")
                 _optin_kernel("cc_ema", "cc_ema_lanes", self.opts)(
                     ((rows + R - 1) // R,), (threads,),
                     (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(nsp), np.int64(rows),
                      real(ma), real(mb), np.int32(R), np.int32(P), out, mbits),
-                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R) + (threads * self.dtype.itemsize if P > 1
-                                                                               else 0))
+                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R))
             elif rows and which == "smem":
                 split = self._split(key, sa, sp)
                 item = self.dtype.itemsize
