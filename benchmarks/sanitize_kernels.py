@@ -212,6 +212,19 @@ def color_coding(G):
     for var in [v for v in ops.rooted_variants(p) if v[0] == "sorted"]:
         np.testing.assert_allclose(ops.spmm_rooted(X, Q, colors, p, var).get(), want, rtol=1e-5,
                                    atol=1e-5 * float(want.max()))
+    # u15-1's root product on cc_ema_lanes with 4 lane groups a set (shuffled partials) against one group a set
+    from la_gpm.color_coding.trees import split_tables
+    key = (14, 13, 7)
+    sa, sp = split_tables(*key)
+    rng = np.random.default_rng(2)
+    A = cp.asarray(rng.random((77, 3432), dtype=np.float32))
+    B = cp.asarray(rng.random((77, 3003), dtype=np.float32))
+    got = {}
+    for parts in (None, 1):
+        ops.ema_parts = parts
+        got[parts] = ops.ema(A, B, sa, sp, 0.5, 0.5, key)[0].get()
+    ops.ema_parts = None
+    np.testing.assert_allclose(got[None], got[1], rtol=1e-5)
 
 
 def motif_sampler(G):
