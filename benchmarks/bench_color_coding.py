@@ -331,7 +331,7 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                     arg("--ema-compare", action="store_true",
                         help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
                     arg("--spmm-compare", action="store_true",
-                        help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (before session 33)"),
+                        help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (as before)"),
                     arg("--cpu-compare", nargs="*", default=[],
                         help="'scale:template' pairs also timed on the CPU backend (all cores) in a GPU run")])
 def color_coding(a):

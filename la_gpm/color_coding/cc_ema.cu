@@ -115,8 +115,9 @@ __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int
 // give the same floats.  P > 1 (a power of two; products of few output sets and many splits, where Cs * R lanes
 // would leave most of the block idle): P consecutive groups share an output set, each summing one contiguous P-th
 // of its packed splits, and the first adds the P partial sums in order by shuffles (P * R <= 32: the P groups are
-// in one warp; no shared memory beside the rows, which u15's widest products fill): a fixed order, so the floats do not change from run to run, but they may differ from
-// cc_ema_smem's in the last bits.  Measured against cc_ema_smem in docs/color_coding.md.
+// in one warp; no shared memory beside the rows, which u15's widest products fill): a fixed order, so the floats
+// do not change from run to run, but they may differ from cc_ema_smem's in the last bits.  Measured against
+// cc_ema_smem in docs/color_coding.md.
 extern "C" __global__ void __launch_bounds__(1024)
 cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
              const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R, int P,

@@ -413,7 +413,8 @@ class GpuOps:
             return ("gather",)
         if self.spmm_method == "tiled":
             return self.rooted_rule(p)
-        key = f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}" + ("" if self.sorted_optin else ":48k")
+        key = (f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}"
+               + ("" if self.sorted_optin else ":48k"))
 
         def tune():
             return self.time_variants(X, Q, colors, p)[0][0]

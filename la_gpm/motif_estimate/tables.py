@@ -227,7 +227,10 @@ def shipped_sigma(k: int):
     with np.load(SIGMA8_FILE) as z:
         if not np.array_equal(z["shapes"], _shape_names(k)):
             return None
-        return z["keys"], z["sigf"]
+        keys, sigf = z["keys"], z["sigf"]
+    keys.setflags(write=False)
+    sigf.setflags(write=False)
+    return keys, sigf
 
 
 def sigma_rows(codes, edge_lists, k: int) -> np.ndarray:
@@ -257,6 +260,6 @@ def write_sigma8(path: str = SIGMA8_FILE) -> None:
     keys = np.array(c.keys, dtype=np.int64)[order]
     sigf = shape_sigma([c.edges[i] for i in order.tolist()], 8)
     if sigf.max() >= 1 << 16:
-        raise AssertionError("σ of an 8-vertex class does not fit uint16")
+        raise OverflowError(f"σ of an 8-vertex class ({sigf.max()}) does not fit the table's uint16")
     os.makedirs(os.path.dirname(path), exist_ok=True)
     np.savez_compressed(path, keys=keys, sigf=sigf.astype(np.uint16), shapes=_shape_names(8))
