@@ -206,6 +206,15 @@ def spmm_bench(G, ops, gpu, kps, methods, repeat, dtype):
     return out
 
 
+def run_timed(runner, keys, gpu, repeats):
+    """(value, median seconds, all seconds, profile) of the runner's coloring as the runner is set now."""
+    v = float(runner.run(keys)[0][0])
+    t, ts = timed(lambda: runner.run(keys), gpu, repeats)
+    prof = {}
+    runner.run(keys, profile=prof)
+    return v, t, ts, prof
+
+
 def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
     """One (graph, template) into ``row``: the plan, the per-coloring time and its split, bandwidths, and the
     comparisons asked for (dense layout, library SpMM, cuSPARSE end to end, the CPU backend)."""
@@ -238,15 +247,9 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         kinds = [runner.ops.ema_kernel(*plan_cols(plan, op), op.cols, math.comb(op.size - 1, op.a - 1))
                  for op in plan.ops if op.kind == "ema"]
         runner.ops.ema_choice = "smem"
-        v2 = float(runner.run(keys)[0][0])
-        t2, ts2 = timed(lambda: runner.run(keys), gpu, a.repeats)
-        prof2 = {}
-        runner.run(keys, profile=prof2)
+        v2, t2, ts2, prof2 = run_timed(runner, keys, gpu, a.repeats)
         runner.ops.ema_choice, runner.ops.ema_parts = "auto", 1     # cc_ema_lanes as in session 32: one group a set
-        v4 = float(runner.run(keys)[0][0])
-        t4, ts4 = timed(lambda: runner.run(keys), gpu, a.repeats)
-        prof4 = {}
-        runner.run(keys, profile=prof4)
+        v4, t4, ts4, prof4 = run_timed(runner, keys, gpu, a.repeats)
         runner.ops.ema_parts = None
         row.update(per_coloring_ema_1part_s=t4, per_coloring_ema_1part_all_s=ts4, profile_ema_1part_s=prof4,
                    ema_1part_value_rel=abs(v4 - v) / max(abs(v), 1e-300))
@@ -259,10 +262,7 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
               f"with cc_ema_smem; values differ by {row['ema_smem_value_rel']:.2e}", flush=True)
     if gpu and a.spmm_compare:     # the same coloring with the sorted SpMM's tiles held to 48 KB, as before
         runner.ops.sorted_optin = False
-        v3 = float(runner.run(keys)[0][0])
-        t3, ts3 = timed(lambda: runner.run(keys), gpu, a.repeats)
-        prof3 = {}
-        runner.run(keys, profile=prof3)
+        v3, t3, ts3, prof3 = run_timed(runner, keys, gpu, a.repeats)
         runner.ops.sorted_optin = True
         row.update(per_coloring_48k_s=t3, per_coloring_48k_all_s=ts3, profile_48k_s=prof3,
                    spmm_48k_value_rel=abs(v3 - v) / max(abs(v), 1e-300),

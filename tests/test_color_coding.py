@@ -383,6 +383,17 @@ def test_gpu_colour_sorted_arcs():
             np.testing.assert_array_equal(scol[g * nnz + lo[t]:g * nnz + lo[t] + m], c[want])
 
 
+def _rooted_product(G, col, Q, X, chunk=2048):
+    """numpy oracle of a rooted SpMM: out[i, u] = sum over arcs (i, j) of X[j, Q[c_i, c_j, u]] (arcs in chunks)."""
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    want = np.zeros((G.n, Q.shape[2]))
+    for a in range(0, G.nnz, chunk):
+        s_, d_ = src[a:a + chunk], G.indices[a:a + chunk]
+        q = Q[col[s_], col[d_]]
+        np.add.at(want, s_, np.where(q >= 0, X[d_][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0))
+    return want
+
+
 @gpu
 @requires_gpu
 def test_gpu_sorted_spmm_table_from_global_memory():
@@ -397,14 +408,9 @@ def test_gpu_sorted_spmm_table_from_global_memory():
     col = colors_from_keys(coloring_keys(2, 0, 1), G.n, k).astype(np.int64)
     ops = GpuOps(G, k, np.dtype("float32"), "auto", None)
     Q = rooted_gather_table(k, p)
-    Wp, W = int(Q.max()) + 1, Q.shape[2]
+    Wp = int(Q.max()) + 1
     X = np.random.default_rng(5).random((G.n, Wp)).astype(np.float32)
-    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
-    want = np.zeros((G.n, W))
-    for a in range(0, G.nnz, 4096):
-        s_, d_ = src[a:a + 4096], G.indices[a:a + 4096]
-        q = Q[col[s_], col[d_]]
-        np.add.at(want, s_, np.where(q >= 0, X[d_][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0))
+    want = _rooted_product(G, col, Q, X)
     sorted_vars = [v for v in ops.rooted_variants(p) if v[0] == "sorted"]
     assert sorted_vars and all(ops._sorted_shape(p, v[3])[2] == 0 for v in sorted_vars)
     for var in sorted_vars:
@@ -430,17 +436,11 @@ def test_gpu_sorted_spmm_past_48kb_opts_in_to_the_device_shared_memory(dtype, ps
     col = colors_from_keys(coloring_keys(9, 0, 1), G.n, k).astype(np.int64)
     ops = GpuOps(G, k, np.dtype(dtype), "auto", None)
     colors = cp.asarray(col.astype(np.int8))
-    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
     rtol = 1e-5 if dtype == "float32" else 1e-12
     for p in ps:
         Q = rooted_gather_table(k, p)
-        Wp, W = int(Q.max()) + 1, Q.shape[2]
-        X = np.random.default_rng(p).random((G.n, Wp)).astype(dtype)
-        want = np.zeros((G.n, W))
-        for a in range(0, G.nnz, 2048):
-            s_, d_ = src[a:a + 2048], G.indices[a:a + 2048]
-            q = Q[col[s_], col[d_]]
-            np.add.at(want, s_, np.where(q >= 0, X[d_][np.arange(q.shape[0])[:, None], np.maximum(q, 0)], 0))
+        X = np.random.default_rng(p).random((G.n, int(Q.max()) + 1)).astype(dtype)
+        want = _rooted_product(G, col, Q, X)
         sorted_vars = [v for v in ops.rooted_variants(p) if v[0] == "sorted"]
         assert sorted_vars, p
         for var in sorted_vars:
