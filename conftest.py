@@ -2,6 +2,9 @@
 without an optional dependency skips that module's doctests instead of failing to import it)."""
 
 import importlib.util
+import os
+
+import pytest
 
 collect_ignore_glob = []
 if importlib.util.find_spec("distributed") is None:
@@ -12,10 +15,14 @@ if importlib.util.find_spec("distributed") is None:
 # The default run (`pytest -n 2 --dist loadfile`) is bound by numba compiling kernels, and the kernels compiled in
 # one worker reach the other only through numba's on-disk cache, once written.  xdist hands out whole files in queue
 # order (by default the files with the most tests first), so the two workers used to start on two dynamic-matching
-# files at once and both compiled the lane and the general search (about 200 s each on 2 cores).  The queue below
-# starts one worker on test_dynamic.py (it compiles them) and keeps the other on files that need none of them
-# until they are in the cache; the rest follows, longest first (as measured on a 2-core machine from a cold
-# cache), then the other files by their number of tests, so that the run ends on short files.
+# files at once and both compiled the lane and the general search (about 200 s each on 2 cores).  Until session 33
+# the queue started one worker on test_dynamic.py to compile them, but the other still compiled the search's reuse
+# specialisation in test_dynamic_reuse.py (both about 200 s in a fresh clone).  Now tests/conftest.py has the
+# controller compile every dynamic kernel once (`la_gpm.warmup(["dynamic"])`, in a background process, its lock
+# named by LA_GPM_TEST_COMPILE_LOCK) and the files that run dynamic matching (LATE) go last, their first test in a
+# worker waiting for it, so both workers run the rest meanwhile.  The
+# queue is otherwise longest first (as measured on a 2-core machine from a cold cache), then the other files by
+# their number of tests, so that the run ends on short files.
 FIRST = ("tests/test_dynamic.py",
          "tests/test_exact.py", "tests/test_motif_estimate.py", "tests/test_census.py",
          "tests/test_dynamic_stream.py",
@@ -27,6 +34,26 @@ FIRST = ("tests/test_dynamic.py",
          "tests/test_estimate_auto.py", "tests/test_inputs.py", "tests/test_dynamic_views.py")
 
 
+# files that run dynamic matching (its kernels compile in the background where LA_GPM_TEST_COMPILE_LOCK names the lock)
+LATE = ("tests/test_dynamic", "la_gpm/dynamic/", "tests/test_cli.py")
+_waited = []
+
+
+def _late(nodeid: str) -> bool:
+    return nodeid.split("::")[0].startswith(LATE)
+
+
+@pytest.fixture(autouse=True)
+def _dynamic_kernels_compiled(request):
+    """A worker's first test of a LATE file waits for the controller's background compile (tests/conftest.py)."""
+    path = os.environ.get("LA_GPM_TEST_COMPILE_LOCK")
+    if path and not _waited and _late(request.node.nodeid):
+        import fcntl
+        with open(path) as f:
+            fcntl.flock(f, fcntl.LOCK_SH)
+        _waited.append(True)
+
+
 def pytest_configure(config):
     if hasattr(config.option, "loadscopereorder"):   # xdist: keep the collection's file order (below)
         config.option.loadscopereorder = False
@@ -36,5 +63,10 @@ def pytest_collection_modifyitems(session, config, items):
     rank = {f: i for i, f in enumerate(FIRST)}
     files = [it.nodeid.split("::")[0] for it in items]
     count = {f: files.count(f) for f in set(files)}
-    order = sorted(range(len(items)), key=lambda i: (rank.get(files[i], len(FIRST)), -count[files[i]], files[i]))
+    late = bool(os.environ.get("LA_GPM_TEST_COMPILE_LOCK"))     # the dynamic kernels compile in the background
+
+    def key(i):
+        f = files[i]
+        return (late and f.startswith(LATE), rank.get(f, len(FIRST)), -count[f], f)
+    order = sorted(range(len(items)), key=key)
     items[:] = [items[i] for i in order]      # a stable sort: a file's tests keep their order

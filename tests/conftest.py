@@ -37,12 +37,11 @@ if os.environ.get("LA_GPM_POISON_DEVICE_MEMORY") == "1" and gpu_status() is None
 # The batch-dynamic kernels (the stream lane above all) take minutes to compile on two cores, and with ``-n 2`` both
 # workers used to compile them side by side (about 200 s each in a fresh checkout: the two slowest tests were each
 # worker's first dynamic test).  The controller now compiles them once, in a background process that holds a lock
-# file while it runs; a worker's first test of a ``test_dynamic*`` module waits for that lock, then loads the kernels
-# from numba's disk cache.  The dynamic modules run last (collection order, which --dist loadfile follows), so the
-# workers run the rest of the suite meanwhile.  Nothing else changes: a worker that reaches no dynamic test never
-# waits, and if the background compile fails the workers compile as before.
-_COMPILE_LOCK = "LA_GPM_TEST_COMPILE_LOCK"
-_waited = []
+# file while it runs; a worker's first test of a file that runs dynamic matching waits for that lock, then loads the
+# kernels from numba's disk cache.  Those files run last (the root conftest.py's file order, which --dist loadfile
+# follows), so the workers run the rest of the suite meanwhile.  Nothing else changes: a worker that reaches no such
+# file never waits, and if the background compile fails the workers compile as before.
+_COMPILE_LOCK = "LA_GPM_TEST_COMPILE_LOCK"     # read by the root conftest.py (file order, the workers' wait)
 
 
 def pytest_configure(config):
@@ -77,26 +76,6 @@ def pytest_unconfigure(config):
             proc.wait()
         os.unlink(path)
         os.environ.pop(_COMPILE_LOCK, None)
-
-
-def _is_dynamic(item) -> bool:
-    return Path(str(item.fspath)).name.startswith("test_dynamic")
-
-
-def pytest_collection_modifyitems(config, items):
-    if os.environ.get(_COMPILE_LOCK):
-        items[:] = sorted(items, key=_is_dynamic)      # stable: the order within each part is kept
-
-
-@pytest.fixture(autouse=True)
-def _dynamic_kernels_compiled(request):
-    """A worker's first test of a test_dynamic* module waits for the controller's background compile (above)."""
-    path = os.environ.get(_COMPILE_LOCK)
-    if path and not _waited and _is_dynamic(request.node):
-        import fcntl
-        with open(path) as f:
-            fcntl.flock(f, fcntl.LOCK_SH)
-        _waited.append(True)
 
 
 def pytest_runtest_logreport(report):
