@@ -45,7 +45,8 @@ _COMPILE_LOCK = "LA_GPM_TEST_COMPILE_LOCK"     # read by the root conftest.py (f
 
 
 def pytest_configure(config):
-    if hasattr(config, "workerinput") or os.environ.get(_COMPILE_LOCK) or os.name != "posix":
+    if (hasattr(config, "workerinput") or os.environ.get(_COMPILE_LOCK) or os.name != "posix"
+            or os.environ.get("LA_GPM_TEST_SERIAL_COMPILE") == "1"):     # 1: the workers compile as before
         return
     if not (config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", default=None)):
         return
