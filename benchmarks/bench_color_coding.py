@@ -758,8 +758,7 @@ def ema_sweep(a):
             ops.ema_choice = "auto"
             row["auto"] = ops.ema_kernel(Ca, Cb, Cs, ns)
             row["auto_lanes_shape"] = list(ops.lanes_shape(Ca, Cb, Cs))
-            nsp = -(-ns // 4) * 4
-            row["auto_lanes_parts"] = parts = ops.lanes_parts(Cs, nsp, *row["auto_lanes_shape"])
+            row["auto_lanes_parts"] = parts = ops.lanes_parts(Cs, ns, *row["auto_lanes_shape"])
             ref = None
             cells = []
             for name, choice, shape, nparts in ([("smem", "smem", None, None), ("global", "global", None, None)]

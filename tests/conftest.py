@@ -34,51 +34,6 @@ if os.environ.get("LA_GPM_POISON_DEVICE_MEMORY") == "1" and gpu_status() is None
     _poison_device_memory()
 
 
-# The batch-dynamic kernels (the stream lane above all) take minutes to compile on two cores, and with ``-n 2`` both
-# workers used to compile them side by side (about 200 s each in a fresh checkout: the two slowest tests were each
-# worker's first dynamic test).  The controller now compiles them once, in a background process that holds a lock
-# file while it runs; a worker's first test of a file that runs dynamic matching waits for that lock, then loads the
-# kernels from numba's disk cache.  Those files run last (the root conftest.py's file order, which --dist loadfile
-# follows), so the workers run the rest of the suite meanwhile.  Nothing else changes: a worker that reaches no such
-# file never waits, and if the background compile fails the workers compile as before.
-_COMPILE_LOCK = "LA_GPM_TEST_COMPILE_LOCK"     # read by the root conftest.py (file order, the workers' wait)
-
-
-def pytest_configure(config):
-    if (hasattr(config, "workerinput") or os.environ.get(_COMPILE_LOCK) or os.name != "posix"
-            or os.environ.get("LA_GPM_TEST_SERIAL_COMPILE") == "1"):     # 1: the workers compile as before
-        return
-    if not (config.pluginmanager.hasplugin("xdist") and config.getoption("numprocesses", default=None)):
-        return
-    paths = [Path(str(a).split("::")[0]) for a in config.args]
-    if not any(p.name.startswith("test_dynamic") or (p.is_dir() and any(p.glob("test_dynamic*.py"))) for p in paths):
-        return       # no dynamic module in this run
-    import fcntl
-    import subprocess
-    import sys
-    import tempfile
-    fd, path = tempfile.mkstemp(prefix="la_gpm_compile_", suffix=".lock")
-    fcntl.flock(fd, fcntl.LOCK_EX)
-    proc = subprocess.Popen([sys.executable, "-c", "import la_gpm; la_gpm.warmup(['dynamic'], progress=False)"],
-                            pass_fds=(fd,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    os.close(fd)     # the child's copy of the descriptor holds the lock until it exits
-    os.environ[_COMPILE_LOCK] = path      # the workers, started after this, inherit it
-    config._la_gpm_compile = (proc, path)
-
-
-def pytest_unconfigure(config):
-    got = getattr(config, "_la_gpm_compile", None)
-    if got:
-        proc, path = got
-        try:
-            proc.wait(timeout=900)     # not killed mid-way: numba may be writing its cache
-        except Exception:  # noqa: BLE001 -- a timeout or an interrupt
-            proc.kill()
-            proc.wait()
-        os.unlink(path)
-        os.environ.pop(_COMPILE_LOCK, None)
-
-
 def pytest_runtest_logreport(report):
     """``LA_GPM_FAILURE_LOG=path``: append each failure's report to ``path`` (one file per xdist worker)
     the moment it happens, so a device run cut at its time limit still says why a test failed (one file

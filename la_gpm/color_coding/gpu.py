@@ -518,13 +518,13 @@ class GpuOps:
         threads = min(512, max(128, -(-Cs * R // 32) * 32))
         return R, max(threads, min(1024, -(-2048 // blocks // 32) * 32))
 
-    def lanes_parts(self, Cs, nsp, R, threads):
+    def lanes_parts(self, Cs, ns, R, threads):
         """Lane groups P (a power of two) that share one output set in cc_ema_lanes: 1 where the block's lanes are
         busy with one output set each (Cs * R >= threads / 2); else doubled while P * Cs * R lanes fit the block, the P
         groups stay in one warp (P * R <= 32: their partial sums are added by shuffles) and each keeps at least
         ``EMA_PART_MIN`` packed loads (4 splits each).  u15-1's root product (14 output sets of 1,716 splits, 8 rows a
         block of 1,024 threads) left 912 of the 1,024 lanes idle: P = 4."""
-        P, n4 = 1, nsp // 4
+        P, n4 = 1, -(-ns // 4)      # the packed loads of an output set's ns splits
         while 2 * P * Cs * R <= threads and n4 // (2 * P) >= EMA_PART_MIN and 2 * P * R <= 32:
             P *= 2
         return P
@@ -535,15 +535,15 @@ class GpuOps:
         Ca, Cb = int(Ma.shape[1]), int(B.shape[1])
         Cs, ns = int(sa.shape[0]), int(sa.shape[1])
         which = self.ema_kernel(Ca, Cb, Cs, ns)
+        split = self._split_packed(key, sa, sp, Ca, Cb) if which == "lanes" else self._split(key, sa, sp)
         real = self.dtype.type
         with oom_guard("color coding: eMA"):
             out = cp.empty((rows, Cs), dtype=self.dtype)
             mbits = cp.zeros(1, dtype=cp.uint64 if self.dtype == np.float64 else cp.uint32)
             if rows and which == "lanes":
-                split = self._split_packed(key, sa, sp, Ca, Cb)
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
                 nsp = int(split.shape[1])
-                P = self.ema_parts or self.lanes_parts(Cs, nsp, R, threads)
+                P = self.ema_parts or self.lanes_parts(Cs, ns, R, threads)
                 if P < 1 or P & (P - 1) or P * R > 32:
                     raise InvalidArgument(f"ema_parts must be a power of two with parts x {R} rows <= 32; got {P}")
                 _optin_kernel("cc_ema", "cc_ema_lanes", self.opts)(
@@ -552,7 +552,6 @@ class GpuOps:
                      real(ma), real(mb), np.int32(R), np.int32(P), out, mbits),
                     shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R))
             elif rows and which == "smem":
-                split = self._split(key, sa, sp)
                 item = self.dtype.itemsize
                 R = 8
                 while R > 1 and R * (Ca + Cb) * item > _SMEM_LIMIT:
@@ -567,7 +566,6 @@ class GpuOps:
                      real(ma), real(mb), np.int32(R), out, mbits),
                     shared_mem=R * (Ca + Cb) * item)
             elif rows:
-                split = self._split(key, sa, sp)
                 sm = sm_count()
                 total = rows * Cs
                 grid = int(min((total + self.block - 1) // self.block, sm * 32))
