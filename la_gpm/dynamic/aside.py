@@ -1,29 +1,34 @@
-"""The whole-graph mode's updates no query can use: committed as row edits, never searched.
+"""The whole-graph mode's updates no query can use: kept aside, in a log, never searched.
 
 ``DynamicGraph(keep_graph=True)`` (the default) keeps every edge, so every update must reach the graph.  But an
 update between two vertices whose labels no query edge joins (the query views' relevance, :mod:`.views`; for an
-induced query: no two distinct query vertices) is in no match and on no checked non-edge: it changes rows and
-nothing a search reads otherwise.  (Until session 30 it changed degrees, label counts, candidate bits and lists
-too; the tables now count relevant edges only, :class:`.filter.NLFState`.)  Until session 19 every update of
-a whole-graph batch went through the union, the tables of the union and the commit, which cost the default mode
-10-40x the views' time on yeast, HPRD and human (0.1% streams; 1 us an update on human).
+induced query: no two distinct query vertices) is in no match and on no checked non-edge, and a pair's relevance is
+a function of its two labels, which never change.  So the graph splits into two edge sets that no update moves an
+edge between: the *relevant* edges, which the searches read, and the *irrelevant* ones, which only ``.graph`` and
+the update counts of ``stats`` read.
 
-The small-batch lane (:mod:`.lane`) now splits a whole-graph batch in two, as the views split it:
+The whole-graph mode therefore runs exactly as query views do (:mod:`.views`: the store, the tables and every
+search hold the relevant edges only), and keeps the rest here (:class:`AsideEdges`):
 
-1. :func:`aside_split`, before anything changes: the batch's irrelevant pairs, their net effect on the graph
-   before the batch (:func:`.updates.net_layout`: the ignored-update counts are those of the general path, and
-   ``strict=True`` sends a batch with any to the general path, which raises) and the arcs their rows will need;
-2. the relevant updates through the per-update path or the batch path, exactly as with query views but on the
-   whole graph, with that room kept back in the arc buffer;
-3. only when that part is done (a batch that falls back has changed nothing), :func:`aside_commit`: one merged row
-   per touched vertex at the buffer's tail, compacted; no table changes.
+* the graph given to the constructor (immutable) as the base, with an *overlay*: the irrelevant pairs whose state
+  (present, edge label) now differs from the base's, a sorted array;
+* a *log* of the irrelevant updates applied since the overlay was made: pair key, batch version, insert or delete,
+  edge label; appended in one numba pass a call (:func:`_log_ops` over an array stream, :func:`_log_pairs` over a
+  batch's pairs), a few nanoseconds an update;
+* the log is replayed (:func:`_replay`: a stable sort by pair, then each pair's updates in batch order, on the
+  overlay's or the base's state, as :func:`.updates.net_layout` counts a batch: repeats, pairs both inserted and
+  deleted, inserts of existing edges, deletes of missing ones, net inserts, net deletes) only when something reads
+  what it decides: a ``stats`` of one of its batches (:class:`Ticket`), a graph, a ``strict=True`` batch (which must
+  refuse before it changes anything), or a log past :data:`FLUSH_AT` entries.
 
-Why the counts are those of the whole batch: a pair's relevance is a function of its labels, so a repeated pair,
-or one both inserted and deleted, falls in one part, and the two parts' net effects are disjoint.  No match uses
-an irrelevant edge, so the matches the relevant part finds do not depend on whether the irrelevant edits come
-before or after it; and the candidate tables it is searched with count every relevant edge of the union, so
-they remain necessary conditions.  The graph, tables and lists after the batch are those of applying all of it
-(tested against the general path and tables rebuilt from scratch on the relevant edges).
+Until session 33 those updates were row edits of the one store (applied after each batch's relevant part): about
+260 ns an update, which made the default mode 4-20x slower than the views on yeast and HPRD streams (0.1%
+batches, most updates irrelevant); a logged update costs a few nanoseconds, and its replay (when read) a sort and
+one binary search in the base's row per distinct pair.
+
+Snapshots (``MatchDelta.graph`` of an earlier batch) hold the overlay and the log arrays of their time and the log's
+length then: a replay makes a new overlay and a fresh log, and appends only write past every length taken, so what
+a snapshot holds never changes.  ``match_delta`` (one batch, the graph not kept) uses :func:`irrelevant_counts`.
 """
 
 from __future__ import annotations
@@ -31,12 +36,339 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .store import compact_rows, patch_ser, prepare_union
-from .updates import net_layout, pair_kept
+from ..graph import Graph
+from .updates import pair_kept
 from ..primitives.jit import flush_when_changed
 from ..primitives.sorted_ops import adjacent
 
-__all__ = ["aside_split", "aside_commit", "irrelevant_counts"]
+__all__ = ["AsideEdges", "Ticket", "irrelevant_counts", "FLUSH_AT", "STAT_KEYS"]
+
+# a replay when the log passes this many entries (24 bytes each), whether or not anything reads it
+FLUSH_AT = 1 << 20
+# the stats keys of the six counts of a replay, in its order
+STAT_KEYS = ("ignored_duplicates", "ignored_insert_and_delete", "ignored_existing_inserts", "ignored_missing_deletes",
+             "inserted", "deleted")
+_LO = np.int64(0xFFFFFFFF)
+
+
+@nb.njit(cache=True)
+def _log_ops(ops, size, nbat, code, n, table, vb, lk, lm, ll, L):
+    """The irrelevant updates of batches ``0 .. nbat - 1`` of an array stream (rows ``(sign, u, v[, label])`` cut
+    into batches of ``size``; batch b is version ``vb + b``) appended to the log at ``L``; returns the new length.
+    The caller reserved room for every row; the batches were run, so every id is valid."""
+    labeled = ops.shape[1] > 3
+    m = min(ops.shape[0], nbat * size)
+    for t in range(m):
+        x = ops[t, 1]
+        y = ops[t, 2]
+        if pair_kept(x, y, code, n, table) == 0:
+            lk[L] = (min(x, y) << 32) | max(x, y)
+            lm[L] = ((vb + t // size) << 1) | (ops[t, 0] != 1)
+            ll[L] = ops[t, 3] if labeled else -1
+            L += 1
+    return L
+
+
+@nb.njit(cache=True)
+def _log_pairs(ins, ilab, ioff, dele, doff, b0, b1, code, n, table, vb, lk, lm, ll, L):
+    """The irrelevant pairs of batches ``b0 .. b1 - 1`` (batch b: ``ins[ioff[b]:ioff[b + 1]]`` then
+    ``dele[doff[b]:doff[b + 1]]``; version ``vb + b``; ``ilab``: the inserts' edge labels, or empty) appended to
+    the log at ``L``; returns the new length."""
+    lab = ilab.shape[0] > 0
+    for b in range(b0, b1):
+        for t in range(ioff[b], ioff[b + 1]):
+            x = ins[t, 0]
+            y = ins[t, 1]
+            if pair_kept(x, y, code, n, table) == 0:
+                lk[L] = (min(x, y) << 32) | max(x, y)
+                lm[L] = (vb + b) << 1
+                ll[L] = ilab[t] if lab else -1
+                L += 1
+        for t in range(doff[b], doff[b + 1]):
+            x = dele[t, 0]
+            y = dele[t, 1]
+            if pair_kept(x, y, code, n, table) == 0:
+                lk[L] = (min(x, y) << 32) | max(x, y)
+                lm[L] = ((vb + b) << 1) | 1
+                ll[L] = -1
+                L += 1
+    return L
+
+
+@nb.njit(cache=True)
+def _base_arc(ptr, idx, bn, u, v):
+    """The position of arc u -> v in the base's sorted rows, or -1 (also for a vertex the base lacks)."""
+    if u >= bn or v >= bn:
+        return -1
+    lo = ptr[u]
+    hi = ptr[u + 1]
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if idx[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo if lo < ptr[u + 1] and idx[lo] == v else -1
+
+
+@nb.njit(cache=True)
+def _replay(lk, lm, ll, L, okeys, ostate, olab, ptr, idx, el, bn, v0, counts):
+    """The log's ``L`` entries replayed on the overlay (``okeys`` sorted, ``ostate`` 1 present / 0 absent, ``olab``
+    edge labels) over the base (CSR ``ptr`` / ``idx``, sorted rows, ``el`` edge labels or empty, ``bn``
+    vertices): the new overlay (keys, states, labels), and each batch's six counts (:data:`STAT_KEYS`) added to
+    ``counts[version - v0]`` (rows past it are not written: a graph's replay passes an empty ``counts``).
+
+    A pair's updates in one batch count as :func:`.updates.net_layout` counts them: its repeats; inserted and
+    deleted both: nothing changes; inserted: an existing edge is ignored, else it is added with its first insert's
+    label; deleted: a missing edge is ignored, else it goes.  The overlay keeps a pair whose state or label then
+    differs from the base's."""
+    order = np.argsort(lk[:L], kind="mergesort")     # stable: a pair's updates stay in log (= batch) order
+    no = okeys.shape[0]
+    nk = np.empty(no + L, np.int64)
+    ns = np.empty(no + L, np.int8)
+    nl = np.empty(no + L, np.int64)
+    labeled = el.shape[0] > 0
+    nc = counts.shape[0]
+    c = 0
+    j = 0
+    t = 0
+    while t < L:
+        key = lk[order[t]]
+        while j < no and okeys[j] < key:
+            nk[c] = okeys[j]
+            ns[c] = ostate[j]
+            nl[c] = olab[j]
+            c += 1
+            j += 1
+        p = _base_arc(ptr, idx, bn, key >> 32, key & _LO)
+        bstate = 1 if p >= 0 else 0
+        blab = el[p] if p >= 0 and labeled else -1
+        if j < no and okeys[j] == key:
+            state = ostate[j]
+            lab = olab[j]
+            j += 1
+        else:
+            state = bstate
+            lab = blab
+        while t < L and lk[order[t]] == key:
+            ver = lm[order[t]] >> 1
+            ci = 0
+            cd = 0
+            fl = -1
+            while t < L and lk[order[t]] == key and (lm[order[t]] >> 1) == ver:
+                e = order[t]
+                if lm[e] & 1:
+                    cd += 1
+                else:
+                    if ci == 0:
+                        fl = ll[e]
+                    ci += 1
+                t += 1
+            r = ver - v0
+            w = 0 <= r < nc
+            if w:
+                counts[r, 0] += max(ci - 1, 0) + max(cd - 1, 0)
+            if ci > 0 and cd > 0:
+                if w:
+                    counts[r, 1] += 1
+            elif ci > 0:
+                if state:
+                    if w:
+                        counts[r, 2] += 1
+                else:
+                    state = 1
+                    lab = fl
+                    if w:
+                        counts[r, 4] += 1
+            elif state:
+                state = 0
+                if w:
+                    counts[r, 5] += 1
+            elif w:
+                counts[r, 3] += 1
+        if state != bstate or (state == 1 and lab != blab):
+            nk[c] = key
+            ns[c] = state
+            nl[c] = lab
+            c += 1
+    while j < no:
+        nk[c] = okeys[j]
+        ns[c] = ostate[j]
+        nl[c] = olab[j]
+        c += 1
+        j += 1
+    return nk[:c].copy(), ns[:c].copy(), nl[:c].copy()
+
+
+class Ticket:
+    """The counts of the irrelevant updates of versions ``v0 .. v0 + nv - 1`` (one call's batches): ``get()`` gives
+    them as an (nv, 6) int64 array (:data:`STAT_KEYS`), replaying the log first where it still holds them."""
+
+    __slots__ = ("v0", "nv", "counts", "_aside")
+
+    def __init__(self, aside, v0, nv, counts=None):
+        self.v0, self.nv, self.counts, self._aside = v0, nv, counts, aside
+
+    def get(self) -> np.ndarray:
+        if self.counts is None:
+            self._aside.flush()
+        return self.counts
+
+    def add_to(self, stats: dict, row: int = 0) -> dict:
+        """``stats`` (a batch's, of its relevant updates) with the counts of its irrelevant ones added."""
+        c = self.get()[row].tolist()
+        stats = dict(stats)
+        for key, x in zip(STAT_KEYS, c):
+            stats[key] += x
+        return stats
+
+
+class AsideEdges:
+    """The irrelevant edges of a whole-graph :class:`la_gpm.DynamicGraph` (see the module notes): the base graph
+    ``G``, the overlay, the log, and the tickets the log has not resolved yet."""
+
+    def __init__(self, G: Graph, relevance):
+        self.rel = relevance
+        self.ptr, self.idx, self.bn = G.indptr, G.indices, G.n
+        self.el = np.zeros(0, np.int64) if G.edge_labels is None else G.edge_labels
+        self.okeys = np.zeros(0, np.int64)
+        self.ostate = np.zeros(0, np.int8)
+        self.olab = np.zeros(0, np.int64)
+        self._fresh_log(256)
+        self._pending = []
+        self._base = None          # the base's irrelevant edges (keys, labels), made at the first graph read
+        self._G = G
+
+    def _fresh_log(self, cap):
+        self.lk = np.empty(cap, np.int64)
+        self.lm = np.empty(cap, np.int64)
+        self.ll = np.empty(cap, np.int64)
+        self.L = 0
+
+    def _room(self, extra: int):
+        """Room for ``extra`` more entries: new, larger arrays (the old ones stay as snapshots hold them)."""
+        need = self.L + extra
+        if need > self.lk.shape[0]:
+            cap = max(need, 2 * self.lk.shape[0])
+            for name in ("lk", "lm", "ll"):
+                a = np.empty(cap, np.int64)
+                a[:self.L] = getattr(self, name)[:self.L]
+                setattr(self, name, a)
+
+    def _ticket(self, v0: int, nv: int, L0: int) -> Ticket:
+        if self.L == L0:               # nothing logged: the counts are zeros now
+            return Ticket(self, v0, nv, np.zeros((nv, 6), np.int64))
+        t = Ticket(self, v0, nv)
+        self._pending.append(t)
+        if self.L > FLUSH_AT:
+            self.flush()
+        return t
+
+    def log_ops(self, ops, size: int, nbat: int, v0: int) -> Ticket:
+        """Log the irrelevant updates of the first ``nbat`` batches of an array stream (batch b: version v0 + b)."""
+        L0 = self.L
+        if nbat:
+            self._room(min(ops.shape[0], nbat * size))
+            self.L = _log_ops(ops, size, nbat, self.rel.code, self._n(), self.rel.table, v0, self.lk, self.lm,
+                              self.ll, self.L)
+        return self._ticket(v0, nbat, L0)
+
+    def log_pairs(self, ins, ilab, ioff, dele, doff, b0: int, b1: int, v0: int) -> Ticket:
+        """Log the irrelevant pairs of batches ``b0 .. b1 - 1`` of a packed stream (or one batch: offsets
+        ``[0, m]``); batch b0 is version v0."""
+        L0 = self.L
+        if b1 > b0:
+            self._room(int(ioff[b1] - ioff[b0] + doff[b1] - doff[b0]))
+            self.L = _log_pairs(ins, _NO_LAB if ilab is None else ilab, ioff, dele, doff, b0, b1, self.rel.code,
+                                self._n(), self.rel.table, v0 - b0, self.lk, self.lm, self.ll, self.L)
+        return self._ticket(v0, b1 - b0, L0)
+
+    def _n(self):
+        return self.rel.code.shape[0]
+
+    def flush(self) -> None:
+        """Replay the log: the overlay moves to the graph now, every pending ticket gets its counts, the log
+        starts afresh."""
+        if not self._pending and self.L == 0:
+            return
+        v0 = min(t.v0 for t in self._pending) if self._pending else 0
+        v1 = max(t.v0 + t.nv for t in self._pending) if self._pending else 0
+        counts = np.zeros((v1 - v0, 6), np.int64)
+        self.okeys, self.ostate, self.olab = _replay(self.lk, self.lm, self.ll, self.L, self.okeys, self.ostate,
+                                                     self.olab, self.ptr, self.idx, self.el, self.bn, v0, counts)
+        for t in self._pending:
+            t.counts = counts[t.v0 - v0:t.v0 - v0 + t.nv]
+        self._pending = []
+        self._fresh_log(256)
+
+    def check(self, ins, ilab, dele) -> np.ndarray:
+        """The six counts of one batch's irrelevant pairs (internal ids) on the graph now, nothing changed: for
+        ``strict=True``, which must refuse a batch before it changes anything."""
+        self.flush()
+        n_i, n_d = ins.shape[0], dele.shape[0]
+        lk = np.empty(n_i + n_d, np.int64)
+        lm = np.empty(n_i + n_d, np.int64)
+        ll = np.empty(n_i + n_d, np.int64)
+        L = _log_pairs(ins, _NO_LAB if ilab is None else ilab, np.array([0, n_i], np.int64), dele,
+                       np.array([0, n_d], np.int64), 0, 1, self.rel.code, self._n(), self.rel.table, 0, lk, lm, ll, 0)
+        counts = np.zeros((1, 6), np.int64)
+        _replay(lk, lm, ll, L, self.okeys, self.ostate, self.olab, self.ptr, self.idx, self.el, self.bn, 0, counts)
+        return counts[0]
+
+    def state(self) -> tuple:
+        """What a snapshot of the graph now needs of this part (see the module notes)."""
+        return self.okeys, self.ostate, self.olab, self.lk, self.lm, self.ll, self.L
+
+    def graph(self, H: Graph, state=None) -> Graph:
+        """The whole graph: ``H`` (the relevant edges' graph of the same version: every vertex, id and label) with
+        the irrelevant edges of ``state`` (:meth:`state`; default: now).  O((n + m) log m)."""
+        if state is None:
+            self.flush()
+            state = self.state()
+        okeys, ostate, olab, lk, lm, ll, L = state
+        if L:
+            okeys, ostate, olab = _replay(lk, lm, ll, L, okeys, ostate, olab, self.ptr, self.idx, self.el, self.bn, 0,
+                                          _NO_COUNTS)
+        bkeys, blab = self._base_edges()
+        keep = np.ones(bkeys.shape[0], bool)
+        if okeys.size and bkeys.size:
+            pos = np.minimum(np.searchsorted(bkeys, okeys), bkeys.size - 1)
+            keep[pos[bkeys[pos] == okeys]] = False          # the overlay overrides the base
+        on = ostate == 1
+        keys = np.concatenate([bkeys[keep], okeys[on]])
+        labeled = H.edge_labels is not None
+        n = H.n
+        hsrc = np.repeat(np.arange(n, dtype=np.int64), np.diff(H.indptr))
+        hdst = np.asarray(H.indices, np.int64)
+        u = np.concatenate([hsrc, keys >> 32, keys & _LO])
+        v = np.concatenate([hdst, keys & _LO, keys >> 32])
+        order = np.lexsort((v, u))
+        ptr = np.zeros(n + 1, np.int64)
+        np.cumsum(np.bincount(u, minlength=n), out=ptr[1:])
+        el = None
+        if labeled:
+            lab = np.concatenate([blab[keep], olab[on]])
+            el = np.concatenate([np.asarray(H.edge_labels, np.int64), lab, lab])[order]
+        return Graph(ptr, v[order], ids=None if H._ids is None else H.ids, vertex_labels=H.vertex_labels,
+                     edge_labels=el, name=H.name, _trusted=True)
+
+    def _base_edges(self):
+        """The base's irrelevant edges u < v: keys (sorted) and edge labels (-1 where unlabelled)."""
+        if self._base is None:
+            G = self._G
+            _, _, keep = self.rel.arcs(G.indptr, G.indices)
+            src = np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr))
+            dst = np.asarray(G.indices, np.int64)
+            sel = ~keep & (src < dst)
+            keys = (src[sel] << 32) | dst[sel]         # CSR order: sorted
+            lab = np.asarray(G.edge_labels, np.int64)[sel] if G.edge_labels is not None else \
+                np.full(keys.shape[0], -1, np.int64)
+            self._base = (keys, lab)
+        return self._base
+
+
+_NO_LAB = np.zeros(0, np.int64)
+_NO_COUNTS = np.zeros((0, 6), np.int64)
 
 
 @nb.njit(cache=True)
@@ -52,76 +384,6 @@ def _irrelevant(pairs, t0, t1, code, n, table, out):
             out[a, 1] = pairs[t, 1]
             a += 1
     return a, bad
-
-
-@nb.njit(cache=True)
-def aside_split(ins, i0, i1, dele, d0, d1, code, n, table, rows, idx, mark):
-    """Step 1 (module notes) for the batch ``ins[i0:i1]``, ``dele[d0:d1]``.  Returns (ok, inserts, deletes, counts,
-    touched, tptr, adst, aod, icnt, need): the net effect and layout of its irrelevant pairs
-    (:func:`.updates.net_layout`, on the graph before the batch), and ``need``, the arcs their rows take at the
-    tail, allowing for the relevant inserts that lengthen those rows first.  ``ok`` False: an id out of range (the
-    general path validates the batch; nothing computed)."""
-    ki = np.empty((i1 - i0, 2), np.int64)
-    kd = np.empty((d1 - d0, 2), np.int64)
-    a, bad_i = _irrelevant(ins, i0, i1, code, n, table, ki)
-    d, bad_d = _irrelevant(dele, d0, d1, code, n, table, kd)
-    ok = not (bad_i or bad_d)
-    if not ok:
-        a = 0
-        d = 0
-    iout, ifirst, dout, cnt, ex, touched, tptr, adst, aod, icnt = net_layout(ki[:a], kd[:d], n, n, rows, idx, mark)
-    need = 2 * (i1 - i0)
-    for t in range(touched.shape[0]):
-        v = touched[t]
-        need += rows[v, 1] - rows[v, 0] + icnt[t]
-    return ok, iout, dout, cnt, touched, tptr, adst, aod, icnt, need
-
-
-@nb.njit(cache=True)
-def _merge_rows(t1, o1, t2, o2):
-    """The sorted union of the touched vertices ``t1`` and ``t2`` (each sorted) with their rows before the batch:
-    ``o1``'s where a vertex is in both (the first part touched it first)."""
-    m1 = t1.shape[0]
-    m2 = t2.shape[0]
-    tt = np.empty(m1 + m2, np.int64)
-    oo = np.empty((m1 + m2, 2), np.int64)
-    i = 0
-    j = 0
-    c = 0
-    while i < m1 or j < m2:
-        if j >= m2 or (i < m1 and t1[i] <= t2[j]):
-            if j < m2 and t2[j] == t1[i]:
-                j += 1
-            tt[c] = t1[i]
-            oo[c, 0] = o1[i, 0]
-            oo[c, 1] = o1[i, 1]
-            i += 1
-        else:
-            tt[c] = t2[j]
-            oo[c, 0] = o2[j, 0]
-            oo[c, 1] = o2[j, 1]
-            j += 1
-        c += 1
-    return tt[:c], oo[:c]
-
-
-@nb.njit(cache=True)
-def aside_commit(iout, dout, touched, tptr, adst, aod, icnt, n, rows, idx, st, od, el, used, maxdeg, r_touched, r_old):
-    """Step 3 (module notes): the irrelevant net updates (:func:`aside_split`'s) written to the graph's rows (no
-    table counts them: :class:`.filter.NLFState`).  ``r_touched`` / ``r_old``: the rows the relevant part touched
-    (sorted) and their rows before the batch.  Returns (used, maxdeg, touched, rows before the batch): the last two
-    the batch's, for the commit log of :class:`.store.ArcStore`."""
-    off = idx.shape[0] < 0             # no edge labels in the lane (a runtime flag, see lane.LANE_ITEMS)
-    nt = touched.shape[0]
-    offs, longest, upd, ustate, uel = prepare_union(rows, n, touched, icnt, iout, dout, el, off)
-    old_rows = np.empty((nt, 2), np.int64)
-    patch_ser(rows, idx, st, od, el, off, n, touched, offs, used, tptr, adst, aod, uel, old_rows)
-    compact_rows(rows, idx, st, od, el, off, touched)
-    used += offs[nt]
-    if longest > maxdeg:
-        maxdeg = longest
-    mt, mo = _merge_rows(r_touched, r_old, touched, old_rows)
-    return used, maxdeg, mt, mo
 
 
 @nb.njit(cache=True)
@@ -170,8 +432,8 @@ def irrelevant_counts(ins, dele, code, n, table, indptr, indices):
     return out
 
 
-# the kernels here compile in those of three modules: their cached builds go when one of them changes
-from . import store as _store, updates as _updates  # noqa: E402
+# the kernels here compile in those of two modules: their cached builds go when one of them changes
+from . import updates as _updates  # noqa: E402
 from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
-flush_when_changed(globals(), _store, _updates, _sorted_ops)
+flush_when_changed(globals(), _updates, _sorted_ops)

@@ -26,10 +26,10 @@ from ..patterns import as_pattern
 from . import cpu
 from .filter import Candidates, NLFState
 from . import lane as _lane
-from .aside import irrelevant_counts
+from .aside import STAT_KEYS, AsideEdges, irrelevant_counts
 from .query import compile_delta_plan
 from .store import DELETED, INSERTED, ArcStore
-from .updates import ids_after, normalise, relevant_rows
+from .updates import ids_after, normalise, relevant_rows, strict_fail
 from .stream import COLUMNS, LaneColumns, StreamDelta, array_source, array_stream, bad_sign, stream_source
 from .views import relevance_of, view_graph
 
@@ -276,8 +276,6 @@ def _lane_stats(v, given, views):
               deleted=v[L.I_DEL])
     if v[L.I_SEQ]:
         st["per_update"] = True     # applied one update at a time (dynamic/micro.py): its items are per update
-    if v[L.I_ASIDE]:                # net updates no query can use applied after the search (dynamic/aside.py): the
-        st["aside"] = v[L.I_ASIDE]  # union searched lacked them, so its work items may differ from the general path's
     return st
 
 
@@ -299,10 +297,51 @@ def _with_irrelevant(stats, G, rel, ins, dele):
     search per distinct pair, on G, which does not change)."""
     c = irrelevant_counts(ins, dele, rel.code, G.n, rel.table, G.indptr, G.indices).tolist()
     stats = dict(stats)
-    for key, x in zip(("ignored_duplicates", "ignored_insert_and_delete", "ignored_existing_inserts",
-                       "ignored_missing_deletes", "inserted", "deleted"), c):
+    for key, x in zip(STAT_KEYS, c):
         stats[key] += x
     return stats
+
+
+class _AsideStats:
+    """A whole-graph batch's stats (of its relevant updates), completed with the counts of the updates kept aside
+    (:class:`.aside.Ticket`) when first read (MatchDelta.stats)."""
+
+    __slots__ = ("stats", "ticket")
+
+    def __init__(self, stats, ticket):
+        self.stats, self.ticket = stats, ticket
+
+    def __call__(self) -> dict:
+        return self.ticket.add_to(self.stats)
+
+
+def _with_aside(stats, ticket):
+    """``stats`` as MatchDelta takes them: completed on first read where a ticket may add to them."""
+    if ticket is None or (ticket.counts is not None and not ticket.counts.any()):
+        return stats
+    return _AsideStats(stats, ticket)
+
+
+def _log_batch(aside, batch, ver):
+    """The updates of a batch no query can use (``batch.aside``) logged aside as version ``ver``: their ticket, or
+    None."""
+    if aside is None or batch.aside is None:
+        return None
+    ins, lab, dele = batch.aside
+    return aside.log_pairs(ins, lab, np.array([0, ins.shape[0]], np.int64), dele,
+                           np.array([0, dele.shape[0]], np.int64), 0, 1, ver)
+
+
+def _strict_aside(aside, pairs):
+    """``strict=True`` on the updates of a whole-graph batch no query can use: refused as the general path refuses
+    the others (:func:`.updates.normalise`), before anything changes."""
+    c = aside.check(*pairs)
+    for k, what, fix in ((0, "repeated pairs", "give each pair once"),
+                         (1, "pairs both inserted and deleted", "a batch has no order inside it: split it into two "
+                                                                 "batches"),
+                         (2, "inserts of existing edges", "drop them"), (3, "deletes of missing edges", "drop them")):
+        if c[k]:
+            strict_fail(what, int(c[k]), "among the updates between labels no query joins", fix)
 
 
 def _relevant_part(lane, rel, n):
@@ -489,17 +528,21 @@ class DynamicGraph:
         self._induced = bool(induced)
         self._keep_graph = bool(keep_graph)
         self.view_stats = None
-        # the label pairs some query can use (None: every pair); query views keep only those edges, the whole graph
-        # applies the other updates as row edits only (the lane: dynamic/aside.py; the tables count relevant edges)
+        # the label pairs some query can use (None: every pair).  Both modes keep only those edges in the store, the
+        # tables and every search; the whole graph keeps the others aside (dynamic/aside.py: a log, replayed when
+        # .graph or a batch's update counts are read)
         t = time.perf_counter()
         self._relevance = relevance_of(G, self._queries, self._induced)
+        base = G
+        G, dropped = view_graph(G, self._relevance)
+        self._aside = None
         if not self._keep_graph:
-            G, dropped = view_graph(G, self._relevance)
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
+        elif self._relevance is not None:
+            self._aside = AsideEdges(base, self._relevance)
+        self._whole = (-1, None)      # (version, Graph) of the whole graph last built
         self._store = ArcStore(G)
-        # the tables count the edges some query can use, in either mode (the whole graph: filter.NLFState's notes)
-        self._nlf = NLFState(G.indptr, G.indices, self._store.vlab, self._queries,   # (a writable copy of the labels)
-                             relevance=self._relevance if self._keep_graph else None)
+        self._nlf = NLFState(G.indptr, G.indices, self._store.vlab, self._queries)   # (a writable copy of the labels)
         self._plans = {}  # (query index, symmetry) -> plan
         # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path
         # compiles a plan first (the lane, the general path, a batch of nothing) and after however many batches,
@@ -526,7 +569,22 @@ class DynamicGraph:
         Raises :class:`la_gpm.InvalidArgument` with ``keep_graph=False`` (only the queries' edges are kept)."""
         if not self._keep_graph:
             _no_graph()
-        return self._store.graph()
+        if self._aside is None:
+            return self._store.graph()
+        with self._store.lock:
+            if self._whole[0] != self._store.version:
+                self._whole = (self._store.version, self._aside.graph(self._store.graph()))
+            return self._whole[1]
+
+    def _after(self, S):
+        """The graph after the batch just committed, for its MatchDelta (a function building it on first call)."""
+        if not self._keep_graph:
+            return _no_graph
+        snap = S.snapshot()
+        if self._aside is None:
+            return snap
+        aside, state = self._aside, self._aside.state()
+        return lambda: aside.graph(snap(), state)
 
     @property
     def version(self) -> int:
@@ -563,7 +621,7 @@ class DynamicGraph:
         for attempt in range(2):
             run = _lane.run_lane(S, nlf, plan, ins, ioff, dele, doff, strict=strict, commit=True,
                                  relevance=self._relevance, split=config.dynamic_split,
-                                 parallel_min=config.parallel_min, aside=not views)
+                                 parallel_min=config.parallel_min)
             need = int(run.infos[0, _lane.I_FULL])
             if run.next or not need or attempt:
                 break
@@ -573,23 +631,27 @@ class DynamicGraph:
         v = run.infos[0].tolist()
         stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
         stats["backend"] = self._backend
+        ver = S.version
         if v[_lane.I_STATUS] == _lane.SHORTCUT:
             S.version += 1
+            ticket = None if self._aside is None else self._aside.log_pairs(ins, None, ioff, dele, doff, 0, 1, ver)
             stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
                          seconds=time.perf_counter() - t0)
-            return [MatchDelta(0, 0, _no_graph, stats, None, None, self._count, self._induced)]
+            return [MatchDelta(0, 0, self._after(S), _with_aside(stats, ticket), None, None, self._count,
+                               self._induced)]
         S.used = run.used
         S.maxdeg = run.maxdeg
         S.committed(run.touched, run.old_rows, S.n, run.live - S.live)
         if run.lists is not None:
             nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
         pos, neg = _lane_counts(v, run.items, run.counts, self._queries[0], plan, self._count)
-        after = _no_graph if views else S.snapshot()
-        if views and not v[_lane.I_INS] and not v[_lane.I_DEL]:
+        ticket = None if self._aside is None else self._aside.log_pairs(ins, None, ioff, dele, doff, 0, 1, ver)
+        after = self._after(S)
+        if self._relevance is not None and not v[_lane.I_INS] and not v[_lane.I_DEL]:
             stats["shortcut"] = "no relevant update"
         stats.update(items={"positive": v[_lane.I_NPOS], "negative": v[_lane.I_NITEMS] - v[_lane.I_NPOS]},
                      lane=True, seconds=time.perf_counter() - t0)
-        return [MatchDelta(pos, neg, after, stats, None, None, self._count, self._induced)]
+        return [MatchDelta(pos, neg, after, _with_aside(stats, ticket), None, None, self._count, self._induced)]
 
     def apply(self, insert=None, delete=None, *, labels=None, strict: bool = False, listing: bool = False,
               progress: bool = False) -> list[MatchDelta]:
@@ -599,36 +661,51 @@ class DynamicGraph:
         ``keep_graph=False`` the updates no query can use are dropped first (``stats["irrelevant"]``)."""
         S = self._store
         views = not self._keep_graph
-        lane = _lane_batch(S, insert, delete, listing, progress, self._backend) if len(self._queries) == 1 else None
+        lane = None
+        if len(self._queries) == 1 and not (strict and self._aside is not None):   # (strict: see _apply_general)
+            lane = _lane_batch(S, insert, delete, listing, progress, self._backend)
         if lane is not None:
             out = self._apply_lane(S, *lane, strict, views)
             if out is not None:
                 return out
         return self._apply_general(insert, delete, labels, strict, listing, progress)
 
-    def _apply_general(self, insert, delete, labels, strict, listing, progress):
-        """:meth:`apply` without the lane."""
+    def _apply_general(self, insert, delete, labels, strict, listing, progress, tickets=None):
+        """:meth:`apply` without the lane.  ``tickets`` (a stream's list): the MatchDeltas' stats are left without the
+        counts of the updates no query can use (whole-graph mode), whose :class:`.aside.Ticket` is appended there."""
         S = self._store
         views = not self._keep_graph
+        aside = self._aside
         with S.lock:
             self._bound = None   # a stream's kept arguments (_stream_whole): this path may replace what they hold
             t0 = time.perf_counter()
-            batch = normalise(S, insert, delete, labels=labels, strict=strict,
-                              relevance=self._relevance if views else None)
+            batch = normalise(S, insert, delete, labels=labels, strict=strict, relevance=self._relevance,
+                              aside=aside is not None)
             if views and "irrelevant" not in batch.stats:   # every edge relevant: nothing to drop
                 batch.stats.update(irrelevant=0, irrelevant_inserts=0, irrelevant_deletes=0)
-            if not views and self._relevance is not None and batch.new_ids.size:
-                self._relevance.reserve(batch.n_after, batch.new_labels)   # the lane's split reads their classes
+            if not views:     # the whole graph: every update is applied (the counts of those kept aside: a ticket)
+                for key in ("irrelevant", "irrelevant_inserts", "irrelevant_deletes"):
+                    batch.stats.pop(key, None)
+                if aside is not None and strict and batch.aside is not None:
+                    _strict_aside(aside, batch.aside)
             t_norm = time.perf_counter() - t0
-            if views and not batch.insert.shape[0] and not batch.delete.shape[0] and batch.n_after == batch.n_before:
+            ver = S.version
+            if self._relevance is not None and not batch.insert.shape[0] and not batch.delete.shape[0] \
+                    and batch.n_after == batch.n_before:
                 # nothing a query can use is left (the usual small batch on a many-label graph): no match is made
-                # or unmade and the views do not change; only the version moves (no graph to snapshot here)
+                # or unmade and the store does not change; only the version moves
                 S.version += 1
+                ticket = _log_batch(aside, batch, ver)
                 sym = _use_symmetry(self._count, listing)
                 for q in range(len(self._queries)):        # the plans still made on first use, as below
                     self._plan(q, sym)
-                stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update")
-                return [MatchDelta(0, 0, _no_graph, dict(stats, items={"positive": 0, "negative": 0}),
+                stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update",
+                             items={"positive": 0, "negative": 0})
+                after = self._after(S)
+                if tickets is not None and ticket is not None:
+                    tickets.append(ticket)
+                    ticket = None
+                return [MatchDelta(0, 0, after, _with_aside(dict(stats), ticket),
                                    *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
                                    self._count, self._induced) for P in self._queries]
             ids = ids_after(S, batch)
@@ -648,8 +725,14 @@ class DynamicGraph:
             self._nlf.commit(fo, batch, op.vlab)
             S.commit(op, batch)
             st["commit_s"] = time.perf_counter() - t
-            after = _no_graph if views else S.snapshot()
-        return [MatchDelta(pos, neg, after, dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
+            ticket = _log_batch(aside, batch, ver)
+            after = self._after(S)
+        if tickets is not None and ticket is not None:
+            tickets.append(ticket)
+            ticket = None
+        return [MatchDelta(pos, neg, after,
+                           _with_aside(dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
+                                       ticket),
                            lists[0], lists[1], self._count, self._induced) for pos, neg, lists, st2 in out]
 
     def apply_stream(self, stream, *, batch_size: int | None = None, labels=None, strict: bool = False,
@@ -700,16 +783,21 @@ class DynamicGraph:
         """
         t0 = time.perf_counter()
         S = self._store
-        lane_ok = (len(self._queries) == 1 and self._backend == "cpu" and S.ids is None)
+        # (strict=True on the whole graph: each batch through the general path, which checks the updates kept aside)
+        lane_ok = (len(self._queries) == 1 and self._backend == "cpu" and S.ids is None
+                   and not (strict and self._aside is not None))
         lane_max = config.dynamic_lane_max if lane_ok else 0
         chunks = []          # dicts of columns, in batch order
+        tickets = None if self._aside is None else []   # the counts of the updates kept aside, per run or batch
+        v0 = S.version
         b = n_lane = 0
         if lane_max > 0 and type(stream) is np.ndarray and not progress and not S.labeled:
             # an array stream: packed, run and its columns filled in one numba call (the light rows of a stream
             # are a few hundred microseconds in all: each Python step or boxed array here is a visible part)
-            src, infos, b = self._stream_whole(S, stream, batch_size, strict, lane_max, chunks)
+            src, infos, b = self._stream_whole(S, stream, batch_size, strict, lane_max, chunks, tickets)
             if src is None:
-                return StreamDelta(chunks[0], time.perf_counter() - t0, b, b, self._count, self._induced)
+                return StreamDelta(_aside_columns(chunks[0], tickets, v0), time.perf_counter() - t0, b, b,
+                                   self._count, self._induced)
             n_lane = b
         else:
             src = stream_source(stream, batch_size, lane_max, S.labeled)
@@ -730,7 +818,7 @@ class DynamicGraph:
                 if infos is not None and not src.skip[b]:
                     b1 = nbat if bar is None else min(nbat, b + step)
                     t = time.perf_counter()
-                    got = self._run_lane_stream(S, src, infos, b, b1, strict, chunks)
+                    got = self._run_lane_stream(S, src, infos, b, b1, strict, chunks, tickets)
                     n_lane += got - b
                     if bar is not None:
                         bar.update(got - b)
@@ -740,7 +828,7 @@ class DynamicGraph:
                     if b >= nbat or not (src.skip[b] or infos[b, _lane.I_STATUS] == _lane.FALLBACK):
                         continue
                 ins, dele = src.raw(b)
-                out = self._apply_general(ins, dele, labels, strict, False, False)
+                out = self._apply_general(ins, dele, labels, strict, False, False, tickets)
                 chunks.append(_general_columns(b, out))
                 b += 1
                 if bar is not None:
@@ -758,9 +846,10 @@ class DynamicGraph:
                 if any(p.dtype == object for p in parts):
                     cols[c] = cols[c].astype(object)
             cols["lane"] = cols["lane"].astype(bool)
-        return StreamDelta(cols, time.perf_counter() - t0, nbat, n_lane, self._count, self._induced)
+        return StreamDelta(_aside_columns(cols, tickets, v0), time.perf_counter() - t0, nbat, n_lane, self._count,
+                           self._induced)
 
-    def _stream_whole(self, S, stream, batch_size, strict, lane_max, chunks):
+    def _stream_whole(self, S, stream, batch_size, strict, lane_max, chunks, tickets):
         """An array stream through :func:`.lane.bound_run` (one numba call from batch 0), its columns appended to
         ``chunks``.  Returns (None, None, batches) where it ran the whole stream, else (the stream's
         :class:`.stream.StreamSource` with its packing, the info table, the first batch not run) for
@@ -771,7 +860,8 @@ class DynamicGraph:
         that may replace the arrays they hold (the general path, the rest of a stream this call hands back, a stream
         that is not an array) drops them, under the store's lock, and a configuration change (``config.version``)
         rebuilds them.  (Reading them afresh each call cost about 6 us of a first stream call on a DynamicGraph
-        just built, 2.7 us of a later one: yeast, 2 cores, an empty stream.)"""
+        just built, 2.7 us of a later one: yeast, 2 cores, an empty stream.)  The whole graph's updates no query can
+        use, of the batches run, go to the log aside (one numba pass; their ticket to ``tickets``)."""
         ops, size, nbat = array_stream(stream, batch_size)
         nlf = self._nlf
         with S.lock:
@@ -784,6 +874,8 @@ class DynamicGraph:
                 _lane.bound_run(a, ops, size, nbat, lane_max, strict)
             if bad >= 0:
                 bad_sign(ops, bad)
+            if tickets is not None and done:
+                tickets.append(self._aside.log_ops(ops, size, done, S.version))
             if done or buffer is not None:
                 S.used = used
                 S.maxdeg = maxdeg
@@ -810,8 +902,7 @@ class DynamicGraph:
         path that may replace the arrays it holds (the general path, a stream that is not an array)."""
         plan = self._plan(0, _use_symmetry(self._count, False))
         aut = self._queries[0].automorphism_count if plan.symmetry and self._count == "embeddings" else 1
-        self._bound = _lane.stream_args(self._store, self._nlf, plan, relevance=self._relevance,
-                                        aside=self._keep_graph, aut=aut)
+        self._bound = _lane.stream_args(self._store, self._nlf, plan, relevance=self._relevance, aut=aut)
         self._bound_version = config.version
         return self._bound
 
@@ -819,10 +910,10 @@ class DynamicGraph:
         plan = self._plan(0, _use_symmetry(self._count, False))
         return _columns(cols, fits, done, infos, items, counts, self._queries[0], plan, self._count)
 
-    def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks):
+    def _run_lane_stream(self, S, src, infos, b0, b1, strict, chunks, tickets):
         """Batches b0 .. b1 - 1 of a packed stream through the lane, committed; their columns appended to
-        ``chunks``.  Returns the first batch not run."""
-        views = not self._keep_graph
+        ``chunks`` (the whole graph: the ticket of the updates kept aside to ``tickets``).  Returns the first batch
+        not run."""
         ins_all, ioff, del_all, doff = src.pairs
         nlf = self._nlf
         P = self._queries[0]
@@ -833,8 +924,10 @@ class DynamicGraph:
             run = _lane.run_lane(S, nlf, plan, ins_all, ioff, del_all, doff, strict=strict, commit=True,
                                  relevance=self._relevance, split=config.dynamic_split,
                                  parallel_min=config.parallel_min, b0=b0, b1=b1, skip=src.skip, infos=infos,
-                                 compact=True, aside=not views)
+                                 compact=True)
             done = run.next - b0
+            if tickets is not None and done:
+                tickets.append(self._aside.log_pairs(ins_all, None, ioff, del_all, doff, b0, run.next, S.version))
             if done or run.buffer is not None:
                 S.used = run.used
                 S.maxdeg = run.maxdeg
@@ -869,6 +962,46 @@ def _columns(out, fits, nb_, v, items, counts, P, plan, count):
             pos[-1], neg[-1] = _lane_counts(v[-1].tolist(), items, counts, P, plan, count)
         cols["positive"], cols["negative"] = pos, neg
     return cols
+
+
+def _aside_columns(cols, tickets, v0):
+    """A whole-graph stream's columns (``cols``: of the relevant updates), completed with the counts of the updates
+    kept aside (``tickets``; their versions from ``v0``, batch 0) when inserted / deleted / ignored are first read;
+    irrelevant is 0 there (every update is applied).  Query views: ``cols`` as they are."""
+    if tickets is None:
+        return cols
+    return _AsideColumns(cols, tickets, v0)
+
+
+class _AsideColumns(dict):
+    """:func:`_aside_columns`' mapping: each column made when first read (a replay of the log only for the three
+    it changes)."""
+
+    __slots__ = ("_inner", "_tickets", "_v0")
+
+    def __init__(self, inner, tickets, v0):
+        super().__init__()
+        self._inner, self._tickets, self._v0 = inner, tickets, v0
+
+    def __missing__(self, c):
+        x = self._inner[c]
+        if c == "irrelevant":
+            x = np.zeros(x.shape[0], np.int64)
+        elif c in ("inserted", "deleted", "ignored"):
+            add = np.zeros(x.shape[0], np.int64)
+            batch = np.asarray(self._inner["batch"])
+            for t in self._tickets:
+                got = t.get()
+                if c == "ignored":
+                    got = got[:, :4].sum(axis=1)
+                else:
+                    got = got[:, 4 if c == "inserted" else 5]
+                rows = batch - (t.v0 - self._v0)
+                sel = (rows >= 0) & (rows < t.nv)
+                add[sel] += got[rows[sel]]
+            x = x + add if x.dtype != object else x + add.astype(object)
+        self[c] = x
+        return x
 
 
 def _general_columns(b, out):

@@ -27,9 +27,8 @@ import numpy as np
 
 from .cpu import all_items, drive_ser, side_totals, tri_rows, tri_stale, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
-from .aside import aside_commit, aside_split
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
-                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ASIDE, N_INFO,
+                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
                     M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, pair_kept, relevant_rows
@@ -37,7 +36,7 @@ from ..config import config
 from ..primitives.jit import flush_when_changed
 
 __all__ = ["run_lane", "stream_args", "bound_run", "rebind", "pack_ops", "one_batch", "lane_columns", "LaneRun",
-           "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ", "I_ASIDE"]
+           "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -209,7 +208,7 @@ def _one(ins, dele, info, strict, commit,
 @nb.njit(cache=True)
 def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
           n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg, mark, rmk,
-          use_rel, aside, code, table,
+          use_rel, code, table,
           deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem, qcol,
           T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy, stale0):
     """Batches b0, b0 + 1, ... < b1 of a run (batch b: ``ins_all[ins_off[b]:ins_off[b + 1]]``, the same for
@@ -223,10 +222,8 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
     relevant updates goes through :func:`.micro.micro_run` (one update at a time, a run of such batches a call;
     ``seq_ok``: the query is not induced, else only batches of one net update), any other through :func:`_one`.
 
-    ``use_rel``: the relevance table ``code`` / ``table`` splits each batch.  Query views drop the irrelevant
-    updates.  With ``aside`` (the whole-graph mode, committed batches) they are applied but never searched: the
-    per-update path applies them in its sequence (they count towards its room, not its ``per_update``), the batch
-    path after its relevant part, as row edits only (:mod:`.aside`).  ``stale0``: the lists given are
+    ``use_rel``: the relevance table ``code`` / ``table`` splits each batch: the updates no query can use are
+    dropped (query views; the whole-graph mode logs them aside, :mod:`.aside`).  ``stale0``: the lists given are
     stale already (a bit per query vertex: a stream run's, kept with its arguments, :func:`rebind`)."""
     changed = False
     compacted = False
@@ -246,7 +243,7 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
         if micro:      # batches with a few relevant updates: one update at a time (.micro), as many as it takes
             ms, b, used, live, maxdeg, cptr, cidx, ch, stale, touched, old_rows, items, counts = micro_run(
                 ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
-                maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,
+                maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,
                 qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows,
                 per_update, lazy, stale, rmk)
             changed = changed or ch
@@ -258,47 +255,26 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
             if skip[b]:
                 info[I_STATUS] = FALLBACK
                 break
-        a_need = 0
-        ran = True
         if not micro or ms != M_FALLBACK:
             # the batch path (NOT_MICRO: more relevant updates than the per-update path takes, or none of it)
-            if aside:  # the whole graph: the irrelevant part measured first, applied after the relevant one (below)
-                ok, a_ins, a_del, a_cnt, a_t, a_tptr, a_adst, a_aod, a_icnt, a_need = aside_split(
-                    ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], code, n, table, rows,
-                    idx, mark)
-                if not ok or (strict and (a_cnt[2] or a_cnt[3] or a_cnt[4] or a_cnt[5])):
-                    info[I_STATUS] = FALLBACK       # the general path validates, or raises
-                    break
-                ran = used + a_need <= cap
-                if not ran:
-                    info[I_FULL] = a_need
-                    info[I_STATUS] = FALLBACK
-            if not ran:
-                pass
-            elif use_rel and first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1],
-                                        code, n, table) < 0:
-                # query views, no update a query can use (most small batches on a many-label graph): no allocation
+            if use_rel and first_kept(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1],
+                                      code, n, table) < 0:
+                # no update a query can use (most small batches on a many-label graph): no allocation
                 info[I_DROP_I] = ins_off[b + 1] - ins_off[b]
                 info[I_DROP_D] = del_off[b + 1] - del_off[b]
                 info[I_STATUS] = SHORTCUT
-                if not aside:
-                    b += 1
-                    continue
-                touched = np.zeros(0, np.int64)
-                old_rows = np.zeros((0, 2), np.int64)
-            else:
-                ins = ins_all[ins_off[b]:ins_off[b + 1]]
-                dele = del_all[del_off[b]:del_off[b + 1]]
-                touched, old_rows, lptr, lidx, items, counts = _one(
-                    ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap - a_need,
-                    live, maxdeg, mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
-                    qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy,
-                    stale)
-                if info[I_STATUS] == DONE:
-                    tri_stale(rmk)     # the batch path changed the graph: the triangle memo's counts are stale
+                b += 1
+                continue
+            ins = ins_all[ins_off[b]:ins_off[b + 1]]
+            dele = del_all[del_off[b]:del_off[b + 1]]
+            touched, old_rows, lptr, lidx, items, counts = _one(
+                ins, dele, info, strict, commit, n, rows, idx, st, od, el, no_off, no_rows, used, cap,
+                live, maxdeg, mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
+                qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, lazy,
+                stale)
+            if info[I_STATUS] == DONE:
+                tri_stale(rmk)     # the batch path changed the graph: the triangle memo's counts are stale
         if info[I_STATUS] == FALLBACK:       # either path: nothing of batch b changed
-            if ran and info[I_FULL]:
-                info[I_FULL] += a_need       # the room the batch needs, both parts
             if compact and info[I_FULL]:
                 idx, st, od, used = fresh_buffer(rows, idx, st, od, n, info[I_FULL])
                 cap = idx.shape[0]
@@ -317,24 +293,6 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
                 if info[I_LISTS]:
                     cptr, cidx = lptr, lidx
                     changed = True
-        if aside:     # the relevant part is done (or there was none): now the rest, as row edits
-            tri_stale(rmk)
-            used, maxdeg, touched, old_rows = aside_commit(a_ins, a_del, a_t, a_tptr, a_adst, a_aod, a_icnt, n, rows,
-                                                           idx, st, od, el, used, maxdeg, touched, old_rows)
-            live += 2 * (a_ins.shape[0] - a_del.shape[0])
-            info[I_DROP_I] = 0       # not dropped: applied, and counted as the general path counts them
-            info[I_DROP_D] = 0
-            info[I_DUP] += a_cnt[2]
-            info[I_BOTH] += a_cnt[3]
-            info[I_EXIST] += a_cnt[4]
-            info[I_MISSING] += a_cnt[5]
-            info[I_INS] += a_ins.shape[0]
-            info[I_DEL] += a_del.shape[0]
-            info[I_ASIDE] = a_ins.shape[0] + a_del.shape[0]
-            info[I_USED] = used
-            info[I_MAXDEG] = maxdeg
-            info[I_STALE] = stale
-            info[I_STATUS] = DONE
         if info[I_BIG]:
             break
     return (b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, (idx, st, od), compacted,
@@ -455,7 +413,7 @@ def pack_ops(ops, size, nbat, lane_max):
 
 @nb.njit(cache=True)
 def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no_off, no_rows, used, cap, live, maxdeg,
-            mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
+            mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg, qdem,
             qcol,
             T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, per_update, lazy, stale):
     """A whole stream of signed ops (:func:`pack_ops`'s input) through the lane in one call: packed, run from
@@ -465,8 +423,8 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
     (ptr, idx) or None, the fresh buffer (idx, st, od) or None, and where the run did not finish the stream with
     int64 columns: the packing (ins, ioff, dele, doff, skip; None where the views' drops left pairs out of it), the
     info table, the last batch's items and counts; else None).  An array is returned only where the caller needs it: boxing one costs about a microsecond."""
-    # query views: the pairs no query can use are counted as they are packed, not packed and scanned again
-    drop = use_rel and not aside
+    # the pairs no query can use are counted as they are packed, not packed and scanned again
+    drop = use_rel
     ins, ioff, dele, doff, skip, bad, dropped = _pack_ops(ops, size, nbat, lane_max, drop, code, n, table)
     infos = np.zeros((nbat, N_INFO), np.int64)
     for b in range(nbat):
@@ -484,7 +442,7 @@ def _stream(ops, size, nbat, lane_max, aut, strict, n, rows, idx, st, od, el, no
         go = bad < 0
         b, used, live, maxdeg, cptr, cidx, changed, _t, _o, items, counts, buf, compacted, rs = _lane(
             ins, ioff, dele, doff, np.int64(0), nbat, skip, infos, strict, go, go, n, rows, idx, st, od, el, no_off,
-            no_rows, used, cap, live, maxdeg, mark, rmk, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr,
+            no_rows, used, cap, live, maxdeg, mark, rmk, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr,
             cidx, qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min,
             seq_ok, per_update, lazy, stale)
     for t in range(b):      # every batch run wrote its own drops (of what was packed): the packing's join them
@@ -523,15 +481,14 @@ class LaneRun:
 
 
 def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit, relevance, split, parallel_min,
-             b0=0, b1=None, skip=None, infos=None, compact=False, aside=False):
+             b0=0, b1=None, skip=None, infos=None, compact=False):
     """Batches ``b0 .. b1 - 1`` through the lane (one batch: offsets ``[0, m]``), a :class:`LaneRun`.  Each
     batch's ``infos[b, I_STATUS]`` is FALLBACK (nothing changed: take the general path; the run stopped
     there), SHORTCUT (views: no relevant update; nothing changed) or DONE (store and tables moved to the
     batch's union and then committed / reverted).  The caller sets the store's scalars and lists from it.  A
     run that compacts (``compact``: a stream) may also leave long candidate lists stale (``LaneRun.stale``,
     :func:`.filter.lazy_patch`): the caller rebuilds them from the bits.  ``relevance``: the views' table; the
-    updates it does not keep are dropped, or with ``aside`` (the whole graph, ``commit``) applied as row
-    edits only (:mod:`.aside`)."""
+    updates it does not keep are dropped (the whole graph logs them aside: :mod:`.aside`)."""
     nbat = ins_off.shape[0] - 1
     b1 = nbat if b1 is None else b1
     if infos is None:
@@ -548,7 +505,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
         ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
         S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)),
-        use_rel, bool(aside) and use_rel and commit, code, table,
+        use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
         plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, split, parallel_min,
@@ -557,7 +514,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
                    buf if compacted else None, int(stale))
 
 
-def stream_args(S, nlf, plan, *, relevance, aside, aut) -> list:
+def stream_args(S, nlf, plan, *, relevance, aut) -> list:
     """:func:`_stream`'s arguments for a run on the store ``S`` and tables ``nlf`` with ``plan`` (the configuration's
     tunables as they are now), as a list whose per-call slots (``ops`` .. ``strict``: :func:`bound_run`) are left
     empty.  A caller may keep it between runs (``DynamicGraph``'s bound stream) while nothing but such runs changes
@@ -571,8 +528,7 @@ def stream_args(S, nlf, plan, *, relevance, aside, aut) -> list:
         use_rel, code, table = False, _NO_CODE, _NO_TABLE
     return [None, 0, 0, 0, aut, False,
             S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-            S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel,
-            bool(aside) and use_rel, code, table,
+            S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel, code, table,
             nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
             q.qdeg, q.qdem, q.qcol,
             plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, config.dynamic_split,
@@ -645,7 +601,7 @@ def lane_pairs(obj, limit: int):
 
 # _lane compiles in the kernels of seven modules: its cached build is dropped when any of them changes
 from . import cpu as _cpu, filter as _filter, micro as _micro, query as _query, store as _store  # noqa: E402
-from . import aside as _aside, updates as _updates  # noqa: E402
+from . import updates as _updates  # noqa: E402
 from ..primitives import sorted_ops as _sorted_ops  # noqa: E402
 
-flush_when_changed(globals(), _aside, _cpu, _filter, _micro, _query, _store, _updates, _sorted_ops)
+flush_when_changed(globals(), _cpu, _filter, _micro, _query, _store, _updates, _sorted_ops)

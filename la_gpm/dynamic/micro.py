@@ -49,7 +49,7 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "MICRO_ASIDE", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
+__all__ = ["MICRO_MAX", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
            "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
 
 # At most this many relevant updates (before the net effect) take the per-update path (config.dynamic_per_update_max
@@ -60,15 +60,12 @@ MICRO_MAX = 32
 # (cpu.F_TRI): its memo, kept by this path only, makes the search of a batch's updates one at a time cheaper than the
 # batch path's (wordnet's sparse queries)
 MICRO_TRI = 256
-# ... and, in the whole-graph mode, at most this many updates no query can use besides (applied, never searched:
-# two row copies and the tables of two vertices each; their net effect is found by a sort past NET_SCAN updates)
-MICRO_ASIDE = 128
 NET_SCAN = 8        # a batch's net effect: up to this many updates by a pairwise scan, more by a sort (_micro_batches)
 NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
 # the slots of a batch's row of the lane's info table (written by this path and by lane._one)
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ASIDE) = range(22)
-N_INFO = 22
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE) = range(21)
+N_INFO = 21
 INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
 
@@ -362,7 +359,7 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 
 @nb.njit(cache=True)
 def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
-              maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
+              maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab, qdeg,
               qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok, no_rows, max_rel,
               lazy, stale, mk):
     """:func:`_micro_batches` (the batches themselves).  A query with a triangle tail (cpu.F_TRI) takes batches of up
@@ -379,7 +376,7 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
             tail = True
     lz = lazy or tail      # (not in the call: numba reads a call of more than 30 arguments only without branches)
     res = _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el,
-                         used, cap, maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
+                         used, cap, maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx,
                          qlabeled, qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split,
                          parallel_min, seq_ok, no_rows, max_rel, lz, stale, mk, not lazy)
     ms, b, used, live, maxdeg, cptr, cidx, changed, stale, touched, old_rows, items, counts = res
@@ -391,16 +388,14 @@ def micro_run(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n,
 
 @nb.njit(cache=True)
 def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used,
-                   cap, maxdeg, live, use_rel, aside, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
+                   cap, maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled,
                    qlab, qdeg, qdem, qcol, T, pairs, pair_edge, pair_el, pair_cond, k, split, parallel_min, seq_ok,
                    no_rows, max_rel, lazy, stale, mk, log):
     """Batches b, b + 1, ... < b1 of a lane run by the per-update path (see the module notes), each committed before
     the next; ``infos[b]`` a batch's row of the lane's info table (the I_* slots); ``max_rel``: the most relevant
     updates a batch may have (config.dynamic_per_update_max); ``lazy``, ``stale``: the run's candidate lists may be
-    left stale (:func:`.filter.lazy_patch`).  A batch no query can use (query views: :func:`first_kept`) is a
-    shortcut.  With ``aside`` (the whole graph: ``use_rel`` then only tells the updates apart) the updates no query
-    can use are applied in the sequence too, up to ``MICRO_ASIDE`` of them a batch, and counted as the general path
-    counts them; none of them is searched (no start pair takes such a pair: its candidate bits carry its labels).
+    left stale (:func:`.filter.lazy_patch`).  The updates no query can use are dropped (``use_rel``; the whole graph
+    logs them aside, :mod:`.aside`), and a batch with none other (:func:`first_kept`) is a shortcut.
     One call runs batches until one it does not take, so that the lane pays the call (its forty
     arrays, a reference-count call each way: about 1,300 cycles) once a run, not once a batch, and the scratch
     arrays are allocated once a run.  ``log``: the last batch's touched rows and their rows before it are returned
@@ -420,7 +415,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     wide = tri and lazy   # (micro_run)
     if wide:
         R = min(max_rel, 8) * (MICRO_TRI // 8)      # (at most MICRO_TRI)
-    RA = R + (MICRO_ASIDE if aside else 0)
+    RA = R
     rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
     dels = np.empty((RA, 2), np.int64)
     adds = np.empty((RA, 2), np.int64)
@@ -466,7 +461,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
         d0 = del_off[b]
         d1 = del_off[b + 1]
         start = 0
-        if use_rel and not aside:
+        if use_rel:
             start = first_kept(ins_all, i0, i1, del_all, d0, d1, code, n, table)
             if start < 0:
                 # query views, no update a query can use (most small batches on a many-label graph)
@@ -496,7 +491,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
             if r < 0:       # a new vertex or a bad id: the general path
                 return M_FALLBACK, b, used, live, maxdeg, LP[0], LI[0], changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
-            if r == 0 and not aside:
+            if r == 0:
                 if t < nins:
                     drop_i += 1
                 else:
@@ -513,7 +508,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             rel[nr, 1] = max(x, y)
             rel[nr, 2] = 1 if t < nins else -1
             nr += 1
-        if use_rel and not aside and nr == 0 and loops == 0:      # query views: nothing any query can use
+        if use_rel and nr == 0 and loops == 0:      # nothing any query can use
             infos[b, I_DROP_I] = drop_i
             infos[b, I_DROP_D] = drop_d
             infos[b, I_STATUS] = M_SHORTCUT
@@ -667,7 +662,6 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             # session 24 an inlined search at two sites, each specialised on its side as a constant; inlined, their
             # array arguments were reference-counted locals).  The arrays are touched only where they change (lists)
             # or a search runs: a helper handing arrays back costs their reference counts, atomic, on every update
-            tabled = not aside or pair_kept(x, y, code, n, table) > 0
             dl = net[t, 2] < 0       # a delete: searched on the graph with x-y, then taken out; an insert: put in, then
             if dl:                   # searched
                 px = _find(rows, idx, x, y)
@@ -684,8 +678,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
-                # (the whole graph's updates no query can use change no table: filter.NLFState)
-                if tabled and _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits,
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits,
                                        nbits):
                     ip_, ii_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = ip_
@@ -719,7 +712,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _drop_arc(rows, idx, y, py)
                 if tri:
                     _tri_edit(rows, idx, x, y, -1, mk, tcols)
-                if tabled and _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits,
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits,
                                        nbits):
                     dp_, di_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = dp_

@@ -24,7 +24,7 @@ import numpy as np
 from ..exceptions import GraphFormatError, InvalidUpdate
 
 __all__ = ["Batch", "Layout", "Relevance", "read_stream", "read_stream_ops", "split_ops", "normalise", "ids_after",
-           "net_layout", "layout_of", "relevant_rows"]
+           "net_layout", "layout_of", "relevant_rows", "strict_fail"]
 
 
 @dataclass(slots=True)
@@ -56,6 +56,9 @@ class Batch:
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
     layout: Layout | None = None   # where its arcs go (:func:`net_layout`; store.open recomputes it when None)
+    # the pairs the relevance filter dropped, asked for with ``normalise(..., aside=True)`` (the whole-graph mode
+    # keeps them aside, :mod:`.aside`): (inserts (a, 2), their edge labels or None, deletes (b, 2)), internal ids
+    aside: tuple | None = None
 
 
 @dataclass(slots=True)
@@ -236,7 +239,7 @@ def _pairs(obj, what: str) -> np.ndarray:
 
 # ---------------------------------------------------------------------------------------------- batch
 
-def _strict_fail(what: str, n: int, example, fix: str):
+def strict_fail(what: str, n: int, example, fix: str):
     raise InvalidUpdate(f"strict=True: {n} {what} (e.g. {example}); {fix}")
 
 
@@ -252,7 +255,8 @@ def _fast_array(obj, widths, empty_width):
     return np.ascontiguousarray(obj, dtype=np.int64)
 
 
-def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False, relevance=None) -> Batch:
+def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False, relevance=None,
+              aside: bool = False) -> Batch:
     """Validate one batch against the graph of store S (:class:`.store.ArcStore`) and reduce it to its net
     effect (see the module notes).
 
@@ -263,7 +267,7 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
     ``relevance`` (a :class:`Relevance`; query views): after validation, the updates it does not keep are
     dropped (one numba pass, :func:`relevant_rows`) before the net effect is computed, and counted in
     ``stats["irrelevant"]``; the other counts (and ``strict``) then cover the kept updates only (self-loops
-    are always kept)."""
+    are always kept).  With ``aside`` the dropped pairs come back too (``Batch.aside``)."""
     edge_labeled = S.edge_labeled
     if S.ids is None:
         ins = _fast_array(insert, (3,) if edge_labeled else (2,), 3 if edge_labeled else 2)
@@ -271,11 +275,14 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
         if ins is not None and dele is not None:
             n = S.n
             dropped = None
+            kept_aside = None
             if relevance is not None:
                 ri, bi = relevant_rows(ins, relevance.code, n, relevance.table)
                 rd, bd = relevant_rows(dele, relevance.code, n, relevance.table)
                 if not (bi or bd):
                     dropped = (int(ins.shape[0] - ri.shape[0]), int(dele.shape[0] - rd.shape[0]))
+                    if aside:
+                        kept_aside = _dropped_pairs(ins, ri, ins, dele, rd, edge_labeled)
                     if dropped[0]:
                         ins = ins[ri]
                     if dropped[1]:
@@ -283,11 +290,25 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
             if relevance is None or dropped is not None:
                 out = net_layout(ins, dele, n, n, S.rows, S.idx, S.scratch_mark(n))
                 if out[3][6] == 0:     # every id an existing vertex: no mapping needed
-                    return _finish(S, ins, dele, out, n, np.zeros(0, dtype=np.int64), None, strict, None, dropped)
-    return _normalise_general(S, insert, delete, labels=labels, strict=strict, relevance=relevance)
+                    b = _finish(S, ins, dele, out, n, np.zeros(0, dtype=np.int64), None, strict, None, dropped)
+                    b.aside = kept_aside
+                    return b
+    return _normalise_general(S, insert, delete, labels=labels, strict=strict, relevance=relevance, aside=aside)
 
 
-def _normalise_general(S, insert, delete, *, labels, strict, relevance=None) -> Batch:
+def _dropped_pairs(iint, ri, ins_raw, dint, rd, edge_labeled):
+    """``Batch.aside``: the rows of ``iint`` / ``dint`` (internal ids) not in the kept rows ``ri`` / ``rd``, with the
+    inserts' edge labels (column 2 of ``ins_raw``) where the graph has them."""
+    mi = np.ones(iint.shape[0], dtype=bool)
+    mi[ri] = False
+    md = np.ones(dint.shape[0], dtype=bool)
+    md[rd] = False
+    lab = np.ascontiguousarray(ins_raw[mi, 2], dtype=np.int64) if edge_labeled and ins_raw.shape[1] > 2 else None
+    return (np.ascontiguousarray(iint[mi, :2], dtype=np.int64), lab,
+            np.ascontiguousarray(dint[md, :2], dtype=np.int64))
+
+
+def _normalise_general(S, insert, delete, *, labels, strict, relevance=None, aside=False) -> Batch:
     sources = []
     for name, obj in (("insert", insert), ("delete", delete)):
         if isinstance(obj, (str, Path)):
@@ -328,7 +349,7 @@ def _normalise_general(S, insert, delete, *, labels, strict, relevance=None) -> 
     nloops = int(loops_i.sum() + loops_d.sum())
     if strict and nloops:
         ex = (ins_raw[loops_i] if loops_i.any() else del_raw[loops_d])[0, :2].tolist()
-        _strict_fail("self-loops", nloops, ex, "graphs are simple: drop them")
+        strict_fail("self-loops", nloops, ex, "graphs are simple: drop them")
     given = (int(ins_raw.shape[0]), int(del_raw.shape[0]))
     ins_raw, del_raw = ins_raw[~loops_i], del_raw[~loops_d]
 
@@ -362,19 +383,24 @@ def _normalise_general(S, insert, delete, *, labels, strict, relevance=None) -> 
     iint = np.ascontiguousarray(iint, dtype=np.int64)
     dint = np.ascontiguousarray(dint, dtype=np.int64)
     dropped = None
+    kept_aside = None
     if relevance is not None:
         # a new vertex's class comes from its label (an unlabeled graph has no views: relevance is None)
         code = relevance.reserve(n_after, new_labels if new_ids.size else None)
         ri, _ = relevant_rows(iint, code, n_after, relevance.table)
         rd, _ = relevant_rows(dint, code, n_after, relevance.table)
         dropped = (int(iint.shape[0] - ri.shape[0]), int(dint.shape[0] - rd.shape[0]))
+        if aside:
+            kept_aside = _dropped_pairs(iint, ri, ins_raw, dint, rd, edge_labeled)
         if dropped[0]:
             iint, ins_raw = np.ascontiguousarray(iint[ri]), ins_raw[ri]
         if dropped[1]:
             dint, del_raw = np.ascontiguousarray(dint[rd]), del_raw[rd]
     out = net_layout(iint, dint, n_after, S.n, S.rows, S.idx, S.scratch_mark(n_after))
-    return _finish(S, ins_raw, del_raw, out, n_after, new_ids.astype(np.int64), new_labels, strict, (given, nloops),
-                   dropped)
+    b = _finish(S, ins_raw, del_raw, out, n_after, new_ids.astype(np.int64), new_labels, strict, (given, nloops),
+                dropped)
+    b.aside = kept_aside
+    return b
 
 
 def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre, dropped=None):
@@ -390,7 +416,7 @@ def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre,
         if strict and nloops:
             li = ins_raw[:, 0] == ins_raw[:, 1]
             ld = del_raw[:, 0] == del_raw[:, 1]
-            _strict_fail("self-loops", nloops, (ins_raw[li] if li.any() else del_raw[ld])[0, :2].tolist(),
+            strict_fail("self-loops", nloops, (ins_raw[li] if li.any() else del_raw[ld])[0, :2].tolist(),
                          "graphs are simple: drop them")
     else:
         given, nloops = pre
@@ -401,17 +427,17 @@ def _finish(S, ins_raw, del_raw, out, n_after, new_ids, new_labels, strict, pre,
         stats["irrelevant_inserts"], stats["irrelevant_deletes"] = dropped
     stats["ignored_duplicates"] = int(cnt[2])
     if strict and cnt[2]:
-        _strict_fail("repeated pairs", int(cnt[2]), "a pair given twice", "give each pair once")
+        strict_fail("repeated pairs", int(cnt[2]), "a pair given twice", "give each pair once")
     stats["ignored_insert_and_delete"] = int(cnt[3])
     if strict and cnt[3]:
-        _strict_fail("pairs both inserted and deleted", int(cnt[3]), ex[0].tolist(),
+        strict_fail("pairs both inserted and deleted", int(cnt[3]), ex[0].tolist(),
                      "a batch has no order inside it: split it into two batches")
     stats["ignored_existing_inserts"] = int(cnt[4])
     if strict and cnt[4]:
-        _strict_fail("inserts of existing edges", int(cnt[4]), ex[1].tolist(), "drop them")
+        strict_fail("inserts of existing edges", int(cnt[4]), ex[1].tolist(), "drop them")
     stats["ignored_missing_deletes"] = int(cnt[5])
     if strict and cnt[5]:
-        _strict_fail("deletes of missing edges", int(cnt[5]), ex[2].tolist(), "drop them")
+        strict_fail("deletes of missing edges", int(cnt[5]), ex[2].tolist(), "drop them")
     ins_lab = ins_raw[ifirst, 2] if S.edge_labeled else None
     stats["inserted"] = int(ins.shape[0])
     stats["deleted"] = int(dele.shape[0])
