@@ -109,10 +109,12 @@ def write_stream(batches, path):
             f.write("".join(f"e {int(u)} {int(v)} 0\n" for u, v in ins.tolist()))
 
 
-def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=None, per=None, between=None):
+def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=None, per=None, between=None,
+                 read=False):
     """(median s, runs, first s, median build s, last result): a fresh DynamicGraph per run, built and warmed
     (one empty batch: its plans) outside the timer.  ``between(i)``: called before timed run i (1, 2, ...), outside
-    the timer (the peer's runs, interleaved)."""
+    the timer (the peer's runs, interleaved).  ``read``: the stream's update counts (inserted, deleted, ignored) are
+    read inside the timer (the whole graph replays its log of the updates no query can use for them)."""
     builds, runs, first, res = [], [], None, None
     for rep in range(repeats + 1):
         if rep and between is not None:
@@ -127,6 +129,8 @@ def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=No
             out = [D.apply(insert=i, delete=d)[0] for i, d in batches]
         else:
             r = D.apply_stream(ops, batch_size=per)
+            if read:
+                r.inserted, r.deleted, r.ignored
         el = time.perf_counter() - t
         if loop:
             res = ([o.positive for o in out], [o.negative for o in out], D)
@@ -204,10 +208,12 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     if exe is not None:
         dw.write_query(P, work / "query.graph")
     sides = {}
-    for key, kg, loop in (("la_gpm_views", False, False), ("la_gpm", True, False),
-                          ("la_gpm_views_apply_loop", False, True)):
+    for key, kg, loop, read in (("la_gpm_views", False, False, False), ("la_gpm", True, False, False),
+                                ("la_gpm_counts_read", True, False, True),
+                                ("la_gpm_views_apply_loop", False, True, False)):
         med, runs, first, build, res = timed_stream(G0, P, batches, kg, a.repeats, a.budget, loop=loop, ops=ops,
-                                                    per=per, between=peer if key == "la_gpm_views" else None)
+                                                    per=per, between=peer if key == "la_gpm_views" else None,
+                                                    read=read)
         sides[key] = res
         ent = {"seconds": med, "per_batch_s": med / B, "runs": runs, "first_call_s": first, "preprocessing_s": build,
                "positive": int(sum(res[0])), "negative": int(sum(res[1]))}
@@ -221,9 +227,12 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
     pos, neg = sides["la_gpm_views"][0], sides["la_gpm_views"][1]
     if a.laps > 1:
         row["laps"] = long_stream((pos, neg), P, G0, batches, per, work, exe, a, n_rf)
-    for key in ("la_gpm", "la_gpm_views_apply_loop"):
+    for key in ("la_gpm", "la_gpm_counts_read", "la_gpm_views_apply_loop"):
         check(f"{key} per-batch counts == apply_stream views", (sides[key][0], sides[key][1]), (pos, neg))
     check("final graph == G0 + inserts - deletes", same_edges(sides["la_gpm"][2].graph, Gfinal), True)
+    r = sides["la_gpm"][3]
+    check("whole graph: sum(inserted - deleted) == m(final) - m(G0)", int(r.inserted.sum() - r.deleted.sum()),
+          Gfinal.m - G0.m)
     before, tb, _ = timeit(lambda: la_gpm.count(G0, P, count="embeddings"), repeat=a.repeats, budget_s=a.budget)
     after, ta, _ = timeit(lambda: la_gpm.count(Gfinal, P, count="embeddings"), repeat=a.repeats, budget_s=a.budget)
     c0 = la_gpm.count(G0, P, count="embeddings")
@@ -243,6 +252,7 @@ def one(row, P, G0, Gfinal, batches, ops, per, work, exe, a):
         if rf.get("paired_ratio_median") is not None:     # the median of RapidFlow run i / la_gpm run i
             sp["views_vs_rapidflow_paired"] = rf["paired_ratio_median"]
         sp["full_vs_rapidflow_query"] = q / row["la_gpm"]["seconds"]
+        sp["full_counts_read_vs_rapidflow_query"] = q / row["la_gpm_counts_read"]["seconds"]
         sp["views_vs_rapidflow_query_plus_preprocessing"] = (q + pre) / (row["la_gpm_views"]["seconds"]
                                                                          + row["la_gpm_views"]["preprocessing_s"])
     lp = row.get("laps") or {}
@@ -342,7 +352,7 @@ def brief(row):
 def summarize(rows):
     out = []
     keys = ("views_vs_rapidflow_query", "views_vs_rapidflow_paired", "laps_views_vs_rapidflow_paired",
-            "full_vs_rapidflow_query",
+            "full_vs_rapidflow_query", "full_counts_read_vs_rapidflow_query",
             "views_vs_rapidflow_query_plus_preprocessing",
             "views_vs_recount", "full_vs_recount", "views_vs_apply_loop")
     groups = {}

@@ -193,7 +193,9 @@ def _dynamic(g, backend):
             D.apply(insert=dele[:3], delete=new[:3])
             ops = np.concatenate([np.column_stack([np.full(3, -1), dele[:3]]),
                                   np.column_stack([np.ones(3, np.int64), dele[:3]])]).astype(np.int64)
-            D.apply_stream(ops, batch_size=2)     # the CPU's stream lane (one numba call a stream)
+            r = D.apply_stream(ops, batch_size=2)     # the CPU's stream lane (one numba call a stream)
+            if keep:    # the whole graph's log of the updates no query can use, replayed (dynamic/aside.py)
+                r.inserted, D.graph
 
 
 _RUN = {"graphs": _graphs, "triangles": _triangles, "cliques": _cliques, "patterns": _patterns,

@@ -230,7 +230,7 @@ class AsideEdges:
     def __init__(self, G: Graph, relevance):
         self.rel = relevance
         self.ptr, self.idx, self.bn = G.indptr, G.indices, G.n
-        self.el = np.zeros(0, np.int64) if G.edge_labels is None else G.edge_labels
+        self.el = _NO_EL if G.edge_labels is None else G.edge_labels     # (read-only either way: one build)
         self.okeys = np.zeros(0, np.int64)
         self.ostate = np.zeros(0, np.int8)
         self.olab = np.zeros(0, np.int64)
@@ -368,6 +368,8 @@ class AsideEdges:
 
 
 _NO_LAB = np.zeros(0, np.int64)
+_NO_EL = np.zeros(0, np.int64)
+_NO_EL.flags.writeable = False
 _NO_COUNTS = np.zeros((0, 6), np.int64)
 
 
