@@ -236,7 +236,7 @@ class AsideEdges:
         self.olab = np.zeros(0, np.int64)
         self._fresh_log(256)
         self._pending = []
-        self._base = None          # the base's irrelevant edges (keys, labels), made at the first graph read
+        self._base = None          # the base's irrelevant arcs (CSR), made at the first graph read
         self._G = G
 
     def _fresh_log(self, cap):
@@ -321,7 +321,8 @@ class AsideEdges:
 
     def graph(self, H: Graph, state=None) -> Graph:
         """The whole graph: ``H`` (the relevant edges' graph of the same version: every vertex, id and label) with
-        the irrelevant edges of ``state`` (:meth:`state`; default: now).  O((n + m) log m)."""
+        the irrelevant edges of ``state`` (:meth:`state`; default: now): one merge of sorted rows, O(n + m) (and a
+        sort of the overlay's and the log's entries)."""
         if state is None:
             self.flush()
             state = self.state()
@@ -329,42 +330,109 @@ class AsideEdges:
         if L:
             okeys, ostate, olab = _replay(lk, lm, ll, L, okeys, ostate, olab, self.ptr, self.idx, self.el, self.bn, 0,
                                           _NO_COUNTS)
-        bkeys, blab = self._base_edges()
-        keep = np.ones(bkeys.shape[0], bool)
-        if okeys.size and bkeys.size:
-            pos = np.minimum(np.searchsorted(bkeys, okeys), bkeys.size - 1)
-            keep[pos[bkeys[pos] == okeys]] = False          # the overlay overrides the base
-        on = ostate == 1
-        keys = np.concatenate([bkeys[keep], okeys[on]])
+        bp, bi, bel = self._base_arcs()
+        drop, addk, addl = _overlay_arcs(okeys, ostate, olab, self.ptr, self.idx, self.bn)
         labeled = H.edge_labels is not None
-        n = H.n
-        hsrc = np.repeat(np.arange(n, dtype=np.int64), np.diff(H.indptr))
-        hdst = np.asarray(H.indices, np.int64)
-        u = np.concatenate([hsrc, keys >> 32, keys & _LO])
-        v = np.concatenate([hdst, keys & _LO, keys >> 32])
-        order = np.lexsort((v, u))
-        ptr = np.zeros(n + 1, np.int64)
-        np.cumsum(np.bincount(u, minlength=n), out=ptr[1:])
-        el = None
-        if labeled:
-            lab = np.concatenate([blab[keep], olab[on]])
-            el = np.concatenate([np.asarray(H.edge_labels, np.int64), lab, lab])[order]
-        return Graph(ptr, v[order], ids=None if H._ids is None else H.ids, vertex_labels=H.vertex_labels,
-                     edge_labels=el, name=H.name, _trusted=True)
+        hel = np.asarray(H.edge_labels, np.int64) if labeled else _NO_LAB
+        ptr, idx, el = _merge_rows(H.n, H.indptr, H.indices, hel, bp, bi, bel, self.bn, drop, addk, addl, labeled)
+        return Graph(ptr, idx, ids=None if H._ids is None else H.ids, vertex_labels=H.vertex_labels,
+                     edge_labels=el if labeled else None, name=H.name, _trusted=True)
 
-    def _base_edges(self):
-        """The base's irrelevant edges u < v: keys (sorted) and edge labels (-1 where unlabelled)."""
+    def _base_arcs(self):
+        """The base's irrelevant arcs as CSR over its vertices (ptr, idx, edge labels or empty), made once."""
         if self._base is None:
             G = self._G
             _, _, keep = self.rel.arcs(G.indptr, G.indices)
-            src = np.repeat(np.arange(G.n, dtype=np.int64), np.diff(G.indptr))
-            dst = np.asarray(G.indices, np.int64)
-            sel = ~keep & (src < dst)
-            keys = (src[sel] << 32) | dst[sel]         # CSR order: sorted
-            lab = np.asarray(G.edge_labels, np.int64)[sel] if G.edge_labels is not None else \
-                np.full(keys.shape[0], -1, np.int64)
-            self._base = (keys, lab)
+            off = ~keep
+            ptr = np.concatenate([np.zeros(1, np.int64), np.cumsum(off, dtype=np.int64)])[G.indptr]
+            idx = np.ascontiguousarray(G.indices[off])
+            el = np.asarray(G.edge_labels, np.int64)[off] if G.edge_labels is not None else _NO_LAB
+            self._base = (ptr, idx, el)
         return self._base
+
+
+@nb.njit(cache=True)
+def _overlay_arcs(okeys, ostate, olab, ptr, idx, bn):
+    """The overlay as arc edits of the base: (arc keys ``u << 32 | v`` to drop from the base, sorted; arc keys to add,
+    sorted; their edge labels), both directions of each pair."""
+    m = okeys.shape[0]
+    drop = np.empty(2 * m, np.int64)
+    add = np.empty(2 * m, np.int64)
+    alab = np.empty(2 * m, np.int64)
+    nd = 0
+    na = 0
+    for t in range(m):
+        u = okeys[t] >> 32
+        v = okeys[t] & _LO
+        if _base_arc(ptr, idx, bn, u, v) >= 0:       # the base has it: gone, or relabelled (added again below)
+            drop[nd] = okeys[t]
+            drop[nd + 1] = (v << 32) | u
+            nd += 2
+        if ostate[t] == 1:
+            add[na] = okeys[t]
+            add[na + 1] = (v << 32) | u
+            alab[na] = olab[t]
+            alab[na + 1] = olab[t]
+            na += 2
+    o = np.argsort(add[:na])
+    return np.sort(drop[:nd]), add[:na][o], alab[:na][o]
+
+
+@nb.njit(cache=True)
+def _merge_rows(n, hp, hi, hel, bp, bi, bel, bn, drop, addk, addl, labeled):
+    """The whole graph's CSR (ptr, idx, edge labels or empty), rows sorted: per vertex u < n, the merge of H's row
+    (``hp`` / ``hi`` / ``hel``), the base's irrelevant arcs (``bp`` / ``bi`` / ``bel``, rows u < ``bn``) less those
+    in ``drop``, and the arcs of ``addk`` from u (labels ``addl``).  The three are disjoint: a pair is relevant or
+    not, and an irrelevant one is either the base's (not dropped) or the overlay's."""
+    nb_ = bp[bn] if bn > 0 else 0
+    m = hp[n] + nb_ - drop.shape[0] + addk.shape[0]
+    ptr = np.zeros(n + 1, np.int64)
+    out = np.empty(m, hi.dtype)
+    oel = np.empty(m if labeled else 0, np.int64)
+    big = np.int64(1) << 62
+    c = 0
+    jd = 0
+    ja = 0
+    nd = drop.shape[0]
+    na = addk.shape[0]
+    for u in range(n):
+        ptr[u] = c
+        h = hp[u]
+        h1 = hp[u + 1]
+        b = bp[u] if u < bn else 0
+        b1 = bp[u + 1] if u < bn else 0
+        while True:
+            while b < b1:            # the base's arcs of u that the overlay dropped
+                kb = (np.int64(u) << 32) | bi[b]
+                while jd < nd and drop[jd] < kb:
+                    jd += 1
+                if jd < nd and drop[jd] == kb:
+                    b += 1
+                    jd += 1
+                else:
+                    break
+            vh = np.int64(hi[h]) if h < h1 else big
+            vb = np.int64(bi[b]) if b < b1 else big
+            va = (addk[ja] & _LO) if ja < na and (addk[ja] >> 32) == u else big
+            v = min(vh, vb, va)
+            if v == big:
+                break
+            out[c] = v
+            if v == vh:
+                if labeled:
+                    oel[c] = hel[h]
+                h += 1
+            elif v == vb:
+                if labeled:
+                    oel[c] = bel[b]
+                b += 1
+            else:
+                if labeled:
+                    oel[c] = addl[ja]
+                ja += 1
+            c += 1
+    ptr[n] = c
+    return ptr, out[:c], oel[:c]
 
 
 _NO_LAB = np.zeros(0, np.int64)
