@@ -95,20 +95,62 @@ def _log_pairs(ins, ilab, ioff, dele, doff, b0, b1, code, n, table, vb, lk, lm, 
     return L
 
 
-@nb.njit(cache=True)
+@nb.njit(inline="always")
 def _base_arc(ptr, idx, bn, u, v):
-    """The position of arc u -> v in the base's sorted rows, or -1 (also for a vertex the base lacks)."""
-    if u >= bn or v >= bn:
-        return -1
-    lo = ptr[u]
-    hi = ptr[u + 1]
+    """The position of arc u -> v in the base's sorted rows, or -1 (also for a vertex the base lacks).  One path and
+    inlined: a call of a compiled helper with array arguments costs their reference counts (docs/dynamic.md)."""
+    ok = (u < bn) & (v < bn)
+    ui = u if ok else 0
+    lo = ptr[ui]
+    hi = ptr[ui + 1] if ok else lo
+    end = hi
     while lo < hi:
         mid = (lo + hi) >> 1
         if idx[mid] < v:
             lo = mid + 1
         else:
             hi = mid
-    return lo if lo < ptr[u + 1] and idx[lo] == v else -1
+    hit = ok & (lo < end)
+    return lo if hit and idx[lo if hit else 0] == v else -1
+
+
+@nb.njit(cache=True)
+def _pair_order(lk, L):
+    """The stable order of the log's keys ``lk[:L]`` (``u << 32 | v``, u < v): an LSD radix sort, 11 bits a pass,
+    of ``u * n + v`` (n: the largest v + 1; 2 log2(n) bits).  (numpy's and numba's stable sorts took 50-60 ns a key
+    on HPRD's 3,345-entry log, this about a quarter of that.)"""
+    n = 1
+    for t in range(L):
+        n = max(n, (lk[t] & _LO) + 1)
+    bits = 1
+    while (np.int64(1) << bits) < n:
+        bits += 1
+    ck = np.empty(L, np.int64)
+    ix = np.empty(L, np.int64)
+    for t in range(L):
+        ck[t] = (lk[t] >> 32) * n + (lk[t] & _LO)
+        ix[t] = t
+    tk = np.empty(L, np.int64)
+    ti = np.empty(L, np.int64)
+    R = 1 << 11
+    cnt = np.empty(R + 1, np.int64)
+    shift = 0
+    while shift < 2 * bits:
+        cnt[:] = 0
+        for t in range(L):
+            cnt[((ck[t] >> shift) & (R - 1)) + 1] += 1
+        for r in range(R):
+            cnt[r + 1] += cnt[r]
+        for t in range(L):
+            d = (ck[t] >> shift) & (R - 1)
+            p = cnt[d]
+            tk[p] = ck[t]
+            ti[p] = ix[t]
+            cnt[d] = p + 1
+        ck, tk = tk, ck
+        ix, ti = ti, ix
+        shift += 11
+    return ix
 
 
 @nb.njit(cache=True)
@@ -122,7 +164,7 @@ def _replay(lk, lm, ll, L, okeys, ostate, olab, ptr, idx, el, bn, v0, counts):
     deleted both: nothing changes; inserted: an existing edge is ignored, else it is added with its first insert's
     label; deleted: a missing edge is ignored, else it goes.  The overlay keeps a pair whose state or label then
     differs from the base's."""
-    order = np.argsort(lk[:L], kind="mergesort")     # stable: a pair's updates stay in log (= batch) order
+    order = _pair_order(lk, L)     # stable: a pair's updates stay in log (= batch) order
     no = okeys.shape[0]
     nk = np.empty(no + L, np.int64)
     ns = np.empty(no + L, np.int8)
