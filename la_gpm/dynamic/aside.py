@@ -39,7 +39,7 @@ import numpy as np
 from ..graph import Graph
 from .updates import pair_kept
 from ..primitives.jit import flush_when_changed
-from ..primitives.sorted_ops import adjacent
+from ..primitives.sorted_ops import adjacent, lower_bound
 
 __all__ = ["AsideEdges", "Ticket", "irrelevant_counts", "FLUSH_AT", "STAT_KEYS"]
 
@@ -101,15 +101,8 @@ def _base_arc(ptr, idx, bn, u, v):
     inlined: a call of a compiled helper with array arguments costs their reference counts (docs/dynamic.md)."""
     ok = (u < bn) & (v < bn)
     ui = u if ok else 0
-    lo = ptr[ui]
-    hi = ptr[ui + 1] if ok else lo
-    end = hi
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if idx[mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
+    end = ptr[ui + 1] if ok else ptr[ui]
+    lo = lower_bound(idx, ptr[ui], end, v)
     hit = ok & (lo < end)
     return lo if hit and idx[lo if hit else 0] == v else -1
 
@@ -267,10 +260,12 @@ class Ticket:
 
 class AsideEdges:
     """The irrelevant edges of a whole-graph :class:`la_gpm.DynamicGraph` (see the module notes): the base graph
-    ``G``, the overlay, the log, and the tickets the log has not resolved yet."""
+    ``G``, the overlay, the log, and the tickets the log has not resolved yet.  ``lock``: the store's (the log moves
+    with the store's batches; a replay may come from a ``stats`` read in another thread)."""
 
-    def __init__(self, G: Graph, relevance):
+    def __init__(self, G: Graph, relevance, lock):
         self.rel = relevance
+        self.lock = lock
         self.ptr, self.idx, self.bn = G.indptr, G.indices, G.n
         self.el = _NO_EL if G.edge_labels is None else G.edge_labels     # (read-only either way: one build)
         self.okeys = np.zeros(0, np.int64)
@@ -331,6 +326,10 @@ class AsideEdges:
     def flush(self) -> None:
         """Replay the log: the overlay moves to the graph now, every pending ticket gets its counts, the log
         starts afresh."""
+        with self.lock:
+            self._flush()
+
+    def _flush(self):
         if not self._pending and self.L == 0:
             return
         v0 = min(t.v0 for t in self._pending) if self._pending else 0

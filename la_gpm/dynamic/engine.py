@@ -482,7 +482,9 @@ class DynamicGraph:
     G : the starting graph (not modified)
     queries : one query or a list of them (Patterns, names, edge lists, ``.graph`` files)
     count, induced, backend : as in :func:`match_delta`, for every query
-    keep_graph : True (default): keep the whole graph (``.graph`` after each batch). False: **query
+    keep_graph : True (default): keep the whole graph (``.graph`` after each batch; with labelled queries the
+        updates no query can use are logged aside and replayed only when ``.graph`` or their counts in ``stats``
+        are read, so a batch costs what its relevant updates cost here too: dynamic/aside.py). False: **query
         views** (as RapidFlow): keep only the edges some query can use (an edge whose endpoint labels
         some query edge has, either orientation; for ``induced=True`` whose endpoint labels two distinct
         query vertices have; every edge when a query or the graph has no vertex labels), and drop the
@@ -535,13 +537,13 @@ class DynamicGraph:
         self._relevance = relevance_of(G, self._queries, self._induced)
         base = G
         G, dropped = view_graph(G, self._relevance)
+        self._store = ArcStore(G)
         self._aside = None
         if not self._keep_graph:
             self.view_stats = {"edges_kept": G.m, "edges_dropped": dropped, "seconds": time.perf_counter() - t}
         elif self._relevance is not None:
-            self._aside = AsideEdges(base, self._relevance)
+            self._aside = AsideEdges(base, self._relevance, self._store.lock)
         self._whole = (-1, None)      # (version, Graph) of the whole graph last built
-        self._store = ArcStore(G)
         self._nlf = NLFState(G.indptr, G.indices, self._store.vlab, self._queries)   # (a writable copy of the labels)
         self._plans = {}  # (query index, symmetry) -> plan
         # ... with the candidate counts of the graph given here (they order each plan's levels): whichever path
