@@ -26,6 +26,9 @@ Until session 33 those updates were row edits of the one store (applied after ea
 batches, most updates irrelevant); a logged update costs a few nanoseconds, and its replay (when read) a sort and
 one binary search in the base's row per distinct pair.
 
+A pair's key is ``u << 32 | v`` (u < v): the store's rows hold int32 ids (:class:`.store.ArcStore`), so ids stay below
+2^31 and ``u * n + v`` (the replay's sort key) below 2^62.
+
 Snapshots (``MatchDelta.graph`` of an earlier batch) hold the overlay and the log arrays of their time and the log's
 length then: a replay makes a new overlay and a fresh log, and appends only write past every length taken, so what
 a snapshot holds never changes.  ``match_delta`` (one batch, the graph not kept) uses :func:`irrelevant_counts`.

@@ -56,8 +56,9 @@ class Batch:
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
     layout: Layout | None = None   # where its arcs go (:func:`net_layout`; store.open recomputes it when None)
-    # the pairs the relevance filter dropped, asked for with ``normalise(..., aside=True)`` (the whole-graph mode
-    # keeps them aside, :mod:`.aside`): (inserts (a, 2), their edge labels or None, deletes (b, 2)), internal ids
+    # with ``normalise(..., aside=True)`` and some pairs dropped by the relevance filter (the whole-graph mode keeps
+    # them aside, :mod:`.aside`, which picks them out again): (the batch's inserts, their edge labels or None, its
+    # deletes), internal ids, before the filter
     aside: tuple | None = None
 
 
@@ -282,7 +283,7 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
                 if not (bi or bd):
                     dropped = (int(ins.shape[0] - ri.shape[0]), int(dele.shape[0] - rd.shape[0]))
                     if aside:
-                        kept_aside = _dropped_pairs(ins, ri, ins, dele, rd, edge_labeled)
+                        kept_aside = _aside_pairs(ins, ins, dele, edge_labeled)
                     if dropped[0]:
                         ins = ins[ri]
                     if dropped[1]:
@@ -296,16 +297,12 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
     return _normalise_general(S, insert, delete, labels=labels, strict=strict, relevance=relevance, aside=aside)
 
 
-def _dropped_pairs(iint, ri, ins_raw, dint, rd, edge_labeled):
-    """``Batch.aside``: the rows of ``iint`` / ``dint`` (internal ids) not in the kept rows ``ri`` / ``rd``, with the
-    inserts' edge labels (column 2 of ``ins_raw``) where the graph has them."""
-    mi = np.ones(iint.shape[0], dtype=bool)
-    mi[ri] = False
-    md = np.ones(dint.shape[0], dtype=bool)
-    md[rd] = False
-    lab = np.ascontiguousarray(ins_raw[mi, 2], dtype=np.int64) if edge_labeled and ins_raw.shape[1] > 2 else None
-    return (np.ascontiguousarray(iint[mi, :2], dtype=np.int64), lab,
-            np.ascontiguousarray(dint[md, :2], dtype=np.int64))
+def _aside_pairs(iint, ins_raw, dint, edge_labeled):
+    """``Batch.aside``: the batch's pairs (internal ids, before the relevance filter: the log aside keeps those it
+    drops, :func:`.aside._log_pairs`, so nothing is cut out here: boolean masks over a 10% batch cost more than the
+    log), with the inserts' edge labels (column 2 of ``ins_raw``) where the graph has them."""
+    lab = np.ascontiguousarray(ins_raw[:, 2], dtype=np.int64) if edge_labeled and ins_raw.shape[1] > 2 else None
+    return iint, lab, dint
 
 
 def _normalise_general(S, insert, delete, *, labels, strict, relevance=None, aside=False) -> Batch:
@@ -391,7 +388,7 @@ def _normalise_general(S, insert, delete, *, labels, strict, relevance=None, asi
         rd, _ = relevant_rows(dint, code, n_after, relevance.table)
         dropped = (int(iint.shape[0] - ri.shape[0]), int(dint.shape[0] - rd.shape[0]))
         if aside:
-            kept_aside = _dropped_pairs(iint, ri, ins_raw, dint, rd, edge_labeled)
+            kept_aside = _aside_pairs(iint, ins_raw, dint, edge_labeled)
         if dropped[0]:
             iint, ins_raw = np.ascontiguousarray(iint[ri]), ins_raw[ri]
         if dropped[1]:
