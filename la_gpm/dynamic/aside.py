@@ -252,9 +252,9 @@ class Ticket:
             self._aside.flush()
         return self.counts
 
-    def add_to(self, stats: dict, row: int = 0) -> dict:
-        """``stats`` (a batch's, of its relevant updates) with the counts of its irrelevant ones added."""
-        c = self.get()[row].tolist()
+    def add_to(self, stats: dict) -> dict:
+        """``stats`` (one batch's, of its relevant updates) with the counts of its irrelevant ones added."""
+        c = self.get()[0].tolist()
         stats = dict(stats)
         for key, x in zip(STAT_KEYS, c):
             stats[key] += x

@@ -328,8 +328,17 @@ def _log_batch(aside, batch, ver):
     if aside is None or batch.aside is None:
         return None
     ins, lab, dele = batch.aside
-    return aside.log_pairs(ins, lab, np.array([0, ins.shape[0]], np.int64), dele,
-                           np.array([0, dele.shape[0]], np.int64), 0, 1, ver)
+    ioff, doff = _lane.one_batch(ins, dele)
+    return aside.log_pairs(ins, lab, ioff, dele, doff, 0, 1, ver)
+
+
+def _handed(ticket, tickets):
+    """The ticket a batch's MatchDeltas complete their stats with: none where a stream takes it (``tickets``, its
+    list: the stream's columns are completed instead, :func:`_aside_columns`)."""
+    if tickets is not None and ticket is not None:
+        tickets.append(ticket)
+        return None
+    return ticket
 
 
 def _strict_aside(aside, pairs):
@@ -633,10 +642,10 @@ class DynamicGraph:
         v = run.infos[0].tolist()
         stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
         stats["backend"] = self._backend
-        ver = S.version
+        # the batch ran (a shortcut or committed): its updates no query can use to the log aside, as this version
+        ticket = None if self._aside is None else self._aside.log_pairs(ins, None, ioff, dele, doff, 0, 1, S.version)
         if v[_lane.I_STATUS] == _lane.SHORTCUT:
             S.version += 1
-            ticket = None if self._aside is None else self._aside.log_pairs(ins, None, ioff, dele, doff, 0, 1, ver)
             stats.update(items={"positive": 0, "negative": 0}, shortcut="no relevant update", lane=True,
                          seconds=time.perf_counter() - t0)
             return [MatchDelta(0, 0, self._after(S), _with_aside(stats, ticket), None, None, self._count,
@@ -647,7 +656,6 @@ class DynamicGraph:
         if run.lists is not None:
             nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k, run.lists)
         pos, neg = _lane_counts(v, run.items, run.counts, self._queries[0], plan, self._count)
-        ticket = None if self._aside is None else self._aside.log_pairs(ins, None, ioff, dele, doff, 0, 1, ver)
         after = self._after(S)
         if self._relevance is not None and not v[_lane.I_INS] and not v[_lane.I_DEL]:
             stats["shortcut"] = "no relevant update"
@@ -704,9 +712,7 @@ class DynamicGraph:
                 stats = dict(batch.stats, backend=self._backend, normalise_s=t_norm, shortcut="no relevant update",
                              items={"positive": 0, "negative": 0})
                 after = self._after(S)
-                if tickets is not None and ticket is not None:
-                    tickets.append(ticket)
-                    ticket = None
+                ticket = _handed(ticket, tickets)
                 return [MatchDelta(0, 0, after, _with_aside(dict(stats), ticket),
                                    *((np.zeros((0, P.k), dtype=np.int64),) * 2 if listing else (None, None)),
                                    self._count, self._induced) for P in self._queries]
@@ -729,9 +735,7 @@ class DynamicGraph:
             st["commit_s"] = time.perf_counter() - t
             ticket = _log_batch(aside, batch, ver)
             after = self._after(S)
-        if tickets is not None and ticket is not None:
-            tickets.append(ticket)
-            ticket = None
+        ticket = _handed(ticket, tickets)
         return [MatchDelta(pos, neg, after,
                            _with_aside(dict(batch.stats, backend=self._backend, normalise_s=t_norm, **st, **st2),
                                        ticket),
@@ -977,30 +981,33 @@ def _aside_columns(cols, tickets, v0):
 
 class _AsideColumns(dict):
     """:func:`_aside_columns`' mapping: each column made when first read (a replay of the log only for the three
-    it changes)."""
+    it changes, their per-row counts gathered once)."""
 
-    __slots__ = ("_inner", "_tickets", "_v0")
+    __slots__ = ("_inner", "_tickets", "_v0", "_rows")
 
     def __init__(self, inner, tickets, v0):
         super().__init__()
-        self._inner, self._tickets, self._v0 = inner, tickets, v0
+        self._inner, self._tickets, self._v0, self._rows = inner, tickets, v0, None
+
+    def _aside_rows(self):
+        """The counts kept aside (:data:`.aside.STAT_KEYS`) of each row's batch, (rows, 6)."""
+        if self._rows is None:
+            batch = np.asarray(self._inner["batch"])
+            out = np.zeros((batch.shape[0], 6), np.int64)
+            for t in self._tickets:
+                rows = batch - (t.v0 - self._v0)
+                sel = (rows >= 0) & (rows < t.nv)
+                out[sel] += t.get()[rows[sel]]
+            self._rows = out
+        return self._rows
 
     def __missing__(self, c):
         x = self._inner[c]
         if c == "irrelevant":
             x = np.zeros(x.shape[0], np.int64)
         elif c in ("inserted", "deleted", "ignored"):
-            add = np.zeros(x.shape[0], np.int64)
-            batch = np.asarray(self._inner["batch"])
-            for t in self._tickets:
-                got = t.get()
-                if c == "ignored":
-                    got = got[:, :4].sum(axis=1)
-                else:
-                    got = got[:, 4 if c == "inserted" else 5]
-                rows = batch - (t.v0 - self._v0)
-                sel = (rows >= 0) & (rows < t.nv)
-                add[sel] += got[rows[sel]]
+            a = self._aside_rows()
+            add = a[:, :4].sum(axis=1) if c == "ignored" else a[:, 4 if c == "inserted" else 5]
             x = x + add if x.dtype != object else x + add.astype(object)
         self[c] = x
         return x

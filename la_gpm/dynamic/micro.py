@@ -415,14 +415,13 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     wide = tri and lazy   # (micro_run)
     if wide:
         R = min(max_rel, 8) * (MICRO_TRI // 8)      # (at most MICRO_TRI)
-    RA = R
-    rel = np.empty((RA, 3), np.int64)     # lo, hi, sign
-    dels = np.empty((RA, 2), np.int64)
-    adds = np.empty((RA, 2), np.int64)
-    net = np.empty((RA, 3), np.int64)     # x, y, sign: the deletes, then the inserts
-    key = np.empty(RA, np.int64)          # the sorted net effect's pair keys, and per pair leading its run its
-    gci = np.empty(RA, np.int64)          # inserts (else -1) and deletes
-    gcd = np.empty(RA, np.int64)
+    rel = np.empty((R, 3), np.int64)     # lo, hi, sign
+    dels = np.empty((R, 2), np.int64)
+    adds = np.empty((R, 2), np.int64)
+    net = np.empty((R, 3), np.int64)     # x, y, sign: the deletes, then the inserts
+    key = np.empty(R, np.int64)          # the sorted net effect's pair keys, and per pair leading its run its
+    gci = np.empty(R, np.int64)          # inserts (else -1) and deletes
+    gcd = np.empty(R, np.int64)
     upd1 = np.empty((1, 2), np.int64)
     ust1 = np.empty(1, np.int8)
     uel1 = np.zeros(1, np.int64)
@@ -443,8 +442,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     nbits = np.empty(2, np.uint32)
     off = idx.shape[0] < 0            # runtime flags, not literals (see lane.LANE_ITEMS)
     changed = False
-    tvs = np.empty(2 * RA, np.int64)       # the last batch's touched rows and their rows before it
-    olds = np.empty((2 * RA, 2), np.int64)
+    tvs = np.empty(2 * R, np.int64)       # the last batch's touched rows and their rows before it
+    olds = np.empty((2 * R, 2), np.int64)
     last_nt = 0
     its0, cts0 = _scratch(64)      # the searches' items and counts (_search)
     SI = [its0]
@@ -501,7 +500,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 loops += 1
                 continue
             nrel += r
-            if nr == RA or nrel > R:
+            if nr == R or nrel > R:
                 infos[b, I_STATUS] = -1
                 return NOT_MICRO, b, used, live, maxdeg, LP[0], LI[0], changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
             rel[nr, 0] = min(x, y)
@@ -678,8 +677,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _tri_edit(rows, idx, x, y, 1, mk, tcols)
                 maxdeg = max(maxdeg, rows[x, 1] - rows[x, 0], rows[y, 1] - rows[y, 0])
                 _mark(st, od, px, py, INSERTED, 0)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits,
-                                       nbits):
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, 1, tv, bits, nbits):
                     ip_, ii_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = ip_
                     LI[0] = ii_
@@ -712,8 +710,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     _drop_arc(rows, idx, y, py)
                 if tri:
                     _tri_edit(rows, idx, x, y, -1, mk, tcols)
-                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits,
-                                       nbits):
+                if _retable(x, y, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -1, tv, bits, nbits):
                     dp_, di_, stale = _relist(LP[0], LI[0], tv, bits, nbits, k, lazy, stale, maxdeg)
                     LP[0] = dp_
                     LI[0] = di_

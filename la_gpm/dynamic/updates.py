@@ -56,9 +56,9 @@ class Batch:
     new_labels: np.ndarray | None  # their vertex labels
     stats: dict = field(default_factory=dict)
     layout: Layout | None = None   # where its arcs go (:func:`net_layout`; store.open recomputes it when None)
-    # with ``normalise(..., aside=True)`` and some pairs dropped by the relevance filter (the whole-graph mode keeps
+    # with ``normalise(..., aside=True)``, where the relevance filter dropped some pairs (the whole-graph mode keeps
     # them aside, :mod:`.aside`, which picks them out again): (the batch's inserts, their edge labels or None, its
-    # deletes), internal ids, before the filter
+    # deletes), internal ids, before the filter; else None
     aside: tuple | None = None
 
 
@@ -282,7 +282,7 @@ def normalise(S, insert=None, delete=None, *, labels=None, strict: bool = False,
                 rd, bd = relevant_rows(dele, relevance.code, n, relevance.table)
                 if not (bi or bd):
                     dropped = (int(ins.shape[0] - ri.shape[0]), int(dele.shape[0] - rd.shape[0]))
-                    if aside:
+                    if aside and (dropped[0] or dropped[1]):
                         kept_aside = _aside_pairs(ins, ins, dele, edge_labeled)
                     if dropped[0]:
                         ins = ins[ri]
@@ -387,7 +387,7 @@ def _normalise_general(S, insert, delete, *, labels, strict, relevance=None, asi
         ri, _ = relevant_rows(iint, code, n_after, relevance.table)
         rd, _ = relevant_rows(dint, code, n_after, relevance.table)
         dropped = (int(iint.shape[0] - ri.shape[0]), int(dint.shape[0] - rd.shape[0]))
-        if aside:
+        if aside and (dropped[0] or dropped[1]):
             kept_aside = _aside_pairs(iint, ins_raw, dint, edge_labeled)
         if dropped[0]:
             iint, ins_raw = np.ascontiguousarray(iint[ri]), ins_raw[ri]
