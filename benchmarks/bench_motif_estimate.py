@@ -147,6 +147,7 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
            "total_estimate": at["total"], "memory_budget": at.get("memory_budget"),
            "table_layout": at.get("table_layout"), "table_chunks": at.get("table_chunks"),
            "table_bytes_peak": at.get("table_bytes"), "table_bytes_model": at.get("table_bytes_model"),
+           "table_spilled_bytes": at.get("table_spilled_bytes"),
            "samples_per_coloring": at["samples_per_coloring"], "coloring": at["coloring"],
            "build_s_in_run": at["build_s"], "sample_s_in_run": at["sample_s"],
            "checkpoints": a.checkpoints, "checks": at["checks"], "seed": seed,

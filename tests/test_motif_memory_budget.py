@@ -50,8 +50,8 @@ def test_chunked_tables_and_samples_equal_full(monkeypatch, k):
             assert all(np.array_equal(x, y) for x, y in zip(A2.sample(1000, key=9), B.sample(1000, key=9)))
 
 
-def _floor(G, k, batch=1 << 16):
-    return table_layout(G, k, "cpu", None, None, force="chunked", batch=batch).floor
+def _floor(G, k, batch=1 << 16, kind="chunked"):
+    return table_layout(G, k, "cpu", None, None, force=kind, batch=batch).floor
 
 
 def test_small_budget_same_estimate_and_respected():
@@ -74,10 +74,11 @@ def test_small_budget_same_estimate_and_respected():
             assert a.attrs[key] == b.attrs[key], key
 
 
-def test_budget_below_the_smallest_chunk_raises_with_the_budget_that_would_do():
+def test_budget_below_the_smallest_spill_raises_with_the_budget_that_would_do():
     G = la_gpm.generators.rmat(8, seed=2)
     k = 6
-    floor = _floor(G, k, batch=1024)
+    floor = _floor(G, k, batch=1024, kind="spill")
+    assert floor < _floor(G, k, batch=1024) // 4
     with pytest.raises(MemoryBudgetTooSmall) as e:
         estimate_census(G, k, backend="cpu", seed=1, max_colorings=1, memory_budget=floor - 1,
                         samples_per_coloring=1024)
@@ -85,7 +86,7 @@ def test_budget_below_the_smallest_chunk_raises_with_the_budget_that_would_do():
     assert isinstance(e.value, la_gpm.LaGpmError) and isinstance(e.value, MemoryError)
     df = estimate_census(G, k, backend="cpu", seed=1, max_colorings=2, min_colorings=1, memory_budget=floor,
                          samples_per_coloring=1024)
-    assert df.attrs["table_layout"] == "chunked" and df.attrs["table_bytes"] <= floor
+    assert df.attrs["table_layout"] == "spill" and df.attrs["table_bytes"] <= floor
     with pytest.raises(InvalidArgument):
         estimate_census(G, k, backend="cpu", seed=1, memory_budget=0)
     with pytest.raises(InvalidArgument):
@@ -128,10 +129,76 @@ def test_layout_choice():
         d = choose_layout(budget=max(c.floor, c.resident + r * c.row), **kw)
         assert d.kind == "chunked" and d.rows == r and d.chunks == -(-1000 // r)
         assert d.peak <= max(c.floor, c.resident + r * c.row)
+    assert choose_layout(budget=c.floor - 1, **kw).kind == "spill"
     with pytest.raises(MemoryBudgetTooSmall):
-        choose_layout(budget=c.floor - 1, **kw)
+        choose_layout(budget=c.floor - 1, force="chunked", **kw)
     with pytest.raises(InvalidArgument):
         choose_layout(budget=None, force="compressed", **kw)
+
+
+# ----------------------------------------------------------------------------- below the chunked floor: spilled
+def test_spill_layout_choice():
+    """Below the chunked layout's floor the spill layout: on the gpu the first rows of M that fit (more with a
+    larger budget, all where they fit beside the build), on the cpu all or none; the root weights always off the
+    budget; its floor (graph state, hub sums, one build row or one sample batch) the smallest budget that runs;
+    off-budget bytes beyond ``spill_room`` raise naming a budget that does run."""
+    for be in ("gpu", "cpu"):
+        kw = dict(backend=be, n=100_000, WM=615, WB=567, tops=48, k=7, slots=50, batch=1 << 12,
+                  graph_bytes=10_000_000 if be == "gpu" else 0)
+        c = choose_layout(budget=None, force="chunked", **kw)
+        last = -1
+        for budget in (c.floor - 1, c.floor * 3 // 4, c.floor // 2, c.floor // 10):
+            s = choose_layout(budget=budget, **kw)
+            assert s.kind == "spill" and s.peak <= budget and s.floor <= budget
+            assert s.spilled == (kw["n"] - s.m_rows) * 615 * 8 + 2 * 48 * kw["n"] * 8
+            assert s.chunks == -(-kw["n"] // s.rows) and s.rows >= 1
+            if be == "cpu":
+                assert s.m_rows in (0, kw["n"])
+            else:
+                assert 0 <= s.m_rows <= kw["n"] and (last < 0 or s.m_rows <= last)
+                assert (budget - s.peak) < 615 * 8 or s.m_rows == kw["n"]      # every row that fits is used
+                last = s.m_rows
+        assert choose_layout(budget=c.floor - 1, **kw).m_rows == kw["n"]       # only the roots go
+        s = choose_layout(budget=c.floor // 10, **kw)
+        assert choose_layout(budget=s.floor, **kw).kind == "spill"
+        with pytest.raises(MemoryBudgetTooSmall) as e:
+            choose_layout(budget=s.floor - 1, **kw)
+        assert e.value.needed == s.floor
+        assert choose_layout(budget=c.floor // 2, force="spill", **kw).kind == "spill"
+        assert choose_layout(budget=None, force="spill", **kw).m_rows == kw["n"]
+        with pytest.raises(MemoryBudgetTooSmall) as e:       # too little room off the budget
+            choose_layout(budget=c.floor // 2, spill_room=s.spilled // 2, **kw)
+        n = e.value.needed
+        assert c.floor // 2 < n <= c.floor
+        assert choose_layout(budget=n, spill_room=s.spilled // 2, **kw).kind in ("spill", "chunked")
+
+
+def test_cpu_spill_same_estimate_within_budget():
+    """The cpu's spill layout (root weights, and M below the chunked floor, in temporary files): the unbounded
+    run's DataFrame for a seed at k = 6 and 8, with M in memory and in a file; the counted peak within the budget,
+    the spilled bytes reported; no temporary file left behind."""
+    import os
+    import tempfile
+    G = la_gpm.generators.rmat(9, seed=1)
+    before = set(os.listdir(tempfile.gettempdir()))
+    for k, spc in ((6, 256), (8, 1024)):
+        kw = dict(seed=7, max_colorings=3, samples_per_coloring=spc, min_colorings=2)
+        a = estimate_census(G, k, backend="cpu", **kw)
+        c = table_layout(G, k, "cpu", None, None, force="chunked", batch=spc)
+        s = table_layout(G, k, "cpu", None, None, force="spill", batch=spc)
+        for budget, m_in in ((c.floor - 1, True), (s.floor, False)):
+            b = estimate_census(G, k, backend="cpu", memory_budget=budget, **kw)
+            at = b.attrs
+            assert at["table_layout"] == "spill" and 0 < at["table_bytes"] <= at["table_bytes_model"] <= budget
+            lay = table_layout(G, k, "cpu", None, budget, batch=spc)
+            pl = la_gpm.motif_estimate.shapes.shape_plan(k)
+            assert lay.m_rows == (G.n if m_in else 0)
+            assert at["table_spilled_bytes"] == lay.spilled == 2 * 8 * G.n * len(pl.top) + (0 if m_in else
+                                                                                           8 * G.n * pl.WM)
+            assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"])), (k, budget)
+            for key in ("colorings", "samples", "total", "colorful_treelets"):
+                assert a.attrs[key] == b.attrs[key], key
+    assert not {f for f in set(os.listdir(tempfile.gettempdir())) - before if f.startswith("la_gpm_tables_")}
 
 
 # ----------------------------------------------------------------------------- the GPU chunked build, emulated
@@ -359,8 +426,67 @@ def test_gpu_small_budget_same_estimate_and_respected():
         assert a.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
         c = estimate_census(G, k, backend="cpu", **kw)
         assert c.drop(columns=["edges"]).equals(b.drop(columns=["edges"]))
+        # below the chunked floor: spilled (the root weights and some of M in host memory), the same DataFrame
+        d = estimate_census(G, k, backend="gpu", memory_budget=lay.floor - 1, **kw)
+        assert d.attrs["table_layout"] == "spill" and 0 < d.attrs["table_bytes"] <= lay.floor - 1
+        assert d.attrs["table_spilled_bytes"] > 0
+        assert a.drop(columns=["edges"]).equals(d.drop(columns=["edges"]))
+        sf = table_layout(G, k, "gpu", GpuSampler(G, k), None, force="spill", batch=kw["samples_per_coloring"]).floor
         with pytest.raises(MemoryBudgetTooSmall):
-            estimate_census(G, k, backend="gpu", memory_budget=lay.floor - 1, **kw)
+            estimate_census(G, k, backend="gpu", memory_budget=sf - 1, **kw)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_spill_tables_and_samples_equal_cpu():
+    """The spill layout on the device, with none, a third and all of M's rows on the device (the rest and the root
+    weights in host memory): the CPU's M, root sums and samples (plain and after an AGS mixture)."""
+    from la_gpm.motif_estimate.gpu import GpuSampler
+    G = la_gpm.datasets.load("email-Eu-core")
+    for k in (4, 6, 8):
+        pl = la_gpm.motif_estimate.shapes.shape_plan(k)
+        colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
+        T = CpuTables(G, k, colors)
+        q = np.linspace(1, 2, len(T.shape_treelets))
+        q /= q.sum()
+        v1 = T.sample(5000, key=11, first=100)[0]
+        T.set_mixture(q)
+        w1 = T.sample(3000, key=5)[0]
+        S = GpuSampler(G, k)
+        for m_rows in (0, G.n // 3, G.n):
+            lay = Layout("spill", 97, -(-G.n // 97), 0, 0, 0, 0, 0, m_rows, 1)
+            D = S.tables(colors, lay)
+            assert D.spill and D.B is None and D.mem.spilled >= 2 * 8 * G.n * len(pl.top)
+            assert np.array_equal(T.M, D.M.get()) and np.array_equal(T.shape_treelets, D.shape_treelets)
+            assert np.array_equal(v1, D.sample(5000, key=11, first=100)[0])
+            D.set_mixture(q)
+            assert np.array_equal(T.root_cum, D.root_cum.get())
+            assert np.array_equal(w1, D.sample(3000, key=5)[0])
+            del D
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_managed_array_keeps_its_host_part_in_host_memory():
+    """``device.managed_array``: kernels write and read every byte; the device's free memory drops by the device
+    part only, after writes and repeated reads (without the host advice the driver would migrate the pages)."""
+    import cupy as cp
+    from la_gpm.device import managed_array
+    MiB = 1 << 20
+    cp.get_default_memory_pool().free_all_blocks()
+    cp.cuda.Device().synchronize()
+    free0 = cp.cuda.runtime.memGetInfo()[0]
+    a = managed_array((512 * MiB // 8,), np.float64, 128 * MiB)
+    a[:] = 1.5
+    a[a.size // 2:] += 1.0
+    for _ in range(3):
+        total = float(a.sum())
+    cp.cuda.Device().synchronize()
+    assert total == 1.5 * a.size + a.size // 2
+    used = free0 - cp.cuda.runtime.memGetInfo()[0]
+    assert used <= 128 * MiB + 64 * MiB, used / MiB
+    del a
+
 
 
 @pytest.mark.gpu

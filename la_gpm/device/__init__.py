@@ -101,6 +101,70 @@ def smem_per_sm() -> int:
 
 
 
+_HOST_ALIGN = 1 << 16     # the device / host boundary of a managed array, in bytes (whole CPU pages)
+
+
+def managed_array(shape, dtype, device_bytes: int):
+    """A CuPy array in CUDA managed memory whose first ``device_bytes`` bytes (rounded down to 64 KiB) stay
+    on the current device (preferred there and prefetched) and the rest in host memory, mapped for the device:
+    kernels read and write those bytes in place over the bus and the driver does not migrate them (the device
+    memory they would take is not used).  Host-preferred advice goes through the driver's ``cuMemAdvise_v2``
+    (CUDA 12.2+; the runtime's ``cudaCpuDeviceId`` form before that).  BackendUnavailable where the device
+    cannot access managed memory while kernels run (``concurrentManagedAccess``: e.g. Windows, WSL)."""
+    import numpy as np
+    cp = cupy()
+    rt = cp.cuda.runtime
+    dev = rt.getDevice()
+    if not device_attribute(dev, 89):                # cudaDevAttrConcurrentManagedAccess
+        raise BackendUnavailable("host-held tables need managed memory the device reads while kernels run "
+                                 "(concurrentManagedAccess), which this device or system lacks: raise the memory "
+                                 "budget or use the cpu backend")
+    dtype = np.dtype(dtype)
+    nbytes = int(np.prod(shape, dtype=np.int64)) * dtype.itemsize
+    mem = cp.cuda.malloc_managed(max(nbytes, 1))
+    ptr = int(mem.ptr)
+    d = min(nbytes, max(0, int(device_bytes)) // _HOST_ALIGN * _HOST_ALIGN)
+    if d:
+        rt.memAdvise(ptr, d, rt.cudaMemAdviseSetPreferredLocation, dev)
+        rt.memPrefetchAsync(ptr, d, dev, cp.cuda.get_current_stream().ptr)
+    if nbytes > d:
+        _advise_host(cp, ptr + d, nbytes - d)
+        rt.memAdvise(ptr + d, nbytes - d, rt.cudaMemAdviseSetAccessedBy, dev)
+    return cp.ndarray(shape, dtype, memptr=mem)
+
+
+@functools.lru_cache(maxsize=1)
+def _cu_mem_advise_v2():
+    """The driver's ``cuMemAdvise_v2`` through ctypes (None where the driver lacks it)."""
+    import ctypes
+    import ctypes.util
+
+    class Location(ctypes.Structure):            # CUmemLocation: {CUmemLocationType type; int id}
+        _fields_ = [("type", ctypes.c_int), ("id", ctypes.c_int)]
+    try:
+        lib = ctypes.CDLL(ctypes.util.find_library("cuda") or "libcuda.so.1")
+        f = lib.cuMemAdvise_v2
+    except (OSError, AttributeError):
+        return None
+    f.argtypes = [ctypes.c_uint64, ctypes.c_size_t, ctypes.c_int, Location]
+    f.restype = ctypes.c_int
+    return lambda ptr, nbytes, advice, loc_type, loc_id: f(ptr, nbytes, advice, Location(loc_type, loc_id))
+
+
+def _advise_host(cp, ptr: int, nbytes: int) -> None:
+    """Managed bytes [ptr, ptr + nbytes) preferred in host memory (CU_MEM_ADVISE_SET_PREFERRED_LOCATION = 3 at
+    CU_MEM_LOCATION_TYPE_HOST = 2); without the advice the driver would migrate them to the device on touch."""
+    f = _cu_mem_advise_v2()
+    if f is not None and f(ptr, nbytes, 3, 2, 0) == 0:
+        return
+    rt = cp.cuda.runtime
+    try:
+        rt.memAdvise(ptr, nbytes, rt.cudaMemAdviseSetPreferredLocation, rt.cudaCpuDeviceId)
+    except rt.CUDARuntimeError as e:
+        raise BackendUnavailable(f"managed memory could not be advised to stay in host memory ({e}): raise the "
+                                 "memory budget or use the cpu backend") from None
+
+
 def is_device_oom(e: BaseException) -> bool:
     """Whether ``e`` is a failed device allocation, in any of the forms CuPy and the libraries under it
     report one: the pool's OutOfMemoryError, thrust's ``std::bad_alloc`` (``cupy.sort``/``argsort``),

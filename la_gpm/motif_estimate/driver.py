@@ -450,20 +450,42 @@ def _check_budget(memory_budget):
 def table_layout(G, k: int, backend: str, engine=None, memory_budget: int | None = None, force: str | None = None,
                  batch: int = _BATCH):
     """How one coloring's tables are held within ``memory_budget`` bytes (:func:`~la_gpm.motif_estimate.memory.
-    choose_layout`): the full layout where it fits, else vertex-chunked; MemoryBudgetTooSmall (with the budget
-    that would do) where not even one vertex per chunk fits.  None: no limit on the cpu backend; on the gpu
-    the device's free memory (so tables that do not fit whole are built in chunks instead of failing).  ``batch``:
-    the most samples drawn in one batch (their buffers count too)."""
+    choose_layout`): the full layout where it fits, else vertex-chunked, else (below the chunked layout's floor)
+    spilled: the root weights and the rows of ``M`` that do not fit held in host memory (gpu) or a temporary file
+    (cpu), which must have room (:func:`spill_room`); MemoryBudgetTooSmall (with the budget that would do) below
+    even that.  None: no limit on the cpu backend; on the gpu the device's free memory (so tables that do not fit
+    whole are built in chunks, or spilled, instead of failing).  ``batch``: the most samples drawn in one batch
+    (their buffers count too)."""
     from .memory import choose_layout
     from .shapes import shape_plan
     pl = shape_plan(k)
     if backend == "gpu" and engine is not None:
         budget = memory_budget if memory_budget is not None else engine.free_bytes()
         return choose_layout("gpu", G.n, pl.WM, pl.WB, len(pl.top), k, engine.nslots, batch, budget,
-                             graph_bytes=engine.graph_bytes(), force=force)
+                             graph_bytes=engine.graph_bytes(), force=force, spill_room=spill_room("gpu"))
     from .tables import hub_runs
     return choose_layout("cpu", G.n, pl.WM, pl.WB, len(pl.top), k, hub_runs(G, k)[1], batch, memory_budget,
-                         force=force)
+                         force=force, spill_room=spill_room("cpu"))
+
+
+def spill_room(backend: str) -> int | None:
+    """Bytes the spill layout may hold off the budget: on the gpu seven eighths of the host's available memory
+    (``MemAvailable``; None where the system does not say), on the cpu the free space of the temporary folder."""
+    if backend == "gpu":
+        try:
+            with open("/proc/meminfo") as f:
+                for line in f:
+                    if line.startswith("MemAvailable:"):
+                        return int(line.split()[1]) * 1024 // 8 * 7
+        except (OSError, ValueError, IndexError):
+            return None
+        return None
+    import shutil
+    import tempfile
+    try:
+        return int(shutil.disk_usage(tempfile.gettempdir()).free)
+    except OSError:
+        return None
 
 
 def _gpu_sampler(G, k):
@@ -567,6 +589,7 @@ class ColoringStats(NamedTuple):
     build_s: float         # seconds: table build
     sample_s: float        # seconds: sampling and classification
     table_bytes: int = 0   # peak bytes of the coloring's tables (memory.Ledger)
+    spilled_bytes: int = 0  # bytes of them held off the budget (the spill layout)
 
 
 def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive, natural_share,
@@ -594,7 +617,10 @@ def _one_coloring(G, k, s, j, coloring, engine, reg, spc, left, steer, adaptive,
     t_sample = time.perf_counter() - ts0
     with np.errstate(divide="ignore", invalid="ignore"):
         qn = np.where(T.shape_treelets > 0, q / T.shape_treelets, 0.0)
-    return ColoringStats(j, hits, codes, want, qn, float(T.treelets), bool(chosen), t_build, t_sample, T.mem.peak)
+    if engine is not None:
+        T.release()          # a spilled coloring's host arrays go to the next coloring (mapped once a run)
+    return ColoringStats(j, hits, codes, want, qn, float(T.treelets), bool(chosen), t_build, t_sample, T.mem.peak,
+                         T.mem.spilled)
 
 
 def coloring_stats(G, k: int, seed: int, first: int, count: int, *, samples: int, left: int | None = None,
@@ -706,9 +732,13 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
         and a fixed sample count gives the same table for every batch
     memory_budget : bytes one coloring's tables may take (None: no limit on the cpu backend, the device's free
         memory on the gpu).  Tables that do not fit whole are built and sampled in vertex chunks (``M`` kept, ``B``
-        recomputed where read: the same numbers, so the same estimate for a seed, slower); a budget below the
-        smallest chunk raises :class:`~la_gpm.exceptions.MemoryBudgetTooSmall` naming the budget that would do.
-        ``df.attrs``: ``table_layout``, ``table_chunks``, ``table_bytes`` (peak counted), ``table_bytes_model``.
+        recomputed where read: the same numbers, so the same estimate for a seed, slower); below the smallest
+        chunk, the root weights and the rows of ``M`` that do not fit are held off the budget (layout ``"spill"``:
+        host memory the device reads in place, or a temporary file the cpu maps; the same numbers again, slower
+        still); a budget below even that (the graph state, one build row, one sample batch) raises
+        :class:`~la_gpm.exceptions.MemoryBudgetTooSmall` naming the budget that would do.
+        ``df.attrs``: ``table_layout``, ``table_chunks``, ``table_bytes`` (peak counted within the budget),
+        ``table_bytes_model``, ``table_spilled_bytes`` (held off the budget).
         Not ``config.memory_budget`` (a working-buffer budget of the exact counters, 2 GiB by default)
     _colorings : internal (:func:`la_gpm.distributed.estimate_census`): ``f(first, count, samples, left, steer)``
         returning the :class:`ColoringStats` of colorings ``first .. first+count-1`` in order (see
@@ -753,7 +783,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     engine = _gpu_sampler(G, k) if be == "gpu" and _colorings is None else None
     layout = None if _colorings is not None else table_layout(G, k, be, engine, memory_budget,
                                                               batch=_BATCH if auto_spc else min(_BATCH, spc))
-    table_bytes = 0
+    table_bytes = spilled_bytes = 0
 
     reg = _Registry(k)
 
@@ -797,6 +827,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     t_build += r.build_s
                     t_sample += r.sample_s
                     table_bytes = max(table_bytes, int(getattr(r, "table_bytes", 0)))
+                    spilled_bytes = max(spilled_bytes, int(getattr(r, "spilled_bytes", 0)))
                     ags_colorings += r.steered
                     drawn += r.samples
                     j += 1
@@ -856,7 +887,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
                     checkpoints=checkpoints, checks=check, coloring=coloring, batch=batch,
                     memory_budget=memory_budget, table_layout=None if layout is None else layout.kind,
                     table_chunks=None if layout is None else layout.chunks, table_bytes=table_bytes,
-                    table_bytes_model=None if layout is None else layout.peak,
+                    table_bytes_model=None if layout is None else layout.peak, table_spilled_bytes=spilled_bytes,
                     bound=("per class: Student-t interval over the per-coloring estimates (asymptotic, level "
                            "1 - delta), widened to the exact Poisson interval of the class's hits"),
                     method=("colorful treelets + " + ("adaptive graphlet sampling (Motivo AGS)" if adaptive

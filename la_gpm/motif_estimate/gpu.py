@@ -19,11 +19,12 @@ below 2^53 (exact integers) a seed gives the CPU backend's samples exactly.
 from __future__ import annotations
 
 import math
+import threading
 
 import numpy as np
 
 from ..color_coding.trees import split_tables
-from ..device import cupy, device_csr, kernel, oom_guard
+from ..device import cupy, device_csr, kernel, managed_array, oom_guard
 from ..exceptions import PatternTooLarge
 from .shapes import free_shapes, shape_plan, top_free
 
@@ -102,6 +103,8 @@ class GpuSampler:
         self.top_free = top_free(k)
         self.nf = len(free_shapes(k))
         self._table = None
+        self._spill = {}
+        self._spill_lock = threading.Lock()
         self.hubs = G.n > 0 and int(G.degrees.max()) >= HUB_DEGREE
         self._setup_tasks(G)
         self._setup_levels(pl, k)
@@ -188,6 +191,25 @@ class GpuSampler:
             self._chunks = {rows: out}         # one chunking per run
         return self._chunks[rows]
 
+    def spill_array(self, name: str, shape, device_bytes: int = 0):
+        """The spill layout's array ``name`` (float64, ``shape``) in managed memory, its first ``device_bytes`` on
+        the device and the rest in host memory (:func:`~la_gpm.device.managed_array`): one a coloring's tables
+        gave back (:meth:`GpuTables.release`) where it has this shape, else a new one.  Host memory is slow to
+        map the first time (about 1 GB/s; the bus's speed after), so a run's colorings pass these arrays on;
+        each is held by one coloring's tables at a time."""
+        key = (tuple(int(x) for x in shape), int(device_bytes))
+        with self._spill_lock:
+            kept = self._spill.pop(name, None)
+        if kept is not None and kept[0] == key:
+            return kept[1]
+        del kept
+        return managed_array(shape, np.float64, device_bytes)
+
+    def spill_keep(self, name: str, a, device_bytes: int = 0) -> None:
+        """Keep spill array ``a`` for the next coloring's :meth:`spill_array` (one per name)."""
+        with self._spill_lock:
+            self._spill[name] = ((tuple(int(x) for x in a.shape), int(device_bytes)), a)
+
     def class_table(self, table):
         if self._table is None:
             self._table = self.cp.asarray(table.astype(np.int32))
@@ -198,7 +220,12 @@ class GpuSampler:
 
 
 class GpuTables:
-    """The colorful tables of one coloring on the device; the interface of the CPU ``CpuTables``."""
+    """The colorful tables of one coloring on the device; the interface of the CPU ``CpuTables``.  The spill
+    layout (``spill``) holds the rows of ``M`` past the layout's ``m_rows`` and the root weights with their sums
+    in host memory the kernels read in place (:meth:`GpuSampler.spill_array`); its build and samplers are the
+    chunked layout's."""
+
+    spill = False
 
     def __init__(self, S: GpuSampler, colors, layout=None):
         from .memory import Ledger
@@ -207,7 +234,8 @@ class GpuTables:
         n = G.n
         self.n = n
         self.mem = L = Ledger()
-        self.chunked = layout is not None and layout.kind == "chunked"
+        self.spill = layout is not None and layout.kind == "spill"
+        self.chunked = layout is not None and layout.kind in ("chunked", "spill")
         self.build = "level" if self.chunked else BUILD        # the chunked sampler needs the hub slots
         if self.chunked and int(pl.split_n.max()) > ME_MAXNS:
             raise PatternTooLarge(f"a node has {int(pl.split_n.max())} colour splits; the kernels hold {ME_MAXNS}")
@@ -217,6 +245,13 @@ class GpuTables:
                 self.M = L.array(cp.zeros, (n, pl.WM), cp.float64)
                 self.B = L.array(cp.zeros, (n, pl.WB), cp.float64)
                 self.P = L.array(cp.zeros, 1, cp.float64)
+            elif self.spill:    # the rows past m_rows in host memory, read in place
+                on = self._m_on = min(n, int(layout.m_rows)) * pl.WM * 8
+                self.M = S.spill_array("M", (n, pl.WM), on)
+                L.alloc(on)
+                L.spilled += self.M.nbytes - on
+                self.B = None
+                self.P = L.array(cp.empty, (max(S.nslots, 1), pl.WB), cp.float64)
             else:   # every entry is written by the level-wise build
                 self.M = L.array(cp.empty, (n, pl.WM), cp.float64)
                 self.B = None if self.chunked else L.array(cp.empty, (n, pl.WB), cp.float64)
@@ -321,6 +356,16 @@ class GpuTables:
                                     (self.M, i64(pl.WM), i64(pl.offM[a]), self.B, i64(pl.WB), i64(pl.offB[p]),
                                      i64(pl.offM[i]), sa_d, sp_d, np.int32(Cs), np.int32(ns), i64(n)))
 
+    def release(self) -> None:
+        """The coloring is done: its spilled arrays go back to the sampler for the next coloring's tables
+        (:meth:`GpuSampler.spill_array`); these tables are not read again."""
+        if self.spill:
+            S = self.S
+            S.spill_keep("M", self.M, self._m_on)
+            S.spill_keep("root_w", self.root_w)
+            S.spill_keep("root_cum", self.root_cum)
+            self.M = self.root_w = self.root_cum = None
+
     def natural_mixture(self) -> np.ndarray:
         return self.shape_treelets / self.treelets if self.treelets > 0 else np.zeros_like(self.shape_treelets)
 
@@ -332,7 +377,11 @@ class GpuTables:
         S, pl, k, n, L = self.S, self.plan, self.k, self.n, self.mem
         cp = S.cp
         T = len(pl.top)
-        self.root_w = L.array(cp.empty, (T, n), cp.float64)              # (tops, n), C-contiguous
+        if self.spill:           # the spill layout holds the root weights and their sums in host memory
+            self.root_w = S.spill_array("root_w", (T, n))
+            L.spilled += 2 * self.root_w.nbytes
+        else:
+            self.root_w = L.array(cp.empty, (T, n), cp.float64)          # (tops, n), C-contiguous
         for t in range(T):
             cp.divide(self.M[:, int(pl.offM[pl.top[t]])], float(pl.top_aut[t]), out=self.root_w[t])
         # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
@@ -345,16 +394,18 @@ class GpuTables:
             per_top = cp.asnumpy(self.root_w.sum(axis=1))
         self.top_free = S.top_free
         self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=S.nf) / k
-        L.alloc(self.root_w.nbytes)         # the cumulative sums
+        if not self.spill:
+            L.alloc(self.root_w.nbytes)     # the cumulative sums
         self._sums(None)
 
     def set_mixture(self, q) -> None:
         q = np.asarray(q, dtype=np.float64)
         with np.errstate(divide="ignore", invalid="ignore"):
             f = np.where(self.shape_treelets > 0, q / (self.k * self.shape_treelets), 0.0)
-        self.root_cum = None                 # the old sums go before the new ones are made (memory model)
-        self.mem.free(self.root_w.nbytes)
-        self.mem.alloc(self.root_w.nbytes)   # the new sums, made in their own place
+        if not self.spill:                   # (the spill layout writes the new sums over the old ones)
+            self.root_cum = None             # the old sums go before the new ones are made (memory model)
+            self.mem.free(self.root_w.nbytes)
+            self.mem.alloc(self.root_w.nbytes)   # the new sums, made in their own place
         self._sums(f[self.top_free])
 
     def _sums(self, f) -> None:
@@ -365,11 +416,20 @@ class GpuTables:
         or CuPy's own scan, which reads each element before it writes it); without ``out=`` CuPy would scan
         an ``astype`` copy in place: the same scan of the same doubles, one array more."""
         cp = self.S.cp
+        cum = None
+        if self.spill:      # the sums' own array in host memory: the last sums' (set_mixture) or the sampler's
+            old = getattr(self, "root_cum", None)
+            cum = old if old is not None else self.S.spill_array("root_cum", (self.root_w.size,))
         if self._host:
             w = self.root_w_host if f is None else self.root_w_host * f[:, None]
-            self.root_cum = cp.asarray(np.cumsum(w.ravel()))
+            if cum is not None:
+                cum.set(np.cumsum(w.ravel()))
+                self.root_cum = cum
+            else:
+                self.root_cum = cp.asarray(np.cumsum(w.ravel()))
             return
-        cum = cp.empty(self.root_w.size, dtype=cp.float64)
+        if cum is None:
+            cum = cp.empty(self.root_w.size, dtype=cp.float64)
         if f is None:
             src = self.root_w.ravel()                # a view (C-contiguous)
         else:

@@ -7,7 +7,11 @@ Two layouts hold the same numbers (docs/motif_estimate.md, "Memory budget"):
 * ``"chunked"``: ``M`` only.  ``B`` is built for one vertex chunk at a time (a buffer of ``rows`` x WB) and
   read by that chunk's eMA; the sampler recomputes the few entries of ``B`` it needs at a visited vertex from
   the neighbours' ``M`` (a hub: from its runs' sums, kept), in the build's summation order, so every value,
-  hence every sample of a seed, is the full layout's.
+  hence every sample of a seed, is the full layout's;
+* ``"spill"`` (below the chunked layout's floor): the chunked build and samplers, with the root weights and
+  their sums, and the rows of ``M`` past ``m_rows``, held off the budget: on the gpu in host memory the device
+  reads in place (CUDA managed memory advised to stay on the host), on the cpu in a temporary file the
+  kernels read through a memory map.  The same arrays, read slower: the same numbers.
 
 Both keep the hubs' run sums (CPU ``CSt``, GPU ``P``), the root weights and their cumulative sums (tops x n
 each, no transient beside them: the GPU fills the weights one top shape at a time and sums in place) and one
@@ -24,9 +28,9 @@ from dataclasses import dataclass
 
 from ..exceptions import InvalidArgument, MemoryBudgetTooSmall
 
-__all__ = ["Layout", "Ledger", "table_model", "choose_layout", "LAYOUTS"]
+__all__ = ["Layout", "Ledger", "table_model", "choose_layout", "spill_layout", "LAYOUTS"]
 
-LAYOUTS = ("full", "chunked")
+LAYOUTS = ("full", "chunked", "spill")
 F8 = 8                  # bytes per table entry (float64: exact integer counts below 2^53, see the docs)
 
 
@@ -36,7 +40,9 @@ class Layout:
     the chunked build (n for the full layout), ``chunks`` (their number) and the bytes the model predicts at
     the peak (``peak``), at the smallest chunk (``floor``) and for the full layout (``full``); ``resident``
     (what the build holds besides its B buffer) and ``row`` (bytes per row of that buffer): a budget of
-    max(floor, resident + r·row) builds in chunks of r rows."""
+    max(floor, resident + r·row) builds in chunks of r rows.  The spill layout: ``m_rows`` (the rows of ``M``
+    within the budget; the rest and the root weights are held off it: ``spilled`` bytes), ``floor`` its own
+    smallest budget; -1: every row of ``M`` within the budget (the other layouts)."""
     kind: str
     rows: int
     chunks: int
@@ -45,6 +51,8 @@ class Layout:
     full: int
     resident: int = 0
     row: int = 0
+    m_rows: int = -1
+    spilled: int = 0
 
 
 class Ledger:
@@ -53,6 +61,7 @@ class Ledger:
     def __init__(self):
         self.now = 0
         self.peak = 0
+        self.spilled = 0     # bytes held off the budget (the spill layout: host memory or a file)
 
     def alloc(self, nbytes: int) -> None:
         self.now += int(nbytes)
@@ -91,13 +100,16 @@ def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots
 
 
 def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots: int, batch: int,
-                  budget: int | None, graph_bytes: int = 0, force: str | None = None) -> Layout:
+                  budget: int | None, graph_bytes: int = 0, force: str | None = None,
+                  spill_room: int | None = None) -> Layout:
     """The layout of one coloring's tables within ``budget`` bytes (None: no limit, the full layout).
 
     Full where its peak fits; else chunked with rows = (budget - resident) // row bytes (at most n), where
     resident = M + hub sums + small + graph and the roots and the sample batch, which live after the build's
-    buffer is freed, must fit beside the resident part too.  ``force`` ("full"/"chunked") skips the choice
-    (tests, benchmarks) but not the check.  Raises MemoryBudgetTooSmall when not even one row per chunk fits.
+    buffer is freed, must fit beside the resident part too; below the chunked layout's floor, the spill layout
+    (:func:`spill_layout`), whose off-budget bytes must fit ``spill_room`` (None: not checked).  ``force``
+    ("full"/"chunked"/"spill") skips the choice (tests, benchmarks) but not the check.  Raises
+    MemoryBudgetTooSmall when not even the spill layout fits.
     """
     m = table_model(backend, n, WM, WB, tops, k, slots, batch, graph_bytes)
     resident = m["M"] + m["hubs"] + m["small"] + m["graph"]
@@ -106,13 +118,15 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
     floor = max(resident + m["row"], after)
     if force not in (None, *LAYOUTS):
         raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {force!r}")
-    if force != "chunked" and (budget is None or full <= budget):
+    if force is None and (budget is None or full <= budget) or force == "full":
         if force == "full" and budget is not None and full > budget:
             raise MemoryBudgetTooSmall(f"the full layout of the k = {k} tables needs {full} bytes; "
                                        f"memory_budget is {budget}", needed=full, budget=budget)
         return Layout("full", max(n, 1), 1, full, floor, full, resident, m["row"])
     if budget is None:
         budget = full
+    if force == "spill" or (force is None and floor > budget):
+        return spill_layout(backend, n, WM, m, budget, floor, full, k, spill_room)
     if floor > budget:
         raise MemoryBudgetTooSmall(
             f"motif estimation (k = {k}, n = {n}, {backend}) needs at least {floor} bytes ({floor / 2**30:.3g} GiB) "
@@ -122,3 +136,56 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
     rows = int(min(max(n, 1), (budget - resident) // m["row"]))
     chunks = -(-max(n, 1) // rows)
     return Layout("chunked", rows, chunks, max(resident + rows * m["row"], after), floor, full, resident, m["row"])
+
+
+SPILL_CHUNKS = 64       # the spill layout's B buffer: at least n / 64 rows where the budget allows (launches)
+
+
+def spill_layout(backend: str, n: int, WM: int, m: dict, budget: int, chunked_floor: int, full: int, k: int,
+                 spill_room: int | None = None) -> Layout:
+    """The spill layout of the parts ``m`` (:func:`table_model`) within ``budget`` bytes (``full``: the full
+    layout's peak, for the record).
+
+    Within the budget: the hub sums, colours, graph state, one sample batch, the B buffer of the chunked build
+    (at least n / SPILL_CHUNKS rows where the budget allows; more where all of ``M`` fits beside it) and as many
+    rows of ``M`` as fit beside them (gpu: any number, the first ones; cpu: all or none, a memory map being one
+    array).  Off it (``spilled`` bytes): the rest of ``M`` and the root weights with their sums, the first data
+    the device or the cpu reads least (each sample reads a few root sums; each build reads ``M`` once per
+    neighbour).  The floor: everything but one B row and the sample batch off the budget.  Where the spilled
+    bytes exceed ``spill_room``, MemoryBudgetTooSmall names the budget that spills no more than that (the
+    chunked layout's floor ``chunked_floor`` where the root weights alone do not fit there).
+    """
+    rowM, row = WM * F8, m["row"]
+    fixed = m["hubs"] + m["small"] + m["graph"]
+    floor = fixed + max(row, m["samples"])
+    if floor > budget:
+        raise MemoryBudgetTooSmall(
+            f"motif estimation (k = {k}, n = {n}, {backend}) needs at least {floor} bytes ({floor / 2**30:.3g} GiB) "
+            f"within its budget even with its tables held off it (the graph state, the hubs' run sums, one row of "
+            f"the build and one sample batch); memory_budget is {budget} bytes: raise it to at least {floor}",
+            needed=floor, budget=budget)
+    N = max(n, 1)
+    rows = max(1, min(-(-N // SPILL_CHUNKS), (budget - fixed) // row, N))
+    work = max(rows * row, m["samples"])
+    m_rows = min(n, (budget - fixed - work) // rowM)
+    if backend != "gpu" and m_rows < n:
+        m_rows = 0
+    if m_rows == n:                              # all of M fits: the rest of the budget to the B buffer
+        rows = max(rows, min(N, (budget - fixed - m["M"]) // row))
+        work = max(rows * row, m["samples"])
+    spilled = (n - m_rows) * rowM + m["roots"]
+    if spill_room is not None and spilled > spill_room:
+        where = "host memory" if backend == "gpu" else "space in the temporary folder"
+        if m["roots"] > spill_room:
+            needed = chunked_floor
+        elif backend == "gpu":
+            needed = min(chunked_floor, budget + -(-(spilled - spill_room) // rowM) * rowM)
+        else:
+            needed = min(chunked_floor, fixed + work + m["M"])
+        raise MemoryBudgetTooSmall(
+            f"motif estimation (k = {k}, n = {n}, {backend}) would hold {spilled} bytes ({spilled / 2**30:.3g} GiB) of "
+            f"its tables off memory_budget ({budget} bytes), but only {spill_room} bytes of {where} are free: raise "
+            f"memory_budget to at least {needed} or free {where}", needed=needed, budget=budget)
+    resident = fixed + m_rows * rowM
+    return Layout("spill", int(rows), -(-N // int(rows)), resident + work, floor, full, resident, row,
+                  int(m_rows), int(spilled))

@@ -15,6 +15,7 @@ from __future__ import annotations
 import functools
 import math
 import os
+import tempfile
 
 import numpy as np
 
@@ -34,20 +35,28 @@ class CpuTables:
     ``layout`` (:class:`~la_gpm.motif_estimate.memory.Layout`, None: full) says how they are held: ``"full"``
     keeps ``M``, ``B`` and the transposed passive tables ``Pt``; ``"chunked"`` keeps ``M`` only, builds ``B`` one
     chunk of ``layout.rows`` vertices at a time and lets the sampler recompute the entries of ``B`` it reads
-    (same doubles, same samples).  ``ledger`` (:class:`~la_gpm.motif_estimate.memory.Ledger`) counts the bytes.
+    (same doubles, same samples); ``"spill"`` builds and samples as ``"chunked"`` with the root weights and their
+    sums, and ``M`` unless ``layout.m_rows`` covers it, in temporary files read through memory maps (the page
+    cache holds what fits).  ``ledger`` (:class:`~la_gpm.motif_estimate.memory.Ledger`) counts the bytes.
     """
+
+    spill = False
 
     def __init__(self, G, k: int, colors: np.ndarray, layout=None, ledger=None):
         from .memory import Ledger
         self.G, self.k, self.plan = G, k, shape_plan(k)
         self.layout = layout
-        self.chunked = layout is not None and layout.kind == "chunked"
+        self.spill = layout is not None and layout.kind == "spill"
+        self.chunked = layout is not None and layout.kind in ("chunked", "spill")
         self.mem = L = ledger if ledger is not None else Ledger()
         pl = self.plan
         n = G.n
         self.colors = np.ascontiguousarray(colors, dtype=np.int8)
         L.alloc(self.colors.nbytes)
-        self.M = L.array(np.zeros, (n, pl.WM), np.float64)
+        if self.spill and layout.m_rows < n:
+            self.M = self._spilled((n, pl.WM))
+        else:
+            self.M = L.array(np.zeros, (n, pl.WM), np.float64)
         self._hub_chunks()
         if self.chunked:
             self.B = self.Pt = None
@@ -112,15 +121,32 @@ class CpuTables:
         # the top shapes are the plan's last columns: a view, no copy
         view = np.array_equal(pl.offM[pl.top], np.arange(o, o + T))
         cols = self.M[:, o:o + T] if view else self.M[:, pl.offM[pl.top]]
-        self.mem.alloc(T * self.G.n * 8)
-        self.root_w = cols.T / pl.top_aut[:, None]   # (tops, n) rooted copies
+        if self.spill:       # laid out as numpy lays out cols.T / aut (the same sums below, bit for bit)
+            st = cols.T.strides
+            self.root_w = self._spilled((T, self.G.n), "F" if abs(st[0]) < abs(st[1]) else "C")
+            np.divide(cols.T, pl.top_aut[:, None], out=self.root_w)
+            self.root_cum = self._spilled((T * self.G.n,))
+        else:
+            self.mem.alloc(T * self.G.n * 8)
+            self.root_w = cols.T / pl.top_aut[:, None]   # (tops, n) rooted copies
+            self.root_cum = self.mem.array(np.empty, self.root_w.size, np.float64)
         self.top_free = top_free(k)
         per_top = self.root_w.sum(axis=1)
         self.shape_treelets = np.bincount(self.top_free, weights=per_top, minlength=len(free_shapes(k))) / k
-        self.root_cum = self.mem.array(np.empty, self.root_w.size, np.float64)
         K.root_cumsum(self.root_w, np.ones(T), self.root_cum)
         self.rooted = float(self.root_cum[-1]) if self.root_cum.size else 0.0
         self.treelets = self.rooted / k                               # unrooted colorful k-treelets
+
+    def _spilled(self, shape, order: str = "C") -> np.ndarray:
+        """A zeroed float64 array of ``shape`` in a temporary file (unlinked at once: it goes with its last map),
+        counted as held off the budget."""
+        size = int(np.prod(shape, dtype=np.int64))
+        if size == 0:
+            return np.zeros(shape, dtype=np.float64, order=order)
+        with tempfile.TemporaryFile(prefix="la_gpm_tables_") as f:     # the map keeps its own handle
+            a = np.memmap(f, dtype=np.float64, mode="w+", shape=tuple(shape), order=order)
+        self.mem.spilled += a.nbytes
+        return a
 
     def _hub_chunks(self):
         """Vertices with more than HUB_CHUNK neighbours: the SpMM keeps their lists' sums per run of
