@@ -271,11 +271,11 @@ def test_gpu_chunked_build_plan_reproduces_cpu_tables(monkeypatch):
     monkeypatch.setattr(GM, "device_csr", lambda G, which: (G.indptr, G.indices))
     monkeypatch.setattr(GM, "SPMM_CHUNK", 3)
     G = la_gpm.generators.rmat(6, seed=2)
-    for k in (4, 7):
+    for k, relabel in ((4, False), (7, False), (4, True), (7, True)):
         pl = la_gpm.motif_estimate.shapes.shape_plan(k)
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
         T = CpuTables(G, k, colors)
-        S = GM.GpuSampler(G, k)
+        S = GM.GpuSampler(G, k, relabel=relabel)      # relabel: the spill layout's degree order
         assert S.nslots > 0
         D = GM.GpuTables.__new__(GM.GpuTables)
         D.S, D.k, D.plan, D.n = S, k, pl, G.n
@@ -283,14 +283,31 @@ def test_gpu_chunked_build_plan_reproduces_cpu_tables(monkeypatch):
         D.mem = Ledger()
         D.M = np.full((G.n, pl.WM), np.nan)
         D.P = np.full((S.nslots, pl.WB), np.nan)
-        D._build_chunked(colors, 7)
-        assert np.array_equal(T.M, D.M)
+        D._build_chunked(colors[S.perm] if relabel else colors, 7)
+        rows = S.slot if relabel else np.arange(G.n)      # vertex v's row
+        assert np.array_equal(T.M, D.M[rows])
         hub_slot = np.asarray(S.hub_slot)
         for i in np.flatnonzero(pl.offB >= 0).tolist():
             for r in range(math.comb(k, int(pl.size[i]))):
                 colM, colB = int(pl.offM[i]) + r, int(pl.offB[i]) + r
-                got = [_b_entry(G, D.M, D.P, hub_slot, S.chunk, colM, colB, v) for v in range(G.n)]
-                assert np.array_equal(np.array(got), T.B[:, colB]), (k, i, r)
+                got = [_b_entry(S.csr, D.M, D.P, hub_slot, S.chunk, colM, colB, s) for s in range(G.n)]
+                assert np.array_equal(np.array(got)[rows], T.B[:, colB]), (k, i, r)
+
+
+def test_relabel_csr_keeps_each_list_in_its_order():
+    """The spill layout's relabelled CSR: row s is vertex perm[s]'s list, renamed, in its own order."""
+    from la_gpm.motif_estimate.cpu import relabel_csr
+    G = la_gpm.generators.rmat(9, seed=4)
+    deg = np.diff(G.indptr)
+    perm = np.argsort(-deg, kind="stable").astype(np.int32)
+    slot = np.empty(G.n, dtype=np.int32)
+    slot[perm] = np.arange(G.n, dtype=np.int32)
+    rptr = np.empty(G.n + 1, dtype=np.int64)
+    ridx = np.empty(G.indices.size, dtype=np.int32)
+    relabel_csr(np.asarray(G.indptr, dtype=np.int64), G.indices, perm, slot, rptr, ridx)
+    for s_ in range(G.n):
+        v = perm[s_]
+        assert np.array_equal(ridx[rptr[s_]:rptr[s_ + 1]], slot[G.indices[G.indptr[v]:G.indptr[v + 1]]])
 
 
 def _old_root_w(M, pl):
@@ -344,7 +361,7 @@ def test_gpu_root_weights_in_two_arrays(monkeypatch, device_sums):
         T = len(pl.top)
         M = rng.integers(0, 1 << 40, size=(n, pl.WM)).astype(np.float64) * rng.random((n, pl.WM))
         D = GM.GpuTables.__new__(GM.GpuTables)
-        D.S = types.SimpleNamespace(cp=fake, top_free=top_free(k), nf=len(free_shapes(k)))
+        D.S = types.SimpleNamespace(cp=fake, top_free=top_free(k), nf=len(free_shapes(k)), mapped=False)
         D.k, D.plan, D.n, D.M, D.mem = k, pl, n, M, Ledger()
         D._roots()                         # compiled / warmed
         D.root_w = D.root_cum = D.root_w_host = None
@@ -457,7 +474,11 @@ def test_gpu_spill_tables_and_samples_equal_cpu():
             lay = Layout("spill", 97, -(-G.n // 97), 0, 0, 0, 0, 0, m_rows, 1)
             D = S.tables(colors, lay)
             assert D.spill and D.B is None and D.mem.spilled >= 2 * 8 * G.n * len(pl.top)
-            assert np.array_equal(T.M, D.M.get()) and np.array_equal(T.shape_treelets, D.shape_treelets)
+            R = D.S                          # the degree-ordered relabelling: M's row s is vertex perm[s]'s
+            assert R.mapped and R is S.spill_sampler() and R is not S
+            deg = np.diff(G.indptr)
+            assert np.all(np.diff(deg[R.perm]) <= 0) and np.array_equal(R.slot[R.perm], np.arange(G.n))
+            assert np.array_equal(T.M, D.M.get()[R.slot]) and np.array_equal(T.shape_treelets, D.shape_treelets)
             assert np.array_equal(v1, D.sample(5000, key=11, first=100)[0])
             D.set_mixture(q)
             assert np.array_equal(T.root_cum, D.root_cum.get())

@@ -462,7 +462,8 @@ def table_layout(G, k: int, backend: str, engine=None, memory_budget: int | None
     if backend == "gpu" and engine is not None:
         budget = memory_budget if memory_budget is not None else engine.free_bytes()
         return choose_layout("gpu", G.n, pl.WM, pl.WB, len(pl.top), k, engine.nslots, batch, budget,
-                             graph_bytes=engine.graph_bytes(), force=force, spill_room=spill_room("gpu"))
+                             graph_bytes=engine.graph_bytes(), force=force, spill_room=spill_room("gpu"),
+                             spill_graph_bytes=engine.spill_graph_bytes())
     from .tables import hub_runs
     return choose_layout("cpu", G.n, pl.WM, pl.WB, len(pl.top), k, hub_runs(G, k)[1], batch, memory_budget,
                          force=force, spill_room=spill_room("cpu"))

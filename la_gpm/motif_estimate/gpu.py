@@ -84,14 +84,48 @@ def shape_windows(pl, k: int, ids) -> list:
     return wins
 
 
-class GpuSampler:
-    """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run."""
+class _Csr:
+    """The parts of a graph the sampler's set-up reads (n, indptr, indices, degrees)."""
 
-    def __init__(self, G, k):
+    def __init__(self, indptr, indices):
+        self.n = indptr.size - 1
+        self.indptr, self.indices = indptr, indices
+        self.degrees = np.diff(indptr)
+
+
+class GpuSampler:
+    """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run.
+
+    ``relabel`` (the spill layout, :meth:`spill_sampler`): the state of the graph with its vertices renamed in
+    order of decreasing degree (``perm``: slot -> vertex, ``slot``: vertex -> slot; ties by id) and every
+    neighbour list in its own order, so that the tables' first rows, the ones kept on the device, are the rows
+    the SpMM gathers most (a vertex's row is read once per neighbour; isolated vertices' never), and every sum
+    and walk is the original's; ``optr``/``oidx`` stay the graph's own CSR (the samplers' adjacency tests)."""
+
+    def __init__(self, G, k, relabel: bool = False):
         cp = cupy()
         self.cp, self.G, self.k = cp, G, k
         self.plan = pl = shape_plan(k)
-        self.ptr, self.idx = device_csr(G, "A")
+        self.optr, self.oidx = device_csr(G, "A")
+        self.mapped = bool(relabel)
+        if relabel:
+            from .cpu import relabel_csr
+            deg = np.diff(np.asarray(G.indptr, dtype=np.int64))
+            self.perm = np.argsort(-deg, kind="stable").astype(np.int32)
+            self.slot = np.empty(G.n, dtype=np.int32)
+            self.slot[self.perm] = np.arange(G.n, dtype=np.int32)
+            rptr = np.empty(G.n + 1, dtype=np.int64)
+            ridx = np.empty(G.indices.size, dtype=np.int32)
+            relabel_csr(np.asarray(G.indptr, dtype=np.int64), G.indices, self.perm, self.slot, rptr, ridx)
+            self.csr = _Csr(rptr, ridx)
+            self.ptr, self.idx = cp.asarray(rptr), cp.asarray(ridx)
+            self.perm_d, self.slot_d = cp.asarray(self.perm), cp.asarray(self.slot)
+        else:
+            self.csr = G
+            self.ptr, self.idx = self.optr, self.oidx
+            self.perm_d = self.slot_d = cp.zeros(1, dtype=cp.int32)      # unread (mapped = 0)
+        self._relabeled = None
+        G = self.csr
         d = {name: cp.asarray(getattr(pl, name).astype(np.int64))
              for name in ("offM", "offB", "size", "act", "pas", "split_off", "split_n", "split_sa", "split_sp",
                           "top")}
@@ -164,9 +198,23 @@ class GpuSampler:
 
     def graph_bytes(self) -> int:
         """Device bytes of the run's graph state: CSR, SpMM tasks (twice: the chunked build's per-chunk lists),
-        hub arrays and slots (the memory model's ``graph`` term)."""
-        G = self.G
-        return int(8 * (G.n + 1) + 4 * G.indices.size + 2 * 8 * self.ntask + 3 * 4 * self.nhub + 8 * max(G.n, 1))
+        hub arrays and slots (the memory model's ``graph`` term); relabelled, the slot maps too."""
+        G = self.csr
+        return int(8 * (G.n + 1) + 4 * G.indices.size + 2 * 8 * self.ntask + 3 * 4 * self.nhub + 8 * max(G.n, 1)
+                   + (8 * G.n if self.mapped else 0))
+
+    def spill_graph_bytes(self) -> int:
+        """Device bytes of the graph state of a run in the spill layout: this state and the relabelled one."""
+        return self.graph_bytes() + self.graph_bytes() + 8 * self.csr.n
+
+    def spill_sampler(self) -> "GpuSampler":
+        """The state of the degree-ordered relabelling (made once a run) that the spill layout builds and
+        samples on."""
+        if self.mapped:
+            return self
+        if self._relabeled is None:
+            self._relabeled = GpuSampler(self.G, self.k, relabel=True)
+        return self._relabeled
 
     def free_bytes(self) -> int:
         """The budget when none is given: free device memory (and the pool's free blocks) with the graph state
@@ -182,8 +230,8 @@ class GpuSampler:
             cp = self.cp
             tv, tc, hv, hs0, hns = self._tasks_host
             out = []
-            for v0 in range(0, self.G.n, rows):
-                v1 = min(self.G.n, v0 + rows)
+            for v0 in range(0, self.csr.n, rows):
+                v1 = min(self.csr.n, v0 + rows)
                 mt = (tv >= v0) & (tv < v1)
                 mh = (hv >= v0) & (hv < v1)
                 out.append((v0, v1, cp.asarray(tv[mt]), cp.asarray(tc[mt]), int(mt.sum()), cp.asarray(hv[mh]),
@@ -229,12 +277,14 @@ class GpuTables:
 
     def __init__(self, S: GpuSampler, colors, layout=None):
         from .memory import Ledger
+        self.spill = layout is not None and layout.kind == "spill"
+        if self.spill:              # built and sampled on the degree-ordered relabelling
+            S = S.spill_sampler()
         cp, pl, k, G = S.cp, S.plan, S.k, S.G
         self.S, self.k, self.plan = S, k, pl
         n = G.n
         self.n = n
         self.mem = L = Ledger()
-        self.spill = layout is not None and layout.kind == "spill"
         self.chunked = layout is not None and layout.kind in ("chunked", "spill")
         self.build = "level" if self.chunked else BUILD        # the chunked sampler needs the hub slots
         if self.chunked and int(pl.split_n.max()) > ME_MAXNS:
@@ -258,6 +308,8 @@ class GpuTables:
                 self.P = L.array(cp.empty, (max(S.nslots, 1), pl.WB), cp.float64)
             col = colors.astype(cp.int8, copy=False) if isinstance(colors, cp.ndarray) else \
                 cp.asarray(np.ascontiguousarray(colors, dtype=np.int8))
+            if S.mapped:
+                col = col[S.perm_d]             # slot s has vertex perm[s]'s colour
             L.alloc(n)
             if n:
                 if self.chunked:
@@ -382,8 +434,9 @@ class GpuTables:
             L.spilled += 2 * self.root_w.nbytes
         else:
             self.root_w = L.array(cp.empty, (T, n), cp.float64)          # (tops, n), C-contiguous
-        for t in range(T):
-            cp.divide(self.M[:, int(pl.offM[pl.top[t]])], float(pl.top_aut[t]), out=self.root_w[t])
+        for t in range(T):      # relabelled tables: the weights in the graph's own vertex order
+            c = int(pl.offM[pl.top[t]])
+            cp.divide(self.M[S.slot_d, c] if S.mapped else self.M[:, c], float(pl.top_aut[t]), out=self.root_w[t])
         # small tables: the root weights' sums on the host, exactly as the CPU backend adds them
         # (same samples for a seed); large ones: device reductions (may differ in the last bits)
         self._host = self.root_w.size <= _HOST_CUMSUM
@@ -456,7 +509,8 @@ class GpuTables:
                  d["act"], d["pas"], d["split_off"], d["split_n"], d["split_sa"], d["split_sp"], self.root_cum,
                  np.int64(self.root_cum.size), d["top"], np.int64(self.n), np.uint64(key), np.int64(first),
                  np.int64(count), np.int32(self.k), verts, codes, self.P,
-                 S.hub_slot if self.build != "shape" else S.no_hub_slot, np.int32(S.chunk)))
+                 S.hub_slot if self.build != "shape" else S.no_hub_slot, np.int32(S.chunk), S.slot_d, S.perm_d,
+                 S.optr, S.oidx, np.int32(S.mapped)))
         return verts, codes
 
     def sample(self, count: int, key: int, first: int = 0):

@@ -275,16 +275,19 @@ __device__ __forceinline__ double me_b_entry(const i64* __restrict__ ptr, const 
     return s;
 }
 
-// sample i's root: (shape, vertex) in proportion to the cumulative root weights
+// sample i's root: (shape, vertex) in proportion to the cumulative root weights; the weights are laid out
+// by the graph's own vertex ids, and with ``mapped`` the tables and the CSR by vmap's (the spill layout's
+// degree order): the root's vertex is then vmap[v]
 __device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
                                              const i64* __restrict__ root_shape, i64 n, u64& state, int* st_s,
-                                             int* st_v) {
+                                             int* st_v, const int* __restrict__ vmap, int mapped) {
     const double total = __ldg(root_cum + ncum - 1);
     const double x = me_uniform(state);
     const i64 id = binary_upper_bound(root_cum, (i64)0, ncum - 1, x * total);
     const i64 t = id / n;
     st_s[0] = (int)root_shape[t];
-    st_v[0] = (int)(id - t * n);
+    const int v = (int)(id - t * n);
+    st_v[0] = mapped ? __ldg(vmap + v) : v;
 }
 
 // a colour split (active set, passive set) of a node in proportion to M_active * B_passive (fixed
@@ -391,7 +394,9 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
     acc = before;
 }
 
-// the samplers' parameters and the arguments that pass them on
+// the samplers' parameters and the arguments that pass them on; mapped (the spill layout): ptr, idx, M, P and
+// hub_slot are laid out by the vertices' slots (vmap: vertex -> slot, vperm: slot -> vertex), root_cum, verts
+// and the graph (optr, oidx) by the vertices' own ids
 #define ME_SAMPLE_PARAMS                                                                                     \
     const i64* __restrict__ ptr, const int* __restrict__ idx, const double* __restrict__ M, i64 W,           \
         const double* __restrict__ B, i64 WB, const i64* __restrict__ offM, const i64* __restrict__ offB,    \
@@ -400,10 +405,11 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
         const i64* __restrict__ split_sp, const double* __restrict__ root_cum, i64 ncum,                     \
         const i64* __restrict__ root_shape, i64 n, u64 key, i64 first, i64 count, int k,                     \
         int* __restrict__ verts, i64* __restrict__ codes, const double* __restrict__ P,                      \
-        const int* __restrict__ hub_slot, int CH
+        const int* __restrict__ hub_slot, int CH, const int* __restrict__ vmap, const int* __restrict__ vperm, \
+        const i64* __restrict__ optr, const int* __restrict__ oidx, int mapped
 #define ME_SAMPLE_ARGS                                                                                        \
     ptr, idx, M, W, B, WB, offM, offB, size, act, pas, split_off, split_n, split_sa, split_sp, root_cum, ncum, \
-        root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH
+        root_shape, n, key, first, count, k, verts, codes, P, hub_slot, CH, vmap, vperm, optr, oidx, mapped
 
 // Sample i (samples first .. first+count-1 of key): a uniform colorful k-treelet drawn by walking
 // the tables backwards from a root (top shape, vertex) drawn from root_cum. Writes the k vertices
@@ -418,7 +424,7 @@ template <bool WARP, bool BFREE>
 __device__ __forceinline__ void me_sample_one(i64 i, int lane, double* bv, ME_SAMPLE_PARAMS) {
     u64 state = la_splitmix64(key ^ ((u64)(first + i) * 0xD1B54A32D192ED03ULL));
     int st_s[ME_MAXK], st_v[ME_MAXK], st_r[ME_MAXK], vs[ME_MAXK];
-    me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v);
+    me_pick_root(root_cum, ncum, root_shape, n, state, st_s, st_v, vmap, mapped);
     st_r[0] = 0;
     double x;
     int top = 1, nv = 0;
@@ -487,10 +493,14 @@ __device__ __forceinline__ void me_sample_one(i64 i, int lane, double* bv, ME_SA
     }
     if (WARP && lane != 0) return;
     i64 code = 0;
-    for (int j = 0; j < k; ++j) verts[i * k + j] = vs[j];
+    // mapped: back to the graph's own ids, whose CSR (optr, oidx) has the sorted lists csr_adjacent searches
+    for (int j = 0; j < k; ++j) {
+        if (mapped) vs[j] = __ldg(vperm + vs[j]);
+        verts[i * k + j] = vs[j];
+    }
     for (int j = 1; j < k; ++j) {
         for (int a = 0; a < j; ++a) {
-            if (csr_adjacent(ptr, idx, vs[a], vs[j])) code |= 1LL << (j * (j - 1) / 2 + a);
+            if (csr_adjacent(optr, oidx, vs[a], vs[j])) code |= 1LL << (j * (j - 1) / 2 + a);
         }
     }
     codes[i] = code;

@@ -101,13 +101,14 @@ def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots
 
 def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots: int, batch: int,
                   budget: int | None, graph_bytes: int = 0, force: str | None = None,
-                  spill_room: int | None = None) -> Layout:
+                  spill_room: int | None = None, spill_graph_bytes: int | None = None) -> Layout:
     """The layout of one coloring's tables within ``budget`` bytes (None: no limit, the full layout).
 
     Full where its peak fits; else chunked with rows = (budget - resident) // row bytes (at most n), where
     resident = M + hub sums + small + graph and the roots and the sample batch, which live after the build's
     buffer is freed, must fit beside the resident part too; below the chunked layout's floor, the spill layout
-    (:func:`spill_layout`), whose off-budget bytes must fit ``spill_room`` (None: not checked).  ``force``
+    (:func:`spill_layout`), whose off-budget bytes must fit ``spill_room`` (None: not checked) and whose graph
+    state is ``spill_graph_bytes`` (the gpu's relabelled copy beside the graph's; None: ``graph_bytes``).  ``force``
     ("full"/"chunked"/"spill") skips the choice (tests, benchmarks) but not the check.  Raises
     MemoryBudgetTooSmall when not even the spill layout fits.
     """
@@ -126,6 +127,8 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
     if budget is None:
         budget = full
     if force == "spill" or (force is None and floor > budget):
+        if spill_graph_bytes is not None:
+            m = dict(m, graph=spill_graph_bytes)
         return spill_layout(backend, n, WM, m, budget, floor, full, k, spill_room)
     if floor > budget:
         raise MemoryBudgetTooSmall(
