@@ -475,7 +475,7 @@ def test_gpu_spill_tables_and_samples_equal_cpu():
             D = S.tables(colors, lay)
             assert D.spill and D.B is None and D.mem.spilled >= 2 * 8 * G.n * len(pl.top)
             R = D.S                          # the degree-ordered relabelling: M's row s is vertex perm[s]'s
-            assert R.mapped and R is S.spill_sampler() and R is not S
+            assert R.mapped and R is S.relabeled() and R is not S
             deg = np.diff(G.indptr)
             assert np.all(np.diff(deg[R.perm]) <= 0) and np.array_equal(R.slot[R.perm], np.arange(G.n))
             assert np.array_equal(T.M, D.M.get()[R.slot]) and np.array_equal(T.shape_treelets, D.shape_treelets)

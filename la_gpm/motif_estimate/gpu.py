@@ -35,6 +35,8 @@ GROUPED_SPMM_MAX_C = 16     # (per-shape build) tables of at most this many colu
 SPMM_CHUNK = 1024           # neighbours per SpMM task: vertices of higher degree are split over several warps
 SPMM_MAX_NC = 6             # an SpMM window has at most 32 * SPMM_MAX_NC columns
 BUILD = "level"             # "level" (default) or "shape" (the earlier per-shape build, for comparison)
+RELABEL = "spill"           # layouts built on the degree-ordered relabelling: "spill" (default) or "always"
+                            # (every layout: measurements; the memory model counts its graph copy for spill only)
 ME_MAXNS = 70               # me_sample.cu: most colour splits of one node (k = 8), the chunked samplers' buffers
 ME_SAMPLE_BLOCK = 128       # me_sample.cu: threads per block of the samplers
 
@@ -96,7 +98,7 @@ class _Csr:
 class GpuSampler:
     """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run.
 
-    ``relabel`` (the spill layout, :meth:`spill_sampler`): the state of the graph with its vertices renamed in
+    ``relabel`` (the spill layout, :meth:`relabeled`): the state of the graph with its vertices renamed in
     order of decreasing degree (``perm``: slot -> vertex, ``slot``: vertex -> slot; ties by id) and every
     neighbour list in its own order, so that the tables' first rows, the ones kept on the device, are the rows
     the SpMM gathers most (a vertex's row is read once per neighbour; isolated vertices' never), and every sum
@@ -207,7 +209,7 @@ class GpuSampler:
         """Device bytes of the graph state of a run in the spill layout: this state and the relabelled one."""
         return self.graph_bytes() + self.graph_bytes() + 8 * self.csr.n
 
-    def spill_sampler(self) -> "GpuSampler":
+    def relabeled(self) -> "GpuSampler":
         """The state of the degree-ordered relabelling (made once a run) that the spill layout builds and
         samples on."""
         if self.mapped:
@@ -278,8 +280,8 @@ class GpuTables:
     def __init__(self, S: GpuSampler, colors, layout=None):
         from .memory import Ledger
         self.spill = layout is not None and layout.kind == "spill"
-        if self.spill:              # built and sampled on the degree-ordered relabelling
-            S = S.spill_sampler()
+        if self.spill or RELABEL == "always":      # built and sampled on the degree-ordered relabelling
+            S = S.relabeled()
         cp, pl, k, G = S.cp, S.plan, S.k, S.G
         self.S, self.k, self.plan = S, k, pl
         n = G.n
