@@ -184,6 +184,20 @@ def _census_progress(args) -> bool:
     return False
 
 
+_UNITS = {"": 1, "K": 1 << 10, "M": 1 << 20, "G": 1 << 30, "T": 1 << 40}
+
+
+def _byte_size(text: str) -> int:
+    """A positive byte count: digits with an optional K / M / G / T suffix (binary: 8G = 8 GiB; "B", "iB" after
+    it allowed)."""
+    import argparse
+    import re
+    m = re.fullmatch(r"\s*([0-9]+(?:\.[0-9]*)?)\s*([KMGT]?)(?:i?B)?\s*", str(text), flags=re.IGNORECASE)
+    if not m or float(m.group(1)) * _UNITS[m.group(2).upper()] < 1:
+        raise argparse.ArgumentTypeError(f"expected a positive size such as 8G, 512M or 1000000 (bytes); got {text!r}")
+    return int(float(m.group(1)) * _UNITS[m.group(2).upper()])
+
+
 def cmd_census(args):
     import la_gpm
 
@@ -198,7 +212,7 @@ def cmd_census(args):
                                     time_budget=args.time_budget, max_samples=args.max_samples,
                                     min_frequency=args.min_frequency, backend=args.backend,
                                     adaptive=not args.no_adaptive, natural_share=args.natural_share,
-                                    progress=_show(args))
+                                    memory_budget=args.memory_budget, progress=_show(args))
     else:
         df = la_gpm.census(G, args.k, induced=not args.non_induced, backend=args.backend, method=args.method,
                            progress=_census_progress(args))
@@ -209,7 +223,7 @@ def cmd_census(args):
                          "ci_high", "samples", "reached") if c in df.columns]]
     if args.json:
         print(json.dumps({"graph": args.graph, "k": args.k, "induced": not args.non_induced, "seconds": dt,
-                          "method": df.attrs.get("method"),
+                          "method": df.attrs.get("method"), "table_layout": df.attrs.get("table_layout"),
                           "classes": [{c: (str(v) if c in ("key", "edges") else v) for c, v in row.items()}
                                       for row in df.to_dict(orient="records")]}, default=str))
     else:
@@ -560,6 +574,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --estimate: share of each coloring's samples kept uniform under AGS")
     s.add_argument("--min-frequency", type=float, default=0.01,
                    help="with --estimate: classes at least this frequent must reach eps")
+    s.add_argument("--memory-budget", type=_byte_size, default=None,
+                   help="with --estimate: bytes one coloring's tables may take (e.g. 8G, 512M; binary units): "
+                        "tables past it are built in vertex chunks, then held in host memory or a temporary file "
+                        "(the same estimate, slower; default: no limit on the cpu, the free device memory on the gpu)")
     s.add_argument("--plot", default=None, help="draw frequencies (with intervals) to this image file")
     common(s)
     s.set_defaults(func=cmd_census)

@@ -98,6 +98,27 @@ def test_census_estimate_and_plot(capsys, tmp_path):
         assert seen[name]["ci_low"] <= exact[name] <= seen[name]["ci_high"], name
 
 
+def test_census_estimate_memory_budget(capsys):
+    """--memory-budget reaches estimate_census: a budget under the chunked floor spills, with the unbounded run's
+    classes and counts for the seed; a malformed size is a usage error naming what is expected."""
+    import la_gpm
+    from la_gpm.motif_estimate.driver import table_layout
+    floor = table_layout(la_gpm.datasets.load("karate"), 5, "cpu", force="chunked").floor
+    args = ["census", "karate", "-k", "5", "--estimate", "--seed", "3", "--max-samples", "20000", "--json"]
+    assert main(args) == 0
+    full = json.loads(capsys.readouterr().out)
+    assert main(args + ["--memory-budget", str(floor - 1)]) == 0
+    small = json.loads(capsys.readouterr().out)
+    assert full["table_layout"] == "full" and small["table_layout"] == "spill"
+    assert [(c["name"], c["count"]) for c in full["classes"]] == [(c["name"], c["count"]) for c in small["classes"]]
+    with pytest.raises(SystemExit):
+        main(args + ["--memory-budget", "lots"])
+    assert "expected a positive size such as 8G" in capsys.readouterr().err
+    from la_gpm.cli import _byte_size
+    assert (_byte_size("8G"), _byte_size("512MiB"), _byte_size("1.5k"), _byte_size("123")) == \
+        (8 << 30, 512 << 20, 1536, 123)
+
+
 def test_plot_exact_census(tmp_path):
     pytest.importorskip("matplotlib")
     import la_gpm
