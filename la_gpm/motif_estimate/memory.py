@@ -154,13 +154,16 @@ def spill_layout(backend: str, n: int, WM: int, m: dict, budget: int, chunked_fl
     rows of ``M`` as fit beside them (gpu: any number, the first ones; cpu: all or none, a memory map being one
     array).  Off it (``spilled`` bytes): the rest of ``M`` and the root weights with their sums, the first data
     the device or the cpu reads least (each sample reads a few root sums; each build reads ``M`` once per
-    neighbour).  The floor: everything but one B row and the sample batch off the budget.  Where the spilled
+    neighbour).  The floor: everything but one B row and the sample batch (gpu: and one n-vector) off the budget.  Where the spilled
     bytes exceed ``spill_room``, MemoryBudgetTooSmall names the budget that spills no more than that (the
     chunked layout's floor ``chunked_floor`` where the root weights alone do not fit there).
     """
     rowM, row = WM * F8, m["row"]
     fixed = m["hubs"] + m["small"] + m["graph"]
-    floor = fixed + max(row, m["samples"])
+    # after the build: one sample batch (the gpu also gathers each top shape's column into the graph's own
+    # vertex order, one n-vector at a time, for the root weights)
+    post = m["samples"] + (F8 * n if backend == "gpu" else 0)
+    floor = fixed + max(row, post)
     if floor > budget:
         raise MemoryBudgetTooSmall(
             f"motif estimation (k = {k}, n = {n}, {backend}) needs at least {floor} bytes ({floor / 2**30:.3g} GiB) "
@@ -169,13 +172,13 @@ def spill_layout(backend: str, n: int, WM: int, m: dict, budget: int, chunked_fl
             needed=floor, budget=budget)
     N = max(n, 1)
     rows = max(1, min(-(-N // SPILL_CHUNKS), (budget - fixed) // row, N))
-    work = max(rows * row, m["samples"])
+    work = max(rows * row, post)
     m_rows = min(n, (budget - fixed - work) // rowM)
     if backend != "gpu" and m_rows < n:
         m_rows = 0
     if m_rows == n:                              # all of M fits: the rest of the budget to the B buffer
         rows = max(rows, min(N, (budget - fixed - m["M"]) // row))
-        work = max(rows * row, m["samples"])
+        work = max(rows * row, post)
     spilled = (n - m_rows) * rowM + m["roots"]
     if spill_room is not None and spilled > spill_room:
         where = "host memory" if backend == "gpu" else "space in the temporary folder"
