@@ -152,10 +152,10 @@ def spill_layout(backend: str, n: int, WM: int, m: dict, budget: int, chunked_fl
     Within the budget: the hub sums, colours, graph state, one sample batch, the B buffer of the chunked build
     (at least n / SPILL_CHUNKS rows where the budget allows; more where all of ``M`` fits beside it) and as many
     rows of ``M`` as fit beside them (gpu: any number, the first ones; cpu: all or none, a memory map being one
-    array).  Off it (``spilled`` bytes): the rest of ``M`` and the root weights with their sums, the first data
-    the device or the cpu reads least (each sample reads a few root sums; each build reads ``M`` once per
-    neighbour).  The floor: everything but one B row and the sample batch (gpu: and one n-vector) off the budget.  Where the spilled
-    bytes exceed ``spill_room``, MemoryBudgetTooSmall names the budget that spills no more than that (the
+    array).  Off it (``spilled`` bytes): the root weights with their sums, which are read least (a few root
+    sums a sample, where each build reads a row of ``M`` once per neighbour), then the rest of ``M``.  The
+    floor: everything off the budget but one B row and the sample batch (gpu: and one n-vector).  Where the
+    spilled bytes exceed ``spill_room``, MemoryBudgetTooSmall names the budget that spills no more than that (the
     chunked layout's floor ``chunked_floor`` where the root weights alone do not fit there).
     """
     rowM, row = WM * F8, m["row"]
