@@ -170,10 +170,22 @@ def _color_coding(g, backend):
 
 def _motif_estimate(g, backend):
     from .motif_estimate import estimate_census
+    from .motif_estimate.driver import table_layout
+    engine = None
+    if backend == "gpu":
+        from .motif_estimate.gpu import GpuSampler
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)
         for k in (4, 5):
             estimate_census(g.tiny, k, eps=0.5, seed=1, max_colorings=2, samples_per_coloring=2048, backend=backend)
+            # under a budget below the chunked floor: the chunked build and samplers, the spill layout's own steps
+            engine = GpuSampler(g.tiny, k) if backend == "gpu" else None
+            floor = table_layout(g.tiny, k, backend, engine, None, force="chunked", batch=2048).floor
+            try:
+                estimate_census(g.tiny, k, eps=0.5, seed=1, max_colorings=2, samples_per_coloring=2048,
+                                backend=backend, memory_budget=floor - 1)
+            except BackendUnavailable:      # no managed memory the device reads while kernels run: no spill
+                pass
 
 
 def _dynamic(g, backend):

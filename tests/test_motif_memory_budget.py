@@ -201,6 +201,23 @@ def test_cpu_spill_same_estimate_within_budget():
     assert not {f for f in set(os.listdir(tempfile.gettempdir())) - before if f.startswith("la_gpm_tables_")}
 
 
+def test_warmup_runs_the_layouts_a_budget_picks(monkeypatch):
+    """``la_gpm.warmup(["motif_estimate"])`` builds and samples the full layout and, under a budget below the chunked
+    floor, the spill layout (the chunked build and samplers), so a budgeted run's first call compiles nothing."""
+    import la_gpm.motif_estimate.driver as D
+    seen = []
+    real = D.table_layout
+
+    def spy(*a, **kw):
+        lay = real(*a, **kw)
+        seen.append(lay.kind)
+        return lay
+
+    monkeypatch.setattr(D, "table_layout", spy)
+    la_gpm.warmup(["motif_estimate"], progress=False)
+    assert {"full", "spill"} <= set(seen), seen
+
+
 # ----------------------------------------------------------------------------- the GPU chunked build, emulated
 def _emulated_rows_kernels():
     """numpy stand-ins of me_sample.cu's build kernels, the chunked ones included (same arguments)."""
