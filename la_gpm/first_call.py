@@ -171,7 +171,6 @@ def _color_coding(g, backend):
 def _motif_estimate(g, backend):
     from .motif_estimate import estimate_census
     from .motif_estimate.driver import table_layout
-    engine = None
     if backend == "gpu":
         from .motif_estimate.gpu import GpuSampler
     with warnings.catch_warnings():

@@ -206,8 +206,9 @@ class GpuSampler:
                    + (8 * G.n if self.mapped else 0))
 
     def spill_graph_bytes(self) -> int:
-        """Device bytes of the graph state of a run in the spill layout: this state and the relabelled one."""
-        return self.graph_bytes() + self.graph_bytes() + 8 * self.csr.n
+        """Device bytes of the graph state of a run in the spill layout: this state and the relabelled one (the same
+        arrays over the same degrees, and its two slot maps)."""
+        return 2 * self.graph_bytes() + 8 * self.csr.n
 
     def relabeled(self) -> "GpuSampler":
         """The state of the degree-ordered relabelling (made once a run) that the spill layout builds and
