@@ -281,6 +281,9 @@ def test_auto_samples_and_checkpoints_options():
         inside = np.mean([r.ci_low <= truth[r.name] <= r.ci_high for r in df.itertuples()])
         assert inside >= 0.8
     assert estimate_census(G, 3, seed=1, backend="cpu").attrs["samples_per_coloring"] == 1 << 16  # None: cpu default
+    from la_gpm.motif_estimate.driver import default_samples_per_coloring
+    assert [default_samples_per_coloring(be, k) for be, k in (("cpu", 8), ("gpu", 7), ("gpu", 8))] == \
+        [1 << 16, 1 << 20, 1 << 21]
     for bad in ("many", 0, 2.5):
         with pytest.raises(InvalidArgument):
             estimate_census(G, 4, seed=1, samples_per_coloring=bad)
@@ -797,6 +800,16 @@ def test_uniform_and_balanced_estimates_agree_with_exact_census():
                 n += 1
                 inside += r.ci_low <= truth[r.name] <= r.ci_high
         assert inside >= n - 2, (coloring, inside, n)
+
+
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_default_samples_per_coloring():
+    # None: 2^20 a coloring on the gpu, 2^21 at k = 8 (costlier builds); drawn as reported
+    G = la_gpm.datasets.load("karate")
+    for k, spc in ((7, 1 << 20), (8, 1 << 21)):
+        a = estimate_census(G, k, seed=1, backend="gpu", max_colorings=1, min_colorings=1).attrs
+        assert a["samples_per_coloring"] == spc and a["samples"] == spc and a["colorings"] == 1
 
 
 @pytest.mark.gpu

@@ -136,6 +136,28 @@ def test_layout_choice():
         choose_layout(budget=None, force="compressed", **kw)
 
 
+def test_layout_graph_term_per_layout():
+    """The gpu's graph term per layout (full, chunked, spill): the layouts built on the degree-ordered relabelling
+    count its copy; the full layout's fit uses its own term only."""
+    kw = dict(backend="gpu", n=1000, WM=615, WB=567, tops=48, k=7, slots=10, batch=16)
+    terms = (1000, 5000, 7000)
+    one = choose_layout(budget=None, graph_bytes=1000, **kw)
+    per = choose_layout(budget=None, graph_bytes=terms, **kw)
+    assert per.kind == one.kind == "full" and per.peak == one.peak
+    assert per.resident == one.resident + 4000 and per.floor == one.floor + 4000
+    assert choose_layout(budget=one.peak, graph_bytes=terms, **kw).kind == "full"
+    c = choose_layout(budget=one.peak - 1, graph_bytes=terms, **kw)
+    assert c.kind == "chunked" and c.resident == per.resident
+    c = choose_layout(budget=per.resident + 500 * per.row, graph_bytes=terms, **kw)
+    assert c.kind == "chunked" and c.rows == 500
+    assert choose_layout(budget=per.resident + 500 * per.row - 1, graph_bytes=terms, **kw).rows == 499
+    s = choose_layout(budget=per.floor - 1, graph_bytes=terms, **kw)
+    t = choose_layout(budget=per.floor - 1, graph_bytes=7000, force="spill", **kw)
+    assert s.kind == "spill" and (s.floor, s.m_rows, s.rows, s.spilled) == (t.floor, t.m_rows, t.rows, t.spilled)
+    from la_gpm.motif_estimate import gpu as GM
+    assert [GM.relabels(kind) for kind in ("full", "chunked", "spill")] == [False, True, True]
+
+
 # ----------------------------------------------------------------------------- below the chunked floor: spilled
 def test_spill_layout_choice():
     """Below the chunked layout's floor the spill layout: on the gpu the first rows of M that fit (more with a
@@ -430,9 +452,12 @@ def test_gpu_chunked_tables_and_samples_equal_cpu(monkeypatch, hub_degree, chunk
         colors = ((np.arange(G.n) * 7 + 3) % k).astype(np.int8)
         T = CpuTables(G, k, colors)
         for rows in (97, G.n):
-            D = GpuSampler(G, k).tables(colors, _chunked(rows))
+            S = GpuSampler(G, k)
+            D = S.tables(colors, _chunked(rows))
             assert D.B is None
-            assert np.array_equal(T.M, D.M.get())
+            R = D.S            # the chunked layout builds on the degree-ordered relabelling: M's row s is perm[s]'s
+            assert R.mapped and R is S.relabeled()
+            assert np.array_equal(T.M, D.M.get()[R.slot])
             assert np.array_equal(T.shape_treelets, D.shape_treelets)
             v1, _, _ = T.sample(5000, key=11, first=100)
             v2, _, _ = D.sample(5000, key=11, first=100)

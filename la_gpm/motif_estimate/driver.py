@@ -60,6 +60,17 @@ __all__ = ["estimate_census", "MAX_ESTIMATE_K", "COLORINGS", "balanced_classes",
 MAX_ESTIMATE_K = 8
 DEFAULT_MAX_COLORINGS = 10_000
 DEFAULT_SAMPLES_PER_COLORING = {"cpu": 1 << 16, "gpu": 1 << 20}
+# the gpu at k = 8: a table build costs about 5x k = 7's and a sample 2-4x, so the count per coloring that minimises
+# the time to eps (sqrt(t_build / t_sample), see _auto_samples) is about twice k = 7's (docs/motif_estimate.md,
+# "Samples per coloring at k = 8")
+DEFAULT_SAMPLES_PER_COLORING_K8_GPU = 1 << 21
+
+
+def default_samples_per_coloring(backend: str, k: int) -> int:
+    """samples_per_coloring=None: 2^16 on the cpu, 2^20 on the gpu (2^21 at k = 8)."""
+    if backend == "gpu" and k >= 8:
+        return DEFAULT_SAMPLES_PER_COLORING_K8_GPU
+    return DEFAULT_SAMPLES_PER_COLORING[backend]
 _BATCH = 1 << 16
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
@@ -462,8 +473,7 @@ def table_layout(G, k: int, backend: str, engine=None, memory_budget: int | None
     if backend == "gpu" and engine is not None:
         budget = memory_budget if memory_budget is not None else engine.free_bytes()
         return choose_layout("gpu", G.n, pl.WM, pl.WB, len(pl.top), k, engine.nslots, batch, budget,
-                             graph_bytes=engine.graph_bytes(), force=force, spill_room=spill_room("gpu"),
-                             spill_graph_bytes=engine.spill_graph_bytes())
+                             graph_bytes=engine.layout_graph_bytes(), force=force, spill_room=spill_room("gpu"))
     from .tables import hub_runs
     return choose_layout("cpu", G.n, pl.WM, pl.WB, len(pl.top), k, hub_runs(G, k)[1], batch, memory_budget,
                          force=force, spill_room=spill_room("cpu"))
@@ -709,7 +719,9 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     samples_per_coloring : treelets sampled per coloring; None (default): 2^16 on the cpu backend, 2^20 on
         the gpu, where a sample costs about 1/20 of a microsecond against a table build of 0.26 s (R-MAT
         22, k = 7), so the sampling part of the per-coloring variance is cut 16x for +25% per coloring
-        (measured: 10 colorings instead of 55-125 there, see the docs); or ``"auto"``: after 3 colorings, the count
+        (measured: 10 colorings instead of 55-125 there, see the docs), and 2^21 on the gpu at k = 8, whose builds
+        cost about 5x more (R-MAT 22 k = 8: 10 colorings in 18 s instead of 22 in 41 s); or ``"auto"``: after 3
+        colorings, the count
         (2^16..2^22) that minimises the predicted time to the target from the measured build and
         sampling times and the split of the per-coloring variance into its coloring and sampling parts
         (machine-dependent, like ``time_budget``; the estimate stays unbiased);
@@ -778,7 +790,7 @@ def estimate_census(G, k: int, eps: float = 0.1, delta: float = 0.05, seed=None,
     else:
         raise InvalidArgument(f"backend must be 'cpu' or 'gpu'; got {backend!r}")
     if spc is None:
-        spc = DEFAULT_SAMPLES_PER_COLORING[be]
+        spc = default_samples_per_coloring(be, k)
     s = resolve_seed(seed)
     memory_budget = _check_budget(memory_budget)
     engine = _gpu_sampler(G, k) if be == "gpu" and _colorings is None else None

@@ -35,8 +35,8 @@ GROUPED_SPMM_MAX_C = 16     # (per-shape build) tables of at most this many colu
 SPMM_CHUNK = 1024           # neighbours per SpMM task: vertices of higher degree are split over several warps
 SPMM_MAX_NC = 6             # an SpMM window has at most 32 * SPMM_MAX_NC columns
 BUILD = "level"             # "level" (default) or "shape" (the earlier per-shape build, for comparison)
-RELABEL = "spill"           # layouts built on the degree-ordered relabelling: "spill" (default) or "always"
-                            # (every layout: measurements; the memory model counts its graph copy for spill only)
+RELABEL = "chunked"         # layouts built on the degree-ordered relabelling: "chunked" (default: the chunked and
+                            # spill layouts), "spill" (that one only) or "always" (every layout); measurements
 ME_MAXNS = 70               # me_sample.cu: most colour splits of one node (k = 8), the chunked samplers' buffers
 ME_SAMPLE_BLOCK = 128       # me_sample.cu: threads per block of the samplers
 
@@ -84,6 +84,17 @@ def shape_windows(pl, k: int, ids) -> list:
     if run:
         close()
     return wins
+
+
+def relabels(kind: str) -> bool:
+    """Whether tables of layout ``kind`` are built and sampled on the degree-ordered relabelling (:data:`RELABEL`).
+    Measured on an H200 (docs/motif_estimate.md, "The degree order"): builds 15-22% faster and sampling 10-40%
+    slower, so it pays where builds dominate: the chunked and spill layouts (their samplers recompute B too)."""
+    if RELABEL == "always":
+        return True
+    if RELABEL == "chunked":
+        return kind in ("chunked", "spill")
+    return kind == "spill"
 
 
 class _Csr:
@@ -206,9 +217,15 @@ class GpuSampler:
                    + (8 * G.n if self.mapped else 0))
 
     def spill_graph_bytes(self) -> int:
-        """Device bytes of the graph state of a run in the spill layout: this state and the relabelled one (the same
-        arrays over the same degrees, and its two slot maps)."""
+        """Device bytes of the graph state of a run on the degree-ordered relabelling: this state and the relabelled
+        one (the same arrays over the same degrees, and its two slot maps)."""
         return 2 * self.graph_bytes() + 8 * self.csr.n
+
+    def layout_graph_bytes(self) -> tuple:
+        """The memory model's graph term of the (full, chunked, spill) layouts: :meth:`spill_graph_bytes` for those
+        built on the relabelling (:data:`RELABEL`), :meth:`graph_bytes` for the others."""
+        both = self.spill_graph_bytes()
+        return tuple(both if relabels(kind) else self.graph_bytes() for kind in ("full", "chunked", "spill"))
 
     def relabeled(self) -> "GpuSampler":
         """The state of the degree-ordered relabelling (made once a run) that the spill layout builds and
@@ -281,7 +298,7 @@ class GpuTables:
     def __init__(self, S: GpuSampler, colors, layout=None):
         from .memory import Ledger
         self.spill = layout is not None and layout.kind == "spill"
-        if self.spill or RELABEL == "always":      # built and sampled on the degree-ordered relabelling
+        if relabels("full" if layout is None else layout.kind):    # built and sampled on the degree order
             S = S.relabeled()
         cp, pl, k, G = S.cp, S.plan, S.k, S.G
         self.S, self.k, self.plan = S, k, pl

@@ -100,22 +100,25 @@ def table_model(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots
 
 
 def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slots: int, batch: int,
-                  budget: int | None, graph_bytes: int = 0, force: str | None = None,
-                  spill_room: int | None = None, spill_graph_bytes: int | None = None) -> Layout:
+                  budget: int | None, graph_bytes=0, force: str | None = None,
+                  spill_room: int | None = None) -> Layout:
     """The layout of one coloring's tables within ``budget`` bytes (None: no limit, the full layout).
 
     Full where its peak fits; else chunked with rows = (budget - resident) // row bytes (at most n), where
     resident = M + hub sums + small + graph and the roots and the sample batch, which live after the build's
     buffer is freed, must fit beside the resident part too; below the chunked layout's floor, the spill layout
-    (:func:`spill_layout`), whose off-budget bytes must fit ``spill_room`` (None: not checked) and whose graph
-    state is ``spill_graph_bytes`` (the gpu's relabelled copy beside the graph's; None: ``graph_bytes``).  ``force``
-    ("full"/"chunked"/"spill") skips the choice (tests, benchmarks) but not the check.  Raises
-    MemoryBudgetTooSmall when not even the spill layout fits.
+    (:func:`spill_layout`), whose off-budget bytes must fit ``spill_room`` (None: not checked).  ``graph_bytes``:
+    the gpu's graph state, one number or one per layout (full, chunked, spill): the layouts built on the
+    degree-ordered relabelling hold its copy beside the graph's.  ``force`` ("full"/"chunked"/"spill") skips the
+    choice (tests, benchmarks) but not the check.  Raises MemoryBudgetTooSmall when not even the spill layout fits.
     """
-    m = table_model(backend, n, WM, WB, tops, k, slots, batch, graph_bytes)
+    g_full, g_chunked, g_spill = graph_bytes if isinstance(graph_bytes, tuple) else (graph_bytes,) * 3
+    m_full = table_model(backend, n, WM, WB, tops, k, slots, batch, g_full)
+    full = m_full["M"] + m_full["hubs"] + m_full["small"] + m_full["graph"] + m_full["roots"] + m_full["samples"] \
+        + m_full["B"] + m_full["Pt"]
+    m = dict(m_full, graph=g_chunked if backend == "gpu" else 0)
     resident = m["M"] + m["hubs"] + m["small"] + m["graph"]
     after = resident + m["roots"] + m["samples"]            # after the build: the roots and one sample batch
-    full = after + m["B"] + m["Pt"]
     floor = max(resident + m["row"], after)
     if force not in (None, *LAYOUTS):
         raise InvalidArgument(f"layout must be one of {LAYOUTS}; got {force!r}")
@@ -127,9 +130,8 @@ def choose_layout(backend: str, n: int, WM: int, WB: int, tops: int, k: int, slo
     if budget is None:
         budget = full
     if force == "spill" or (force is None and floor > budget):
-        if spill_graph_bytes is not None:
-            m = dict(m, graph=spill_graph_bytes)
-        return spill_layout(backend, n, WM, m, budget, floor, full, k, spill_room)
+        return spill_layout(backend, n, WM, dict(m, graph=g_spill if backend == "gpu" else 0), budget, floor, full,
+                            k, spill_room)
     if floor > budget:
         raise MemoryBudgetTooSmall(
             f"motif estimation (k = {k}, n = {n}, {backend}) needs at least {floor} bytes ({floor / 2**30:.3g} GiB) "
