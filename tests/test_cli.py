@@ -104,7 +104,8 @@ def test_census_estimate_memory_budget(capsys):
     import la_gpm
     from la_gpm.motif_estimate.driver import table_layout
     floor = table_layout(la_gpm.datasets.load("karate"), 5, "cpu", force="chunked").floor
-    args = ["census", "karate", "-k", "5", "--estimate", "--seed", "3", "--max-samples", "20000", "--json"]
+    args = ["census", "karate", "-k", "5", "--estimate", "--seed", "3", "--max-samples", "20000", "--json",
+            "--backend", "cpu"]         # (the floor above is the cpu's: auto would take a visible GPU)
     assert main(args) == 0
     full = json.loads(capsys.readouterr().out)
     assert main(args + ["--memory-budget", str(floor - 1)]) == 0

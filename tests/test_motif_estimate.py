@@ -805,8 +805,9 @@ def test_uniform_and_balanced_estimates_agree_with_exact_census():
 @pytest.mark.gpu
 @pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
 def test_gpu_default_samples_per_coloring():
-    # None: 2^20 a coloring on the gpu, 2^21 at k = 8 (costlier builds); drawn as reported
-    G = la_gpm.datasets.load("karate")
+    # None: 2^20 a coloring on the gpu, 2^21 at k = 8 (costlier builds); drawn as reported (a graph with more
+    # colorful treelets than that: a coloring draws at most twice its treelets)
+    G = la_gpm.datasets.load("email-Eu-core")
     for k, spc in ((7, 1 << 20), (8, 1 << 21)):
         a = estimate_census(G, k, seed=1, backend="gpu", max_colorings=1, min_colorings=1).attrs
         assert a["samples_per_coloring"] == spc and a["samples"] == spc and a["colorings"] == 1
