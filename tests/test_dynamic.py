@@ -19,6 +19,7 @@ from la_gpm.dynamic.views import relevance_of
 
 from .conftest import data_path
 from .oracles import brute_embeddings
+from .depth import examples
 
 
 @pytest.fixture(autouse=True)
@@ -176,7 +177,7 @@ def test_one_start_pair_per_orbit_equals_every_pair_and_brute_force(P, induced):
             assert (s.positive, s.negative) == (c.positive, c.negative)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_random_batches_equal_brute_force(case):
     _check_case(*case)

@@ -18,6 +18,7 @@ import la_gpm
 from la_gpm import Graph, InvalidUpdate, Pattern
 
 from .test_dynamic import _edge_set, _fresh_tables, _graph_from_pairs, _oracle, _random_pattern, _same_tables, cases
+from .depth import examples
 
 _TIMES = {"seconds", "normalise_s", "union_s", "filter_s", "commit_s", "items_s", "search_s", "lane", "shortcut"}
 
@@ -71,7 +72,7 @@ def _as(rows, arrays):
     return np.asarray(rows, dtype=np.int64).reshape(-1, 2) if arrays else rows
 
 
-@settings(max_examples=160, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(160), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams(), st.booleans(), st.sampled_from([2, 256]), st.sampled_from([0, 2, 8]))
 def test_lane_streams_equal_brute_force_and_the_general_path(case, keep, split, per_update):
     """(split 2: hub items split into pieces of two neighbours; more items than the lane takes then go back;
@@ -110,7 +111,7 @@ def _stream_case(case, keep):
             assert np.array_equal(x.ptr, y.ptr) and np.array_equal(x.idx, y.idx)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(cases())
 def test_lane_match_delta_equals_brute_force_and_puts_the_graph_back(case):
     G, P, insert, delete, induced, _ = case

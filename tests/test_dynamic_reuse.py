@@ -29,6 +29,7 @@ from la_gpm import Pattern
 from la_gpm.dynamic import query as Q
 
 from .test_dynamic import _edge_set, _graph_from_pairs, _rows, net_edges
+from .depth import examples
 
 
 # ----------------------------------------------------------------------------------------------- plan flags
@@ -333,7 +334,7 @@ def dense_cases(draw):
     return G, P, insert, delete, (ins_labels if nel else None), induced, order, split
 
 
-@settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(500), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(dense_cases())
 def test_reuse_equals_no_reuse_and_the_oracle(case):
     G, P, insert, delete, ins_labels, induced, order, split = case
@@ -383,7 +384,7 @@ def larger_cases(draw):
     return G, P, insert, delete, ins_labels, induced, order, split
 
 
-@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(larger_cases())
 def test_reuse_equals_no_reuse_on_larger_graphs(case):
     G, P, insert, delete, ins_labels, induced, order, split = case

@@ -19,6 +19,7 @@ from la_gpm import InvalidArgument, InvalidUpdate, Pattern
 
 from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _same_tables
 from .test_dynamic_lane import _as, streams
+from .depth import examples
 
 
 @pytest.fixture(autouse=True)
@@ -57,7 +58,7 @@ def _same_state(A, B, keep):
         assert np.array_equal(x.ptr, y.ptr) and np.array_equal(x.idx, y.idx)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(150), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams(), st.booleans(), st.sampled_from(["list", "array", "dict"]))
 def test_a_stream_equals_apply_per_batch_and_brute_force(case, keep, form):
     G, P, induced, count, batches = case

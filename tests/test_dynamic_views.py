@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, InvalidArgument, InvalidUpdate, Pattern
+from .depth import examples
 
 
 @pytest.fixture(autouse=True)
@@ -143,7 +144,7 @@ def _check_stream(G, queries, induced, count, batches, backend="cpu"):
     return full, view
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(streams())
 def test_views_equal_the_whole_graph_on_random_streams(case):
     _check_stream(*case)

@@ -28,6 +28,7 @@ from .conftest import data_path
 from .known import (CITESEER_CLIQUES, CITESEER_INDUCED_3, CITESEER_INDUCED_4, CITESEER_NONINDUCED_4,
                     CITESEER_NONINDUCED_5, WIKI_VOTE_CLIQUES)
 from .oracles import brute_cliques, brute_count, brute_embeddings, k_clique_embeddings, nx_count
+from .depth import examples
 
 EXACT_BACKENDS = ["cpu", pytest.param("graphblas", marks=pytest.mark.skipif(
     la_gpm.backends.graphblas_status() is not None, reason=str(la_gpm.backends.graphblas_status())))]
@@ -268,7 +269,7 @@ def random_case(seed, n, p, k, extra, vlabels, elabels):
     return G, _random_pattern(rng, k, extra, vlabels, elabels)
 
 
-@settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(120), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(**RANDOM_CASE)
 def test_property_vs_brute_force(seed, n, p, k, extra, induced, kind, vlabels, elabels):
     G, P = random_case(seed, n, p, k, extra, vlabels, elabels)
