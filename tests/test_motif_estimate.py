@@ -453,6 +453,71 @@ def test_canonical_codes_k8_match_isomorphism():
         assert (can[i] == can[j]) == nx.is_isomorphic(graphs[i], graphs[j])
 
 
+def _relabel_code(code, perm, k):
+    out = 0
+    for j in range(1, k):
+        for a in range(j):
+            if (code >> (j * (j - 1) // 2 + a)) & 1:
+                x, y = sorted((int(perm[a]), int(perm[j])))
+                out |= 1 << (y * (y - 1) // 2 + x)
+    return out
+
+
+@pytest.mark.parametrize("k", [4, 6, 8])
+def test_ordered_codes_are_the_graph_in_invariant_order(k):
+    """ordered_codes (the k = 8 registry's cache keys): each output is the input relabelled (a permutation of its
+    vertices maps one onto the other, so canonical_codes agree: the same class), vertices sort by canonical_codes'
+    invariant with ties by id (checked against a plain Python version), and relabellings of one graph fold into
+    fewer keys than the labelled bitmasks."""
+    from la_gpm.patterns.classes import ordered_codes
+    rng = np.random.default_rng(k)
+    nb_ = k * (k - 1) // 2
+    codes = rng.integers(0, 1 << nb_, 3000).astype(np.int64)
+    base = codes[:40]
+    rel = np.array([_relabel_code(int(c), rng.permutation(k), k) for c in base for _ in range(25)], dtype=np.int64)
+    codes = np.concatenate([codes, rel])
+    out = ordered_codes(codes, k)
+    assert np.array_equal(canonical_codes(out, k), canonical_codes(codes, k))
+    for c, o in zip(codes[:300].tolist(), out[:300].tolist()):      # the order, in plain Python
+        adj = [0] * k
+        for j in range(1, k):
+            for a in range(j):
+                if (c >> (j * (j - 1) // 2 + a)) & 1:
+                    adj[a] |= 1 << j
+                    adj[j] |= 1 << a
+        deg = [bin(x).count("1") for x in adj]
+        inv = [(deg[v], sum(deg[u] for u in range(k) if adj[v] >> u & 1),
+                sum(bin(adj[v] & adj[u]).count("1") for u in range(k) if adj[v] >> u & 1), v) for v in range(k)]
+        order = sorted(range(k), key=lambda v: inv[v])
+        pos = {v: i for i, v in enumerate(order)}
+        assert o == _relabel_code(c, [pos[v] for v in range(k)], k)
+    assert np.unique(out[3000:]).size < np.unique(rel).size
+    assert ordered_codes(np.zeros(0, dtype=np.int64), k).size == 0
+
+
+def test_k8_registry_rows_follow_canonical_codes():
+    """The k = 8 registry (cache keyed by ordered codes): every sample's row is the class of its canonical code,
+    relabellings of one graph share a row, a second call reuses the rows."""
+    rng = np.random.default_rng(3)
+    reg = _Registry(8)
+    e = [(a, b) for a, b in itertools.combinations(range(8), 2) if rng.random() < 0.4]
+    while not nx_connected(e):
+        e = [(a, b) for a, b in itertools.combinations(range(8), 2) if rng.random() < 0.4]
+    code = sum(1 << (b * (b - 1) // 2 + a) for a, b in e)
+    codes = np.array([code] + [_relabel_code(code, rng.permutation(8), 8) for _ in range(200)], dtype=np.int64)
+    rows = reg.rows_of_codes(codes)
+    assert np.all(rows == rows[0]) and len(reg) == 1
+    assert reg.keys[rows[0]] == int(canonical_codes(codes[:1], 8)[0])
+    assert np.array_equal(reg.rows_of_codes(codes[::-1]), rows[::-1]) and len(reg) == 1
+
+
+def nx_connected(edges):
+    import networkx as nx
+    g = nx.Graph(edges)
+    g.add_nodes_from(range(8))
+    return nx.is_connected(g)
+
+
 def test_mixture_design_unbiased_for_fixed_coloring():
     """Any shape mixture q: E[hits_H] / samples = c_H · Σ_F q_F σ_F(H) / N_F (c_H: colorful copies, brute force)."""
     G = la_gpm.datasets.load("karate")

@@ -19,7 +19,7 @@ import numpy as np
 
 __all__ = ["Classes", "classes", "connected_rows", "bit", "code_edges", "vertex_pairs", "is_connected_code", "known_names",
            "to_induced", "to_noninduced", "build_class_table", "class_perm_table", "inclusion_counts",
-           "canonical_codes"]
+           "canonical_codes", "ordered_codes"]
 
 
 @nb.njit(cache=True)
@@ -322,4 +322,68 @@ def canonical_codes(codes, k):
             if cc < best:
                 best = cc
         out[t] = best
+    return out
+
+
+_ORDERED_CHUNK = 1024       # ordered_codes: codes per task (its scratch is allocated once a task)
+_POP8 = np.array([bin(x).count("1") for x in range(256)], dtype=np.int64)     # ordered_codes: bits of a row (k <= 8)
+
+
+@nb.njit(parallel=True, cache=True)
+def ordered_codes(codes, k):
+    """(k <= 8.) Each k-vertex graph's bitmask with its vertices in the order of :func:`canonical_codes`' invariant, ties by
+    vertex id: the first order that function tries, without its search over the orders of tied vertices.
+
+    Equal outputs are isomorphic graphs (each is a relabelling of its input), so ``canonical_codes`` of an output is
+    that of its input: a cache keyed by these outputs holds far fewer keys than one keyed by the inputs (the
+    labelled bitmasks of a sampler, whose vertex order is that of the walk).  Not canonical: isomorphic graphs with
+    tied invariants may give different outputs.  Allocation-free per code (a few arrays per task of
+    ``_ORDERED_CHUNK`` codes): about 10x cheaper than ``canonical_codes``.
+    """
+    m = codes.shape[0]
+    out = np.empty(m, dtype=np.int64)
+    ntask = (m + _ORDERED_CHUNK - 1) // _ORDERED_CHUNK
+    for task in nb.prange(ntask):
+        adj = np.empty(k, dtype=np.int64)
+        deg = np.empty(k, dtype=np.int64)
+        key = np.empty(k, dtype=np.int64)
+        order = np.empty(k, dtype=np.int64)
+        for t in range(task * _ORDERED_CHUNK, min(m, (task + 1) * _ORDERED_CHUNK)):
+            c = codes[t]
+            for v in range(k):
+                adj[v] = 0
+            p = 0
+            for j in range(1, k):           # (branch-free: a sample's bits are unpredictable)
+                for a in range(j):
+                    b = (c >> p) & 1
+                    adj[a] |= b << j
+                    adj[j] |= b << a
+                    p += 1
+            for v in range(k):
+                deg[v] = _POP8[adj[v]]
+            for v in range(k):
+                s = 0
+                tri = 0
+                av = adj[v]
+                for u in range(k):
+                    b = (av >> u) & 1
+                    s += b * deg[u]
+                    tri += b * _POP8[av & adj[u]]
+                # canonical_codes' invariant, then the vertex id (its start order inside a block of ties)
+                key[v] = ((deg[v] * 4096 + s) * 4096 + tri) * 64 + v
+            for v in range(k):              # insertion sort of the k keys (distinct: the id is in them)
+                order[v] = v
+                q = v
+                while q > 0 and key[order[q - 1]] > key[v]:
+                    order[q] = order[q - 1]
+                    q -= 1
+                order[q] = v
+            code = 0                        # _code_of(adj, order, k), branch-free
+            p = 0
+            for j in range(1, k):
+                row = adj[order[j]]
+                for a in range(j):
+                    code |= ((row >> order[a]) & 1) << p
+                    p += 1
+            out[t] = code
     return out
