@@ -71,6 +71,8 @@ def default_samples_per_coloring(backend: str, k: int) -> int:
     if backend == "gpu" and k >= 8:
         return DEFAULT_SAMPLES_PER_COLORING_K8_GPU
     return DEFAULT_SAMPLES_PER_COLORING[backend]
+
+
 _BATCH = 1 << 16
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)

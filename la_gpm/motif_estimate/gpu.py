@@ -109,7 +109,7 @@ class _Csr:
 class GpuSampler:
     """Per-graph device state (CSR, plan arrays, class table) shared by the colorings of one run.
 
-    ``relabel`` (the spill layout, :meth:`relabeled`): the state of the graph with its vertices renamed in
+    ``relabel`` (the chunked and spill layouts, :meth:`relabeled`): the state of the graph with its vertices renamed in
     order of decreasing degree (``perm``: slot -> vertex, ``slot``: vertex -> slot; ties by id) and every
     neighbour list in its own order, so that the tables' first rows, the ones kept on the device, are the rows
     the SpMM gathers most (a vertex's row is read once per neighbour; isolated vertices' never), and every sum
@@ -228,8 +228,8 @@ class GpuSampler:
         return tuple(both if relabels(kind) else self.graph_bytes() for kind in ("full", "chunked", "spill"))
 
     def relabeled(self) -> "GpuSampler":
-        """The state of the degree-ordered relabelling (made once a run) that the spill layout builds and
-        samples on."""
+        """The state of the degree-ordered relabelling (made once a run) that the chunked and spill layouts build
+        and sample on (:func:`relabels`)."""
         if self.mapped:
             return self
         if self._relabeled is None:

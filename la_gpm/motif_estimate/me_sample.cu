@@ -276,7 +276,7 @@ __device__ __forceinline__ double me_b_entry(const i64* __restrict__ ptr, const 
 }
 
 // sample i's root: (shape, vertex) in proportion to the cumulative root weights; the weights are laid out
-// by the graph's own vertex ids, and with ``mapped`` the tables and the CSR by vmap's (the spill layout's
+// by the graph's own vertex ids, and with ``mapped`` the tables and the CSR by vmap's (the chunked and spill layouts'
 // degree order): the root's vertex is then vmap[v]
 __device__ __forceinline__ void me_pick_root(const double* __restrict__ root_cum, i64 ncum,
                                              const i64* __restrict__ root_shape, i64 n, u64& state, int* st_s,
@@ -394,8 +394,8 @@ __device__ __forceinline__ void me_skip_chunks_warp(const double* __restrict__ P
     acc = before;
 }
 
-// the samplers' parameters and the arguments that pass them on; mapped (the spill layout): ptr, idx, M, P and
-// hub_slot are laid out by the vertices' slots (vmap: vertex -> slot, vperm: slot -> vertex), root_cum, verts
+// the samplers' parameters and the arguments that pass them on; mapped (the chunked and spill layouts): ptr, idx,
+// M, P and hub_slot are laid out by the vertices' slots (vmap: vertex -> slot, vperm: slot -> vertex), root_cum, verts
 // and the graph (optr, oidx) by the vertices' own ids
 #define ME_SAMPLE_PARAMS                                                                                     \
     const i64* __restrict__ ptr, const int* __restrict__ idx, const double* __restrict__ M, i64 W,           \

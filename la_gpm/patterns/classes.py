@@ -331,14 +331,15 @@ _POP8 = np.array([bin(x).count("1") for x in range(256)], dtype=np.int64)     # 
 
 @nb.njit(parallel=True, cache=True)
 def ordered_codes(codes, k):
-    """(k <= 8.) Each k-vertex graph's bitmask with its vertices in the order of :func:`canonical_codes`' invariant, ties by
-    vertex id: the first order that function tries, without its search over the orders of tied vertices.
+    """Each k-vertex graph's bitmask (k <= 8) with its vertices in the order of :func:`canonical_codes`' invariant,
+    ties by vertex id: the first order that function tries, without its search over the orders of tied vertices.
 
     Equal outputs are isomorphic graphs (each is a relabelling of its input), so ``canonical_codes`` of an output is
     that of its input: a cache keyed by these outputs holds far fewer keys than one keyed by the inputs (the
     labelled bitmasks of a sampler, whose vertex order is that of the walk).  Not canonical: isomorphic graphs with
     tied invariants may give different outputs.  Allocation-free per code (a few arrays per task of
-    ``_ORDERED_CHUNK`` codes): about 10x cheaper than ``canonical_codes``.
+    ``_ORDERED_CHUNK`` codes) and branch-free: 2-7x cheaper per code than ``canonical_codes`` on 2 cores (sampled
+    8-vertex graphlets of wiki-Vote; random bitmasks).
     """
     m = codes.shape[0]
     out = np.empty(m, dtype=np.int64)
