@@ -334,16 +334,15 @@ def test_gpu_chunked_build_plan_reproduces_cpu_tables(monkeypatch):
 
 
 def test_relabel_csr_keeps_each_list_in_its_order():
-    """The spill layout's relabelled CSR: row s is vertex perm[s]'s list, renamed, in its own order."""
-    from la_gpm.motif_estimate.cpu import relabel_csr
+    """The chunked and spill layouts' relabelled CSR: row s is vertex perm[s]'s list, renamed, in its own order."""
+    from la_gpm.primitives.csr import relabel as relabel_csr
     G = la_gpm.generators.rmat(9, seed=4)
     deg = np.diff(G.indptr)
     perm = np.argsort(-deg, kind="stable").astype(np.int32)
     slot = np.empty(G.n, dtype=np.int32)
     slot[perm] = np.arange(G.n, dtype=np.int32)
-    rptr = np.empty(G.n + 1, dtype=np.int64)
-    ridx = np.empty(G.indices.size, dtype=np.int32)
-    relabel_csr(np.asarray(G.indptr, dtype=np.int64), G.indices, perm, slot, rptr, ridx)
+    rptr, ridx = relabel_csr(np.asarray(G.indptr, dtype=np.int64), np.asarray(G.indices, dtype=np.int32), slot,
+                             sort=False)
     for s_ in range(G.n):
         v = perm[s_]
         assert np.array_equal(ridx[rptr[s_]:rptr[s_ + 1]], slot[G.indices[G.indptr[v]:G.indptr[v + 1]]])

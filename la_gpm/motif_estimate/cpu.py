@@ -23,23 +23,6 @@ from ..primitives.sorted_ops import upper_bound as _upper_bound
 
 
 
-@nb.njit(parallel=True, cache=True)
-def relabel_csr(indptr, indices, perm, slot, out_ptr, out_idx):
-    """The CSR of the graph with vertex v renamed slot[v] (perm: slot -> vertex): row s is perm[s]'s list, its
-    neighbours renamed and in the same order (so every sum over a list and every walk along one is the
-    original's); out_ptr (n + 1) and out_idx (arcs) are filled."""
-    n = perm.size
-    out_ptr[0] = 0
-    for s in range(n):
-        v = perm[s]
-        out_ptr[s + 1] = out_ptr[s] + (indptr[v + 1] - indptr[v])
-    for s in nb.prange(n):
-        v = perm[s]
-        o = out_ptr[s]
-        for e in range(indptr[v], indptr[v + 1]):
-            out_idx[o + e - indptr[v]] = slot[indices[e]]
-
-
 @nb.njit(inline="always")
 def _uniform(state):
     """(new state, uniform double in [0, 1))."""

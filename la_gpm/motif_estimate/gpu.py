@@ -122,14 +122,13 @@ class GpuSampler:
         self.optr, self.oidx = device_csr(G, "A")
         self.mapped = bool(relabel)
         if relabel:
-            from .cpu import relabel_csr
+            from ..primitives.csr import relabel as relabel_csr
             deg = np.diff(np.asarray(G.indptr, dtype=np.int64))
             self.perm = np.argsort(-deg, kind="stable").astype(np.int32)
             self.slot = np.empty(G.n, dtype=np.int32)
             self.slot[self.perm] = np.arange(G.n, dtype=np.int32)
-            rptr = np.empty(G.n + 1, dtype=np.int64)
-            ridx = np.empty(G.indices.size, dtype=np.int32)
-            relabel_csr(np.asarray(G.indptr, dtype=np.int64), G.indices, self.perm, self.slot, rptr, ridx)
+            rptr, ridx = relabel_csr(np.asarray(G.indptr, dtype=np.int64), np.asarray(G.indices, dtype=np.int32),
+                                     self.slot, sort=False)     # every list in its own order
             self.csr = _Csr(rptr, ridx)
             self.ptr, self.idx = cp.asarray(rptr), cp.asarray(ridx)
             self.perm_d, self.slot_d = cp.asarray(self.perm), cp.asarray(self.slot)

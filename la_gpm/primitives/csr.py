@@ -137,7 +137,7 @@ def filter_by_rank(indptr, indices, rank, upper=True):
 
 
 @nb.njit(parallel=True, cache=True)
-def _relabel_rows(indptr, indices, order, rank, out_ptr, out_idx):
+def _relabel_rows(indptr, indices, order, rank, out_ptr, out_idx, sort):
     n = indptr.shape[0] - 1
     for r in nb.prange(n):
         u = order[r]
@@ -145,7 +145,8 @@ def _relabel_rows(indptr, indices, order, rank, out_ptr, out_idx):
         p = out_ptr[r]
         for j in range(indptr[u + 1] - a):
             out_idx[p + j] = rank[indices[a + j]]
-        out_idx[p:p + indptr[u + 1] - a].sort()
+        if sort:
+            out_idx[p:p + indptr[u + 1] - a].sort()
 
 
 @nb.njit(parallel=True, cache=True)
@@ -192,8 +193,9 @@ def ranked_upper(indptr, indices, rank):
     return _ranked_upper_rows(indptr, indices, order, np.ascontiguousarray(rank, dtype=indices.dtype))
 
 
-def relabel(indptr, indices, rank):
-    """The CSR with vertex v renamed rank[v] (rows moved, entries mapped and re-sorted)."""
+def relabel(indptr, indices, rank, sort: bool = True):
+    """The CSR with vertex v renamed rank[v] (rows moved, entries mapped and re-sorted; ``sort=False``: each row
+    keeps its own order, so a sum over a row or a walk along one is the original's)."""
     n = indptr.shape[0] - 1
     order = np.empty(n, dtype=np.int64)
     order[rank] = np.arange(n)
@@ -201,5 +203,6 @@ def relabel(indptr, indices, rank):
     out_ptr = np.zeros(n + 1, dtype=np.int64)
     np.cumsum(deg, out=out_ptr[1:])
     out_idx = np.empty(indices.shape[0], dtype=indices.dtype)
-    _relabel_rows(indptr, indices, order, np.ascontiguousarray(rank, dtype=indices.dtype), out_ptr, out_idx)
+    _relabel_rows(indptr, indices, order, np.ascontiguousarray(rank, dtype=indices.dtype), out_ptr, out_idx,
+                  bool(sort))
     return out_ptr, out_idx
