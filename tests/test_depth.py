@@ -19,3 +19,11 @@ def test_a_bad_depth_says_what_it_takes(monkeypatch, env):
     monkeypatch.setenv("LA_GPM_TEST_DEPTH", env)
     with pytest.raises(ValueError, match="'full' or a positive number"):
         examples(100)
+
+
+def test_default_run_is_the_unset_depth(monkeypatch):
+    from .depth import default_run
+    monkeypatch.delenv("LA_GPM_TEST_DEPTH", raising=False)
+    assert default_run()
+    monkeypatch.setenv("LA_GPM_TEST_DEPTH", "full")
+    assert not default_run()

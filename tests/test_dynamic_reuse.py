@@ -29,7 +29,7 @@ from la_gpm import Pattern
 from la_gpm.dynamic import query as Q
 
 from .test_dynamic import _edge_set, _graph_from_pairs, _rows, net_edges
-from .depth import examples
+from .depth import default_run, examples
 
 
 # ----------------------------------------------------------------------------------------------- plan flags
@@ -384,7 +384,9 @@ def larger_cases(draw):
     return G, P, insert, delete, ins_labels, induced, order, split
 
 
-@settings(max_examples=examples(300), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+# the default run draws the same examples each time: a rare draw once took 259 s of it (112 s in session 35)
+@settings(max_examples=examples(300), deadline=None, derandomize=default_run(),
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
 @given(larger_cases())
 def test_reuse_equals_no_reuse_on_larger_graphs(case):
     G, P, insert, delete, ins_labels, induced, order, split = case
