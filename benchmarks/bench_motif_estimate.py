@@ -191,7 +191,10 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
                     arg("--memory-budget", type=int, default=None,
                         help="bytes one coloring's tables may take (default: none on the CPU, free memory on the GPU)"),
                     arg("--no-builds", action="store_true",
-                        help="skip the separate per-coloring build timing (it holds the full layout)")])
+                        help="skip the separate per-coloring build timing (it holds the full layout)"),
+                    arg("--k8-pipeline", choices=["on", "off"], default="on",
+                        help="k = 8 on the gpu: sample the next batch while the host classifies this one "
+                             "(driver.PIPELINE_K8; off: one batch after the other)")])
 def motif_estimate(a):
     """Time to reach eps: for each (graph, k) one run of ``estimate_census(G, k, eps, delta, min_frequency=1e-4,
     seed=s, time_budget=--budget)`` after a warm-up on karate (compilation excluded), recording the elapsed
@@ -202,6 +205,7 @@ def motif_estimate(a):
     class above 1%. --adaptive both runs every case without and with adaptive graphlet sampling (AGS)."""
     backends = a.backends or (["cpu", "gpu"] if a.gpu else ["cpu"])
     modes = {"on": [True], "off": [False], "both": [False, True]}
+    ME.PIPELINE_K8 = a.k8_pipeline == "on"
     compile_on_karate(5, "cpu", (2, 12))
     if "gpu" in backends:
         compile_on_karate(5, "gpu")

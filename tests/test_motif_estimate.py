@@ -895,3 +895,62 @@ def test_gpu_balanced_colors_equal_host():
 def test_gpu_defaults_intervals_cover_exact_counts(name, k, seeds):
     # the gpu defaults (2^20 samples per coloring, balanced colorings, AGS) keep the stated coverage
     _check_coverage(la_gpm.datasets.load(name), k, seeds, backend="gpu")
+
+
+@pytest.mark.parametrize("pipelined", [True, False])
+def test_k8_device_batches_pipelined_give_the_sequential_samples(monkeypatch, pipelined):
+    """driver._device_codes (k = 8 on the gpu): batch i + 1 is launched before batch i is handed to the host's
+    classification (pipelined), or after it (PIPELINE_K8 = False); either way the batches, and so the class rows, the
+    registry's growth and the hits, are those of the CPU's batch-by-batch path.  A stand-in for the device tables
+    draws the CPU tables' samples and logs each launch and read."""
+    from la_gpm.motif_estimate import driver
+    from la_gpm.motif_estimate import cpu as K
+    from la_gpm.motif_estimate.tables import CpuTables
+    from la_gpm.color_coding.cpu_kernels import coloring_keys
+    monkeypatch.setattr(driver, "_BATCH", 700)
+    monkeypatch.setattr(driver, "PIPELINE_K8", pipelined)
+    G = _sparse_graph16()
+    key = int(coloring_keys(5, 0, 1)[0])
+    T = CpuTables(G, 8, driver._coloring(G, 8, "balanced", key, np), None)
+    assert T.rooted > 0
+    log = []
+
+    class Device:                       # the GpuTables interface _device_codes uses
+        rooted = T.rooted
+
+        def sample_device(self, count, skey, first):
+            log.append(("launch", first))
+            verts = T.sample(count, skey, first)[0]
+            return verts, ("codes", first, K.adjacency_codes(G.indptr, G.indices, verts))
+
+    class Engine:
+        class cp:
+            @staticmethod
+            def asnumpy(a):
+                log.append(("read", a[1]))
+                return a[2]
+
+    count, skey = 2 * 700 + 123, 99
+    got = []
+    for codes in driver._device_codes(Device(), Engine(), count, skey):
+        got.append(codes)
+        log.append(("handed", len(got) - 1))
+    assert [len(c) for c in got] == [700, 700, 123]
+    want = [K.adjacency_codes(G.indptr, G.indices, T.sample(min(700, count - f), skey, f)[0])
+            for f in range(0, count, 700)]
+    assert all(np.array_equal(a, b) for a, b in zip(got, want))
+    if pipelined:    # the next batch is on the device before the host gets the current one
+        assert log == [("launch", 0), ("read", 0), ("launch", 700), ("handed", 0), ("read", 700), ("launch", 1400),
+                       ("handed", 1), ("read", 1400), ("handed", 2)]
+    else:
+        assert log == [("launch", 0), ("read", 0), ("handed", 0), ("launch", 700), ("read", 700), ("handed", 1),
+                       ("launch", 1400), ("read", 1400), ("handed", 2)]
+    # the hits and the registry's growth equal the CPU path's (engine None: the host's classification)
+    r_dev, r_cpu = _Registry(8), _Registry(8)
+    h_dev = driver._sample_hits(G, Device(), r_dev, Engine(), count, skey)
+    h_cpu = driver._sample_hits(G, T, r_cpu, None, count, skey)
+    assert r_dev.keys == r_cpu.keys and np.array_equal(h_dev, h_cpu) and h_dev.sum() == count
+    # the workers' form (codes and their counts per batch) from the same batches
+    codes = driver._sample_codes(G, Device(), Engine(), count, skey)
+    assert [int(c.sum()) for _, c in codes] == [700, 700, 123]
+    assert all(np.array_equal(u, np.unique(w)) for (u, _), w in zip(codes, want))

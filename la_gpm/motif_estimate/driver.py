@@ -74,6 +74,9 @@ def default_samples_per_coloring(backend: str, k: int) -> int:
 
 
 _BATCH = 1 << 16
+# k = 8 on the gpu: batch i + 1 is sampled on the device while the host classifies batch i (:func:`_device_codes`);
+# False: one batch after the other (the same samples and results; the before / after measurement)
+PIPELINE_K8 = True
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
 _AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
@@ -556,10 +559,34 @@ def _mixture(T, steer, adaptive, natural_share):
     return q, False
 
 
+def _device_codes(T, engine, count, skey):
+    """The k = 8 samples' adjacency bitmasks on the host, batch by batch (``_BATCH`` samples, in order): batch
+    i + 1 is launched before batch i is handed over, so the device samples it while the caller classifies batch i
+    on the host (numba and numpy work that left the device idle: wiki-Vote and R-MAT 18 spent 4-5 s a run there,
+    docs/motif_estimate.md).  A batch's samples depend on (key, first sample) only, so the order of launches
+    changes no sample."""
+    firsts = list(range(0, count, _BATCH))
+    if not firsts:
+        return
+    dev = T.sample_device(min(_BATCH, count), skey, 0)[1]
+    for i, first in enumerate(firsts):
+        host = engine.cp.asnumpy(dev)             # waits for batch i only
+        if i + 1 < len(firsts) and PIPELINE_K8:
+            nxt = firsts[i + 1]
+            dev = T.sample_device(min(_BATCH, count - nxt), skey, nxt)[1]
+        yield host
+        if i + 1 < len(firsts) and not PIPELINE_K8:
+            nxt = firsts[i + 1]
+            dev = T.sample_device(min(_BATCH, count - nxt), skey, nxt)[1]
+
+
 def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
     """Hits per class row of ``count`` samples of the tables T, drawn in batches of ``_BATCH`` (classes
     seen for the first time are added to the registry, k = 8)."""
     rows = []
+    if engine is not None and reg.table is None and T.rooted > 0:     # k = 8 on the gpu: pipelined
+        rows = [reg.rows_of_codes(codes) for codes in _device_codes(T, engine, count, skey)]
+        return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
     for first in range(0, count, _BATCH):
         c = min(_BATCH, count - first)
         if T.rooted > 0:
@@ -573,15 +600,16 @@ def _sample_codes(G, T, engine, count, skey) -> list:
     the client maps them to class rows in coloring order (:func:`_hits_of_codes`), so its registry grows
     exactly as in a single-machine run."""
     from . import cpu as K
+    if T.rooted <= 0:
+        return []
+    if engine is not None:
+        return [np.unique(np.asarray(codes, dtype=np.int64), return_counts=True)
+                for codes in _device_codes(T, engine, count, skey)]
     out = []
     for first in range(0, count, _BATCH):
         c = min(_BATCH, count - first)
-        if T.rooted > 0:
-            if engine is not None:
-                codes = engine.cp.asnumpy(T.sample_device(c, skey, first)[1])
-            else:
-                codes = K.adjacency_codes(G.indptr, G.indices, T.sample(c, skey, first)[0])
-            out.append(np.unique(np.asarray(codes, dtype=np.int64), return_counts=True))
+        codes = K.adjacency_codes(G.indptr, G.indices, T.sample(c, skey, first)[0])
+        out.append(np.unique(np.asarray(codes, dtype=np.int64), return_counts=True))
     return out
 
 
