@@ -194,7 +194,10 @@ def estimate_row(a, G, name, k, be, builds, bw, ad, seed):
                         help="skip the separate per-coloring build timing (it holds the full layout)"),
                     arg("--k8-pipeline", choices=["on", "off"], default="on",
                         help="k = 8 on the gpu: sample the next batch while the host classifies this one "
-                             "(driver.PIPELINE_K8; off: one batch after the other)")])
+                             "(driver.PIPELINE_K8; off: one batch after the other)"),
+                    arg("--k8-keys", choices=["device", "host"], default="device",
+                        help="k = 8 on the gpu: the class-cache keys of a batch made on the device "
+                             "(driver.DEVICE_KEYS_K8) or on the host from every sample")])
 def motif_estimate(a):
     """Time to reach eps: for each (graph, k) one run of ``estimate_census(G, k, eps, delta, min_frequency=1e-4,
     seed=s, time_budget=--budget)`` after a warm-up on karate (compilation excluded), recording the elapsed
@@ -206,6 +209,7 @@ def motif_estimate(a):
     backends = a.backends or (["cpu", "gpu"] if a.gpu else ["cpu"])
     modes = {"on": [True], "off": [False], "both": [False, True]}
     ME.PIPELINE_K8 = a.k8_pipeline == "on"
+    ME.DEVICE_KEYS_K8 = a.k8_keys == "device"
     compile_on_karate(5, "cpu", (2, 12))
     if "gpu" in backends:
         compile_on_karate(5, "gpu")

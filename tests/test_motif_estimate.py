@@ -796,6 +796,29 @@ def test_gpu_estimate_equals_cpu_for_a_seed():
     assert c.drop(columns=["edges"]).equals(d.drop(columns=["edges"]))
 
 
+@pytest.mark.gpu
+@pytest.mark.skipif(_gpu_reason() is not None, reason=f"no GPU: {_gpu_reason()}")
+def test_gpu_unique_keys_are_the_hosts_ordered_codes():
+    """GpuTables.unique_keys (me_ordered_codes8 and the distinct keys on the device) equals ordered_codes and
+    np.unique on the host, bit for bit: random 28-bit masks (any graph, connected or not) and a batch of sampled
+    8-vertex graphlets of email-Eu-core; an empty batch gives no keys."""
+    from la_gpm.motif_estimate.gpu import GpuSampler
+    from la_gpm.patterns.classes import ordered_codes
+    import cupy as cp
+    G = la_gpm.datasets.load("email-Eu-core")
+    colors = ((np.arange(G.n) * 7 + 3) % 8).astype(np.int8)
+    D = GpuSampler(G, 8).tables(colors)
+    rng = np.random.default_rng(4)
+    sampled = D.sample_device(20000, key=5)[1]
+    for codes in (rng.integers(0, 1 << 28, 50000).astype(np.int64), sampled.get()):
+        u, c = D.unique_keys(cp.asarray(codes))
+        wu, wc = np.unique(ordered_codes(codes, 8), return_counts=True)
+        assert np.array_equal(u, wu) and np.array_equal(c, wc) and c.sum() == len(codes)
+    assert len(u) < len(codes) / 2      # the sampled batch: relabellings of a few graphs fold into few keys
+    u, c = D.unique_keys(cp.zeros(0, dtype=cp.int64))
+    assert u.size == 0 and c.size == 0
+
+
 # ---------------------------------------------------------------------------- balanced colorings
 def _multiset_permutations(sizes):
     """Every assignment of colours to n = Σ sizes vertices with class c of size sizes[c] (brute force)."""
@@ -901,12 +924,14 @@ def test_gpu_defaults_intervals_cover_exact_counts(name, k, seeds):
 def test_k8_device_batches_pipelined_give_the_sequential_samples(monkeypatch, pipelined):
     """driver._device_codes (k = 8 on the gpu): batch i + 1 is launched before batch i is handed to the host's
     classification (pipelined), or after it (PIPELINE_K8 = False); either way the batches, and so the class rows, the
-    registry's growth and the hits, are those of the CPU's batch-by-batch path.  A stand-in for the device tables
-    draws the CPU tables' samples and logs each launch and read."""
+    registry's growth and the hits, are those of the CPU's batch-by-batch path, also where the host gets each batch as
+    its distinct cache keys and their counts (GpuTables.unique_keys).  A stand-in for the device tables draws the CPU
+    tables' samples and logs each launch and read."""
     from la_gpm.motif_estimate import driver
     from la_gpm.motif_estimate import cpu as K
     from la_gpm.motif_estimate.tables import CpuTables
     from la_gpm.color_coding.cpu_kernels import coloring_keys
+    from la_gpm.patterns.classes import ordered_codes
     monkeypatch.setattr(driver, "_BATCH", 700)
     monkeypatch.setattr(driver, "PIPELINE_K8", pipelined)
     G = _sparse_graph16()
@@ -922,6 +947,10 @@ def test_k8_device_batches_pipelined_give_the_sequential_samples(monkeypatch, pi
             log.append(("launch", first))
             verts = T.sample(count, skey, first)[0]
             return verts, ("codes", first, K.adjacency_codes(G.indptr, G.indices, verts))
+
+        def unique_keys(self, dev):     # GpuTables.unique_keys: the distinct ordered_codes and their counts
+            log.append(("read", dev[1]))
+            return np.unique(ordered_codes(dev[2], 8), return_counts=True)
 
     class Engine:
         class cp:
@@ -945,11 +974,14 @@ def test_k8_device_batches_pipelined_give_the_sequential_samples(monkeypatch, pi
     else:
         assert log == [("launch", 0), ("read", 0), ("handed", 0), ("launch", 700), ("read", 700), ("handed", 1),
                        ("launch", 1400), ("read", 1400), ("handed", 2)]
-    # the hits and the registry's growth equal the CPU path's (engine None: the host's classification)
-    r_dev, r_cpu = _Registry(8), _Registry(8)
-    h_dev = driver._sample_hits(G, Device(), r_dev, Engine(), count, skey)
-    h_cpu = driver._sample_hits(G, T, r_cpu, None, count, skey)
-    assert r_dev.keys == r_cpu.keys and np.array_equal(h_dev, h_cpu) and h_dev.sum() == count
+    # the hits and the registry's growth from the batches' distinct keys (rows_of_keys) equal the CPU path's
+    # (engine None: the host's classification of every sample, rows_of_codes)
+    for device_keys in (True, False):
+        monkeypatch.setattr(driver, "DEVICE_KEYS_K8", device_keys)
+        r_dev, r_cpu = _Registry(8), _Registry(8)
+        h_dev = driver._sample_hits(G, Device(), r_dev, Engine(), count, skey)
+        h_cpu = driver._sample_hits(G, T, r_cpu, None, count, skey)
+        assert r_dev.keys == r_cpu.keys and np.array_equal(h_dev, h_cpu) and h_dev.sum() == count
     # the workers' form (codes and their counts per batch) from the same batches
     codes = driver._sample_codes(G, Device(), Engine(), count, skey)
     assert [int(c.sum()) for _, c in codes] == [700, 700, 123]

@@ -77,6 +77,9 @@ _BATCH = 1 << 16
 # k = 8 on the gpu: batch i + 1 is sampled on the device while the host classifies batch i (:func:`_device_codes`);
 # False: one batch after the other (the same samples and results; the before / after measurement)
 PIPELINE_K8 = True
+# k = 8 on the gpu: each batch's class-cache keys (ordered_codes) and their distinct values are made on the device
+# (GpuTables.unique_keys); False: the host makes them from every sample's bitmask (the before / after measurement)
+DEVICE_KEYS_K8 = True
 _last_record = None
 _AGS_PILOT = 3         # uniform colorings before AGS starts steering (from the running summary)
 _AGS_MAX_SHAPES = 3     # shapes the greedy may choose per coloring
@@ -133,13 +136,22 @@ class _Registry:
         return self.rows_of_codes(K.adjacency_codes(G.indptr, G.indices, verts))
 
     def rows_of_codes(self, codes):
-        from ..patterns.classes import code_edges, ordered_codes
+        """Class row of each k = 8 adjacency bitmask (classes seen for the first time are added)."""
+        from ..patterns.classes import ordered_codes
         # the cache's keys: each bitmask relabelled in canonical_codes' invariant order (ordered_codes: an
         # isomorphic graph, so the same class), which folds the orders a sampler's walks give one graph into a few
         # keys (wiki-Vote, k = 8: 7.5k keys a batch of 65,536 samples instead of 44k, and 19k keys after 60
         # batches instead of 1.0M)
         keyed = ordered_codes(np.ascontiguousarray(codes, dtype=np.int64), self.k)
         u, inv = np.unique(keyed, return_inverse=True)
+        return self.rows_of_keys(u)[inv]
+
+    def rows_of_keys(self, u):
+        """Class row of each of the sorted distinct cache keys ``u`` (:func:`~la_gpm.patterns.classes.ordered_codes`
+        of bitmasks; the GPU makes them on the device, ``GpuTables.unique_keys``); classes seen for the first time
+        are added, in the order of ``u``."""
+        from ..patterns.classes import code_edges
+        u = np.asarray(u, dtype=np.int64)
         # keys seen before: one vectorised search in the sorted table (no per-code Python)
         pos = np.minimum(np.searchsorted(self._codes, u), max(self._codes.size - 1, 0))
         hit = self._codes[pos] == u if self._codes.size else np.zeros(u.size, dtype=bool)
@@ -172,7 +184,7 @@ class _Registry:
             allc = np.concatenate([self._codes, u[miss]])
             order = np.argsort(allc, kind="stable")
             self._codes, self._rows = allc[order], np.concatenate([self._rows, rows[miss]])[order]
-        return rows[inv]
+        return rows
 
 
 @functools.lru_cache(maxsize=None)
@@ -559,8 +571,9 @@ def _mixture(T, steer, adaptive, natural_share):
     return q, False
 
 
-def _device_codes(T, engine, count, skey):
-    """The k = 8 samples' adjacency bitmasks on the host, batch by batch (``_BATCH`` samples, in order): batch
+def _device_codes(T, engine, count, skey, reduce=None):
+    """The k = 8 samples' adjacency bitmasks, batch by batch (``_BATCH`` samples, in order), brought to the host by
+    ``reduce`` (default: copied as they are; ``T.unique_keys``: their distinct class-cache keys and counts): batch
     i + 1 is launched before batch i is handed over, so the device samples it while the caller classifies batch i
     on the host (numba and numpy work that left the device idle: wiki-Vote and R-MAT 18 spent 4-5 s a run there,
     docs/motif_estimate.md).  A batch's samples depend on (key, first sample) only, so the order of launches
@@ -568,9 +581,10 @@ def _device_codes(T, engine, count, skey):
     firsts = list(range(0, count, _BATCH))
     if not firsts:
         return
+    reduce = reduce or engine.cp.asnumpy
     dev = T.sample_device(min(_BATCH, count), skey, 0)[1]
     for i, first in enumerate(firsts):
-        host = engine.cp.asnumpy(dev)             # waits for batch i only
+        host = reduce(dev)                        # waits for batch i only
         if i + 1 < len(firsts) and PIPELINE_K8:
             nxt = firsts[i + 1]
             dev = T.sample_device(min(_BATCH, count - nxt), skey, nxt)[1]
@@ -584,9 +598,19 @@ def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
     """Hits per class row of ``count`` samples of the tables T, drawn in batches of ``_BATCH`` (classes
     seen for the first time are added to the registry, k = 8)."""
     rows = []
-    if engine is not None and reg.table is None and T.rooted > 0:     # k = 8 on the gpu: pipelined
+    if engine is not None and reg.table is None and T.rooted > 0 and not DEVICE_KEYS_K8:
         rows = [reg.rows_of_codes(codes) for codes in _device_codes(T, engine, count, skey)]
         return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+    if engine is not None and reg.table is None and T.rooted > 0:
+        # k = 8 on the gpu: pipelined, each batch's distinct cache keys and their counts made on the device
+        w = []
+        for u, counts in _device_codes(T, engine, count, skey, T.unique_keys):
+            rows.append(reg.rows_of_keys(u))
+            w.append(counts)
+        if not rows:
+            return np.zeros(len(reg), np.int64)
+        return np.rint(np.bincount(np.concatenate(rows), weights=np.concatenate(w).astype(np.float64),
+                                   minlength=len(reg))).astype(np.int64)
     for first in range(0, count, _BATCH):
         c = min(_BATCH, count - first)
         if T.rooted > 0:

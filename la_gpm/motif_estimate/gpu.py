@@ -532,6 +532,23 @@ class GpuTables:
                  S.optr, S.oidx, np.int32(S.mapped)))
         return verts, codes
 
+    def unique_keys(self, codes):
+        """k = 8: the class-cache keys of a batch's bitmasks ``codes`` (device int64; from :meth:`sample_device`) on
+        the host as (sorted distinct keys, their counts): :func:`la_gpm.patterns.classes.ordered_codes` of each
+        bitmask (``me_ordered_codes8``, bit for bit) and their distinct values, on the device, so that the host
+        looks up a few thousand keys a batch instead of relabelling and sorting 65,536 bitmasks."""
+        cp = self.S.cp
+        m = int(codes.size)
+        self.mem.alloc(4 * codes.nbytes)       # the keys, the sort's copy and the distinct keys with their counts
+        self.mem.free(4 * codes.nbytes)
+        keyed = cp.empty_like(codes)
+        if m:
+            blk = 256
+            kernel(__package__, _FILE, "me_ordered_codes8")(((m + blk - 1) // blk,), (blk,),
+                                                            (codes, np.int64(m), keyed))
+        u, counts = cp.unique(keyed, return_counts=True)
+        return cp.asnumpy(u), cp.asnumpy(counts)
+
     def sample(self, count: int, key: int, first: int = 0):
         """Host copies as the CPU ``CpuTables.sample`` (verts (count, k) int64; no edges, no shapes)."""
         verts, _ = self.sample_device(count, key, first)

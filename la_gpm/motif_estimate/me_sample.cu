@@ -534,3 +534,61 @@ extern "C" __global__ void __launch_bounds__(ME_SAMPLE_BLOCK) me_sample_warp_row
     if (i >= count) return;  // whole warps leave together
     me_sample_one<true, true>(i, threadIdx.x & 31, bsh[threadIdx.x >> 5], ME_SAMPLE_ARGS);
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// k = 8 class-cache keys on the device: each sampled 8-vertex graph's adjacency bitmask with its vertices in the
+// order of canonical_codes' invariant (degree, sum of neighbour degrees, triangles), ties by vertex id --
+// la_gpm.patterns.classes.ordered_codes at k = 8, bit for bit (one thread a code).  Bit p(a, j) = j (j - 1) / 2 + a
+// (a < j) of a bitmask is the pair (a, j).  With the vertices ranked by their distinct keys (rank = how many keys
+// are smaller: the insertion sort's order), an input pair (u, v) is the output pair (rank u, rank v); every loop
+// has constant bounds, so the arrays stay in registers.
+extern "C" __global__ void me_ordered_codes8(const i64* __restrict__ codes, i64 m, i64* __restrict__ out) {
+    for (i64 t = (i64)blockIdx.x * blockDim.x + threadIdx.x; t < m; t += (i64)gridDim.x * blockDim.x) {
+        const unsigned long long c = (unsigned long long)codes[t];
+        unsigned adj[8];
+#pragma unroll
+        for (int v = 0; v < 8; ++v) adj[v] = 0u;
+#pragma unroll
+        for (int j = 1; j < 8; ++j) {
+#pragma unroll
+            for (int a = 0; a < j; ++a) {
+                const unsigned b = (unsigned)(c >> (j * (j - 1) / 2 + a)) & 1u;
+                adj[a] |= b << j;
+                adj[j] |= b << a;
+            }
+        }
+        long long deg[8], key[8];
+#pragma unroll
+        for (int v = 0; v < 8; ++v) deg[v] = __popc(adj[v]);
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            long long s = 0, tri = 0;
+#pragma unroll
+            for (int u = 0; u < 8; ++u) {
+                const long long b = (adj[v] >> u) & 1u;
+                s += b * deg[u];
+                tri += b * __popc(adj[v] & adj[u]);
+            }
+            key[v] = ((deg[v] * 4096 + s) * 4096 + tri) * 64 + v;
+        }
+        int rank[8];
+#pragma unroll
+        for (int v = 0; v < 8; ++v) {
+            int r = 0;
+#pragma unroll
+            for (int u = 0; u < 8; ++u) r += key[u] < key[v];
+            rank[v] = r;
+        }
+        unsigned long long code = 0ull;
+#pragma unroll
+        for (int j = 1; j < 8; ++j) {
+#pragma unroll
+            for (int a = 0; a < j; ++a) {
+                const unsigned long long b = (c >> (j * (j - 1) / 2 + a)) & 1ull;
+                const int lo = min(rank[a], rank[j]), hi = max(rank[a], rank[j]);
+                code |= b << (hi * (hi - 1) / 2 + lo);
+            }
+        }
+        out[t] = (i64)code;
+    }
+}
