@@ -335,6 +335,109 @@ def long_stream(counts, P, G0, batches, per, work, exe, a, n_rf):
     return ent
 
 
+@FAMILY.suite(args=[arg("--datasets", nargs="+", default=["yeast", "hprd"]),
+                    arg("--sizes", nargs="+", type=int, default=[4, 6]),
+                    arg("--rate", type=float, default=0.001),
+                    arg("--batches", type=int, default=100),
+                    arg("--seed", type=int, default=1),
+                    arg("--idle", type=float, default=0.02, help="seconds asleep before an after_idle run"),
+                    arg("--peer-time-limit", type=int, default=120)],
+              quick={"datasets": ["yeast"], "sizes": [4]}, repeats=15)
+def cold(a):
+    """Where a light row's time goes: the ``stream`` suite's row (the same stream, query and views) through
+    ``apply_stream`` in three states of the machine, and an empty stream (the fixed cost of a call) in the same
+    states, runs interleaved (rep by rep: state by state, the stream then the empty one), a fresh DynamicGraph built
+    and given one empty batch before each timer as in ``stream``:
+
+    * ``after_peer``: RapidFlow's run of the row just before (``stream``'s pairing; its query times recorded);
+    * ``after_idle``: this process asleep ``--idle`` s just before, nothing else run;
+    * ``warm``: the same stream (or the empty one) through another DynamicGraph just before.
+
+    RapidFlow's query timer starts in its own process after it loaded the graph and stream and built its index, so
+    its caches hold what its loop reads; la_gpm's call starts after the peer's process or a pause (core caches cold:
+    the code of the Python call and of the lane, the stream array, the tables).  The ratios per state (RapidFlow
+    query time / la_gpm, > 1: la_gpm faster) separate the cost of a cold call from the per-update work."""
+    exe, rf_info = None, {"source": str(rapidflow_peer.SRC)}
+    try:
+        exe = rapidflow_peer.build()
+        rf_info["binary"] = str(exe)
+    except Exception as e:  # noqa: BLE001 -- no compiler here: the rows say so
+        rf_info["skipped"] = f"{type(e).__name__}: {e}"
+    rec = Record(a, "dynamic_stream_cold", "apply_stream after a peer's run, after an idle pause and warm; the empty "
+                 "stream's floor; RapidFlow beside", rapidflow=rf_info, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
+                 settings=dict(rate=a.rate, batches=a.batches, sizes=a.sizes, seed=a.seed, idle_s=a.idle,
+                               repeats=a.repeats))
+    work = Path(tempfile.mkdtemp(prefix="la_gpm_cold_"))
+    states = ("after_peer", "after_idle", "warm")
+    for name in a.datasets:
+        G, labels, src = load(name, 0)
+        G0, batches, ins_all, del_all, ops, per = stream_batches(G, a.rate, a.batches, a.seed)
+        empty = ops[:0].copy()
+        dw.write_data_graph(G0, work / "g0.graph")
+        write_stream(batches, work / "stream.txt")
+        for kind in dw.KINDS:
+            for k in a.sizes:
+                P = dw.random_query(G, k, kind, seed=a.seed)
+                if P is None:
+                    continue
+                if exe is not None:
+                    dw.write_query(P, work / "query.graph")
+                rf_runs, t = [], {(st, w): [] for st in states for w in ("stream", "empty")}
+                want = None
+                for rep in range(a.repeats + 1):
+                    for st in states:
+                        for w, o in (("stream", ops), ("empty", empty)):
+                            if st == "after_peer" and exe is not None:
+                                r = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt",
+                                                       a.peer_time_limit, exe=exe)
+                                if w == "stream" and rep:
+                                    rf_runs.append(r)
+                            elif st == "after_idle":
+                                time.sleep(a.idle)
+                            elif st == "warm":
+                                D = la_gpm.DynamicGraph(G0, [P], keep_graph=False)
+                                D.apply()
+                                D.apply_stream(o, batch_size=per)
+                            D = la_gpm.DynamicGraph(G0, [P], keep_graph=False)
+                            D.apply()
+                            t0 = time.perf_counter()
+                            res = D.apply_stream(o, batch_size=per)
+                            el = time.perf_counter() - t0
+                            if rep:             # rep 0: the warm-up (compilation)
+                                t[st, w].append(el)
+                            if w == "stream":
+                                got = (res.positive.tolist(), res.negative.tolist())
+                                check(f"{st}: the same counts in every state and run", got, want or got)
+                                want = got
+                row = {"dataset": name, "n": G.n, "m": G.m, "labels": labels, "source": src, "query_class": kind,
+                       "k": k, "query_edges": P.edges, "query_labels": P.vertex_labels, "batches": a.batches,
+                       "updates_per_batch": per, "updates": int(ops.shape[0]),
+                       "positive": int(sum(want[0])), "negative": int(sum(want[1]))}
+                for (st, w), xs in t.items():
+                    row[f"{w}_{st}_s"] = float(np.median(xs))
+                    row[f"{w}_{st}_runs"] = xs
+                done = [r for r in rf_runs if r.get("finished")]
+                if done:
+                    q = float(np.median([r["query_time_s"] for r in done]))
+                    check("positive + negative == RapidFlow's total", row["positive"] + row["negative"],
+                          done[0]["result_count"])
+                    row["rapidflow_query_s"] = q
+                    row["rapidflow_query_runs"] = [r["query_time_s"] for r in done]
+                    row["rapidflow_vs_la_gpm"] = {st: q / row[f"stream_{st}_s"] for st in states}
+                rec.add(row, echo=(f"{name} {kind}{k}: stream " + ", ".join(
+                    f"{st} {row[f'stream_{st}_s'] * 1e6:.0f}" for st in states) + " us; empty " + ", ".join(
+                    f"{st} {row[f'empty_{st}_s'] * 1e6:.0f}" for st in states) + " us; RapidFlow "
+                    f"{row.get('rapidflow_query_s', float('nan')) * 1e6:.0f} us"))
+    summary = {}
+    for st in states:
+        xs = [r["rapidflow_vs_la_gpm"][st] for r in rec.rows if "rapidflow_vs_la_gpm" in r]
+        if xs:
+            summary[st] = {"geomean": gm(xs), "faster": sum(x > 1 for x in xs), "slower": sum(x <= 1 for x in xs)}
+    rec["summary"] = summary
+    print(summary)
+    rec.done()
+
+
 def brief(row):
     sp = row["speedups"]
     rf = row.get("rapidflow") or {}
