@@ -582,28 +582,29 @@ def _device_codes(T, engine, count, skey, reduce=None):
     if not firsts:
         return
     reduce = reduce or engine.cp.asnumpy
-    dev = T.sample_device(min(_BATCH, count), skey, 0)[1]
-    for i, first in enumerate(firsts):
+
+    def launch(first):
+        return T.sample_device(min(_BATCH, count - first), skey, first)[1]
+    dev = launch(0)
+    for i in range(len(firsts)):
         host = reduce(dev)                        # waits for batch i only
-        if i + 1 < len(firsts) and PIPELINE_K8:
-            nxt = firsts[i + 1]
-            dev = T.sample_device(min(_BATCH, count - nxt), skey, nxt)[1]
+        nxt = firsts[i + 1] if i + 1 < len(firsts) else None
+        if nxt is not None and PIPELINE_K8:
+            dev = launch(nxt)
         yield host
-        if i + 1 < len(firsts) and not PIPELINE_K8:
-            nxt = firsts[i + 1]
-            dev = T.sample_device(min(_BATCH, count - nxt), skey, nxt)[1]
+        if nxt is not None and not PIPELINE_K8:
+            dev = launch(nxt)
 
 
 def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
     """Hits per class row of ``count`` samples of the tables T, drawn in batches of ``_BATCH`` (classes
     seen for the first time are added to the registry, k = 8)."""
     rows = []
-    if engine is not None and reg.table is None and T.rooted > 0 and not DEVICE_KEYS_K8:
-        rows = [reg.rows_of_codes(codes) for codes in _device_codes(T, engine, count, skey)]
-        return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
-    if engine is not None and reg.table is None and T.rooted > 0:
-        # k = 8 on the gpu: pipelined, each batch's distinct cache keys and their counts made on the device
-        w = []
+    if engine is not None and reg.table is None and T.rooted > 0:      # k = 8 on the gpu: pipelined
+        if not DEVICE_KEYS_K8:         # every sample's bitmask to the host
+            rows = [reg.rows_of_codes(codes) for codes in _device_codes(T, engine, count, skey)]
+            return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
+        w = []                         # each batch's distinct cache keys and their counts, made on the device
         for u, counts in _device_codes(T, engine, count, skey, T.unique_keys):
             rows.append(reg.rows_of_keys(u))
             w.append(counts)
