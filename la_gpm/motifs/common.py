@@ -36,12 +36,12 @@ def prepare(G, what):
 def descending(G):
     """(indptr, indices, new_id) of G renamed by decreasing degree (ties by id), cached on the graph."""
     def make():
-        from .cpu import relabel_csr
+        from ..primitives.csr import relabel
         n = G.n
         order = np.lexsort((np.arange(n), -G.degrees.astype(np.int64)))
         new_id = np.empty(n, dtype=np.int64)
         new_id[order] = np.arange(n)
-        ptr, idx = relabel_csr(G.indptr, G.indices, new_id)
+        ptr, idx = relabel(G.indptr, G.indices, new_id)        # rows sorted
         for a in (ptr, idx, new_id):
             a.setflags(write=False)
         return ptr, idx, new_id

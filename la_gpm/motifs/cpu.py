@@ -322,27 +322,6 @@ def spanning_rows8(keys, limbs, cls7, perm7, qperm, cls8, nclass, nchunks):
     return acc.sum(axis=0)
 
 
-@nb.njit(cache=True)
-def relabel_csr(indptr, indices, new_id):
-    """CSR of the same graph under vertex renaming v -> new_id[v], rows sorted."""
-    n = indptr.shape[0] - 1
-    old_of = np.empty(n, dtype=np.int64)
-    for v in range(n):
-        old_of[new_id[v]] = v
-    ptr = np.zeros(n + 1, dtype=np.int64)
-    for u in range(n):
-        o = old_of[u]
-        ptr[u + 1] = ptr[u] + indptr[o + 1] - indptr[o]
-    idx = np.empty(indices.shape[0], dtype=indices.dtype)
-    for u in range(n):
-        o = old_of[u]
-        s = ptr[u]
-        for j in range(indptr[o], indptr[o + 1]):
-            idx[s + j - indptr[o]] = new_id[indices[j]]
-        idx[s:ptr[u + 1]].sort()
-    return ptr, idx
-
-
 # --------------------------------------------------------------------------- closed forms
 
 
