@@ -145,6 +145,17 @@ def timed_stream(G0, P, batches, keep_graph, repeats, budget, loop=False, ops=No
     return float(np.median(runs or [first])), runs or [first], first, float(np.median(builds)), res
 
 
+def build_peer():
+    """(RapidFlow's binary or None, what the record says of it): built from ``../shared/peers`` where a compiler is."""
+    exe, info = None, {"source": str(rapidflow_peer.SRC)}
+    try:
+        exe = rapidflow_peer.build()
+        info["binary"] = str(exe)
+    except Exception as e:  # noqa: BLE001 -- no compiler here: the rows say so
+        info["skipped"] = f"{type(e).__name__}: {e}"
+    return exe, info
+
+
 def gm(xs):
     xs = [x for x in xs if x and x > 0 and math.isfinite(x)]
     return float(math.exp(sum(map(math.log, xs)) / len(xs))) if xs else None
@@ -165,12 +176,7 @@ def gm(xs):
               quick={"datasets": ["yeast"], "sizes": [4]}, repeats=3)
 def stream(a):
     """la_gpm apply_stream vs RapidFlow on the same update stream, and vs recounting after every batch."""
-    exe, rf_info = None, {"source": str(rapidflow_peer.SRC)}
-    try:
-        exe = rapidflow_peer.build()
-        rf_info["binary"] = str(exe)
-    except Exception as e:  # noqa: BLE001 -- no compiler here: the rows say so
-        rf_info["skipped"] = f"{type(e).__name__}: {e}"
+    exe, rf_info = build_peer()
     rec = Record(a, "dynamic_stream", "batch-dynamic matching over a stream: apply_stream vs RapidFlow vs recount",
                  rapidflow=rf_info, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
                  settings=dict(rate=a.rate, batches=a.batches, sizes=a.sizes, seed=a.seed,
@@ -357,12 +363,7 @@ def cold(a):
     its caches hold what its loop reads; la_gpm's call starts after the peer's process or a pause (core caches cold:
     the code of the Python call and of the lane, the stream array, the tables).  The ratios per state (RapidFlow
     query time / la_gpm, > 1: la_gpm faster) separate the cost of a cold call from the per-update work."""
-    exe, rf_info = None, {"source": str(rapidflow_peer.SRC)}
-    try:
-        exe = rapidflow_peer.build()
-        rf_info["binary"] = str(exe)
-    except Exception as e:  # noqa: BLE001 -- no compiler here: the rows say so
-        rf_info["skipped"] = f"{type(e).__name__}: {e}"
+    exe, rf_info = build_peer()
     rec = Record(a, "dynamic_stream_cold", "apply_stream after a peer's run, after an idle pause and warm; the empty "
                  "stream's floor; RapidFlow beside", rapidflow=rf_info, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
                  settings=dict(rate=a.rate, batches=a.batches, sizes=a.sizes, seed=a.seed, idle_s=a.idle,
