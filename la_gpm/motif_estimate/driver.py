@@ -604,14 +604,9 @@ def _sample_hits(G, T, reg, engine, count, skey) -> np.ndarray:
         if not DEVICE_KEYS_K8:         # every sample's bitmask to the host
             rows = [reg.rows_of_codes(codes) for codes in _device_codes(T, engine, count, skey)]
             return np.bincount(np.concatenate(rows), minlength=len(reg)) if rows else np.zeros(len(reg), np.int64)
-        w = []                         # each batch's distinct cache keys and their counts, made on the device
-        for u, counts in _device_codes(T, engine, count, skey, T.unique_keys):
-            rows.append(reg.rows_of_keys(u))
-            w.append(counts)
-        if not rows:
-            return np.zeros(len(reg), np.int64)
-        return np.rint(np.bincount(np.concatenate(rows), weights=np.concatenate(w).astype(np.float64),
-                                   minlength=len(reg))).astype(np.int64)
+        # each batch's distinct cache keys and their counts, made on the device
+        return _weighted_hits(reg, [(reg.rows_of_keys(u), counts)
+                                    for u, counts in _device_codes(T, engine, count, skey, T.unique_keys)])
     for first in range(0, count, _BATCH):
         c = min(_BATCH, count - first)
         if T.rooted > 0:
@@ -641,11 +636,16 @@ def _sample_codes(G, T, engine, count, skey) -> list:
 def _hits_of_codes(reg, codes) -> np.ndarray:
     """Hits per class row from :func:`_sample_codes`' batches (new classes join ``reg`` as in
     :func:`_sample_hits`: ``rows_of_codes`` sees the same unique codes batch by batch)."""
-    if not codes:
+    return _weighted_hits(reg, [(reg.rows_of_codes(u), c) for u, c in codes])
+
+
+def _weighted_hits(reg, batches) -> np.ndarray:
+    """Hits per class row of ``reg`` from batches of (class rows of distinct codes or keys, their counts)."""
+    if not batches:
         return np.zeros(len(reg), np.int64)
-    rows = [reg.rows_of_codes(u) for u, _ in codes]
-    w = np.concatenate([c for _, c in codes]).astype(np.float64)
-    return np.rint(np.bincount(np.concatenate(rows), weights=w, minlength=len(reg))).astype(np.int64)
+    rows = np.concatenate([r for r, _ in batches])
+    w = np.concatenate([c for _, c in batches]).astype(np.float64)
+    return np.rint(np.bincount(rows, weights=w, minlength=len(reg))).astype(np.int64)
 
 
 class ColoringStats(NamedTuple):

@@ -217,15 +217,47 @@ def to_noninduced(M, I):
 # --------------------------------------------------------------------------- canonical bitmasks (k = 8)
 
 
+_POP8 = np.array([bin(x).count("1") for x in range(256)], dtype=np.int64)     # bits of an adjacency row (k <= 8)
+
+
 @nb.njit(inline="always")
 def _code_of(adj, order, k):
+    """The bitmask of the graph ``adj`` (rows as bitmasks) with vertex order[i] renamed i, branch-free."""
     code = 0
+    p = 0
     for j in range(1, k):
         row = adj[order[j]]
         for a in range(j):
-            if (row >> order[a]) & 1:
-                code |= 1 << (j * (j - 1) // 2 + a)
+            code |= ((row >> order[a]) & 1) << p
+            p += 1
     return code
+
+
+@nb.njit(inline="always")
+def _invariants(c, k, adj, deg, inv):
+    """Rows ``adj`` and degrees ``deg`` of the k-vertex bitmask ``c`` (k <= 8), and each vertex's
+    isomorphism-invariant key ``inv`` (degree, sum of neighbour degrees, triangles through it), branch-free: :func:`canonical_codes`' sort key, which
+    :func:`ordered_codes` extends by the vertex id."""
+    for v in range(k):
+        adj[v] = 0
+    p = 0
+    for j in range(1, k):           # (branch-free: a sample's bits are unpredictable)
+        for a in range(j):
+            b = (c >> p) & 1
+            adj[a] |= b << j
+            adj[j] |= b << a
+            p += 1
+    for v in range(k):
+        deg[v] = _POP8[adj[v]]
+    for v in range(k):
+        s = 0
+        tri = 0
+        av = adj[v]
+        for u in range(k):
+            b = (av >> u) & 1
+            s += b * deg[u]
+            tri += b * _POP8[av & adj[u]]
+        inv[v] = (deg[v] * 4096 + s) * 4096 + tri
 
 
 @nb.njit(inline="always")
@@ -256,7 +288,7 @@ def _next_perm(order, lo, hi):
 
 @nb.njit(parallel=True, cache=True)
 def canonical_codes(codes, k):
-    """Canonical adjacency bitmask of each k-vertex graph (isomorphic graphs <=> equal outputs).
+    """Canonical adjacency bitmask of each k-vertex graph, k <= 8 (isomorphic graphs <=> equal outputs).
 
     Vertices are sorted by an isomorphism-invariant key (degree, sum of neighbour degrees, triangles
     through the vertex); the result is the smallest bitmask over the vertex orders that keep that
@@ -267,33 +299,10 @@ def canonical_codes(codes, k):
     m = codes.shape[0]
     out = np.empty(m, dtype=np.int64)
     for t in nb.prange(m):
-        c = codes[t]
-        adj = np.zeros(k, dtype=np.int64)
-        for j in range(1, k):
-            for a in range(j):
-                if (c >> (j * (j - 1) // 2 + a)) & 1:
-                    adj[a] |= 1 << j
-                    adj[j] |= 1 << a
-        deg = np.zeros(k, dtype=np.int64)
-        for v in range(k):
-            x = adj[v]
-            d = 0
-            while x:
-                x &= x - 1
-                d += 1
-            deg[v] = d
-        inv = np.zeros(k, dtype=np.int64)
-        for v in range(k):
-            s = 0
-            tri = 0
-            for u in range(k):
-                if (adj[v] >> u) & 1:
-                    s += deg[u]
-                    x = adj[v] & adj[u]
-                    while x:
-                        x &= x - 1
-                        tri += 1
-            inv[v] = (deg[v] * 4096 + s) * 4096 + tri
+        adj = np.empty(k, dtype=np.int64)
+        deg = np.empty(k, dtype=np.int64)
+        inv = np.empty(k, dtype=np.int64)
+        _invariants(codes[t], k, adj, deg, inv)
         order = np.argsort(inv, kind="mergesort")
         # blocks of equal invariants; inside each block the vertices ascend (start of the enumeration)
         starts = np.zeros(k + 1, dtype=np.int64)
@@ -326,7 +335,6 @@ def canonical_codes(codes, k):
 
 
 _ORDERED_CHUNK = 1024       # ordered_codes: codes per task (its scratch is allocated once a task)
-_POP8 = np.array([bin(x).count("1") for x in range(256)], dtype=np.int64)     # ordered_codes: bits of a row (k <= 8)
 
 
 @nb.njit(parallel=True, cache=True)
@@ -350,28 +358,9 @@ def ordered_codes(codes, k):
         key = np.empty(k, dtype=np.int64)
         order = np.empty(k, dtype=np.int64)
         for t in range(task * _ORDERED_CHUNK, min(m, (task + 1) * _ORDERED_CHUNK)):
-            c = codes[t]
-            for v in range(k):
-                adj[v] = 0
-            p = 0
-            for j in range(1, k):           # (branch-free: a sample's bits are unpredictable)
-                for a in range(j):
-                    b = (c >> p) & 1
-                    adj[a] |= b << j
-                    adj[j] |= b << a
-                    p += 1
-            for v in range(k):
-                deg[v] = _POP8[adj[v]]
-            for v in range(k):
-                s = 0
-                tri = 0
-                av = adj[v]
-                for u in range(k):
-                    b = (av >> u) & 1
-                    s += b * deg[u]
-                    tri += b * _POP8[av & adj[u]]
-                # canonical_codes' invariant, then the vertex id (its start order inside a block of ties)
-                key[v] = ((deg[v] * 4096 + s) * 4096 + tri) * 64 + v
+            _invariants(codes[t], k, adj, deg, key)
+            for v in range(k):              # canonical_codes' invariant, then the vertex id (its start order
+                key[v] = key[v] * 64 + v    # inside a block of ties)
             for v in range(k):              # insertion sort of the k keys (distinct: the id is in them)
                 order[v] = v
                 q = v
@@ -379,12 +368,5 @@ def ordered_codes(codes, k):
                     order[q] = order[q - 1]
                     q -= 1
                 order[q] = v
-            code = 0                        # _code_of(adj, order, k), branch-free
-            p = 0
-            for j in range(1, k):
-                row = adj[order[j]]
-                for a in range(j):
-                    code |= ((row >> order[a]) & 1) << p
-                    p += 1
-            out[t] = code
+            out[t] = _code_of(adj, order, k)
     return out
