@@ -143,6 +143,10 @@ class Runner:
                 arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
                     else o.spmm(x.arr)
                 vals[i] = _Val(arr, x.e, x.mx * self.maxdeg)
+            elif rooted and not plan.labeled and plan.ops[op.inputs[0]].kind == "leaf":
+                # M_s = leaf (.) B over the one split (C_a = the root's own colour): with an unlabelled leaf of
+                # ones that is B itself, so B's table is M_s's (no eMA pass: its n·(1 + 2·C) values not moved)
+                vals[i] = vals[op.inputs[1]]
             else:
                 a, b = vals[op.inputs[0]], vals[op.inputs[1]]
                 ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b.mx)
