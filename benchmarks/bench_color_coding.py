@@ -61,8 +61,11 @@ def plan_cols(plan, op):
 
 def ema_bytes(G, plan, item):
     """Bytes the plan's eMAs must move per coloring: each reads its two input tables and writes its output once
-    (n·(Ca + Cb + Cs) values; the split tables are a few KB and stay in cache)."""
-    return sum(G.n * (sum(plan_cols(plan, op)) + op.cols) * item for op in plan.ops if op.kind == "ema")
+    (n·(Ca + Cb + Cs) values; the split tables are a few KB and stay in cache); an unlabelled leaf's eMA moves
+    nothing (its B is its table: ``driver.ALIAS_LEAF``)."""
+    return sum(G.n * (sum(plan_cols(plan, op)) + op.cols) * item for op in plan.ops if op.kind == "ema"
+               and not (cc.ALIAS_LEAF and plan.layout == "rooted" and not plan.labeled
+                        and plan.ops[op.inputs[0]].kind == "leaf"))   # (B taken as it is: nothing moved)
 
 
 def effective_arcs(G, col):
@@ -260,6 +263,17 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         print(f"  eMA kernels {kinds}: coloring {t_med * 1e3:.2f} ms (eMA {ema_s * 1e3:.2f} ms, "
               f"{eb / ema_s / 1e12:.3f} TB/s) against {t2 * 1e3:.2f} ms (eMA {prof2.get('ema', 0) * 1e3:.2f} ms) "
               f"with cc_ema_smem; values differ by {row['ema_smem_value_rel']:.2e}", flush=True)
+    if gpu and a.alias_compare:    # the same coloring with the leaf's eMAs run as passes, as before session 38
+        cc.ALIAS_LEAF = False
+        try:
+            v5, t5, ts5, prof5 = run_timed(runner, keys, gpu, a.repeats)
+        finally:
+            cc.ALIAS_LEAF = True
+        row.update(per_coloring_leaf_pass_s=t5, per_coloring_leaf_pass_all_s=ts5, profile_leaf_pass_s=prof5,
+                   leaf_pass_value_rel=abs(v5 - v) / max(abs(v), 1e-300))
+        print(f"  the leaf's eMAs as passes: coloring {t5 * 1e3:.2f} ms (eMA {prof5.get('ema', 0) * 1e3:.2f} ms) against "
+              f"{t_med * 1e3:.2f} ms (eMA {(ema_s or 0) * 1e3:.2f} ms); values differ by {row['leaf_pass_value_rel']:.2e}",
+              flush=True)
     if gpu and a.spmm_compare:     # the same coloring with the sorted SpMM's tiles held to 48 KB, as before
         runner.ops.sorted_optin = False
         v3, t3, ts3, prof3 = run_timed(runner, keys, gpu, a.repeats)
@@ -332,6 +346,8 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                         help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
                     arg("--spmm-compare", action="store_true",
                         help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (as before)"),
+                    arg("--alias-compare", action="store_true",
+                        help="GPU: also time each coloring with the eMA of an unlabelled leaf run as a pass (as before)"),
                     arg("--cpu-compare", nargs="*", default=[],
                         help="'scale:template' pairs also timed on the CPU backend (all cores) in a GPU run")])
 def color_coding(a):

@@ -56,6 +56,11 @@ SPMM_METHODS = {"cpu": ("auto", "numba", "scipy"), "graphblas": ("auto", "graphb
 
 
 # ============================================================================ the DP driver
+# An eMA whose active child is an unlabelled rooted leaf is B itself: taken as B's table (False: the eMA pass
+# runs, as before session 38; bench_color_coding.py --alias-compare)
+ALIAS_LEAF = True
+
+
 class _Val:
     __slots__ = ("arr", "e", "mx")
 
@@ -143,7 +148,7 @@ class Runner:
                 arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
                     else o.spmm(x.arr)
                 vals[i] = _Val(arr, x.e, x.mx * self.maxdeg)
-            elif rooted and not plan.labeled and plan.ops[op.inputs[0]].kind == "leaf":
+            elif ALIAS_LEAF and rooted and not plan.labeled and plan.ops[op.inputs[0]].kind == "leaf":
                 # M_s = leaf (.) B over the one split (C_a = the root's own colour): with an unlabelled leaf of
                 # ones that is B itself, so B's table is M_s's (no eMA pass: its n·(1 + 2·C) values not moved)
                 vals[i] = vals[op.inputs[1]]
