@@ -40,7 +40,7 @@ from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
 from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
-                    F_PAREL, F_NXB, F_REUSE, F_TRI, F_UP, F_XLOW, F_XP, F_XUP)
+                    F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
@@ -582,6 +582,27 @@ def _pairs(a, na, b, nb_, rel):
     return total
 
 
+_TWIN_MAX = np.int64(1) << np.int64(62)   # a twin count past it is left to the enumeration (an item's count is int64)
+
+
+@nb.njit(cache=True, inline="always")
+def _twins(c, r):
+    """The images of r twin levels (F_TWIN) drawn from a set of c candidates, C(c, r), or -1 past ``_TWIN_MAX``:
+    every twin level's candidates are the first one's (the same parents, arcs, filter and bounds against earlier
+    levels) bounded by the twin before it, so the images are the r-subsets of the set, each in its chain's order."""
+    v = np.int64(1)
+    if c < r:
+        v = np.int64(0)
+    else:
+        for t in range(r):
+            f = np.int64(c - t)
+            if v > _TWIN_MAX // f:
+                v = np.int64(-1)
+                break
+            v = v * f // (t + 1)      # (a product of t + 1 consecutive integers: divisible by (t + 1)!)
+    return v
+
+
 @nb.njit(cache=True, _nrt=False)
 def _leaf(l, p, M, T, urows, uidx, ct, N, qcol, tail):
     """How many candidates leaf level l has (F_LEAF: a query vertex of degree 1, one parent, no bounds, anti levels
@@ -729,6 +750,11 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                 M[2] = buf[2, t]
                 _emit(out, at + t, p, T, M, k)
         return c2
+    tw = 0 if listing else T[F_TWIN, p, 0, 0]    # twin levels tw .. last: counted from one level's set (_twins)
+    if tw == 2 and full2:
+        v = _twins(c2, last - 1)
+        if v >= 0:
+            return v
     if rel > 0 and last == 3:
         if c2 == 0:
             return 0
@@ -756,6 +782,14 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             total += _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail)
             pos[lv] += 1
             continue
+        if tw > 0 and lv + 1 >= tw and last - lv >= 3:
+            # levels lv + 1 .. last are twins: their images from level lv + 1's set, counted
+            v = _twins(_gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                            buf, False, mk), last - lv)
+            if v >= 0 and total <= _TWIN_MAX - v:
+                total += v
+                pos[lv] += 1
+                continue
         c = -1
         if _REUSE_ON and T[F_REUSE, p, lv + 1, 0] != 0 and (lv > 2 or full2):
             # reuse (module notes): level rl = lv + 1 from level lv's set buf[lv, :cnt[lv]]; written out here, not

@@ -89,8 +89,17 @@ F_LEAF = 18
 # Mode 4: a fork, no triangle in the query: u on w = M[pw], then leaves v on u and t on w of one label (either order);
 # the pairs (v, t) that would be one vertex are the triangles at w (query._fork_levels, cpu._fork_tail).  CPU-only
 F_TRI = 19
-N_FIELDS = 20
+# F_TWIN[p, 0, :2] = (first level tw, kind) where levels tw .. k-1 (at least three) are twins: query vertices of one
+# label and filter with the same parents (all before tw, the same edge labels), no edge among them, no anti level,
+# and the same bounds against the levels before tw; kind 1 / 2 where the bounds among them make a chain ascending /
+# descending in level order: then the images are the r-subsets of one set, C(c, r).  cpu._twins counts them from the
+# size c of the first twin level's set instead of enumerating them (a book's pages, a star's leaves).  Twins are
+# automorphic, so the symmetry breaking that counting always uses bounds them (without bounds, only when listing,
+# they are enumerated).  CPU-only
+F_TWIN = 20
+N_FIELDS = 21
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
+TWINS = True   # ... and for ``twins``: twin levels counted, not enumerated (F_TWIN)
 ORBITS = True  # ... and for ``orbits``: one start pair per orbit of Aut(Q) (module notes)
 
 
@@ -119,6 +128,7 @@ class DeltaPlan:
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
     leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
     tri: np.ndarray = None   # (P, 6) CPU-only: flag, pw, halve, memo column, u, v (F_TRI)
+    twin: np.ndarray = None  # (P, 2) CPU-only: first twin level, kind (F_TWIN)
 
     @cached_property
     def tri_columns(self) -> int:
@@ -157,6 +167,8 @@ class DeltaPlan:
         if self.tri is not None and k >= 4:
             T[F_TRI, :, 0, :4] = self.tri[:, :4]
             T[F_TRI, :, 1, :2] = self.tri[:, 4:]
+        if self.twin is not None and k >= 5:
+            T[F_TWIN, :, 0, :2] = self.twin
         return T
 
     def tables(self):
@@ -190,7 +202,8 @@ def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
 
 
 def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True,
-                       reuse: bool | None = None, orbits: bool | None = None) -> DeltaPlan:
+                       reuse: bool | None = None, orbits: bool | None = None,
+                       twins: bool | None = None) -> DeltaPlan:
     """One plan per directed start pair of P (see the module notes).
 
     ``candidates[u]``: how many data vertices may play query vertex u (orders take the most
@@ -198,7 +211,8 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
     ``symmetry``: add the symmetry-breaking bounds (one embedding per subgraph); ``reuse``: mark the
     levels that may draw their candidates from the level before (None: the module's ``REUSE``); ``orbits``
     (with ``symmetry``; None: the module's ``ORBITS``): one start pair per orbit of Aut(P) on the start pairs,
-    bounded by its stabiliser's conditions, instead of every start pair bounded by Aut(P)'s."""
+    bounded by its stabiliser's conditions, instead of every start pair bounded by Aut(P)'s; ``twins`` (None: the
+    module's ``TWINS``): mark a tail of twin levels, counted from one level's set (F_TWIN)."""
     if P.k < 2 or P.num_edges == 0:
         raise InvalidPattern(f"a query needs at least one edge; got {P!r}")
     if P.k > MAX_DYNAMIC_VERTICES:
@@ -293,9 +307,53 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                 leaf[p, lv] *= 2 if bounds == {lv - 1} else 0
     leaf[:, :2] = 0
     tri = _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, leaf)
+    twin = _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, TWINS if twins is None else twins)
     return DeltaPlan(k, np.array(starts, np.int32).reshape(-1, 2), pair_edge, pair_el, order, npar, par, parel,
                      nanti, anti, ninj, inj, nlow, low, nup, up, pair_cond, indep, bool(induced), bool(symmetry),
-                     ru, leaf, tri)
+                     ru, leaf, tri, twin)
+
+
+def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) -> np.ndarray:
+    """F_TWIN per plan (see the field's notes): the first level tw of the longest run tw .. k-1 of at least three
+    twin levels, and the kind of their bounds, or (0, 0).  Plans with a triangle tail or fork (F_TRI) keep those."""
+    n, k = order.shape
+    out = np.zeros((n, 2), np.int32)
+    if not on or k < 5:
+        return out
+    lab = P.vertex_labels
+    last = k - 1
+
+    def parents(p, l):
+        return {int(par[p, l, s]): int(parel[p, l, s]) for s in range(npar[p, l])}
+
+    def bounds(p, l):
+        return ({int(x) for x in low[p, l, :nlow[p, l]]}, {int(x) for x in up[p, l, :nup[p, l]]})
+
+    for p in range(n):
+        if tri[p, 0]:
+            continue
+        for tw in range(2, last - 1):       # the longest run first: at least three levels
+            lv = range(tw, k)
+            q0 = int(order[p, tw])
+            pa = parents(p, tw)
+            lo0, up0 = bounds(p, tw)
+            ok = bool(pa) and all(a < tw for a in pa) and all(nanti[p, l] == 0 for l in lv)
+            kinds = set()
+            for l in lv:
+                if not ok:
+                    break
+                q = int(order[p, l])
+                lo, upb = bounds(p, l)
+                ok = (parents(p, l) == pa and (lab is None or lab[q] == lab[q0]) and _nlf_implies(P, q, q0)
+                      and _nlf_implies(P, q0, q) and {a for a in lo if a < tw} == {a for a in lo0 if a < tw}
+                      and {a for a in upb if a < tw} == {a for a in up0 if a < tw})
+                tl, tu = {a for a in lo if a >= tw}, {a for a in upb if a >= tw}
+                if ok and l > tw:
+                    kinds.add(1 if l - 1 in tl and not tu else 2 if l - 1 in tu and not tl else 0)
+            if ok and len(kinds) == 1 and 0 not in kinds:
+                out[p] = (tw, kinds.pop())
+                break
+    return out
 
 
 def _triangle_tails(P, induced, order, npar, par, parel, nlow, low, nup, up, leaf) -> np.ndarray:

@@ -1,0 +1,201 @@
+"""Twin levels counted, not enumerated, in the batch-dynamic CPU search (la_gpm/dynamic/query.py ``_twin_tails``,
+la_gpm/dynamic/cpu.py ``_twins``; docs/dynamic.md).
+
+A plan whose last r >= 3 levels are twins -- one label and filter, the same parents before them, no edge among them,
+the same bounds against earlier levels and a chain of symmetry bounds among them -- counts their images as C(c, r)
+from the size c of the first twin level's set (a book's pages, a star's leaves, K_{2,r}'s far side).  A wrong
+closed form, a twin set that is not one, or a split hub item counted whole, changes counts; so the counts are
+checked against brute force on small graphs and against the same search with twins off (``compile_delta_plan(...,
+twins=False)``, the enumeration) and the static engine on graphs with hubs, with hub items split into pieces.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm import Pattern
+from la_gpm.dynamic import cpu as C
+from la_gpm.dynamic import query as Q
+
+from .test_dynamic import _graph_from_pairs, _oracle
+from .depth import examples
+
+
+def _book(pages, labels=None):
+    return Pattern([(0, 1)] + [(0, i) for i in range(2, 2 + pages)] + [(1, i) for i in range(2, 2 + pages)],
+                   vertex_labels=labels)
+
+
+def _star(r, labels=None):
+    return Pattern([(0, i) for i in range(1, r + 1)], vertex_labels=labels)
+
+
+def _k2(r):
+    return Pattern([(0, i) for i in range(2, 2 + r)] + [(1, i) for i in range(2, 2 + r)])
+
+
+QUERIES = {
+    "book3": _book(3), "book4": _book(4), "star4": _star(4), "star5": _star(5), "k2,4": _k2(4),
+    "book3-labelled": _book(3, [0, 1, 2, 2, 2]), "star4-labelled": _star(4, [0, 1, 1, 1, 0]),
+    "tree": Pattern([(0, 1), (1, 2), (1, 3), (1, 4), (0, 5)]),                        # three leaves on vertex 1
+    "k4+3 leaves": Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3), (3, 4), (3, 5), (3, 6)]),
+}
+
+
+# ----------------------------------------------------------------------------------------------- plans
+
+def test_twin_plans():
+    for P, tws in ((_book(4), {2, 3}), (_star(5), {2}), (_k2(4), {3})):
+        plan = Q.compile_delta_plan(P)
+        assert (plan.twin[:, 0] > 0).all(), P
+        assert set(plan.twin[:, 0].tolist()) == tws and set(plan.twin[:, 1].tolist()) <= {1, 2}
+        assert (plan.packed[Q.F_TWIN, :, 0, :2] == plan.twin).all()
+        off = Q.compile_delta_plan(P, twins=False)
+        assert not off.twin.any() and not off.packed[Q.F_TWIN].any()
+        assert np.array_equal(off.packed[:13], plan.packed[:13])     # the GPU's 13 tables are not touched
+        assert not Q.compile_delta_plan(P, induced=True).twin.any()  # induced: twins are each other's anti levels
+    # two pages, or pages of two labels: no run of three twins
+    assert not Q.compile_delta_plan(_book(2)).twin.any()
+    assert not Q.compile_delta_plan(_book(3, [0, 0, 1, 1, 2])).twin.any()
+    # a page with an edge to another page is no twin: book4 with pages 2-3 joined leaves pages 4, 5 (two)
+    assert not Q.compile_delta_plan(Pattern(list(_book(4).edges) + [(2, 3)])).twin[:, 0].any()
+    # a triangle tail or a fork keeps its own count (F_TRI)
+    plan = Q.compile_delta_plan(QUERIES["k4+3 leaves"])
+    assert ((plan.twin[:, 0] == 0) | (plan.tri[:, 0] == 0)).all()
+
+
+def _tails(plan, P, **change):
+    a = {f: getattr(plan, f).copy() for f in ("order", "npar", "par", "parel", "nanti", "nlow", "low", "nup", "up")}
+    for f, fn in change.items():
+        fn(a[f])
+    return Q._twin_tails(P, a["order"], a["npar"], a["par"], a["parel"], a["nanti"], a["nlow"], a["low"], a["nup"],
+                         a["up"], plan.tri, True)
+
+
+def test_twin_conditions():
+    # each condition taken away in turn: the plan's tail is no longer twins.  book4 from its spine (1, 2): levels
+    # 2 .. 5 the pages, parents (0, 1), bounded in a chain
+    P = _book(4)
+    plan = Q.compile_delta_plan(P, symmetry=True, orbits=False)
+    p = [tuple(r) for r in plan.pairs.tolist()].index((0, 1))
+    assert plan.twin[p].tolist()[0] == 2 and (_tails(plan, P) == plan.twin).all()
+
+    def parent(a):              # the last page's second parent is level 2 (another page), not level 1
+        a[p, 5, 1] = 2
+    assert _tails(plan, P, par=parent)[p].tolist() == [0, 0]
+
+    def edge_label(a):          # the last page's edge to level 0 has another label
+        a[p, 5, 0] = 1
+    assert _tails(plan, P, parel=edge_label)[p].tolist() == [0, 0]
+
+    def no_bound(a):            # the last page not bounded by the one before it: the chain is broken
+        a[p, 5] = 0
+    assert _tails(plan, P, nlow=no_bound, nup=no_bound)[p].tolist() == [0, 0]
+    # no symmetry bounds at all (only a listing's plans): twins are enumerated
+    assert not Q.compile_delta_plan(P, symmetry=False).twin.any()
+
+
+def test_twin_count():
+    tw = C._twins.py_func
+    assert [tw(c, 3) for c in range(6)] == [0, 0, 0, 1, 4, 10]
+    assert tw(60, 4) == 487635 and tw(3, 0) == 1
+    assert tw(10**6, 10) == -1 and tw(10**5, 3) == 10**5 * (10**5 - 1) * (10**5 - 2) // 6
+
+
+# ------------------------------------------------------------------------------- counts
+
+def _hub_graph(rng, n, labels):
+    """A random graph with two hubs (vertices 0 and 1 adjacent to about a third of the others)."""
+    m = int(rng.integers(2 * n, 4 * n))
+    u = np.concatenate([rng.integers(0, n, m), np.zeros(n // 3, int), np.ones(n // 3, int)])
+    v = np.concatenate([rng.integers(0, n, m), rng.integers(0, n, n // 3), rng.integers(0, n, n // 3)])
+    keep = u != v
+    lab = rng.integers(0, labels, n) if labels else None
+    return (u[keep], v[keep]), lab
+
+
+def _stream(rng, G, batches=6):
+    src = np.repeat(np.arange(G.n), np.diff(G.indptr))
+    ops = []
+    for _ in range(batches):
+        for x in rng.choice(src.shape[0], 3, replace=False):
+            ops.append((-1, int(src[x]), int(G.indices[x])))
+        ops += [(1, int(a), int(b)) for a, b in zip(rng.integers(0, G.n, 4), rng.integers(0, G.n, 4))]
+    return np.array(ops, np.int64)
+
+
+@pytest.mark.parametrize("name", list(QUERIES))
+@pytest.mark.parametrize("split", [256, 3])
+def test_twins_count_what_enumeration_counts(name, split, monkeypatch):
+    """Per batch, a stream through the lane (query views and the whole graph) and one match_delta of all of it:
+    twins counted equal twins enumerated (plans compiled with ``twins=False``), and the net equals the static
+    engine's recounts; ``split`` 3 cuts the hubs' level-2 rows into pieces (the piece's twins counted per image)."""
+    P = QUERIES[name]
+    rng = np.random.default_rng(len(name) + split)
+    for trial in range(2):
+        n = int(rng.integers(20, 36))
+        edges, lab = _hub_graph(rng, n, 3 if P.vertex_labels is not None or trial else 0)
+
+        def graph():
+            return la_gpm.Graph.from_edges(*edges, n=n, vertex_labels=lab)
+        G = graph()
+        ops = _stream(rng, G)
+        ins, dele = ops[ops[:, 0] > 0, 1:], ops[ops[:, 0] < 0, 1:]
+        with la_gpm.config.set(dynamic_split=split, parallel_min=10**9):
+            got = {}
+            for twins in (True, False):
+                monkeypatch.setattr(Q, "TWINS", twins)
+                for count in ("embeddings", "unique"):
+                    for keep in (False, True):
+                        r = la_gpm.DynamicGraph(graph(), [P], count=count, keep_graph=keep).apply_stream(
+                            ops, batch_size=7)
+                        got[twins, count, keep] = (r.positive.tolist(), r.negative.tolist())
+                    d = la_gpm.match_delta(graph(), P, insert=ins, delete=dele, count=count)
+                    got[twins, count, "md"] = (d.positive, d.negative)
+            monkeypatch.setattr(Q, "TWINS", True)
+        for key, v in got.items():
+            assert v == got[(False,) + key[1:]], (name, key)
+        D = la_gpm.DynamicGraph(graph(), [P], keep_graph=True)
+        D.apply_stream(ops, batch_size=7)
+        for count in ("embeddings", "unique"):
+            pos, neg = got[True, count, True]
+            assert sum(pos) - sum(neg) == la_gpm.count(D.graph, P, count=count) - la_gpm.count(G, P, count=count)
+            d = got[True, count, "md"]
+            after = la_gpm.match_delta(G, P, insert=ins, delete=dele).graph
+            assert d[0] - d[1] == la_gpm.count(after, P, count=count) - la_gpm.count(G, P, count=count)
+
+
+@st.composite
+def twin_cases(draw):
+    n = draw(st.integers(5, 9))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    present = [p for p in pairs if draw(st.integers(0, 2))]      # dense: twins need common neighbours
+    nl = draw(st.sampled_from([0, 2]))
+    vlab = [draw(st.integers(0, nl - 1)) for _ in range(n)] if nl else None
+    G = _graph_from_pairs(n, present, vlab, None)
+    v = st.integers(0, n - 1)
+    insert = draw(st.lists(st.tuples(v, v), max_size=8))
+    delete = draw(st.lists(st.sampled_from(present) if present else st.tuples(v, v), max_size=6))
+    kind = draw(st.sampled_from(["book", "star", "k2"]))
+    r = draw(st.integers(3, 4))
+    P = {"book": _book, "star": _star, "k2": _k2}[kind](r)
+    if nl and draw(st.booleans()):
+        P = Pattern(P.edges, k=P.k, vertex_labels=[draw(st.integers(0, 1)) for _ in range(P.k - r)] + [1] * r)
+    return G, P, insert, delete
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(twin_cases())
+def test_twins_against_brute_force(case):
+    G, P, insert, delete = case
+    pos, neg, _ = _oracle(G, P, insert, delete, False)
+    aut = P.automorphism_count
+    for count, f in (("embeddings", 1), ("unique", aut)):
+        d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count)
+        assert (d.positive * f, d.negative * f) == (len(pos), len(neg)), (P, count)
+        s = la_gpm.DynamicGraph(G, [P], count=count, keep_graph=False).apply(insert=insert, delete=delete)[0]
+        assert (s.positive * f, s.negative * f) == (len(pos), len(neg)), (P, count)
