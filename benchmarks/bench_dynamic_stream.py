@@ -439,6 +439,96 @@ def cold(a):
     rec.done()
 
 
+TWIN_QUERIES = {"star5": [(0, i) for i in range(1, 6)],
+                "book4": [(0, 1)] + [(0, i) for i in range(2, 6)] + [(1, i) for i in range(2, 6)],
+                "k2,4": [(0, i) for i in range(2, 6)] + [(1, i) for i in range(2, 6)]}
+
+
+@FAMILY.suite(args=[arg("--cases", nargs="+", default=["wordnet:dense:6", "wordnet:dense:8", "graph500-11:star5",
+                                                        "graph500-11:book4", "graph500-11:k2,4"],
+                        help="DATASET:CLASS:K (a random query of the stream suite) or graph500-S:NAME (unlabelled)"),
+                    arg("--rate", type=float, default=0.001),
+                    arg("--batches", type=int, default=100),
+                    arg("--seed", type=int, default=1),
+                    arg("--peer-time-limit", type=int, default=120)],
+              quick={"cases": ["graph500-9:book4"], "batches": 10, "repeats": 2}, repeats=5)
+def twins(a):
+    """Twin levels counted (``query.TWINS``, F_TWIN: C(c, r) from one level's set) against enumerated, on queries
+    that have them: per case, one stream of ``--batches`` batches of ``--rate`` |E| updates through
+    ``apply_stream`` (query views), twins on and off alternating run by run in one process (a fresh DynamicGraph
+    each, its plans compiled with the setting), the counts checked equal and their net against the static recount;
+    one recount of G0 (``la_gpm.count``); RapidFlow beside on the labelled datasets (its query time on the same
+    stream)."""
+    from la_gpm.dynamic import query as Q
+    from la_gpm.patterns import Pattern
+    exe, rf_info = build_peer()
+    rec = Record(a, "dynamic_twins", "twin levels counted against enumerated (apply_stream, query views); the "
+                 "recount and RapidFlow beside", rapidflow=rf_info, omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"),
+                 settings=dict(rate=a.rate, batches=a.batches, seed=a.seed, repeats=a.repeats))
+    work = Path(tempfile.mkdtemp(prefix="la_gpm_twins_"))
+    for case in a.cases:
+        parts = case.split(":")
+        if parts[0].startswith("graph500-"):
+            G = la_gpm.generators.graph500(int(parts[0].split("-")[1]))
+            G = la_gpm.Graph(G.indptr, G.indices, vertex_labels=np.zeros(G.n, np.int64))   # one label (RapidFlow's)
+            P, labels, src = Pattern(TWIN_QUERIES[parts[1]], vertex_labels=None), 1, {"generator": parts[0]}
+            B = min(a.batches, 20)
+        else:
+            G, labels, src = load(parts[0], 0)
+            P = dw.random_query(G, int(parts[2]), parts[1], seed=a.seed)
+            B = a.batches
+        G0, batches, _, _, ops, per = stream_batches(G, a.rate, B, a.seed)
+        t, got = {True: [], False: []}, {}
+        for rep in range(a.repeats + 1):
+            for on in (True, False):
+                Q.TWINS = on
+                try:
+                    D = la_gpm.DynamicGraph(G0, [P], keep_graph=False)
+                    D.apply()
+                    t0 = time.perf_counter()
+                    r = D.apply_stream(ops, batch_size=per)
+                    el = time.perf_counter() - t0
+                finally:
+                    Q.TWINS = True
+                if rep:
+                    t[on].append(el)
+                got[on] = (r.positive.tolist(), r.negative.tolist())
+        check("twins counted == twins enumerated, batch by batch", got[True], got[False])
+        plan = Q.compile_delta_plan(P)
+        _, tc, _ = timeit(lambda: la_gpm.count(G0, P, count="embeddings"), repeat=max(1, a.repeats // 2),
+                          budget_s=60)
+        c0 = la_gpm.count(G0, P, count="embeddings")
+        Df = la_gpm.DynamicGraph(G0, [P])
+        Df.apply_stream(ops, batch_size=per)
+        check("sum(positive - negative) == count(final) - count(G0)", sum(got[True][0]) - sum(got[True][1]),
+              int(la_gpm.count(Df.graph, P, count="embeddings")) - int(c0))
+        row = {"case": case, "dataset": parts[0], "n": G.n, "m": G.m, "labels": labels, "source": src,
+               "query_edges": P.edges, "query_labels": P.vertex_labels, "automorphisms": P.automorphism_count,
+               "twin_plans": plan.twin.tolist(), "batches": B, "updates_per_batch": per,
+               "positive": int(sum(got[True][0])), "negative": int(sum(got[True][1])),
+               "twins_s": float(np.median(t[True])), "twins_runs": t[True],
+               "enumerated_s": float(np.median(t[False])), "enumerated_runs": t[False],
+               "recount_one_s": float(np.median(tc)), "recount_runs": tc}
+        row["twins_vs_enumerated"] = row["enumerated_s"] / row["twins_s"]
+        row["twins_vs_recount"] = B * row["recount_one_s"] / row["twins_s"]
+        if exe is not None and labels > 1:
+            dw.write_data_graph(G0, work / "g0.graph")
+            write_stream(batches, work / "stream.txt")
+            dw.write_query(P, work / "query.graph")
+            rf = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", a.peer_time_limit,
+                                    exe=exe)
+            row["rapidflow"] = rf
+            if rf.get("finished"):
+                check("positive + negative == RapidFlow's total", row["positive"] + row["negative"],
+                      rf["result_count"])
+                row["twins_vs_rapidflow"] = rf["query_time_s"] / row["twins_s"]
+        rec.add(row, echo=f"{case}: twins {row['twins_s'] * 1e3:.2f} ms, enumerated {row['enumerated_s'] * 1e3:.2f} ms "
+                          f"({row['twins_vs_enumerated']:.2f}x); recount x{B} {row['twins_vs_recount']:.1f}x"
+                          + (f"; RapidFlow {row['rapidflow']['query_time_s'] * 1e3:.2f} ms"
+                             if row.get("rapidflow", {}).get("finished") else ""))
+    rec.done()
+
+
 def brief(row):
     sp = row["speedups"]
     rf = row.get("rapidflow") or {}
