@@ -43,6 +43,9 @@ QUERIES = {
     "book3-labelled": _book(3, [0, 1, 2, 2, 2]), "star4-labelled": _star(4, [0, 1, 1, 1, 0]),
     "tree": Pattern([(0, 1), (1, 2), (1, 3), (1, 4), (0, 5)]),                        # three leaves on vertex 1
     "k4+3 leaves": Pattern([(0, 1), (0, 2), (1, 2), (0, 3), (1, 3), (2, 3), (3, 4), (3, 5), (3, 6)]),
+    # wordnet's dense 8-vertex query: a book of 4 pages on 2-3, and the path 2-0-1-3
+    "book4+cycle": Pattern([(0, 1), (0, 2), (1, 3), (2, 3), (2, 4), (2, 5), (2, 6), (2, 7), (3, 4), (3, 5), (3, 6),
+                            (3, 7)]),
 }
 
 
@@ -63,6 +66,12 @@ def test_twin_plans():
     assert not Q.compile_delta_plan(_book(3, [0, 0, 1, 1, 2])).twin.any()
     # a page with an edge to another page is no twin: book4 with pages 2-3 joined leaves pages 4, 5 (two)
     assert not Q.compile_delta_plan(Pattern(list(_book(4).edges) + [(2, 3)])).twin[:, 0].any()
+    # twins go last in every order (query._order): from a page edge too, the other three pages are the plan's tail
+    plan = Q.compile_delta_plan(QUERIES["book4+cycle"])
+    assert (plan.twin[:, 0] > 0).all()
+    for p in range(len(plan.pairs)):
+        tail = set(plan.order[p, plan.twin[p, 0]:].tolist())
+        assert tail <= {4, 5, 6, 7} and len(tail) >= 3
     # a triangle tail or a fork keeps its own count (F_TRI)
     plan = Q.compile_delta_plan(QUERIES["k4+3 leaves"])
     assert ((plan.twin[:, 0] == 0) | (plan.tri[:, 0] == 0)).all()

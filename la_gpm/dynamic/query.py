@@ -176,28 +176,41 @@ class DeltaPlan:
                 self.nlow, self.low, self.nup, self.up, self.indep)
 
 
+def _twin_groups(P: Pattern) -> list[set]:
+    """The classes of three or more query vertices with one label and the same neighbours by the same edge labels
+    (so pairwise non-adjacent): a book's pages, a star's leaves, K_{2,r}'s far side."""
+    lab = P.vertex_labels
+    groups: dict = {}
+    for v in range(P.k):
+        nb = tuple(sorted((u, None if P.edge_labels is None else P._elabel(u, v)) for u in P.neighbors(v)))
+        groups.setdefault((None if lab is None else lab[v], nb), set()).add(v)
+    return [g for g in groups.values() if len(g) >= 3]
+
+
 def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
     adj = P.adjacency
     order = [a, b]
     left = set(range(P.k)) - {a, b}
-    # leaves (query degree 1) go last: their parents come before them, and the last two levels are then
-    # independent (counted as a product, see cpu.py); without leaves the rest stays connected
-    leaves = {v for v in left if P.degrees[v] == 1}
-    if len(leaves) >= 2 and len(left) > len(leaves):
-        left -= leaves
-    else:
+    # twins (three or more of one class, _twin_groups) go last, so that a plan's last levels can be counted as
+    # subsets of one set (F_TWIN) instead of enumerated with everything after them; then leaves (query degree 1):
+    # their parents come before them, and the last two levels are then independent (counted as a product, see
+    # cpu.py).  A later tier is drawn from only where no vertex of an earlier one is adjacent to the order yet.
+    twins = set().union(*[g - {a, b} for g in _twin_groups(P) if len(g - {a, b}) >= 3]) & left
+    leaves = {v for v in left - twins if P.degrees[v] == 1}
+    if not (len(leaves) >= 2 and len(left) > len(leaves) + len(twins)):
         leaves = set()
-    while left or leaves:
-        if not left:
-            left, leaves = leaves, set()
-        def key(v):
-            back = sum(1 for u in order if adj[u, v])
-            return (back, -int(cand[v]).bit_length(), P.degrees[v], -v)
-        v = max(left, key=key)
-        if not any(adj[u, v] for u in order):  # only when Q is disconnected (rejected earlier)
+    tiers = [left - twins - leaves, leaves, twins]
+
+    def key(v):
+        back = sum(1 for u in order if adj[u, v])
+        return (back, -int(cand[v]).bit_length(), P.degrees[v], -v)
+    while any(tiers):
+        tier = next((t for t in tiers if any(adj[u, v] for v in t for u in order)), None)
+        if tier is None:                        # only when Q is disconnected (rejected earlier)
             raise InvalidPattern("matching needs a connected query")
+        v = max(tier, key=key)
         order.append(v)
-        left.remove(v)
+        tier.remove(v)
     return order
 
 
