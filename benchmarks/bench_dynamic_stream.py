@@ -529,6 +529,55 @@ def twins(a):
     rec.done()
 
 
+@FAMILY.suite(args=[arg("--cases", nargs="+", default=["human:tree:8:100", "human:tree:6:100", "human:sparse:8:10",
+                                                        "wordnet:sparse:8:10", "wordnet:tree:8:10"],
+                        help="DATASET:CLASS:K:BATCHES (a random query of the stream suite, seed --seed)"),
+                    arg("--rate", type=float, default=0.001),
+                    arg("--seed", type=int, default=1),
+                    arg("--peer-time-limit", type=int, default=300)],
+              quick={"cases": ["yeast:tree:8:10"]}, repeats=1)
+def single(a):
+    """Rows too heavy for the ``stream`` suite's repeats and recounts (k = 8): per case, one stream through
+    ``apply_stream`` (query views) after a warm-up batch on another DynamicGraph, and RapidFlow once on the same
+    stream; positive + negative checked against RapidFlow's total."""
+    exe, rf_info = build_peer()
+    rec = Record(a, "dynamic_single", "one stream a case beside RapidFlow (k = 8 rows)", rapidflow=rf_info,
+                 omp_wait_policy=os.environ.get("OMP_WAIT_POLICY"), settings=dict(rate=a.rate, seed=a.seed))
+    work = Path(tempfile.mkdtemp(prefix="la_gpm_single_"))
+    for case in a.cases:
+        name, kind, k, B = case.split(":")
+        G, labels, src = load(name, 0)
+        G0, batches, _, _, ops, per = stream_batches(G, a.rate, int(B), a.seed)
+        P = dw.random_query(G, int(k), kind, seed=a.seed)
+        W = la_gpm.DynamicGraph(G0, [P], keep_graph=False)
+        W.apply()
+        W.apply_stream(ops[:per], batch_size=per)          # the warm-up (compilation, first loads)
+        D = la_gpm.DynamicGraph(G0, [P], keep_graph=False)
+        D.apply()
+        t0 = time.perf_counter()
+        r = D.apply_stream(ops, batch_size=per)
+        el = time.perf_counter() - t0
+        row = {"case": case, "dataset": name, "n": G.n, "m": G.m, "labels": labels, "source": src, "query_class": kind,
+               "k": int(k), "query_edges": P.edges, "query_labels": P.vertex_labels, "batches": int(B),
+               "updates_per_batch": per, "la_gpm_views_s": el, "positive": int(r.positive.sum()),
+               "negative": int(r.negative.sum())}
+        if exe is not None:
+            dw.write_data_graph(G0, work / "g0.graph")
+            write_stream(batches, work / "stream.txt")
+            dw.write_query(P, work / "query.graph")
+            rf = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", a.peer_time_limit,
+                                    exe=exe)
+            row["rapidflow"] = rf
+            if rf.get("finished"):
+                check("positive + negative == RapidFlow's total", row["positive"] + row["negative"],
+                      rf["result_count"])
+                row["rapidflow_vs_la_gpm"] = rf["query_time_s"] / el
+        rec.add(row, echo=f"{case}: la_gpm {el * 1e3:.1f} ms; RapidFlow "
+                          + (f"{row['rapidflow']['query_time_s'] * 1e3:.1f} ms ({row['rapidflow_vs_la_gpm']:.2f})"
+                             if row.get("rapidflow", {}).get("finished") else "not run / not finished"))
+    rec.done()
+
+
 def brief(row):
     sp = row["speedups"]
     rf = row.get("rapidflow") or {}
