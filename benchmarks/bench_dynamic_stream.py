@@ -439,6 +439,19 @@ def cold(a):
     rec.done()
 
 
+def peer_once(exe, work, G0, batches, P, limit, row, key, seconds):
+    """RapidFlow once over the stream ``batches`` on G0 (files written to ``work``) into ``row["rapidflow"]``; where it
+    finished, its total checked against the row's positive + negative and ``row[key]`` = its query time / ``seconds``."""
+    dw.write_data_graph(G0, work / "g0.graph")
+    write_stream(batches, work / "stream.txt")
+    dw.write_query(P, work / "query.graph")
+    rf = row["rapidflow"] = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", limit,
+                                               exe=exe)
+    if rf.get("finished"):
+        check("positive + negative == RapidFlow's total", row["positive"] + row["negative"], rf["result_count"])
+        row[key] = rf["query_time_s"] / seconds
+
+
 TWIN_QUERIES = {"star5": [(0, i) for i in range(1, 6)],
                 "book4": [(0, 1)] + [(0, i) for i in range(2, 6)] + [(1, i) for i in range(2, 6)],
                 "k2,4": [(0, i) for i in range(2, 6)] + [(1, i) for i in range(2, 6)]}
@@ -512,16 +525,7 @@ def twins(a):
         row["twins_vs_enumerated"] = row["enumerated_s"] / row["twins_s"]
         row["twins_vs_recount"] = B * row["recount_one_s"] / row["twins_s"]
         if exe is not None and labels > 1:
-            dw.write_data_graph(G0, work / "g0.graph")
-            write_stream(batches, work / "stream.txt")
-            dw.write_query(P, work / "query.graph")
-            rf = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", a.peer_time_limit,
-                                    exe=exe)
-            row["rapidflow"] = rf
-            if rf.get("finished"):
-                check("positive + negative == RapidFlow's total", row["positive"] + row["negative"],
-                      rf["result_count"])
-                row["twins_vs_rapidflow"] = rf["query_time_s"] / row["twins_s"]
+            peer_once(exe, work, G0, batches, P, a.peer_time_limit, row, "twins_vs_rapidflow", row["twins_s"])
         rec.add(row, echo=f"{case}: twins {row['twins_s'] * 1e3:.2f} ms, enumerated {row['enumerated_s'] * 1e3:.2f} ms "
                           f"({row['twins_vs_enumerated']:.2f}x); recount x{B} {row['twins_vs_recount']:.1f}x"
                           + (f"; RapidFlow {row['rapidflow']['query_time_s'] * 1e3:.2f} ms"
@@ -562,16 +566,7 @@ def single(a):
                "updates_per_batch": per, "la_gpm_views_s": el, "positive": int(r.positive.sum()),
                "negative": int(r.negative.sum())}
         if exe is not None:
-            dw.write_data_graph(G0, work / "g0.graph")
-            write_stream(batches, work / "stream.txt")
-            dw.write_query(P, work / "query.graph")
-            rf = rapidflow_peer.run(work / "g0.graph", work / "query.graph", work / "stream.txt", a.peer_time_limit,
-                                    exe=exe)
-            row["rapidflow"] = rf
-            if rf.get("finished"):
-                check("positive + negative == RapidFlow's total", row["positive"] + row["negative"],
-                      rf["result_count"])
-                row["rapidflow_vs_la_gpm"] = rf["query_time_s"] / el
+            peer_once(exe, work, G0, batches, P, a.peer_time_limit, row, "rapidflow_vs_la_gpm", el)
         rec.add(row, echo=f"{case}: la_gpm {el * 1e3:.1f} ms; RapidFlow "
                           + (f"{row['rapidflow']['query_time_s'] * 1e3:.1f} ms ({row['rapidflow_vs_la_gpm']:.2f})"
                              if row.get("rapidflow", {}).get("finished") else "not run / not finished"))
