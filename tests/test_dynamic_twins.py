@@ -11,6 +11,8 @@ twins=False)``, the enumeration) and the static engine on graphs with hubs, with
 
 from __future__ import annotations
 
+from unittest import mock
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -46,6 +48,11 @@ QUERIES = {
     # wordnet's dense 8-vertex query: a book of 4 pages on 2-3, and the path 2-0-1-3
     "book4+cycle": Pattern([(0, 1), (0, 2), (1, 3), (2, 3), (2, 4), (2, 5), (2, 6), (2, 7), (3, 4), (3, 5), (3, 6),
                             (3, 7)]),
+    # label-disjoint sides (F_TWIN slot 2, a split): a labelled path from its middle, human's sparse 8-vertex shape
+    "path6-split": Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 1, 2, 2]),
+    "path8-split": Pattern([(i, i + 1) for i in range(7)], vertex_labels=[0, 1, 0, 1, 1, 2, 2, 2]),
+    "sparse8-split": Pattern([(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4), (3, 5), (4, 6), (5, 6), (6, 7)],
+                             vertex_labels=[0, 0, 0, 1, 1, 1, 2, 2]),
 }
 
 
@@ -56,14 +63,14 @@ def test_twin_plans():
         plan = Q.compile_delta_plan(P)
         assert (plan.twin[:, 0] > 0).all(), P
         assert set(plan.twin[:, 0].tolist()) == tws and set(plan.twin[:, 1].tolist()) <= {1, 2}
-        assert (plan.packed[Q.F_TWIN, :, 0, :2] == plan.twin).all()
+        assert (plan.packed[Q.F_TWIN, :, 0, :3] == plan.twin).all()
         off = Q.compile_delta_plan(P, twins=False)
         assert not off.twin.any() and not off.packed[Q.F_TWIN].any()
         assert np.array_equal(off.packed[:13], plan.packed[:13])     # the GPU's 13 tables are not touched
         assert not Q.compile_delta_plan(P, induced=True).twin.any()  # induced: twins are each other's anti levels
     # two pages, or pages of two labels: no run of three twins
-    assert not Q.compile_delta_plan(_book(2)).twin.any()
-    assert not Q.compile_delta_plan(_book(3, [0, 0, 1, 1, 2])).twin.any()
+    assert not Q.compile_delta_plan(_book(2)).twin[:, :2].any()
+    assert not Q.compile_delta_plan(_book(3, [0, 0, 1, 1, 2])).twin[:, :2].any()
     # a page with an edge to another page is no twin: book4 with pages 2-3 joined leaves pages 4, 5 (two)
     assert not Q.compile_delta_plan(Pattern(list(_book(4).edges) + [(2, 3)])).twin[:, 0].any()
     # twins go last in every order (query._order): from a page edge too, the other three pages are the plan's tail
@@ -75,6 +82,40 @@ def test_twin_plans():
     # a triangle tail or a fork keeps its own count (F_TRI)
     plan = Q.compile_delta_plan(QUERIES["k4+3 leaves"])
     assert ((plan.twin[:, 0] == 0) | (plan.tri[:, 0] == 0)).all()
+
+
+def test_split_plans():
+    # F_TWIN slot 2: levels m .. k-1 with their parents and bounds among levels 0, 1 and themselves, no label of
+    # levels 2 .. m-1; the order puts the two sides of such a start pair one after the other (query._split)
+    P = QUERIES["path8-split"]
+    plan = Q.compile_delta_plan(P)
+    p = [tuple(r) for r in plan.pairs.tolist()].index((3, 4))
+    m = int(plan.twin[p, 2])
+    assert m > 2 and set(plan.order[p, 2:m].tolist()) in ({0, 1, 2}, {5, 6, 7})
+    head, tail = set(plan.order[p, :m].tolist()), set(plan.order[p, m:].tolist())
+    assert not {P.vertex_labels[v] for v in plan.order[p, 2:m].tolist()} & {P.vertex_labels[v] for v in tail}
+    assert all(not (P.adjacency[u, v]) for u in head - {3, 4} for v in tail)
+    # no split without labels, with a label on both sides, induced (anti levels), or with twins=False
+    assert not Q.compile_delta_plan(Pattern(P.edges)).twin[:, 2].any()
+    assert not Q.compile_delta_plan(Pattern(P.edges, vertex_labels=[0, 1, 0, 1, 1, 0, 2, 2])).twin[p, 2]
+    assert not Q.compile_delta_plan(P, induced=True).twin[:, 2].any()
+    assert not Q.compile_delta_plan(P, twins=False).twin.any()
+    # an order with the two sides one after the other but a label on both: B's candidates may be A's images, no split
+    S = Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 1, 0, 0])
+    base = Q._order
+    with mock.patch.object(Q, "_order", lambda P_, a, b, cand: [2, 3, 1, 0, 4, 5] if (a, b) == (2, 3)
+                           else base(P_, a, b, cand)):
+        plan = Q.compile_delta_plan(S)
+        p = [tuple(r) for r in plan.pairs.tolist()].index((2, 3))
+        assert plan.order[p].tolist() == [2, 3, 1, 0, 4, 5] and plan.twin[p, 2] == 0
+        rng = np.random.default_rng(3)
+        n = 14
+        pairs = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.5]
+        G = _graph_from_pairs(n, pairs, [int(x) for x in rng.integers(0, 2, n)], None)
+        ins = [(int(a), int(b)) for a, b in rng.integers(0, n, (6, 2))]
+        pos, neg, _ = _oracle(G, S, ins, pairs[:5], False)
+        d = la_gpm.match_delta(G, S, insert=ins, delete=pairs[:5])
+        assert (d.positive, d.negative) == (len(pos), len(neg))
 
 
 def _tails(plan, P, **change):
@@ -95,17 +136,17 @@ def test_twin_conditions():
 
     def parent(a):              # the last page's second parent is level 2 (another page), not level 1
         a[p, 5, 1] = 2
-    assert _tails(plan, P, par=parent)[p].tolist() == [0, 0]
+    assert _tails(plan, P, par=parent)[p, :2].tolist() == [0, 0]
 
     def edge_label(a):          # the last page's edge to level 0 has another label
         a[p, 5, 0] = 1
-    assert _tails(plan, P, parel=edge_label)[p].tolist() == [0, 0]
+    assert _tails(plan, P, parel=edge_label)[p, :2].tolist() == [0, 0]
 
     def no_bound(a):            # the last page not bounded by the one before it: the chain is broken
         a[p, 5] = 0
-    assert _tails(plan, P, nlow=no_bound, nup=no_bound)[p].tolist() == [0, 0]
+    assert _tails(plan, P, nlow=no_bound, nup=no_bound)[p, :2].tolist() == [0, 0]
     # no symmetry bounds at all (only a listing's plans): twins are enumerated
-    assert not Q.compile_delta_plan(P, symmetry=False).twin.any()
+    assert not Q.compile_delta_plan(P, symmetry=False).twin[:, :2].any()
 
 
 def test_twin_count():
@@ -195,6 +236,34 @@ def twin_cases(draw):
     if nl and draw(st.booleans()):
         P = Pattern(P.edges, k=P.k, vertex_labels=[draw(st.integers(0, 1)) for _ in range(P.k - r)] + [1] * r)
     return G, P, insert, delete
+
+
+@st.composite
+def split_cases(draw):
+    n = draw(st.integers(5, 9))
+    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    present = [p for p in pairs if draw(st.integers(0, 2))]
+    vlab = [draw(st.integers(0, 2)) for _ in range(n)]
+    G = _graph_from_pairs(n, present, vlab, None)
+    v = st.integers(0, n - 1)
+    insert = draw(st.lists(st.tuples(v, v), max_size=8))
+    delete = draw(st.lists(st.sampled_from(present) if present else st.tuples(v, v), max_size=6))
+    P = draw(st.sampled_from([Pattern([(i, i + 1) for i in range(4)], vertex_labels=[0, 1, 1, 2, 2]),
+                              Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 1, 2, 2]),
+                              Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 5)],
+                                      vertex_labels=[0, 0, 1, 1, 2, 2])]))
+    return G, P, insert, delete
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(split_cases())
+def test_split_against_brute_force(case):
+    G, P, insert, delete = case
+    assert Q.compile_delta_plan(P).twin[:, 2].any()
+    pos, neg, _ = _oracle(G, P, insert, delete, False)
+    for count, f in (("embeddings", 1), ("unique", P.automorphism_count)):
+        d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count)
+        assert (d.positive * f, d.negative * f) == (len(pos), len(neg)), (P, count)
 
 
 @settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])

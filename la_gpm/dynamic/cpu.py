@@ -770,7 +770,16 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     cnt[2] = c2
     pos[2] = 0
     lv = 2
+    # levels sp .. last (group B, F_TWIN slot 2) do not depend on levels 2 .. sp - 1: their completions are counted
+    # once (the first image of level sp - 1 searches them) and added for every other image of level sp - 1
+    sp = 0 if listing else T[F_TWIN, p, 0, 2]
+    memo = np.int64(-1)
+    mstart = np.int64(0)
+    inb = False
     while True:
+        if inb and lv == sp - 1:      # back from group B: what it added is its count
+            memo = total - mstart
+            inb = False
         if pos[lv] >= cnt[lv]:
             if lv == 2:
                 break
@@ -778,6 +787,25 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             pos[lv] += 1
             continue
         M[lv] = buf[lv, pos[lv]]
+        if sp > 0 and lv + 1 == sp:
+            if memo >= 0:
+                total += memo
+                pos[lv] += 1
+                continue
+            mstart = total
+            inb = True
+        if sp > 0 and lv + 2 == sp and memo >= 0:
+            # B's count known: level sp - 1's images counted (from the label counts where it is a leaf), not visited
+            c = -1
+            if leaf and T[F_LEAF, p, sp - 1, 0] == 1:
+                c = _leaf(sp - 1, p, M, T, urows, uidx, ct, N, qcol, tail)
+            if c < 0:
+                c = _gen(sp - 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                         buf, False, mk)
+            if memo == 0 or (c <= _TWIN_MAX // memo and total <= _TWIN_MAX - c * memo):
+                total += c * memo
+                pos[lv] += 1
+                continue
         if tri and lv == tlv:
             total += _tri_tail(p, M, T, urows, uidx, mk, qcol, last, ct, N, tail)
             pos[lv] += 1

@@ -95,7 +95,11 @@ F_TRI = 19
 # descending in level order: then the images are the r-subsets of one set, C(c, r).  cpu._twins counts them from the
 # size c of the first twin level's set instead of enumerating them (a book's pages, a star's leaves).  Twins are
 # automorphic, so the symmetry breaking that counting always uses bounds them (without bounds, only when listing,
-# they are enumerated).  CPU-only
+# they are enumerated).  F_TWIN[p, 0, 2] = m > 2 where levels m .. k-1 (group B) depend on levels 0, 1 and B alone:
+# their parents and bounds are there, and no label of B is one of levels 2 .. m-1 (group A), so no candidate of B can
+# be an image of A (not induced, no triangle tail: those read mapped vertices).  Then B's completions are the same for
+# every image of A within an item: cpu._run_item counts them once and adds that count for every other image of A
+# (a labelled path from its middle: its two sides).  CPU-only
 F_TWIN = 20
 N_FIELDS = 21
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -128,7 +132,7 @@ class DeltaPlan:
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
     leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
     tri: np.ndarray = None   # (P, 6) CPU-only: flag, pw, halve, memo column, u, v (F_TRI)
-    twin: np.ndarray = None  # (P, 2) CPU-only: first twin level, kind (F_TWIN)
+    twin: np.ndarray = None  # (P, 3) CPU-only: first twin level, kind, first level of an independent last group (F_TWIN)
 
     @cached_property
     def tri_columns(self) -> int:
@@ -168,7 +172,7 @@ class DeltaPlan:
             T[F_TRI, :, 0, :4] = self.tri[:, :4]
             T[F_TRI, :, 1, :2] = self.tri[:, 4:]
         if self.twin is not None and k >= 5:
-            T[F_TWIN, :, 0, :2] = self.twin
+            T[F_TWIN, :, 0, :3] = self.twin
         return T
 
     def tables(self):
@@ -187,10 +191,55 @@ def _twin_groups(P: Pattern) -> list[set]:
     return [g for g in groups.values() if len(g) >= 3]
 
 
-def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
+def _components(P: Pattern, verts: set) -> list[set]:
+    """The connected components of P restricted to ``verts``."""
     adj = P.adjacency
+    out, seen = [], set()
+    for v in sorted(verts):
+        if v in seen:
+            continue
+        comp, todo = {v}, [v]
+        while todo:
+            u = todo.pop()
+            for w in verts:
+                if w not in comp and adj[u, w]:
+                    comp.add(w)
+                    todo.append(w)
+        seen |= comp
+        out.append(comp)
+    return out
+
+
+def _split(P: Pattern, a: int, b: int):
+    """(A, B): the vertices other than a, b as two groups with no edge between them and no label in common (B the
+    largest component of P - {a, b}, A the rest), or None (unlabelled P, one component, a shared label)."""
+    lab = P.vertex_labels
+    if lab is None:
+        return None
+    comps = _components(P, set(range(P.k)) - {a, b})
+    if len(comps) < 2:
+        return None
+    B = max(comps, key=lambda c: (len(c), -min(c)))
+    A = set().union(*[c for c in comps if c is not B])
+    if {lab[v] for v in A} & {lab[v] for v in B}:
+        return None
+    return A, B
+
+
+def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
     order = [a, b]
     left = set(range(P.k)) - {a, b}
+    # the remaining vertices as two label-disjoint groups (_split): one after the other, the larger last, so that
+    # its completions are counted once per item, not once per image of the first (F_TWIN slot 2); each group in
+    # the order below
+    groups = _split(P, a, b) if P.k >= 5 else None
+    for g in (groups or (left,)):
+        _order_group(P, order, set(g), cand, a, b)
+    return order
+
+
+def _order_group(P: Pattern, order: list, left: set, cand, a: int, b: int) -> None:
+    adj = P.adjacency
     # twins (three or more of one class, _twin_groups) go last, so that a plan's last levels can be counted as
     # subsets of one set (F_TWIN) instead of enumerated with everything after them; then leaves (query degree 1):
     # their parents come before them, and the last two levels are then independent (counted as a product, see
@@ -211,7 +260,6 @@ def _order(P: Pattern, a: int, b: int, cand) -> list[int]:
         v = max(tier, key=key)
         order.append(v)
         tier.remove(v)
-    return order
 
 
 def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, symmetry: bool = True,
@@ -326,11 +374,33 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                      ru, leaf, tri, twin)
 
 
+def _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up) -> int:
+    """F_TWIN slot 2 of plan p: the least m > 2 such that levels m .. k-1 (group B) have their parents and bounds
+    among levels 0, 1 and B, no anti level, and no label of levels 2 .. m-1; else 0."""
+    lab = P.vertex_labels
+    k = order.shape[1]
+    if lab is None or k < 5:
+        return 0
+    for m in range(3, k):
+        B = set(range(m, k))
+        ok = {lab[int(order[p, l])] for l in range(2, m)}.isdisjoint(lab[int(order[p, l])] for l in B)
+        for l in B:
+            if not ok:
+                break
+            near = ({int(x) for x in par[p, l, :npar[p, l]]} | {int(x) for x in low[p, l, :nlow[p, l]]}
+                    | {int(x) for x in up[p, l, :nup[p, l]]})
+            ok = nanti[p, l] == 0 and all(x < 2 or x in B for x in near)
+        if ok:
+            return m
+    return 0
+
+
 def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) -> np.ndarray:
     """F_TWIN per plan (see the field's notes): the first level tw of the longest run tw .. k-1 of at least three
-    twin levels, and the kind of their bounds, or (0, 0).  Plans with a triangle tail or fork (F_TRI) keep those."""
+    twin levels, and the kind of their bounds, or (0, 0); slot 2: :func:`_split_level`.  Plans with a triangle tail
+    or fork (F_TRI) keep those."""
     n, k = order.shape
-    out = np.zeros((n, 2), np.int32)
+    out = np.zeros((n, 3), np.int32)
     if not on or k < 5:
         return out
     lab = P.vertex_labels
@@ -345,6 +415,7 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
     for p in range(n):
         if tri[p, 0]:
             continue
+        out[p, 2] = _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up)
         for tw in range(2, last - 1):       # the longest run first: at least three levels
             lv = range(tw, k)
             q0 = int(order[p, tw])
@@ -364,7 +435,7 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
                 if ok and l > tw:
                     kinds.add(1 if l - 1 in tl and not tu else 2 if l - 1 in tu and not tl else 0)
             if ok and len(kinds) == 1 and 0 not in kinds:
-                out[p] = (tw, kinds.pop())
+                out[p, :2] = (tw, kinds.pop())
                 break
     return out
 
