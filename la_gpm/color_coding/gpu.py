@@ -38,10 +38,9 @@ EMA_CHOICES = ("auto", "lanes", "smem", "global")
 _BLOCK_RESERVED_SMEM = 1024   # shared memory the driver reserves per block (sm_80 and later)
 EMA_PART_MIN = 16             # cc_ema_lanes: packed split loads (4 splits each) a lane group keeps at least
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
-# (NX, A, V, half) of the sorted kernel's candidates: NX column loads of V values per lane, A arcs in
-# flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``
-# (NX, A, V, half the lanes) of cc_spmm_sorted_<NX>x<A>[v2]; from (6, 4, 1) on, session 38: more columns a lane,
-# fewer instructions a gathered value (the kernel is bound by issue slots: docs/color_coding.md)
+# (NX, A, V, half) of the sorted kernel's candidates (cc_spmm_sorted_<NX>x<A>[v2]): NX column loads of V values per
+# lane, A arcs in flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``.  From
+# (6, 4, 1) on (session 38): more columns a lane, fewer instructions a gathered value (docs/color_coding.md)
 _SORTED_SHAPES = ((4, 4, 1, False), (2, 8, 1, False), (4, 4, 1, True), (2, 4, 2, False), (4, 2, 2, False),
                   (3, 4, 2, False), (6, 4, 1, False), (8, 2, 1, False), (4, 4, 2, False), (6, 2, 2, False))
 

@@ -788,12 +788,13 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             continue
         M[lv] = buf[lv, pos[lv]]
         if sp > 0 and lv + 1 == sp:
-            if memo >= 0:
+            if memo < 0:
+                mstart = total
+                inb = True
+            elif total <= _TWIN_MAX - memo:     # (else B is searched again: an item's count is int64)
                 total += memo
                 pos[lv] += 1
                 continue
-            mstart = total
-            inb = True
         if sp > 0 and lv + 2 == sp and memo >= 0:
             # B's count known: level sp - 1's images counted (from the label counts where it is a leaf), not visited
             c = -1

@@ -103,7 +103,7 @@ F_TRI = 19
 F_TWIN = 20
 N_FIELDS = 21
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
-TWINS = True   # ... and for ``twins``: twin levels counted, not enumerated (F_TWIN)
+TWINS = True   # ... and for ``twins``: the tails of F_TWIN (twin levels, a last group) counted, not enumerated
 ORBITS = True  # ... and for ``orbits``: one start pair per orbit of Aut(Q) (module notes)
 
 
@@ -273,7 +273,9 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
     levels that may draw their candidates from the level before (None: the module's ``REUSE``); ``orbits``
     (with ``symmetry``; None: the module's ``ORBITS``): one start pair per orbit of Aut(P) on the start pairs,
     bounded by its stabiliser's conditions, instead of every start pair bounded by Aut(P)'s; ``twins`` (None: the
-    module's ``TWINS``): mark a tail of twin levels, counted from one level's set (F_TWIN)."""
+    module's ``TWINS``): mark the tails the search counts rather than enumerates (F_TWIN: a tail of twin levels,
+    counted from one level's set; a last group that depends on the start pair alone, counted once per item).  The
+    matching orders that make such tails (twins last, label-disjoint sides one after the other) do not depend on it."""
     if P.k < 2 or P.num_edges == 0:
         raise InvalidPattern(f"a query needs at least one edge; got {P!r}")
     if P.k > MAX_DYNAMIC_VERTICES:
