@@ -53,6 +53,10 @@ QUERIES = {
     "path8-split": Pattern([(i, i + 1) for i in range(7)], vertex_labels=[0, 1, 0, 1, 1, 2, 2, 2]),
     "sparse8-split": Pattern([(0, 1), (0, 2), (1, 2), (1, 3), (2, 3), (3, 4), (3, 5), (4, 6), (5, 6), (6, 7)],
                              vertex_labels=[0, 0, 0, 1, 1, 1, 2, 2]),
+    # a last group rooted at the level before it (F_TWIN[p, 1, 0], the root memo): a labelled path from its end, as
+    # human's 8-path (its far half label-disjoint from the levels between), and a branch hanging off the root
+    "path8-rooted": Pattern([(i, i + 1) for i in range(7)], vertex_labels=[0, 0, 0, 1, 1, 2, 1, 2]),
+    "spider-rooted": Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 6)], vertex_labels=[2, 1, 2, 1, 0, 1, 0]),
 }
 
 
@@ -63,7 +67,7 @@ def test_twin_plans():
         plan = Q.compile_delta_plan(P)
         assert (plan.twin[:, 0] > 0).all(), P
         assert set(plan.twin[:, 0].tolist()) == tws and set(plan.twin[:, 1].tolist()) <= {1, 2}
-        assert (plan.packed[Q.F_TWIN, :, 0, :3] == plan.twin).all()
+        assert (plan.packed[Q.F_TWIN, :, 0, :3] == plan.twin[:, :3]).all()
         off = Q.compile_delta_plan(P, twins=False)
         assert not off.twin.any() and not off.packed[Q.F_TWIN].any()
         assert np.array_equal(off.packed[:13], plan.packed[:13])     # the GPU's 13 tables are not touched
@@ -116,6 +120,37 @@ def test_split_plans():
         pos, neg, _ = _oracle(G, S, ins, pairs[:5], False)
         d = la_gpm.match_delta(G, S, insert=ins, delete=pairs[:5])
         assert (d.positive, d.negative) == (len(pos), len(neg))
+
+
+def test_rooted_plans():
+    # F_TWIN[p, 1, 0] = m: levels m .. k-1 with their parents and bounds among levels 0, 1, m - 1 and themselves, no
+    # label of levels 2 .. m - 2 (the root's label allowed), level m - 1 with a parent past the start pair
+    P = QUERIES["path8-rooted"]
+    plan = Q.compile_delta_plan(P)
+    assert (plan.packed[Q.F_TWIN, :, 1, 0] == plan.twin[:, 3]).all()
+    p = [tuple(r) for r in plan.pairs.tolist()].index((7, 6))
+    assert plan.order[p].tolist() == [7, 6, 5, 4, 3, 2, 1, 0] and plan.twin[p, 3] == 4 and plan.twin[p, 2] == 0
+    # from the path's middle the sides are a split (slot 2), not a rooted group
+    p = [tuple(r) for r in plan.pairs.tolist()].index((3, 4))
+    assert plan.twin[p, 3] == 0
+    # no rooted group without labels, with a label of the group on a level between (vertex 5 given the far half's
+    # label 0; given label 1, the group starts a level later, past vertex 4), induced, with twins=False, or where the
+    # root's images cannot repeat (a group right after the start pair's level 2)
+    assert not Q.compile_delta_plan(Pattern(P.edges)).twin[:, 3].any()
+    for l5, m in ((0, 0), (1, 5)):
+        lab = list(P.vertex_labels)
+        lab[5] = l5
+        other = Q.compile_delta_plan(Pattern(P.edges, vertex_labels=lab))
+        assert other.twin[[tuple(r) for r in other.pairs.tolist()].index((7, 6)), 3] == m
+    assert not Q.compile_delta_plan(P, induced=True).twin[:, 3].any()
+    assert not Q.compile_delta_plan(P, twins=False).twin.any()
+    S = Pattern([(i, i + 1) for i in range(4)] + [(1, 5)], vertex_labels=[0, 0, 1, 2, 2, 1])
+    base = Q._order
+    with mock.patch.object(Q, "_order", lambda P_, a, b, cand: [0, 1, 5, 2, 3, 4] if (a, b) == (0, 1)
+                           else base(P_, a, b, cand)):
+        plan = Q.compile_delta_plan(S)
+        p = [tuple(r) for r in plan.pairs.tolist()].index((0, 1))
+        assert plan.twin[p, 3] == 0     # level 3 (vertex 2) hangs off level 1: its images are distinct in an item
 
 
 def _tails(plan, P, **change):
@@ -251,7 +286,11 @@ def split_cases(draw):
     P = draw(st.sampled_from([Pattern([(i, i + 1) for i in range(4)], vertex_labels=[0, 1, 1, 2, 2]),
                               Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 1, 2, 2]),
                               Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 5)],
-                                      vertex_labels=[0, 0, 1, 1, 2, 2])]))
+                                      vertex_labels=[0, 0, 1, 1, 2, 2]),
+                              # rooted groups (F_TWIN[p, 1, 0]): a path from its end, a branch on the root
+                              Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 2, 1, 2]),
+                              Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (3, 5), (4, 6)],
+                                      vertex_labels=[2, 1, 2, 1, 0, 1, 0])]))
     return G, P, insert, delete
 
 
@@ -259,7 +298,7 @@ def split_cases(draw):
 @given(split_cases())
 def test_split_against_brute_force(case):
     G, P, insert, delete = case
-    assert Q.compile_delta_plan(P).twin[:, 2].any()
+    assert Q.compile_delta_plan(P).twin[:, 2:].any()
     pos, neg, _ = _oracle(G, P, insert, delete, False)
     for count, f in (("embeddings", 1), ("unique", P.automorphism_count)):
         d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count)

@@ -71,8 +71,8 @@ MARK_MIN = 32   # shorter rows are not marked: a binary search in them is a few 
 # the run's every update (micro.py) and ignored by later runs.  Rows longer than ``TRI_MAXDEG`` are not kept
 # (an int32 count).  The same memo counts a fork's coinciding leaves (mode 4, :func:`_fork_tail`; no triangle in the
 # query: its two leaves would be one vertex exactly where a triangle at w is).
-TRI_LAB = 2
-TRI_STAMP = 3
+TRI_LAB = 4
+TRI_STAMP = 5
 TRI_MAXDEG = 46340
 # ``mk[TRI_STAMP + 1, -1]``: the signature of the memo columns' label pairs (> 0) while the counts are still those of
 # the graph (the last change to it was made by a per-update run, which edits them: micro._tri_open then keeps the
@@ -87,9 +87,22 @@ def tri_stale(mk):
         mk[TRI_VALID, mk.shape[1] - 1] = 0
 
 
+# A last group hanging off the level before it (F_TWIN[p, 1, 0] = m: levels m .. k-1 depend on levels 0, 1, m - 1
+# and themselves alone, no label of theirs among levels 2 .. m - 2): within an item, its completions are a function of
+# the image c of level m - 1, and the same c is reached again from other images of the levels before (a labelled
+# path from its end: human's 8-path, one vertex three hops from an update reached by many 2-paths).  The count is kept
+# per c for the item: ``mk[ROOT_STAMP, c]`` the item that counted it (``mk[ROOT_STAMP, -1]`` the current item's
+# stamp, advanced at each item of such a plan) and ``mk[ROOT_VAL, c]`` the count (int32: a larger one is not kept,
+# the group is searched again).  Only where the mark array has these rows and a column per vertex (the serial
+# drives; the parallel drive's chunks have none).
+ROOT_STAMP = 2
+ROOT_VAL = 3
+_ROOT_MAXVAL = 2**31 - 1
+
+
 def tri_rows(columns: int) -> int:
-    """Rows of the mark array for ``columns`` triangle memo columns (none: the marks' two)."""
-    return 2 if columns == 0 else TRI_STAMP + 2 * columns
+    """Rows of the mark array for ``columns`` triangle memo columns (none: the marks' two and the root memo's)."""
+    return TRI_LAB if columns == 0 else TRI_STAMP + 2 * columns
 
 
 @nb.njit(cache=True, inline="always")
@@ -776,10 +789,31 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     memo = np.int64(-1)
     mstart = np.int64(0)
     inb = False
+    # levels mr .. last hang off level mr - 1 alone (F_TWIN[p, 1, 0]; the root memo: module notes): their count
+    # kept per image of level mr - 1 for this item
+    mr = 0 if listing else T[F_TWIN, p, 1, 0]
+    if mr > 0 and (mk.shape[0] <= ROOT_VAL or mk.shape[1] < urows.shape[0] + 2):
+        mr = 0
+    rid = np.int32(0)
+    rstart = np.int64(0)
+    rin = False
+    if mr > 0:
+        e = mk.shape[1] - 1
+        rid = mk[ROOT_STAMP, e] + 1
+        if rid >= _ROOT_MAXVAL:     # the stamps wrap: none of the row's may equal a later item's
+            mk[ROOT_STAMP, :] = 0
+            rid = 1
+        mk[ROOT_STAMP, e] = rid
     while True:
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
+        if rin and lv == mr - 1:      # back from the rooted group: its count for the root M[mr - 1]
+            rv = total - rstart
+            if rv <= _ROOT_MAXVAL:
+                mk[ROOT_STAMP, M[lv]] = rid
+                mk[ROOT_VAL, M[lv]] = rv
+            rin = False
         if pos[lv] >= cnt[lv]:
             if lv == 2:
                 break
@@ -795,6 +829,16 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                 total += memo
                 pos[lv] += 1
                 continue
+        if mr > 0 and lv + 1 == mr:
+            cv = M[lv]
+            if mk[ROOT_STAMP, cv] == rid:
+                rv = np.int64(mk[ROOT_VAL, cv])
+                if total <= _TWIN_MAX - rv:
+                    total += rv
+                    pos[lv] += 1
+                    continue
+            rstart = total
+            rin = True
         if sp > 0 and lv + 2 == sp and memo >= 0:
             # B's count known: level sp - 1's images counted (from the label counts where it is a leaf), not visited
             c = -1
@@ -1194,7 +1238,7 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0]), *_args(upd, plan, S, cand),
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0], tri_rows(0)), *_args(upd, plan, S, cand),
                counts, _NO_OFFSETS,
                _NO_ROWS, False)
     return counts
@@ -1209,7 +1253,7 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0]), *_args(upd, plan, S, cand),
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0], tri_rows(0)), *_args(upd, plan, S, cand),
                again, offsets, out, True)
     return out
 

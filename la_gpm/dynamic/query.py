@@ -99,7 +99,10 @@ F_TRI = 19
 # their parents and bounds are there, and no label of B is one of levels 2 .. m-1 (group A), so no candidate of B can
 # be an image of A (not induced, no triangle tail: those read mapped vertices).  Then B's completions are the same for
 # every image of A within an item: cpu._run_item counts them once and adds that count for every other image of A
-# (a labelled path from its middle: its two sides).  CPU-only
+# (a labelled path from its middle: its two sides).  F_TWIN[p, 1, 0] = m > 3 where levels m .. k-1 (at least two)
+# depend on levels 0, 1, m - 1 and themselves alone, with no label of levels 2 .. m - 2 (the same rule with one more
+# level allowed, the one before the group): their completions are a function of level m - 1's image, counted once
+# per image within an item (cpu's root memo; a labelled path from its end).  CPU-only
 F_TWIN = 20
 N_FIELDS = 21
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -132,7 +135,8 @@ class DeltaPlan:
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
     leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
     tri: np.ndarray = None   # (P, 6) CPU-only: flag, pw, halve, memo column, u, v (F_TRI)
-    twin: np.ndarray = None  # (P, 3) CPU-only: first twin level, kind, first level of an independent last group (F_TWIN)
+    twin: np.ndarray = None  # (P, 4) CPU-only: first twin level, kind, first level of an independent last group, of a
+    #                          last group rooted at the level before it (F_TWIN)
 
     @cached_property
     def tri_columns(self) -> int:
@@ -172,7 +176,8 @@ class DeltaPlan:
             T[F_TRI, :, 0, :4] = self.tri[:, :4]
             T[F_TRI, :, 1, :2] = self.tri[:, 4:]
         if self.twin is not None and k >= 5:
-            T[F_TWIN, :, 0, :3] = self.twin
+            T[F_TWIN, :, 0, :3] = self.twin[:, :3]
+            T[F_TWIN, :, 1, 0] = self.twin[:, 3]
         return T
 
     def tables(self):
@@ -376,22 +381,24 @@ def compile_delta_plan(P: Pattern, *, induced: bool = False, candidates=None, sy
                      ru, leaf, tri, twin)
 
 
-def _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up) -> int:
+def _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up, rooted=False) -> int:
     """F_TWIN slot 2 of plan p: the least m > 2 such that levels m .. k-1 (group B) have their parents and bounds
-    among levels 0, 1 and B, no anti level, and no label of levels 2 .. m-1; else 0."""
+    among levels 0, 1 and B, no anti level, and no label of levels 2 .. m-1; else 0.  ``rooted`` (F_TWIN[p, 1, 0]):
+    the least m > 3, B of two levels or more, with level m - 1 allowed as well (its label too)."""
     lab = P.vertex_labels
     k = order.shape[1]
     if lab is None or k < 5:
         return 0
-    for m in range(3, k):
+    for m in range(4 if rooted else 3, k - 1 if rooted else k):
         B = set(range(m, k))
-        ok = {lab[int(order[p, l])] for l in range(2, m)}.isdisjoint(lab[int(order[p, l])] for l in B)
+        root = {m - 1} if rooted else set()
+        ok = {lab[int(order[p, l])] for l in range(2, m) if l not in root}.isdisjoint(lab[int(order[p, l])] for l in B)
         for l in B:
             if not ok:
                 break
             near = ({int(x) for x in par[p, l, :npar[p, l]]} | {int(x) for x in low[p, l, :nlow[p, l]]}
                     | {int(x) for x in up[p, l, :nup[p, l]]})
-            ok = nanti[p, l] == 0 and all(x < 2 or x in B for x in near)
+            ok = nanti[p, l] == 0 and all(x < 2 or x in B or x in root for x in near)
         if ok:
             return m
     return 0
@@ -402,7 +409,7 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
     twin levels, and the kind of their bounds, or (0, 0); slot 2: :func:`_split_level`.  Plans with a triangle tail
     or fork (F_TRI) keep those."""
     n, k = order.shape
-    out = np.zeros((n, 3), np.int32)
+    out = np.zeros((n, 4), np.int32)
     if not on or k < 5:
         return out
     lab = P.vertex_labels
@@ -418,6 +425,11 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
         if tri[p, 0]:
             continue
         out[p, 2] = _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up)
+        mr = _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up, rooted=True)
+        # kept where it is not group B (counted once an item already) and level mr - 1's images may repeat within an
+        # item: a parent of it past the start pair (else each image is reached once, as group B's first level)
+        if mr and mr != out[p, 2] and any(int(x) >= 2 for x in par[p, mr - 1, :npar[p, mr - 1]]):
+            out[p, 3] = mr
         for tw in range(2, last - 1):       # the longest run first: at least three levels
             lv = range(tw, k)
             q0 = int(order[p, tw])
