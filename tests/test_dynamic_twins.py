@@ -254,6 +254,47 @@ def test_twins_count_what_enumeration_counts(name, split, monkeypatch):
             assert d[0] - d[1] == la_gpm.count(after, P, count=count) - la_gpm.count(G, P, count=count)
 
 
+@pytest.mark.parametrize("name", ["path8-rooted", "spider-rooted"])
+def test_rooted_memo_drives_and_stamps(name, monkeypatch):
+    """The root memo in each drive: serial (the store's mark rows), parallel (a block of rows a thread:
+    ``parallel_min`` near 0), and the per-update path (the lane), against the search with F_TWIN off; then the stamps
+    wrapped: an item's stamp at the int32 limit clears the stamp row, and the next stream counts the same."""
+    P = QUERIES[name]
+    rng = np.random.default_rng(11)
+    edges, lab = _hub_graph(rng, 40, 3)
+
+    def graph():
+        return la_gpm.Graph.from_edges(*edges, n=40, vertex_labels=lab)
+    ops = _stream(rng, graph(), batches=8)
+    ins, dele = ops[ops[:, 0] > 0, 1:], ops[ops[:, 0] < 0, 1:]
+    monkeypatch.setattr(Q, "TWINS", False)
+    want = la_gpm.match_delta(graph(), P, insert=ins, delete=dele)
+    want_stream = la_gpm.DynamicGraph(graph(), [P], keep_graph=False).apply_stream(ops, batch_size=5)
+    monkeypatch.setattr(Q, "TWINS", True)
+    assert Q.compile_delta_plan(P).twin[:, 3].any()
+    assert want.positive + want.negative > 0
+    for par in (10**9, 1e-9):
+        with la_gpm.config.set(parallel_min=par, dynamic_split=4):
+            d = la_gpm.match_delta(graph(), P, insert=ins, delete=dele)
+            assert (d.positive, d.negative) == (want.positive, want.negative), par
+    D = la_gpm.DynamicGraph(graph(), [P], keep_graph=False)
+    r = D.apply_stream(ops, batch_size=5)
+    assert (r.positive.tolist(), r.negative.tolist()) == (want_stream.positive.tolist(),
+                                                          want_stream.negative.tolist())
+    # the stamps wrap: stale stamps 1 with wrong counts in the row, and the next item's stamp past the int32 limit;
+    # the row is cleared and counting starts again from stamp 1
+    D = la_gpm.DynamicGraph(graph(), [P], keep_graph=False)
+    S = D._store
+    mk = S.row_marks(S.rows.shape[0], C.tri_rows(0))
+    mk[C.ROOT_STAMP, :-1] = 1
+    mk[C.ROOT_VAL, :-1] = 12345
+    mk[C.ROOT_STAMP, -1] = 2**31 - 2
+    r = D.apply_stream(ops, batch_size=5)
+    assert (r.positive.tolist(), r.negative.tolist()) == (want_stream.positive.tolist(),
+                                                          want_stream.negative.tolist())
+    assert S.row_marks(0) is mk and 0 < mk[C.ROOT_STAMP, -1] < 10**6
+
+
 @st.composite
 def twin_cases(draw):
     n = draw(st.integers(5, 9))

@@ -98,6 +98,8 @@ def tri_stale(mk):
 ROOT_STAMP = 2
 ROOT_VAL = 3
 _ROOT_MAXVAL = 2**31 - 1
+_THREAD_ROWS = ROOT_VAL + 1     # the parallel drive's rows a thread (no triangle memo: the per-update path's)
+_NO_MARKS = np.zeros((2, 2), dtype=np.int32)
 
 
 def tri_rows(columns: int) -> int:
@@ -1153,9 +1155,17 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         cnt = np.zeros(k, dtype=np.int64)
         pos = np.zeros(k, dtype=np.int64)
         M = np.zeros(k, dtype=np.int64)
-        # the row marks: the caller's (kept all zero between items) for one chunk; none in the parallel drive (one
-        # array a chunk, a column per vertex, cleared at each allocation, costs more than it saves on a large graph)
-        mkc = mk if nchunks == 1 else np.zeros((2, 2), dtype=np.int32)
+        # the row marks: the caller's (kept all zero between items) for one chunk; in the parallel drive the block of
+        # the thread that runs the chunk where the caller passes one a thread (plans with a rooted group: the root
+        # memo), else none (one array a chunk, a column per vertex, cleared at each allocation, costs more than it
+        # saves on a large graph)
+        mkc = mk
+        if nchunks != 1:
+            t = nb.get_thread_id()
+            if mk.shape[0] >= (t + 1) * _THREAD_ROWS:
+                mkc = mk[t * _THREAD_ROWS:(t + 1) * _THREAD_ROWS]
+            else:
+                mkc = np.zeros((2, 2), dtype=np.int32)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
@@ -1206,17 +1216,22 @@ _NO_N = np.zeros((1, 1), np.int32)     # no label counts known: no leaf counting
 _NO_QCOL = np.zeros(1, np.int64)
 
 
-def _drive(items, work, cand, tail, marks, *args):
+def _drive(items, work, cand, tail, S, plan, *args):
     """The search of ``items``; leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its
-    bits and the parent's row starts before ``tail`` (the union's rows are written from there)."""
+    bits and the parent's row starts before ``tail`` (the union's rows are written from there).  Row marks: the
+    store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive a block a thread where a plan has a rooted
+    group (its memo), else none."""
     if cand.N is None:
         args = (*args, _NO_N, _NO_QCOL, items.shape[0] < 0, 0)
     else:
         args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
+    size = S.rows.shape[0]
     if work >= config.parallel_min:
+        rooted = plan.twin is not None and bool(plan.twin[:, 3].any())
+        marks = S.thread_marks(nb.get_num_threads(), size, _THREAD_ROWS) if rooted else _NO_MARKS
         drive_par(items, *args, _chunks(items.shape[0]), marks)
     else:
-        drive_ser(items, *args, 1, marks)   # one chunk: one set of level buffers
+        drive_ser(items, *args, 1, S.row_marks(size, tri_rows(0)))   # one chunk: one set of level buffers
 
 
 def _args(upd, plan, S, cand):
@@ -1238,7 +1253,7 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0], tri_rows(0)), *_args(upd, plan, S, cand),
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, *_args(upd, plan, S, cand),
                counts, _NO_OFFSETS,
                _NO_ROWS, False)
     return counts
@@ -1253,7 +1268,7 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S.row_marks(S.rows.shape[0], tri_rows(0)), *_args(upd, plan, S, cand),
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, *_args(upd, plan, S, cand),
                again, offsets, out, True)
     return out
 

@@ -287,6 +287,7 @@ class ArcStore:
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
         self._mark = np.full(max(n, 1), -1, dtype=np.int64)   # scratch_mark
         self._rmarks = np.zeros((2, 2), dtype=np.int32)         # row_marks
+        self._tmarks = np.zeros((2, 2), dtype=np.int32)         # thread_marks
 
     # ------------------------------------------------------------------ vertices
     @property
@@ -332,6 +333,16 @@ class ArcStore:
             cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
             self._rmarks = np.zeros((max(r, rows), cols), dtype=np.int32)
         return self._rmarks
+
+    def thread_marks(self, threads: int, size: int, rows: int) -> np.ndarray:
+        """The parallel drive's row marks and root memo: ``rows`` rows a thread, one block after the other
+        ((threads * rows, >= ``size`` + 2) int32, kept as :meth:`row_marks` is: all zero between items but the root
+        memo's stamps, which the search advances itself)."""
+        r, c = self._tmarks.shape
+        if c < size + 2 or r < threads * rows:
+            cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
+            self._tmarks = np.zeros((max(r, threads * rows), cols), dtype=np.int32)
+        return self._tmarks
 
     def open(self, batch) -> Opened:
         """Write the batch's touched rows at the tail: ``rows``/``idx``/... now describe the union graph (the
