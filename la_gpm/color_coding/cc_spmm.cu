@@ -373,13 +373,12 @@ typedef float2 REAL2;
 // neighbour row (V = 2: one 8-byte vector load per q; needs Wp even).  The kept arcs come colour by
 // colour, so a colour's rows are summed in registers (A arcs' loads in flight, full batches without
 // bounds checks) and written once into the shared tile T[c][:] when the colour changes: no tile
-// zeroing, no read-modify-write per arc, one packed (neighbour, colour) load per arc.  The rows of
-// colours without arcs are zeroed after the gather (session 39; before, a bit mask and the colour
-// c_m = f / Wp through the multiplier ``magic`` left them out of the combine term by term: ``magic``
-// is kept in the signature, unused).  With RP > 0 the row's combine table R[ci] (p*W shorts, padded
-// to RP) is staged in shared memory by cp.async while the arcs are gathered (RP = 0: read from
-// global memory, where it does not fit).  Output u = sum over m < p (fixed order) of T[f],
-// f = R[ci][m*W + u] = c_m*Wp + x_m.
+// zeroing, no read-modify-write per arc, one packed (neighbour, colour) load per arc.  Colours
+// without arcs are left out of the combine through a bit mask.  With RP > 0 the row's combine table
+// R[ci] (p*W shorts, padded to RP) is staged in shared memory by cp.async while the arcs are
+// gathered (RP = 0: read from global memory, where it does not fit).  Output u = sum over m < p
+// (fixed order) of T[f], f = R[ci][m*W + u] = c_m*Wp + x_m, c_m = f / Wp through the multiplier
+// magic = ceil(2^32 / Wp) (exact: f < 2^16).
 // Shared memory per group: GB bytes = roundup16(k*Wp*sizeof(REAL)) + 2*RP.
 template <int NX, int A, int V>
 __device__ __forceinline__ void cc_spmm_sorted_impl(
@@ -494,20 +493,15 @@ __device__ __forceinline__ void cc_spmm_sorted_impl(
             }
         }
     }
-    // colours without kept arcs: their rows of the tile zeroed (a lane its own columns), so the combine reads every
-    // term without a test (adding an exact zero where the test skipped one: the same sums, bit for bit).  Zeroing a
-    // row costs Wp / L stores a lane; the test cost about three instructions a term, W * p / L terms a lane.
-    for (int c = 0; c < k; ++c) {
-        if (!((mask >> c) & 1u)) {
-            REAL* Tc = T + c * Wp;
-            for (int x = l; x < Wp; x += L) Tc[x] = (REAL)0;
-        }
-    }
     if (RP > 0) cc_cp_async_wait();
     cc_group_sync(grp + 1, L);
     for (int u = l; u < W; u += L) {
         REAL s = (REAL)0;
-        for (int mm = 0; mm < p; ++mm) s += T[RP > 0 ? Rc[mm * W + u] : __ldg(Rc + mm * W + u)];
+        for (int mm = 0; mm < p; ++mm) {
+            const unsigned f = RP > 0 ? Rc[mm * W + u] : __ldg(Rc + mm * W + u);
+            const unsigned cm = (unsigned)(((u64)f * magic) >> 32);
+            if ((mask >> cm) & 1u) s += T[f];
+        }
         dest[u] = s;
     }
 }
