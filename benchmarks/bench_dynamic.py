@@ -67,7 +67,8 @@ RapidFlow stops itself at ``--peer-time-limit`` per run); the row records that s
 sides, then the next rates.  ``--no-isolate`` runs everything in this process (no timeouts).
 
 Checks (abort on mismatch, and the JSON written so far says so): positive - negative ==
-recount(G') - recount(G0); cpu == gpu; positive and negative each equal RapidFlow's (each run that
+recount(G') - recount(G0); with ``--kept``, positive == recount(G') - recount(K) and negative == recount(G0) -
+recount(K), K = G0 - delete; cpu == gpu; positive and negative each equal RapidFlow's (each run that
 finished); RapidFlow's positive - negative == the recount difference; the graph after
 (``.graph``) is G0 + insert - delete.
 
@@ -317,6 +318,13 @@ def run_case(row, P, G0, ins, dele, Gafter, work, args, backends, exe, skip=()):
             before, after = int(b0), int(a0)
             row.update(embeddings_before=before, embeddings_after=after)
             row["recount"][B] = {"seconds": mb + ma, "before_s": mb, "after_s": ma, "first_call_s": fb + fa}
+            if getattr(args, "kept", False):   # K = G0 - delete: the edges of both snapshots (not in seconds)
+                t = time.perf_counter()
+                kept = int(la_gpm.count(dw.apply_batch(G0, [], dele), P, count="embeddings", backend=B))
+                if "embeddings_kept" in row:
+                    check(f"{tag}: kept recount {B} vs {backends[0]}", kept, row["embeddings_kept"])
+                row["embeddings_kept"] = kept
+                row["recount"][B]["kept_s"] = time.perf_counter() - t
             verify(row)
             part(row)
     verify(row)
@@ -333,6 +341,10 @@ def verify(row):
     if pos is not None and before is not None:
         check(f"{tag}: positive - negative vs recount difference; positive={pos} negative={neg} "
               f"before={before} after={after}; {q}", pos - neg, after - before)
+    kept = row.get("embeddings_kept")
+    if pos is not None and kept is not None:    # each side alone: the matches made / unmade, against K = G0 - del
+        check(f"{tag}: positive vs recount(G') - recount(K); {q}", pos, after - kept)
+        check(f"{tag}: negative vs recount(G0) - recount(K); {q}", neg, before - kept)
     rf = row.get("rapidflow")
     if rf and "phases" in rf:
         ph = rf["phases"]
@@ -777,6 +789,10 @@ def resummarize(files):
                     arg("--views", action="store_true",
                         help="also time DynamicGraph(G0, [Q], keep_graph=False).apply (query views) and "
                              "keep_graph=True .apply, a fresh DynamicGraph per run (built outside the timer)"),
+                    arg("--kept", action="store_true",
+                        help="also recount K = G0 - delete (the edges of both snapshots) and check positive = "
+                             "recount(G') - recount(K) and negative = recount(G0) - recount(K) (not timed in "
+                             "the speedups)"),
                     arg("--no-isolate", action="store_true", help="run every case in this process (no timeouts)"),
                     arg("--work-dir", default=None, help="where RapidFlow's input files go (default: system tmp)"),
                     arg("--suffix", default="", help="output file dynamic_<cpu|gpu>_<suffix>.json"),

@@ -327,7 +327,8 @@ class ArcStore:
         """The search's row marks (:data:`.cpu.MARK_AFTER`): (>= ``rows``, >= ``size`` + 2) int32, its first two rows
         all zero, kept between batches (the search, under ``lock``, leaves them all zero: :func:`.cpu.unmark`):
         allocated and cleared once, not once a batch (a column per vertex: 32 MB on a graph of 4M vertices).  The
-        rows below them hold the per-update path's triangle memo (:func:`.cpu.tri_rows`)."""
+        rows below them hold the search's root memo (stamped per item: :data:`.cpu.ROOT_STAMP`) and the per-update
+        path's triangle memo (:func:`.cpu.tri_rows`)."""
         r, c = self._rmarks.shape
         if c < size + 2 or r < rows:
             cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
