@@ -535,19 +535,23 @@ def test_gpu_managed_array_keeps_its_host_part_in_host_memory():
     import cupy as cp
     from la_gpm.device import managed_array
     MiB = 1 << 20
-    cp.get_default_memory_pool().free_all_blocks()
-    cp.cuda.Device().synchronize()
-    free0 = cp.cuda.runtime.memGetInfo()[0]
-    a = managed_array((512 * MiB // 8,), np.float64, 128 * MiB)
-    a[:] = 1.5
-    a[a.size // 2:] += 1.0
+    # the device's free memory is the whole GPU's: another process sharing it (the device suite runs several pytest
+    # processes at once) moves it too, so the least of three measurements is taken (a migration shows in each)
+    used = []
     for _ in range(3):
-        total = float(a.sum())
-    cp.cuda.Device().synchronize()
-    assert total == 1.5 * a.size + a.size // 2
-    used = free0 - cp.cuda.runtime.memGetInfo()[0]
-    assert used <= 128 * MiB + 64 * MiB, used / MiB
-    del a
+        cp.get_default_memory_pool().free_all_blocks()
+        cp.cuda.Device().synchronize()
+        free0 = cp.cuda.runtime.memGetInfo()[0]
+        a = managed_array((512 * MiB // 8,), np.float64, 128 * MiB)
+        a[:] = 1.5
+        a[a.size // 2:] += 1.0
+        for _ in range(3):
+            total = float(a.sum())
+        cp.cuda.Device().synchronize()
+        assert total == 1.5 * a.size + a.size // 2
+        used.append(free0 - cp.cuda.runtime.memGetInfo()[0])
+        del a
+    assert min(used) <= 128 * MiB + 64 * MiB, [u / MiB for u in used]
 
 
 
