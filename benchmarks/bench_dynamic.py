@@ -684,7 +684,8 @@ def _print(row):
         for B, r in (row.get(side) or {}).items():
             pre = r.get("views_preprocessing_s", r.get("preprocessing_s", 0.0))
             irr = f", {r['stats'].get('irrelevant')} irrelevant" if "irrelevant" in r.get("stats", {}) else ""
-            parts.append(f"{what} {B} {r['seconds'] * 1e3:.2f} ms (+ build {pre * 1e3:.1f} ms{irr})")
+            parts.append(f"{what} {B} {r['seconds'] * 1e3:.2f} ms (+ build {pre * 1e3:.1f} ms{irr})" if "seconds" in r
+                         else f"{what} {B} TIMED OUT after {r['after_s']:.1f} s")
     for B, r in row["recount"].items():
         parts.append(f"recount {B} " + (f"{r['seconds'] * 1e3:.2f} ms" if "seconds" in r
                                         else f"TIMED OUT after {r['after_s']:.1f} s"))
