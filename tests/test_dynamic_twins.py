@@ -257,8 +257,9 @@ def test_twins_count_what_enumeration_counts(name, split, monkeypatch):
 @pytest.mark.parametrize("name", ["path8-rooted", "spider-rooted"])
 def test_rooted_memo_drives_and_stamps(name, monkeypatch):
     """The root memo in each drive: serial (the store's mark rows), parallel (a block of rows a thread:
-    ``parallel_min`` near 0), and the per-update path (the lane), against the search with F_TWIN off; then the stamps
-    wrapped: an item's stamp at the int32 limit clears the stamp row, and the next stream counts the same."""
+    ``parallel_min`` near 0; with the blocks over their byte cap, none) and the per-update path (the lane), against
+    the search with F_TWIN off; then the stamps wrapped: an item's stamp at the int32 limit clears the stamp row,
+    and the next stream counts the same."""
     P = QUERIES[name]
     rng = np.random.default_rng(11)
     edges, lab = _hub_graph(rng, 40, 3)
@@ -273,10 +274,12 @@ def test_rooted_memo_drives_and_stamps(name, monkeypatch):
     monkeypatch.setattr(Q, "TWINS", True)
     assert Q.compile_delta_plan(P).twin[:, 3].any()
     assert want.positive + want.negative > 0
-    for par in (10**9, 1e-9):
+    for par, cap in ((10**9, C._THREAD_MARKS_MAX), (1e-9, C._THREAD_MARKS_MAX), (1e-9, 0)):
+        # (cap 0: the thread blocks over their byte cap, the parallel drive without a memo)
+        monkeypatch.setattr(C, "_THREAD_MARKS_MAX", cap)
         with la_gpm.config.set(parallel_min=par, dynamic_split=4):
             d = la_gpm.match_delta(graph(), P, insert=ins, delete=dele)
-            assert (d.positive, d.negative) == (want.positive, want.negative), par
+            assert (d.positive, d.negative) == (want.positive, want.negative), (par, cap)
     D = la_gpm.DynamicGraph(graph(), [P], keep_graph=False)
     r = D.apply_stream(ops, batch_size=5)
     assert (r.positive.tolist(), r.negative.tolist()) == (want_stream.positive.tolist(),

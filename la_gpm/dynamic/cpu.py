@@ -99,6 +99,7 @@ ROOT_STAMP = 2
 ROOT_VAL = 3
 _ROOT_MAXVAL = 2**31 - 1
 _THREAD_ROWS = ROOT_VAL + 1     # the parallel drive's rows a thread (no triangle memo: the per-update path's)
+_THREAD_MARKS_MAX = 1 << 28     # bytes: past this (many threads on a large graph) the parallel drive keeps no memo
 _NO_MARKS = np.zeros((2, 2), dtype=np.int32)
 
 
@@ -1220,7 +1221,8 @@ def _drive(items, work, cand, tail, S, plan, *args):
     """The search of ``items``; leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its
     bits and the parent's row starts before ``tail`` (the union's rows are written from there).  Row marks: the
     store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive a block a thread where a plan has a rooted
-    group (its memo), else none."""
+    group (its memo) and the blocks take at most ``_THREAD_MARKS_MAX`` bytes (16 bytes a vertex a thread: 256 MB is
+    16 threads on a graph of 1M vertices), else none."""
     if cand.N is None:
         args = (*args, _NO_N, _NO_QCOL, items.shape[0] < 0, 0)
     else:
@@ -1228,7 +1230,11 @@ def _drive(items, work, cand, tail, S, plan, *args):
     size = S.rows.shape[0]
     if work >= config.parallel_min:
         rooted = plan.twin is not None and bool(plan.twin[:, 3].any())
-        marks = S.thread_marks(nb.get_num_threads(), size, _THREAD_ROWS) if rooted else _NO_MARKS
+        threads = nb.get_num_threads()
+        if rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
+            marks = S.thread_marks(threads, size, _THREAD_ROWS)
+        else:
+            marks = _NO_MARKS
         drive_par(items, *args, _chunks(items.shape[0]), marks)
     else:
         drive_ser(items, *args, 1, S.row_marks(size, tri_rows(0)))   # one chunk: one set of level buffers
