@@ -93,8 +93,8 @@ def tri_stale(mk):
 # path from its end: human's 8-path, one vertex three hops from an update reached by many 2-paths).  The count is kept
 # per c for the item: ``mk[ROOT_STAMP, c]`` the item that counted it (``mk[ROOT_STAMP, -1]`` the current item's
 # stamp, advanced at each item of such a plan) and ``mk[ROOT_VAL, c]`` the count (int32: a larger one is not kept,
-# the group is searched again).  Only where the mark array has these rows and a column per vertex (the serial
-# drives; the parallel drive's chunks have none).
+# the group is searched again).  Only where the mark array has these rows and a column per vertex: the serial drives
+# (the store's array) and the parallel drive where it is given a block of rows a thread (``_drive``: its byte cap).
 ROOT_STAMP = 2
 ROOT_VAL = 3
 _ROOT_MAXVAL = 2**31 - 1
