@@ -263,17 +263,6 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         print(f"  eMA kernels {kinds}: coloring {t_med * 1e3:.2f} ms (eMA {ema_s * 1e3:.2f} ms, "
               f"{eb / ema_s / 1e12:.3f} TB/s) against {t2 * 1e3:.2f} ms (eMA {prof2.get('ema', 0) * 1e3:.2f} ms) "
               f"with cc_ema_smem; values differ by {row['ema_smem_value_rel']:.2e}", flush=True)
-    if gpu and a.ema_rows_compare:     # the same coloring with cc_ema_lanes2 (two rows a lane) where it fits
-        runner.ops.ema_rows_per_lane = 2
-        try:
-            v6, t6, ts6, prof6 = run_timed(runner, keys, gpu, a.repeats)
-        finally:
-            runner.ops.ema_rows_per_lane = 1
-        row.update(per_coloring_ema_rows2_s=t6, per_coloring_ema_rows2_all_s=ts6, profile_ema_rows2_s=prof6,
-                   ema_rows2_value_rel=abs(v6 - v) / max(abs(v), 1e-300))
-        print(f"  two rows a lane in cc_ema_lanes: coloring {t6 * 1e3:.2f} ms (eMA {prof6.get('ema', 0) * 1e3:.2f} ms) "
-              f"against {t_med * 1e3:.2f} ms (eMA {(ema_s or 0) * 1e3:.2f} ms); values differ by "
-              f"{row['ema_rows2_value_rel']:.2e}", flush=True)
     if gpu and a.alias_compare:    # the same coloring with the leaf's eMAs run as passes, as before session 38
         cc.ALIAS_LEAF = False
         try:
@@ -357,8 +346,6 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                         help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
                     arg("--spmm-compare", action="store_true",
                         help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (as before)"),
-                    arg("--ema-rows-compare", action="store_true",
-                        help="GPU: also time each coloring with two rows a lane in cc_ema_lanes (cc_ema_lanes2)"),
                     arg("--alias-compare", action="store_true",
                         help="GPU: also time each coloring with the eMA of an unlabelled leaf run as a pass (as before)"),
                     arg("--cpu-compare", nargs="*", default=[],

@@ -496,8 +496,7 @@ def test_gpu_wide_tables_use_global_ema():
 def test_gpu_ema_kernels_equal_the_oracle_and_each_other(dtype):
     # every eMA shape of u12's plan (rooted keys (k-1, h-1, a-1)), 77 rows (a partial last block of 32), each kernel
     # forced where it fits: the numpy sum of the scaled products, the row maximum, and cc_ema_lanes equal to
-    # cc_ema_smem float for float (the same sums in the same order; the lanes kernel's padding adds 0 * 0), with one
-    # row a lane and two (cc_ema_lanes2)
+    # cc_ema_smem float for float (the same sums in the same order; the lanes kernel's padding adds 0 * 0)
     import cupy as cp
     from la_gpm.color_coding.gpu import GpuOps
     ops = GpuOps(la_gpm.generators.graph500(6), 12, dtype, "auto", None)
@@ -522,11 +521,6 @@ def test_gpu_ema_kernels_equal_the_oracle_and_each_other(dtype):
             np.testing.assert_allclose(out, want, rtol=1e-5 if dtype == np.float32 else 1e-12)
             assert mx == out.max()
             got[choice] = out
-            if choice == "lanes":    # two rows a lane (cc_ema_lanes2): the same floats, the same maximum
-                ops.ema_rows_per_lane = 2
-                out2, mx2 = ops.ema(cp.asarray(A.astype(dtype)), cp.asarray(B.astype(dtype)), sa, sp, ma, mb, key)
-                ops.ema_rows_per_lane = 1
-                assert np.array_equal(out2.get(), out) and mx2 == mx, key
         assert np.array_equal(got["lanes"], got["smem"]), key
         seen.add(auto)
     assert seen == {"lanes", "smem"}
@@ -564,9 +558,6 @@ def test_gpu_lanes_ema_with_lane_groups_sharing_an_output_set(dtype):
             np.testing.assert_allclose(out, want, rtol=1e-5 if dtype == np.float32 else 1e-12, err_msg=f"{key} P={P}")
             assert mx == out.max()
             got[P] = out
-            ops.ema_rows_per_lane = 2    # two rows a lane where 2R rows fit: the same floats as one
-            assert np.array_equal(ops.ema(Ad, Bd, sa, sp, ma, mb, key)[0].get(), out), (key, P)
-            ops.ema_rows_per_lane = 1
         ops.ema_parts = None
         assert np.array_equal(ops.ema(Ad, Bd, sa, sp, ma, mb, key)[0].get(), got[None])
         if (Ca + Cb) * np.dtype(dtype).itemsize <= 48 * 1024:

@@ -118,24 +118,18 @@ __device__ __forceinline__ void cc_stage_columns(const REAL* __restrict__ T, int
 // in one warp; no shared memory beside the rows, which u15's widest products fill): a fixed order, so the floats
 // do not change from run to run, but they may differ from cc_ema_smem's in the last bits.  Measured against
 // cc_ema_smem in docs/color_coding.md.
-//
-// RL = 2 (cc_ema_lanes2): a block stages 2R rows (stride 2R + 1) and lane l takes rows l % R and l % R + R of its
-// output set: each split entry decoded and each address computed once for two rows (the second row's loads at a
-// fixed offset), two independent sums.  The same floats as RL = 1 (each row's sum in the same order).
-template <int RL>
-__device__ __forceinline__ void cc_ema_lanes_impl(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B,
-                                                  int Cb, const unsigned* __restrict__ split, int Cs, int nsp,
-                                                  i64 rows, REAL ma, REAL mb, int R, int P, REAL* __restrict__ out,
-                                                  MAXBITS* __restrict__ maxbits) {
+extern "C" __global__ void __launch_bounds__(1024)
+cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
+             const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R, int P,
+             REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
     extern __shared__ __align__(16) unsigned char cc_smem_raw[];
-    const int RR = RL * R;  // rows a block
-    const int S = RR + 1;
+    const int S = R + 1;
     REAL* sA = reinterpret_cast<REAL*>(cc_smem_raw);
     REAL* sB = sA + (Ca + 1) * S;
-    const i64 r0 = blockIdx.x * (i64)RR;
-    const int nr = (int)min((i64)RR, rows - r0);
-    cc_stage_columns(Ma + r0 * Ca, Ca, nr, RR, ma, sA);
-    cc_stage_columns(B + r0 * Cb, Cb, nr, RR, mb, sB);
+    const i64 r0 = blockIdx.x * (i64)R;
+    const int nr = (int)min((i64)R, rows - r0);
+    cc_stage_columns(Ma + r0 * Ca, Ca, nr, R, ma, sA);
+    cc_stage_columns(B + r0 * Cb, Cb, nr, R, mb, sB);
     __syncthreads();
     const int row = threadIdx.x & (R - 1);
     const int g = threadIdx.x / R;
@@ -150,49 +144,26 @@ __device__ __forceinline__ void cc_ema_lanes_impl(const REAL* __restrict__ Ma, i
     const int rounds = (Cs + sets - 1) / sets;
     for (int t = 0; t < rounds; ++t) {
         const int r = g < sets * P ? t * sets + g / P : Cs;  // groups past the last whole set of P stay idle
-        REAL acc[RL];
-#pragma unroll
-        for (int h = 0; h < RL; ++h) acc[h] = (REAL)0;
+        REAL acc = (REAL)0;
         if (r < Cs) {
             const uint4* s4 = reinterpret_cast<const uint4*>(split + (i64)r * nsp);
             for (int j = j0; j < j1; ++j) {
                 const uint4 s = __ldg(s4 + j);
-                const unsigned sv[4] = {s.x, s.y, s.z, s.w};
-#pragma unroll
-                for (int e = 0; e < 4; ++e) {
-                    const REAL* pa = a + (sv[e] & 0xffffu) * S;
-                    const REAL* pb = b + (sv[e] >> 16) * S;
-#pragma unroll
-                    for (int h = 0; h < RL; ++h) acc[h] += pa[h * R] * pb[h * R];
-                }
+                acc += a[(s.x & 0xffffu) * S] * b[(s.x >> 16) * S];
+                acc += a[(s.y & 0xffffu) * S] * b[(s.y >> 16) * S];
+                acc += a[(s.z & 0xffffu) * S] * b[(s.z >> 16) * S];
+                acc += a[(s.w & 0xffffu) * S] * b[(s.w >> 16) * S];
             }
         }
-#pragma unroll
-        for (int h = 0; h < RL; ++h) {
-            if (P > 1) {  // the P groups of a set are in one warp: their partials by shuffles, in order
-                REAL s = acc[h];
-                for (int q = 1; q < P; ++q) s += __shfl_down_sync(LA_FULL_MASK, acc[h], q * R);
-                acc[h] = s;
-            }
-            if (pp == 0 && r < Cs && row + h * R < nr) {
-                out[(r0 + row + h * R) * Cs + r] = acc[h];
-                m = acc[h] > m ? acc[h] : m;
-            }
+        if (P > 1) {  // the P groups of a set are in one warp: their partials by shuffles, in order
+            REAL s = acc;
+            for (int q = 1; q < P; ++q) s += __shfl_down_sync(LA_FULL_MASK, acc, q * R);
+            acc = s;
+        }
+        if (pp == 0 && r < Cs && row < nr) {
+            out[(r0 + row) * Cs + r] = acc;
+            m = acc > m ? acc : m;
         }
     }
     cc_block_max(m, maxbits);
-}
-
-extern "C" __global__ void __launch_bounds__(1024)
-cc_ema_lanes(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
-             const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R, int P,
-             REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
-    cc_ema_lanes_impl<1>(Ma, Ca, B, Cb, split, Cs, nsp, rows, ma, mb, R, P, out, maxbits);
-}
-
-extern "C" __global__ void __launch_bounds__(1024)
-cc_ema_lanes2(const REAL* __restrict__ Ma, int Ca, const REAL* __restrict__ B, int Cb,
-              const unsigned* __restrict__ split, int Cs, int nsp, i64 rows, REAL ma, REAL mb, int R, int P,
-              REAL* __restrict__ out, MAXBITS* __restrict__ maxbits) {
-    cc_ema_lanes_impl<2>(Ma, Ca, B, Cb, split, Cs, nsp, rows, ma, mb, R, P, out, maxbits);
 }

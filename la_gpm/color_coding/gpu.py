@@ -102,8 +102,6 @@ class GpuOps:
         self.ema_choice = "auto"     # EMA_CHOICES: tests and benchmarks force a kernel
         self.ema_lanes = None        # (R in 8, 16, 32; threads) of cc_ema_lanes, None: lanes_shape's choice
         self.ema_parts = None        # lane groups sharing an output set in cc_ema_lanes, None: lanes_parts' choice
-        self.ema_rows_per_lane = 1   # 2: cc_ema_lanes2 (two rows a lane) where its 2R staged rows fit (measured:
-        #                              docs/color_coding.md, session 39)
         self.sorted_optin = True     # sorted SpMM tiles past 48 KB (benchmarks turn it off to time the kernels before)
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
 
@@ -549,13 +547,11 @@ class GpuOps:
                 P = self.ema_parts or self.lanes_parts(Cs, ns, R, threads)
                 if P < 1 or P & (P - 1) or P * R > 32:
                     raise InvalidArgument(f"ema_parts must be a power of two with parts x {R} rows <= 32; got {P}")
-                RL = 2 if (self.ema_rows_per_lane == 2
-                           and _lanes_smem(Ca, Cb, self.dtype.itemsize, 2 * R) <= smem_optin()) else 1
-                _optin_kernel("cc_ema", "cc_ema_lanes2" if RL == 2 else "cc_ema_lanes", self.opts)(
-                    ((rows + RL * R - 1) // (RL * R),), (threads,),
+                _optin_kernel("cc_ema", "cc_ema_lanes", self.opts)(
+                    ((rows + R - 1) // R,), (threads,),
                     (Ma, np.int32(Ca), B, np.int32(Cb), split, np.int32(Cs), np.int32(nsp), np.int64(rows),
                      real(ma), real(mb), np.int32(R), np.int32(P), out, mbits),
-                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, RL * R))
+                    shared_mem=_lanes_smem(Ca, Cb, self.dtype.itemsize, R))
             elif rows and which == "smem":
                 item = self.dtype.itemsize
                 R = 8
