@@ -288,7 +288,7 @@ def test_rooted_memo_drives_and_stamps(name, monkeypatch):
     # the row is cleared and counting starts again from stamp 1
     D = la_gpm.DynamicGraph(graph(), [P], keep_graph=False)
     S = D._store
-    mk = S.row_marks(S.rows.shape[0], C.tri_rows(0))
+    mk = S.row_marks(S.rows.shape[0], C.mark_rows(Q.compile_delta_plan(P)))
     mk[C.ROOT_STAMP, :-1] = 1
     mk[C.ROOT_VAL, :-1] = 12345
     mk[C.ROOT_STAMP, -1] = 2**31 - 2
@@ -298,17 +298,24 @@ def test_rooted_memo_drives_and_stamps(name, monkeypatch):
     assert S.row_marks(0) is mk and 0 < mk[C.ROOT_STAMP, -1] < 10**6
 
 
-@st.composite
-def twin_cases(draw):
+def _small_case(draw, nl):
+    """A dense random graph of 5-9 vertices (twins need common neighbours) with ``nl`` vertex labels (0: none),
+    and a batch of up to 8 inserts and 6 deletes of its edges."""
     n = draw(st.integers(5, 9))
     pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-    present = [p for p in pairs if draw(st.integers(0, 2))]      # dense: twins need common neighbours
-    nl = draw(st.sampled_from([0, 2]))
+    present = [p for p in pairs if draw(st.integers(0, 2))]
     vlab = [draw(st.integers(0, nl - 1)) for _ in range(n)] if nl else None
     G = _graph_from_pairs(n, present, vlab, None)
     v = st.integers(0, n - 1)
     insert = draw(st.lists(st.tuples(v, v), max_size=8))
     delete = draw(st.lists(st.sampled_from(present) if present else st.tuples(v, v), max_size=6))
+    return G, insert, delete
+
+
+@st.composite
+def twin_cases(draw):
+    nl = draw(st.sampled_from([0, 2]))
+    G, insert, delete = _small_case(draw, nl)
     kind = draw(st.sampled_from(["book", "star", "k2"]))
     r = draw(st.integers(3, 4))
     P = {"book": _book, "star": _star, "k2": _k2}[kind](r)
@@ -319,14 +326,7 @@ def twin_cases(draw):
 
 @st.composite
 def split_cases(draw):
-    n = draw(st.integers(5, 9))
-    pairs = [(a, b) for a in range(n) for b in range(a + 1, n)]
-    present = [p for p in pairs if draw(st.integers(0, 2))]
-    vlab = [draw(st.integers(0, 2)) for _ in range(n)]
-    G = _graph_from_pairs(n, present, vlab, None)
-    v = st.integers(0, n - 1)
-    insert = draw(st.lists(st.tuples(v, v), max_size=8))
-    delete = draw(st.lists(st.sampled_from(present) if present else st.tuples(v, v), max_size=6))
+    G, insert, delete = _small_case(draw, 3)
     P = draw(st.sampled_from([Pattern([(i, i + 1) for i in range(4)], vertex_labels=[0, 1, 1, 2, 2]),
                               Pattern([(i, i + 1) for i in range(5)], vertex_labels=[0, 0, 1, 1, 2, 2]),
                               Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (3, 5)],

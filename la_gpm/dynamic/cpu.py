@@ -44,7 +44,7 @@ from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NL
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
-           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "tri_rows", "tri_stale", "gallop"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "mark_rows", "tri_stale", "gallop"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -103,9 +103,12 @@ _THREAD_MARKS_MAX = 1 << 28     # bytes: past this (many threads on a large grap
 _NO_MARKS = np.zeros((2, 2), dtype=np.int32)
 
 
-def tri_rows(columns: int) -> int:
-    """Rows of the mark array for ``columns`` triangle memo columns (none: the marks' two and the root memo's)."""
-    return TRI_LAB if columns == 0 else TRI_STAMP + 2 * columns
+def mark_rows(plan) -> int:
+    """Rows of the mark array ``plan``'s search uses: the marks' two, the root memo's two where it has a rooted
+    group, the triangle memo's rows where it has triangle tails (below the root memo's)."""
+    if plan.tri_columns:
+        return TRI_STAMP + 2 * plan.tri_columns
+    return ROOT_VAL + 1 if plan.rooted else 2
 
 
 @nb.njit(cache=True, inline="always")
@@ -1229,15 +1232,14 @@ def _drive(items, work, cand, tail, S, plan, *args):
         args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
     size = S.rows.shape[0]
     if work >= config.parallel_min:
-        rooted = plan.twin is not None and bool(plan.twin[:, 3].any())
         threads = nb.get_num_threads()
-        if rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
+        if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
             marks = S.thread_marks(threads, size, _THREAD_ROWS)
         else:
             marks = _NO_MARKS
         drive_par(items, *args, _chunks(items.shape[0]), marks)
     else:
-        drive_ser(items, *args, 1, S.row_marks(size, tri_rows(0)))   # one chunk: one set of level buffers
+        drive_ser(items, *args, 1, S.row_marks(size, mark_rows(plan)))   # one chunk: one set of level buffers
 
 
 def _args(upd, plan, S, cand):

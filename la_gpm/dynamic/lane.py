@@ -25,7 +25,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import all_items, drive_ser, side_totals, tri_rows, tri_stale, work_estimate
+from .cpu import all_items, drive_ser, mark_rows, side_totals, tri_stale, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
                     I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
@@ -504,7 +504,7 @@ def run_lane(S, nlf, plan, ins_all, ins_off, del_all, del_off, *, strict, commit
     b, used, live, maxdeg, cptr, cidx, changed, touched, old_rows, items, counts, buf, compacted, stale = _lane(
         ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commit, compact,
         S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)),
+        S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], mark_rows(plan)),
         use_rel, code, table,
         nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
         q.qdeg, q.qdem, q.qcol,
@@ -528,7 +528,7 @@ def stream_args(S, nlf, plan, *, relevance, aut) -> list:
         use_rel, code, table = False, _NO_CODE, _NO_TABLE
     return [None, 0, 0, 0, aut, False,
             S.n, S.rows, S.idx, S.st, S.od, S.el, _NO_OFF, _NO_ROWS, S.used, S.idx.shape[0], S.live, S.maxdeg,
-            S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], tri_rows(plan.tri_columns)), use_rel, code, table,
+            S.scratch_mark(S.n), S.row_marks(S.rows.shape[0], mark_rows(plan)), use_rel, code, table,
             nlf.deg, nlf.N, nlf.vcol, nlf._on, nlf._vl(nlf.vlab), nlf._ct[0], cand.ptr, cand.idx, q.labeled, q.qlab,
             q.qdeg, q.qdem, q.qcol,
             plan.packed, plan.pairs, plan.pair_edge, plan.pair_el, plan.pair_cond, plan.k, config.dynamic_split,

@@ -139,6 +139,12 @@ class DeltaPlan:
     #                          last group rooted at the level before it (F_TWIN)
 
     @cached_property
+    def rooted(self) -> bool:
+        """Whether a plan has a last group counted once per image of its root (F_TWIN[p, 1, 0]: the root memo's
+        rows of the mark array)."""
+        return self.twin is not None and bool(self.twin[:, 3].any())
+
+    @cached_property
     def tri_columns(self) -> int:
         """How many triangle memo columns the plans use (one per label pair of a triangle tail, F_TRI)."""
         if self.tri is None or not self.tri[:, 0].any():
@@ -196,32 +202,13 @@ def _twin_groups(P: Pattern) -> list[set]:
     return [g for g in groups.values() if len(g) >= 3]
 
 
-def _components(P: Pattern, verts: set) -> list[set]:
-    """The connected components of P restricted to ``verts``."""
-    adj = P.adjacency
-    out, seen = [], set()
-    for v in sorted(verts):
-        if v in seen:
-            continue
-        comp, todo = {v}, [v]
-        while todo:
-            u = todo.pop()
-            for w in verts:
-                if w not in comp and adj[u, w]:
-                    comp.add(w)
-                    todo.append(w)
-        seen |= comp
-        out.append(comp)
-    return out
-
-
 def _split(P: Pattern, a: int, b: int):
     """(A, B): the vertices other than a, b as two groups with no edge between them and no label in common (B the
     largest component of P - {a, b}, A the rest), or None (unlabelled P, one component, a shared label)."""
     lab = P.vertex_labels
     if lab is None:
         return None
-    comps = _components(P, set(range(P.k)) - {a, b})
+    comps = P.components(set(range(P.k)) - {a, b})
     if len(comps) < 2:
         return None
     B = max(comps, key=lambda c: (len(c), -min(c)))
@@ -406,8 +393,9 @@ def _split_level(P, p, order, npar, par, nanti, nlow, low, nup, up, rooted=False
 
 def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) -> np.ndarray:
     """F_TWIN per plan (see the field's notes): the first level tw of the longest run tw .. k-1 of at least three
-    twin levels, and the kind of their bounds, or (0, 0); slot 2: :func:`_split_level`.  Plans with a triangle tail
-    or fork (F_TRI) keep those."""
+    twin levels, and the kind of their bounds, or (0, 0); slot 2: :func:`_split_level`; slot 3 (packed at
+    F_TWIN[p, 1, 0]): its rooted form, where the root's images may repeat and the group is not slot 2's.  Plans with
+    a triangle tail or fork (F_TRI) keep those."""
     n, k = order.shape
     out = np.zeros((n, 4), np.int32)
     if not on or k < 5:

@@ -239,6 +239,16 @@ class _Snapshot:
         return self._graph
 
 
+def _grown(marks: np.ndarray, rows: int, size: int) -> np.ndarray:
+    """``marks`` where it has ``rows`` rows and ``size`` + 2 columns, else a zeroed array that has (the columns grown
+    by half at least, so a graph growing vertex by vertex does not reallocate at each batch)."""
+    r, c = marks.shape
+    if c >= size + 2 and r >= rows:
+        return marks
+    cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
+    return np.zeros((max(r, rows), cols), dtype=np.int32)
+
+
 class ArcStore:
     """The current graph as rows over one arc buffer (see the module notes).
 
@@ -326,23 +336,17 @@ class ArcStore:
     def row_marks(self, size: int, rows: int = 2) -> np.ndarray:
         """The search's row marks (:data:`.cpu.MARK_AFTER`): (>= ``rows``, >= ``size`` + 2) int32, its first two rows
         all zero, kept between batches (the search, under ``lock``, leaves them all zero: :func:`.cpu.unmark`):
-        allocated and cleared once, not once a batch (a column per vertex: 32 MB on a graph of 4M vertices).  The
-        rows below them hold the search's root memo (stamped per item: :data:`.cpu.ROOT_STAMP`) and the per-update
-        path's triangle memo (:func:`.cpu.tri_rows`)."""
-        r, c = self._rmarks.shape
-        if c < size + 2 or r < rows:
-            cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
-            self._rmarks = np.zeros((max(r, rows), cols), dtype=np.int32)
+        allocated and cleared once, not once a batch (a column per vertex: 16 MB a row on a graph of 4M vertices).
+        The rows below them hold the search's root memo (stamped per item: :data:`.cpu.ROOT_STAMP`) and the
+        per-update path's triangle memo (:func:`.cpu.mark_rows`)."""
+        self._rmarks = _grown(self._rmarks, rows, size)
         return self._rmarks
 
     def thread_marks(self, threads: int, size: int, rows: int) -> np.ndarray:
         """The parallel drive's row marks and root memo: ``rows`` rows a thread, one block after the other
         ((threads * rows, >= ``size`` + 2) int32, kept as :meth:`row_marks` is: all zero between items but the root
         memo's stamps, which the search advances itself)."""
-        r, c = self._tmarks.shape
-        if c < size + 2 or r < threads * rows:
-            cols = max(size, int(c * 1.5)) + 2 if c < size + 2 else c
-            self._tmarks = np.zeros((max(r, threads * rows), cols), dtype=np.int32)
+        self._tmarks = _grown(self._tmarks, threads * rows, size)
         return self._tmarks
 
     def open(self, batch) -> Opened:

@@ -159,17 +159,28 @@ class Pattern:
     def degrees(self) -> tuple:
         return tuple(int(x) for x in self._adj.sum(1))
 
+    def components(self, vertices=None) -> list[set]:
+        """The connected components of the pattern restricted to ``vertices`` (default: all of them), each a set,
+        in the order of their least vertex."""
+        left = set(range(self._k)) if vertices is None else set(vertices)
+        out = []
+        for v in sorted(left):
+            if v not in left:
+                continue
+            comp, stack = {v}, [v]
+            while stack:
+                u = stack.pop()
+                for w in self.neighbors(u):
+                    if w in left and w not in comp:
+                        comp.add(w)
+                        stack.append(w)
+            left -= comp
+            out.append(comp)
+        return out
+
     @cached_property
     def is_connected(self) -> bool:
-        seen = {0}
-        stack = [0]
-        while stack:
-            u = stack.pop()
-            for w in self.neighbors(u):
-                if w not in seen:
-                    seen.add(w)
-                    stack.append(w)
-        return len(seen) == self._k
+        return len(self.components()) == 1
 
     @property
     def is_tree(self) -> bool:
