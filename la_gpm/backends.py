@@ -74,3 +74,16 @@ def resolve_backend(backend: str | None, supported=("cpu", "graphblas", "gpu"), 
     if reason is not None:
         raise BackendUnavailable(f"backend {b!r} is unavailable: {reason}")
     return b
+
+
+def available_host_memory() -> int | None:
+    """Bytes of host memory the system says are available now (``MemAvailable`` of /proc/meminfo), None where it
+    does not say (other systems)."""
+    try:
+        with open("/proc/meminfo") as f:
+            for line in f:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        return None
+    return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..backends import available_host_memory
 from .trees import rooted_gather_pairs
 
 __all__ = ["CpuOps"]
@@ -55,10 +56,21 @@ class CpuOps:
             return self.K.leaf_table(colors, self.k, np.ones(self.n, dtype=np.bool_), False, out)
         return self.K.leaf_table(colors, self.k, self.labels[label], True, out)
 
-    def spmm_rooted(self, X, Q, colors, p):
+    def spmm_rooted(self, X, Q, colors, p, rows=None):
+        """B = A · M_p over rooted tables; ``rows`` = (r0, r1): only B's rows r0 .. r1-1 (one coloring)."""
         Qu, Qx = rooted_gather_pairs(self.k, p)
-        out = np.empty((X.shape[0], Q.shape[2]), dtype=self.dtype)
-        return self.K.spmm_rooted(self.G.indptr, self.G.indices, self.n, colors, Qu, Qx, X, out)
+        r0, r1 = (0, X.shape[0]) if rows is None else (int(rows[0]), int(rows[1]))
+        out = np.empty((r1 - r0, Q.shape[2]), dtype=self.dtype)
+        return self.K.spmm_rooted(self.G.indptr, self.G.indices, self.n, colors, Qu, Qx, X, out, r0)
+
+    def empty(self, rows, cols):
+        return np.empty((rows, cols), dtype=self.dtype)
+
+    def free_bytes(self) -> int | None:
+        """Host memory a coloring's tables may take now (seven eighths of ``MemAvailable``), None where the
+        system does not say."""
+        avail = available_host_memory()
+        return None if avail is None else avail // 8 * 7
 
     def spmm(self, X):
         n = self.n
@@ -79,8 +91,9 @@ class CpuOps:
                 out[g * n:(g + 1) * n] = R.to_dense(fill_value=0)
         return out
 
-    def ema(self, Ma, B, sa, sp, ma, mb, _key):
-        out = np.empty((Ma.shape[0], sa.shape[0]), dtype=self.dtype)
+    def ema(self, Ma, B, sa, sp, ma, mb, _key, out=None):
+        if out is None:
+            out = np.empty((Ma.shape[0], sa.shape[0]), dtype=self.dtype)
         rowmax = np.empty(Ma.shape[0], dtype=self.dtype)
         t = self.dtype.type
         self.K.ema_rows(Ma, B, sa, sp, t(ma), t(mb), out, rowmax)

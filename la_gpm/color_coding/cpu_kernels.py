@@ -92,8 +92,9 @@ def leaf_rooted(rows, n, mask, use_mask, out):
 
 
 @nb.njit(parallel=True, cache=True)
-def spmm_rooted(indptr, indices, n, colors, Qu, Qx, Mp, out):
-    """SpMM over rooted tables: for each neighbour j of i, ``out[i, Qu[c_i, c_j, t]] += Mp[j, Qx[c_i, c_j, t]]``.
+def spmm_rooted(indptr, indices, n, colors, Qu, Qx, Mp, out, r0):
+    """SpMM over rooted tables: for each neighbour j of i, ``out[i - r0, Qu[c_i, c_j, t]] += Mp[j, Qx[c_i, c_j, t]]``
+    for the rows i = r0 .. r0 + len(out) - 1 (r0 = 0: all rows; else a row block of one coloring).
 
     ``Mp`` holds, per row j, only the colour sets that contain j's colour (C(k-1, p-1) columns);
     ``out`` holds, per row i, only the p-sets that avoid i's colour (C(k-1, p) columns); the pairs
@@ -102,20 +103,21 @@ def spmm_rooted(indptr, indices, n, colors, Qu, Qx, Mp, out):
     rows = out.shape[0]
     W = out.shape[1]
     T = Qu.shape[2]
-    for r in nb.prange(rows):
+    for b in nb.prange(rows):
+        r = b + r0
         g = r // n
         v = r - g * n
         off = g * n
         ci = colors[r]
         for u in range(W):
-            out[r, u] = 0
+            out[b, u] = 0
         for e in range(indptr[v], indptr[v + 1]):
             jr = indices[e] + off
             cj = colors[jr]
             if cj == ci:
                 continue
             for t in range(T):
-                out[r, Qu[ci, cj, t]] += Mp[jr, Qx[ci, cj, t]]
+                out[b, Qu[ci, cj, t]] += Mp[jr, Qx[ci, cj, t]]
     return out
 
 

@@ -88,10 +88,88 @@ class Runner:
         self.gpu = gpu
         self.maxdeg = max(1, G.max_degree)
         self.itemsize = itemsize
+        # row blocks of the streamed products (see blocks()): None decides by the memory there is; an int forces
+        # that many (tests, benchmarks)
+        self.row_blocks = None
+        self._streamed = None
+
+    def _alias(self, i) -> bool:
+        """eMA op i takes its B's table as it is (an unlabelled leaf as the active child: ALIAS_LEAF)."""
+        plan = self.plan
+        return (ALIAS_LEAF and plan.layout == "rooted" and not plan.labeled
+                and plan.ops[plan.ops[i].inputs[0]].kind == "leaf")
+
+    def streamed(self):
+        """The plan with its products streamed: (deferred, free_after, peak_cols, widest).
+
+        A rooted SpMM product whose B only one eMA reads (as its passive input, not taken as it is) need not
+        exist whole: the eMA is row-local, so B is made and consumed a block of rows at a time at that eMA,
+        and only M_p (which then lives until the eMA) and a block of B are held.  ``deferred`` maps each such
+        product to its eMA; ``free_after`` is the plan's with M_p freed after the eMA; ``peak_cols`` counts the
+        whole tables alive at once in the plan's order, the streamed products left out; ``widest`` is the
+        widest streamed B (its block's columns)."""
+        if self._streamed is None:
+            ops = self.plan.ops
+            readers = {}
+            for i, op in enumerate(ops):
+                for j in op.inputs:
+                    readers.setdefault(j, []).append(i)
+            deferred = {}
+            if self.plan.layout == "rooted":
+                for i, op in enumerate(ops):
+                    r = readers.get(i, [])
+                    if (op.kind == "spmm" and len(r) == 1 and ops[r[0]].kind == "ema" and ops[r[0]].inputs[1] == i
+                            and ops[r[0]].inputs[0] != i and not self._alias(r[0])):
+                        deferred[i] = r[0]
+            last = {}
+            for t, op in enumerate(ops):
+                if t in deferred:
+                    continue
+                for j in op.inputs:
+                    for x in ((ops[j].inputs[0],) if j in deferred else (j,)):
+                        last[x] = max(last.get(x, -1), t)
+            for t in range(len(ops) - 1):  # tables nothing reads (tree_census's roots, read on the spot)
+                if t not in deferred:
+                    last.setdefault(t, t)
+            free_after = {}
+            for j, t in last.items():
+                free_after.setdefault(t, []).append(j)
+            alive = pk = 0
+            for t, op in enumerate(ops):
+                if t not in deferred:
+                    alive += op.cols
+                pk = max(pk, alive)
+                for j in free_after.get(t, ()):
+                    alive -= ops[j].cols
+            widest = max((ops[i].cols for i in deferred), default=0)
+            self._streamed = (deferred, free_after, pk, widest)
+        return self._streamed
+
+    def blocks(self) -> int:
+        """Row blocks of the streamed products (:meth:`streamed`) of a coloring, 0 for none.  None are used
+        while one coloring's whole tables (``peak_cols`` columns of n entries) fit the memory there is (the
+        device's free memory on the gpu, seven eighths of the host's available memory on the cpu); past that
+        the fewest blocks whose B block fits beside the streamed plan's whole tables (at least 1,024 rows a
+        block).  ``row_blocks`` forces a number."""
+        deferred, _, speak, widest = self.streamed()
+        n = max(1, self.G.n)
+        if not deferred:
+            return 0
+        if self.row_blocks is not None:
+            return max(1, min(int(self.row_blocks), n))
+        item = self.itemsize
+        room = self.ops.free_bytes()
+        if room is None or self.plan.peak_cols * n * item <= room:
+            return 0
+        left = room - speak * n * item
+        rows = max(1024, left // max(1, widest * item))
+        return max(1, -(-n // min(n, rows)))
 
     def fitting(self) -> int:
         """Colorings whose tables fit ``config.memory_budget`` together: the plan's widest point (``peak_cols``
-        columns of n entries per coloring), at least 1."""
+        columns of n entries per coloring), at least 1 (exactly 1 where a coloring's products are streamed)."""
+        if self.blocks():
+            return 1
         per = max(1, self.plan.peak_cols) * max(1, self.G.n) * self.itemsize
         return int(max(1, config.memory_budget // per))
 
@@ -118,16 +196,59 @@ class Runner:
         per step kind (the device is synchronised after each step).  ``roots``: op indices of
         several trees' root tables (a shared plan, see :mod:`la_gpm.color_coding.all_trees`); then
         the totals are a dict {root op: per-coloring counts}, read as soon as each root is built.
-        On the GPU a failed device allocation anywhere in the pass raises DeviceOutOfMemory."""
+        On the GPU a failed device allocation anywhere in the pass raises DeviceOutOfMemory.  Where the
+        products are streamed (:meth:`blocks`) the colorings run one at a time."""
+        nb_ = self.blocks()
+        if nb_ and colors is None and len(keys) > 1:
+            parts = [self.run(keys[i:i + 1], per_vertex, None, profile, roots) for i in range(len(keys))]
+            if roots is not None:
+                return {r: np.concatenate([p[0][r] for p in parts]) for r in parts[0][0]}, None
+            return (np.concatenate([p[0] for p in parts]),
+                    np.concatenate([p[1] for p in parts]) if per_vertex else None)
         if not self.gpu:
-            return self._run(keys, per_vertex, colors, profile, roots)
+            return self._run(keys, per_vertex, colors, profile, roots, nb_)
         from ..device import oom_guard
         with oom_guard(f"color coding of a {self.P.k}-vertex tree on the GPU"):
-            return self._run(keys, per_vertex, colors, profile, roots)
+            return self._run(keys, per_vertex, colors, profile, roots, nb_)
 
-    def _run(self, keys, per_vertex, colors, profile, roots):
+    def _streamed_ema(self, i, op, vals, colors, nb_, profile, tick):
+        """eMA op i over a streamed product: B made and consumed ``nb_`` row blocks at a time (see
+        :meth:`streamed`); the same values as the whole product's, row for row."""
+        plan, o, k = self.plan, self.ops, self.plan.k
+        sop = plan.ops[op.inputs[1]]
+        a, x = vals[op.inputs[0]], vals[sop.inputs[0]]
+        b_mx = x.mx * self.maxdeg
+        ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b_mx)
+        key = (k - 1, op.size - 1, op.a - 1)
+        sa, sp = split_tables(*key)
+        Q = rooted_gather_table(k, sop.size)
+        rows = int(x.arr.shape[0])
+        out = o.empty(rows, int(sa.shape[0]))
+        step = -(-rows // nb_)
+        mx = 0.0
+        for r0 in range(0, rows, step):
+            r1 = min(rows, r0 + step)
+            B = o.spmm_rooted(x.arr, Q, colors, sop.size, rows=(r0, r1))
+            tick = self._tick(profile, "spmm", tick)
+            mx = max(mx, o.ema(a.arr[r0:r1], B, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key, out=out[r0:r1])[1])
+            del B
+            tick = self._tick(profile, "ema", tick)
+        vals[i] = _Val(out, a.e + x.e + ea + eb, mx if mx > 0 else 1.0)
+        return tick
+
+    def _tick(self, profile, kind, tick):
+        """Adds the seconds since ``tick`` to ``profile[kind]`` (the device synchronised); the new tick."""
+        if profile is None:
+            return tick
+        self.ops.sync()
+        now = time.perf_counter()
+        profile[kind] = profile.get(kind, 0.0) + now - tick
+        return now
+
+    def _run(self, keys, per_vertex, colors, profile, roots, nb_=0):
         plan = self.plan
         o = self.ops
+        deferred, free_after = ({}, plan.free_after) if not nb_ else self.streamed()[:2]
         tick = None
         if profile is not None:
             o.sync()
@@ -143,6 +264,10 @@ class Runner:
                 if op.label not in leaf_cache:
                     leaf_cache[op.label] = o.leaf(colors, op.label if plan.labeled else None, rooted)
                 vals[i] = _Val(leaf_cache[op.label], 0, 1.0)
+            elif op.kind == "spmm" and i in deferred:
+                continue  # made a row block at a time at its eMA (the table it reads is freed there)
+            elif op.kind == "ema" and op.inputs[1] in deferred:
+                tick = self._streamed_ema(i, op, vals, colors, nb_, profile, tick)
             elif op.kind == "spmm":
                 x = vals[op.inputs[0]]
                 arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
@@ -162,14 +287,10 @@ class Runner:
             if roots is not None and i in roots:
                 r = vals[i]
                 root_totals[i] = o.block_sums(r.arr, len(keys)) * 2.0 ** r.e
-            for j in plan.free_after.get(i, ()):
+            for j in free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
                     del vals[j]
-            if profile is not None:
-                o.sync()
-                now = time.perf_counter()
-                profile[op.kind] = profile.get(op.kind, 0.0) + now - tick
-                tick = now
+            tick = self._tick(profile, op.kind, tick)
         if roots is not None:
             return root_totals, None
         root = vals[len(plan.ops) - 1]

@@ -104,11 +104,16 @@ class GpuOps:
         self.ema_parts = None        # lane groups sharing an output set in cc_ema_lanes, None: lanes_parts' choice
         self.sorted_optin = True     # sorted SpMM tiles past 48 KB (benchmarks turn it off to time the kernels before)
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
+        self._block_items = {}       # (r0, r1) -> the work items of that row block (streamed products)
 
-    def _make_items(self, G):
-        """Work items (v, lo, hi, dst) of the rooted SpMM: hub chunks first, then rows by degree."""
+    def _make_items(self, G, r0: int = 0, r1: int | None = None):
+        """Work items (v, lo, hi, dst) of the rooted SpMM over the rows [r0, r1) (default all): hub chunks
+        first, then rows by degree.  ``v`` is the vertex, ``dst`` its output row relative to r0 (or partial row
+        -1 - dst of a hub chunk) and ``heavy`` the hubs' output rows relative to r0, so a block of rows writes a
+        table of r1 - r0 rows with the whole graph's kernels (one coloring a pass)."""
         cp = self.cp
-        deg = G.degrees.astype(np.int64)
+        r1 = G.n if r1 is None else r1
+        deg = G.degrees[r0:r1].astype(np.int64)
         ptr = G.indptr
         order = np.argsort(-deg, kind="stable")
         heavy = order[deg[order] > 2 * HUB_CHUNK]
@@ -117,17 +122,38 @@ class GpuOps:
         hstart = np.concatenate([[0], np.cumsum(cnt)]).astype(np.int32)
         cv = np.repeat(heavy, cnt)
         within = np.arange(cv.shape[0]) - np.repeat(hstart[:-1], cnt)
-        clo = ptr[cv] + within * HUB_CHUNK
-        chi = np.minimum(clo + HUB_CHUNK, ptr[cv + 1])
+        clo = ptr[cv + r0] + within * HUB_CHUNK
+        chi = np.minimum(clo + HUB_CHUNK, ptr[cv + r0 + 1])
         nch = int(cv.shape[0])
-        v = np.concatenate([cv, light]).astype(np.int32)
-        lo = np.concatenate([clo, ptr[light]]).astype(np.int64)
-        hi = np.concatenate([chi, ptr[light + 1]]).astype(np.int64)
+        v = (np.concatenate([cv, light]) + r0).astype(np.int32)
+        lo = np.concatenate([clo, ptr[light + r0]]).astype(np.int64)
+        hi = np.concatenate([chi, ptr[light + r0 + 1]]).astype(np.int64)
         dst = np.concatenate([-1 - np.arange(nch), light]).astype(np.int32)
         with oom_guard("color coding: work items"):
             return {"v": cp.asarray(v), "lo": cp.asarray(lo), "hi": cp.asarray(hi), "dst": cp.asarray(dst),
                     "n_items": int(v.shape[0]), "n_chunks": nch, "heavy": cp.asarray(heavy.astype(np.int32)),
                     "hstart": cp.asarray(hstart), "n_heavy": int(heavy.shape[0])}
+
+    def _items_of(self, rows):
+        """The work items of a row block ``rows`` = (r0, r1), or of the whole graph (None)."""
+        if rows is None:
+            return self.items
+        rows = (int(rows[0]), int(rows[1]))
+        got = self._block_items.get(rows)
+        if got is None:
+            got = self._block_items[rows] = self._make_items(self.G, *rows)
+        return got
+
+    def free_bytes(self) -> int:
+        """Device memory a coloring's tables may take now: free memory and the pool's free blocks, less 1/16 and
+        256 MiB for CuPy's own allocations and the work items."""
+        cp = self.cp
+        free = int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+        return max(0, free - free // 16 - (256 << 20))
+
+    def empty(self, rows, cols):
+        with oom_guard("color coding: a table"):
+            return self.cp.empty((rows, cols), dtype=self.dtype)
 
     # ----------------------------------------------------------------- colorings and leaves
     def colors(self, keys):
@@ -270,17 +296,18 @@ class GpuOps:
         nbt = rows // max(1, self.n)
         return nbt * 4 * (int(self.idx.shape[0]) + self.items["n_items"])
 
-    def sort_arcs(self, colors):
+    def sort_arcs(self, colors, items=None, sarc=None):
         """Colour-sorted arcs of the colorings ``colors`` (cc_sort_arcs): per work item, its arcs whose
         two colours differ, stably sorted by the neighbour's colour: ``sarc`` ((neighbour << 5) | its
         colour, at the item's arc positions of each coloring) and ``kept`` (arcs kept per item and
-        coloring)."""
+        coloring).  ``items``: a row block's work items (default the whole graph's); ``sarc``: a buffer to
+        write into (the blocks of one coloring share one: their arcs are disjoint)."""
         cp = self.cp
-        it = self.items
+        it = self.items if items is None else items
         nbt = int(colors.shape[0]) // max(1, self.n)
         nnz = int(self.idx.shape[0])
         with oom_guard("color coding: colour-sorted arcs"):
-            d = {"sarc": cp.empty(max(1, nbt * nnz), dtype=cp.int32),
+            d = {"sarc": cp.empty(max(1, nbt * nnz), dtype=cp.int32) if sarc is None else sarc,
                  "kept": cp.zeros(max(1, nbt * it["n_items"]), dtype=cp.int32)}
             warps = nbt * it["n_items"]
             if warps:
@@ -290,13 +317,17 @@ class GpuOps:
                      np.int64(nbt), colors, np.int32(self.k), d["sarc"], d["kept"]))
         return d
 
-    def _arcs(self, colors):
-        """The sorted arcs of ``colors``, built once per coloring batch (the array object is the key:
-        the runner passes one colors array to every product of a pass)."""
+    def _arcs(self, colors, rows=None):
+        """The sorted arcs of ``colors`` (of the row block ``rows``), built once per coloring batch and block
+        (the array object is the key: the runner passes one colors array to every product of a pass)."""
         if self._sorted is None or self._sorted[0] is not colors:
             self._sorted = None
-            self._sorted = (colors, self.sort_arcs(colors))
-        return self._sorted[1]
+            self._sorted = (colors, {})
+        got = self._sorted[1]
+        if rows not in got:
+            shared = next(iter(got.values()))["sarc"] if got else None
+            got[rows] = self.sort_arcs(colors, self._items_of(rows), shared)
+        return got[rows]
 
     def _R_padded(self, p):
         """``_R(p)`` flattened per row colour to p*W shorts and padded to RP (a multiple of 8), so the
@@ -334,16 +365,24 @@ class GpuOps:
         L = self._lanes(math.comb(self.k - 1, p - 1))
         return ("gather",) if L is None else ("tiled", L, max(1, 32 // L))
 
-    def spmm_rooted(self, X, Q, colors, p, variant=None):
+    def spmm_rooted(self, X, Q, colors, p, variant=None, rows=None):
         """B = A · M_p over rooted tables.  ``variant``: see :meth:`rooted_variants`; default by
-        ``spmm``: "gather" / "tiled" (the rule) / "auto" and "custom" (timed once per graph and size)."""
+        ``spmm``: "gather" / "tiled" (the rule) / "auto" and "custom" (timed once per graph and size).
+        ``rows`` = (r0, r1): only B's rows r0 .. r1-1 (one coloring; a table of r1 - r0 rows)."""
         if variant is None:
-            variant = self._choose(X, Q, colors, p)
+            variant = self._choose(X, Q, colors, p, rows)
         cp = self.cp
-        rows, Wp = int(X.shape[0]), int(X.shape[1])
+        Wp = int(X.shape[1])
         W = int(Q.shape[2])
-        it = self.items
-        nbt = rows // max(1, self.n)
+        blk = None if rows is None else (int(rows[0]), int(rows[1]))
+        it = self._items_of(blk)
+        if blk is None:
+            rows = int(X.shape[0])
+            nbt = rows // max(1, self.n)
+        else:
+            if int(X.shape[0]) != self.n:
+                raise InvalidArgument("a row block of the SpMM takes one coloring's table")
+            rows, nbt = blk[1] - blk[0], 1
         with oom_guard("color coding: SpMM"):
             out = cp.empty((rows, W), dtype=self.dtype)
             if rows == 0 or W == 0:
@@ -368,7 +407,7 @@ class GpuOps:
                 NX, A, L, V = (int(x) for x in variant[1:5])
                 if V == 2 and (Wp % 2 or X.data.ptr % (2 * self.dtype.itemsize)):
                     V = 1  # never on tables of this module (even widths, aligned allocations)
-                arcs = self._arcs(colors)
+                arcs = self._arcs(colors, blk)
                 Rp, RPg = self._R_padded(p)
                 gpb, GB, RP = self._sorted_shape(p, L)
                 slots = nbt * split
@@ -405,7 +444,7 @@ class GpuOps:
                      np.int64(nbt), partial, np.int32(W), out))
         return out
 
-    def _choose(self, X, Q, colors, p):
+    def _choose(self, X, Q, colors, p, rows=None):
         """The rooted variant for products of size p on this graph.  "gather" / "tiled" force one;
         "auto" / "custom" time every candidate once on the first product of that size (median of 3
         after a warm-up, CUDA events; each checked against the gather kernel's output) and keep the fastest on the graph's device cache, so later
@@ -417,12 +456,13 @@ class GpuOps:
         key = (f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}"
                + ("" if self.sorted_optin else ":48k"))
 
-        def tune():
-            return self.time_variants(X, Q, colors, p)[0][0]
+        def tune():  # on the row block asked for, where the product runs in blocks
+            return self.time_variants(X, Q, colors, p, rows=rows)[0][0]
         return self.G.device_cache(key, tune)
 
-    def time_variants(self, X, Q, colors, p, repeat=3, check=True):
-        """[(variant, seconds)] of every candidate on these inputs, fastest first.  With ``check``, a
+    def time_variants(self, X, Q, colors, p, repeat=3, check=True, rows=None):
+        """[(variant, seconds)] of every candidate on these inputs (``rows``: a row block, as in
+        :meth:`spmm_rooted`), fastest first.  With ``check``, a
         candidate whose output differs from the gather kernel's (the first candidate) by more than
         float rounding (1e-4 of the largest value in float32, 1e-10 in float64) is left out with a
         warning, so a faulty kernel can never be chosen."""
@@ -430,8 +470,9 @@ class GpuOps:
         res = []
         ref = scale = None
         tol = 1e-4 if self.dtype == np.float32 else 1e-10
-        for var in self.rooted_variants(p, rows=int(X.shape[0])):
-            Y = self.spmm_rooted(X, Q, colors, p, var)  # warm-up (and compile)
+        nrows = int(X.shape[0]) if rows is None else int(rows[1]) - int(rows[0])
+        for var in self.rooted_variants(p, rows=nrows):
+            Y = self.spmm_rooted(X, Q, colors, p, var, rows)  # warm-up (and compile)
             if check:
                 if ref is None:
                     ref = Y
@@ -449,7 +490,7 @@ class GpuOps:
             for _ in range(repeat):
                 a, b = cp.cuda.Event(), cp.cuda.Event()
                 a.record()
-                self.spmm_rooted(X, Q, colors, p, var)
+                self.spmm_rooted(X, Q, colors, p, var, rows)
                 b.record()
                 b.synchronize()
                 ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
@@ -530,7 +571,9 @@ class GpuOps:
             P *= 2
         return P
 
-    def ema(self, Ma, B, sa, sp, ma, mb, key):
+    def ema(self, Ma, B, sa, sp, ma, mb, key, out=None):
+        """M_s = Σ_splits (M_a·ma) ⊙ (B·mb) and the largest value written; ``out``: the rows to write (a row
+        block's view of M_s), else a new table."""
         cp = self.cp
         rows = int(Ma.shape[0])
         Ca, Cb = int(Ma.shape[1]), int(B.shape[1])
@@ -539,7 +582,8 @@ class GpuOps:
         split = self._split_packed(key, sa, sp, Ca, Cb) if which == "lanes" else self._split(key, sa, sp)
         real = self.dtype.type
         with oom_guard("color coding: eMA"):
-            out = cp.empty((rows, Cs), dtype=self.dtype)
+            if out is None:
+                out = cp.empty((rows, Cs), dtype=self.dtype)
             mbits = cp.zeros(1, dtype=cp.uint64 if self.dtype == np.float64 else cp.uint32)
             if rows and which == "lanes":
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
