@@ -223,9 +223,12 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
     comparisons asked for (dense layout, library SpMM, cuSPARSE end to end, the CPU backend)."""
     Gp, P, b, dt, plan, runner = cc.prepare(G, tname, backend, a.dtype, "auto")
     dplan = plan_tree(P, G.n, G.nnz, layout="dense")
+    deferred, _, speak, widest = runner.streamed()
     row.update(k=P.k, automorphisms=tree_automorphisms(P), root=plan.root, spmm_cols=plan.spmm_cols,
                ema_terms_per_row=plan.ema_terms, peak_cols=plan.peak_cols,
-               peak_table_bytes=plan.peak_cols * G.n * dt.itemsize)
+               peak_table_bytes=plan.peak_cols * G.n * dt.itemsize,
+               streamed_products=len(deferred), streamed_peak_cols=speak, streamed_widest_b_cols=widest,
+               streamed_peak_table_bytes=speak * G.n * dt.itemsize, row_blocks=runner.blocks())
     if a.spmm_templates is None or tname in a.spmm_templates:
         cols_seen.update((P.k, op.size) for op in dplan.ops if op.kind == "spmm")
     row.update(layout=plan.layout, dense_spmm_cols=dplan.spmm_cols, dense_ema_terms_per_row=dplan.ema_terms,
@@ -246,6 +249,15 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
                spmm_bytes_moved=moved, spmm_bytes_per_s=moved / spmm_s if spmm_s else None,
                ema_bytes=eb, ema_bytes_per_s=eb / ema_s if ema_s else None,
                ema_fraction_of_copy=eb / ema_s / copy_bps if ema_s else None)
+    if a.stream_compare and deferred and not row["row_blocks"]:   # the same coloring, its products streamed
+        runner.row_blocks = a.stream_compare
+        v6, t6, ts6, prof6 = run_timed(runner, keys, gpu, a.repeats)
+        runner.row_blocks = None
+        row.update(per_coloring_streamed_s=t6, per_coloring_streamed_all_s=ts6, profile_streamed_s=prof6,
+                   streamed_row_blocks=a.stream_compare, streamed_value_equal=v6 == v)
+        print(f"  products streamed in {a.stream_compare} row blocks: coloring {t6 * 1e3:.2f} ms (SpMM "
+              f"{prof6.get('spmm', 0) * 1e3:.2f}, eMA {prof6.get('ema', 0) * 1e3:.2f} ms) against {t_med * 1e3:.2f} "
+              f"ms whole; equal values: {v6 == v}", flush=True)
     if gpu and a.ema_compare:      # the same coloring with every eMA on the kernels before cc_ema_lanes
         kinds = [runner.ops.ema_kernel(*plan_cols(plan, op), op.cols, math.comb(op.size - 1, op.a - 1))
                  for op in plan.ops if op.kind == "ema"]
@@ -288,7 +300,8 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
         eff = effective_arcs(G, colors_from_keys(keys, G.n, P.k))
         hb = sum(honest_bytes(G, P.k, op.size, eff, dt.itemsize) for op in plan.ops if op.kind == "spmm")
         row.update(spmm_honest_bytes=hb, spmm_honest_bytes_per_s=hb / spmm_s if spmm_s else None,
-                   spmm_honest_fraction_of_copy=hb / spmm_s / copy_bps if spmm_s else None)
+                   spmm_honest_fraction_of_copy=hb / spmm_s / copy_bps if spmm_s else None,
+                   byte_model_s=(hb + eb) / copy_bps, byte_model_ratio=t_med / ((hb + eb) / copy_bps))
         if gpu:
             row["rooted_choice"] = ({k_: v_ for k_, v_ in G._cache.items() if "cc_rooted_choice" in k_}
                                     if hasattr(G, "_cache") else None)
@@ -315,6 +328,9 @@ def template_row(row, a, G, scale, tname, gpu, backend, cols_seen, copy_bps):
           f"leaf {prof.get('leaf', 0):.4f})"
           + (f"  spmm honest {row['spmm_honest_bytes_per_s'] / 1e12:.3f} TB/s = "
              f"{100 * row['spmm_honest_fraction_of_copy']:.0f}% of copy" if row.get("spmm_honest_bytes_per_s") else "")
+          + (f"  byte model {row['byte_model_s'] * 1e3:.2f} ms ({row['byte_model_ratio']:.2f}x)"
+             if "byte_model_s" in row else "")
+          + (f"  streamed in {row['row_blocks']} row blocks" if row["row_blocks"] else "")
           + (f"  dense {row['per_coloring_dense_s']:.4f} s" if "per_coloring_dense_s" in row else "")
           + (f"  cusparse {row['per_coloring_cusparse_s']:.4f} s" if "per_coloring_cusparse_s" in row else ""),
           flush=True)
@@ -346,6 +362,8 @@ GPU_RUN = {"scales": [18, 20], "templates": ["u10", "u12", "u13", "u15-1"], "no_
                         help="GPU: also time each coloring with the eMA kernels before cc_ema_lanes"),
                     arg("--spmm-compare", action="store_true",
                         help="GPU: also time each coloring with the sorted SpMM's tiles held to 48 KB (as before)"),
+                    arg("--stream-compare", type=int, default=0,
+                        help="also time each coloring with its products streamed in this many row blocks"),
                     arg("--alias-compare", action="store_true",
                         help="GPU: also time each coloring with the eMA of an unlabelled leaf run as a pass (as before)"),
                     arg("--cpu-compare", nargs="*", default=[],

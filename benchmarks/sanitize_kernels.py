@@ -212,6 +212,13 @@ def color_coding(G):
     for var in [v for v in ops.rooted_variants(p) if v[0] == "sorted"]:
         np.testing.assert_allclose(ops.spmm_rooted(X, Q, colors, p, var).get(), want, rtol=1e-5,
                                    atol=1e-5 * float(want.max()))
+    # the same product in three row blocks (streamed products: a block's work items, hub chunks included), every
+    # variant, equal to its whole product row for row
+    cuts = [0, G.n // 3, (2 * G.n) // 3, G.n]
+    for var in ops.rooted_variants(p):
+        whole = ops.spmm_rooted(X, Q, colors, p, var).get()
+        parts = [ops.spmm_rooted(X, Q, colors, p, var, rows=(a, b)).get() for a, b in zip(cuts, cuts[1:])]
+        np.testing.assert_array_equal(np.concatenate(parts), whole)
     # u15-1's root product on cc_ema_lanes with 4 lane groups a set (shuffled partials) against one group a set
     from la_gpm.color_coding.trees import split_tables
     key = (14, 13, 7)
