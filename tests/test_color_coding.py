@@ -468,8 +468,8 @@ def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
     bad = next(v for v in ops.rooted_variants(p) if v[0] == "tiled")
     real = GpuOps.spmm_rooted
 
-    def broken(self, X_, Q_, colors_, p_, variant=None):
-        out = real(self, X_, Q_, colors_, p_, variant)
+    def broken(self, X_, Q_, colors_, p_, variant=None, rows=None):
+        out = real(self, X_, Q_, colors_, p_, variant, rows)
         if variant == bad:
             out[:] = 0  # a fast wrong kernel
         return out

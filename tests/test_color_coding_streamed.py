@@ -117,7 +117,7 @@ def test_streaming_is_chosen_where_one_colorings_tables_do_not_fit(monkeypatch):
     whole = runner.plan.peak_cols * n * item
     monkeypatch.setattr(type(runner.ops), "free_bytes", lambda self: whole)
     assert runner.blocks() == 0
-    room = speak * n * item + widest * item * 1024 + 1  # a B block of 1,024 rows fits beside the rest
+    room = speak * n * item + 2 * widest * item * 1024 + 1  # two B blocks of 1,024 rows fit beside the rest
     monkeypatch.setattr(type(runner.ops), "free_bytes", lambda self: room)
     assert runner.blocks() == -(-n // 1024) and runner.fitting() == 1
     monkeypatch.setattr(type(runner.ops), "free_bytes", lambda self: None)
@@ -141,14 +141,25 @@ def test_gpu_streamed_products_equal_the_whole_plan_bit_for_bit(spmm):
 
 @gpu
 @requires_gpu
-def test_gpu_streamed_equals_cpu_and_is_chosen_by_free_memory(monkeypatch):
-    G = la_gpm.generators.graph500(12, seed=6)
-    cpu = la_gpm.estimate(G, "u12", seed=7, max_colorings=3, backend="cpu", dtype="float64")
-    *_, runner = driver.prepare(G, "u12", "gpu", "float64", "auto")
-    deferred, _, speak, widest = runner.streamed()
-    room = speak * G.n * 8 + widest * 8 * 1024 + 1
-    monkeypatch.setattr(type(runner.ops), "free_bytes", lambda self: room)
-    assert runner.blocks() == -(-G.n // 1024)
-    got = la_gpm.estimate(G, "u12", seed=7, max_colorings=3, backend="gpu", dtype="float64")
-    assert got.n_colorings == cpu.n_colorings == 3
-    np.testing.assert_allclose(got.values, cpu.values, rtol=1e-12)
+def test_gpu_tables_in_their_own_allocations_equal_the_pools(monkeypatch):
+    """Near the device's capacity the tables bypass CuPy's pool (GpuOps.tables_direct): the same values."""
+    from la_gpm.color_coding.gpu import GpuOps
+    G = la_gpm.generators.graph500(12, seed=8)
+    *_, runner = driver.prepare(G, "u12", "gpu", "float32", "auto")
+    keys = coloring_keys(5, 0, 2)
+    whole = runner.run(keys)[0]
+    assert runner.ops.direct_min is None                    # far from the capacity: the pool
+    assert runner.ops.tables_direct(0, True) and runner.ops.direct_min == 1 << 28
+    runner.ops.direct_min = 1
+    t = runner.ops.empty(G.n, 3)
+    assert t.data.mem.size == G.n * 3 * 4 and t.shape == (G.n, 3)
+
+    def every_table_direct(self, whole_bytes, force=None):
+        self.direct_min = 1
+        return True
+    monkeypatch.setattr(GpuOps, "tables_direct", every_table_direct)
+    got = runner.run(keys)[0]
+    runner.row_blocks = 3
+    got3 = runner.run(keys)[0]
+    np.testing.assert_array_equal(got, whole)
+    np.testing.assert_array_equal(got3, whole)

@@ -91,6 +91,8 @@ class Runner:
         # row blocks of the streamed products (see blocks()): None decides by the memory there is; an int forces
         # that many (tests, benchmarks)
         self.row_blocks = None
+        # gpu: tables past 256 MiB in their own allocations, not CuPy's pool (GpuOps.tables_direct); None decides
+        self.direct_tables = None
         self._streamed = None
 
     def _alias(self, i) -> bool:
@@ -149,7 +151,7 @@ class Runner:
         """Row blocks of the streamed products (:meth:`streamed`) of a coloring, 0 for none.  None are used
         while one coloring's whole tables (``peak_cols`` columns of n entries) fit the memory there is (the
         device's free memory on the gpu, seven eighths of the host's available memory on the cpu); past that
-        the fewest blocks whose B block fits beside the streamed plan's whole tables (at least 1,024 rows a
+        the fewest blocks of which two B blocks fit beside the streamed plan's whole tables (at least 1,024 rows a
         block).  ``row_blocks`` forces a number."""
         deferred, _, speak, widest = self.streamed()
         n = max(1, self.G.n)
@@ -162,7 +164,8 @@ class Runner:
         if room is None or self.plan.peak_cols * n * item <= room:
             return 0
         left = room - speak * n * item
-        rows = max(1024, left // max(1, widest * item))
+        # a B block, and on a graph's first coloring the kernel choice's reference and candidate outputs of one
+        rows = max(1024, left // max(1, 2 * widest * item))
         return max(1, -(-n // min(n, rows)))
 
     def fitting(self) -> int:
@@ -209,6 +212,8 @@ class Runner:
             return self._run(keys, per_vertex, colors, profile, roots, nb_)
         from ..device import oom_guard
         with oom_guard(f"color coding of a {self.P.k}-vertex tree on the GPU"):
+            rows = (len(keys) if colors is None else 1) * max(1, self.G.n)
+            self.ops.tables_direct(self.plan.peak_cols * rows * self.itemsize, self.direct_tables)
             return self._run(keys, per_vertex, colors, profile, roots, nb_)
 
     def _streamed_ema(self, i, op, vals, colors, nb_, profile, tick):

@@ -105,6 +105,7 @@ class GpuOps:
         self.sorted_optin = True     # sorted SpMM tiles past 48 KB (benchmarks turn it off to time the kernels before)
         self.items = G.device_cache(f"gpu:{dev}:cc_items:{HUB_CHUNK}", lambda: self._make_items(G))
         self._block_items = {}       # (r0, r1) -> the work items of that row block (streamed products)
+        self.direct_min = None       # tables of at least this many bytes get their own allocation (tables_direct)
 
     def _make_items(self, G, r0: int = 0, r1: int | None = None):
         """Work items (v, lo, hi, dst) of the rooted SpMM over the rows [r0, r1) (default all): hub chunks
@@ -152,8 +153,29 @@ class GpuOps:
         return max(0, free - free // 16 - (256 << 20))
 
     def empty(self, rows, cols):
+        """A table of rows x cols: from CuPy's memory pool, or where it is at least ``direct_min`` bytes its own
+        device allocation (freed with it: see :meth:`tables_direct`)."""
+        cp = self.cp
         with oom_guard("color coding: a table"):
-            return self.cp.empty((rows, cols), dtype=self.dtype)
+            nbytes = rows * cols * self.dtype.itemsize
+            if self.direct_min is None or nbytes < self.direct_min or nbytes == 0:
+                return cp.empty((rows, cols), dtype=self.dtype)
+            mem = cp.cuda.memory.Memory(nbytes)
+            return cp.ndarray((rows, cols), dtype=self.dtype, memptr=cp.cuda.memory.MemoryPointer(mem, 0))
+
+    def tables_direct(self, whole_bytes: int, force: bool | None = None) -> bool:
+        """Whether the tables of the next colorings (``whole_bytes`` at the plan's widest point) bypass CuPy's
+        pool: where they take more than half the free memory (or ``force``).  Near the device's capacity the
+        pool strands memory: a freed table's block is split for smaller ones and cannot go back to the device
+        while any of them lives, so a later large table found no room though less than the device was in use
+        (u15 on Graph500 22: 83 GB in use, 106 GB held by the pool, a 17 GB table refused).  Its own allocation
+        per table (at least 256 MiB) costs a cudaMalloc / cudaFree each; the pool's cached blocks are returned
+        first."""
+        direct = whole_bytes > self.free_bytes() // 2 if force is None else bool(force)
+        if direct and self.direct_min is None:
+            self.cp.get_default_memory_pool().free_all_blocks()
+        self.direct_min = (1 << 28) if direct else None
+        return direct
 
     # ----------------------------------------------------------------- colorings and leaves
     def colors(self, keys):
@@ -384,7 +406,7 @@ class GpuOps:
                 raise InvalidArgument("a row block of the SpMM takes one coloring's table")
             rows, nbt = blk[1] - blk[0], 1
         with oom_guard("color coding: SpMM"):
-            out = cp.empty((rows, W), dtype=self.dtype)
+            out = self.empty(rows, W)
             if rows == 0 or W == 0:
                 return out
             partial = cp.empty((max(1, nbt * it["n_chunks"]), W), dtype=self.dtype)
@@ -456,8 +478,16 @@ class GpuOps:
         key = (f"gpu:{self.dev}:cc_rooted_choice:{self.k}:{p}:{self.dtype.name}"
                + ("" if self.sorted_optin else ":48k"))
 
-        def tune():  # on the row block asked for, where the product runs in blocks
-            return self.time_variants(X, Q, colors, p, rows=rows)[0][0]
+        def tune():
+            # on the row block asked for, where the product runs in blocks; on the first rows where the gather
+            # reference and a candidate's output (two whole products) would not fit the free memory
+            blk = rows
+            if blk is None and int(X.shape[0]) == self.n:
+                row_bytes = int(Q.shape[2]) * self.dtype.itemsize
+                room = self.free_bytes() // 2
+                if 2 * self.n * row_bytes > room:
+                    blk = (0, int(min(self.n, max(1024, room // (2 * max(1, row_bytes))))))
+            return self.time_variants(X, Q, colors, p, rows=blk)[0][0]
         return self.G.device_cache(key, tune)
 
     def time_variants(self, X, Q, colors, p, repeat=3, check=True, rows=None):
@@ -472,7 +502,7 @@ class GpuOps:
         tol = 1e-4 if self.dtype == np.float32 else 1e-10
         nrows = int(X.shape[0]) if rows is None else int(rows[1]) - int(rows[0])
         for var in self.rooted_variants(p, rows=nrows):
-            Y = self.spmm_rooted(X, Q, colors, p, var, rows)  # warm-up (and compile)
+            Y = self.spmm_rooted(X, Q, colors, p, var, rows=rows)  # warm-up (and compile)
             if check:
                 if ref is None:
                     ref = Y
@@ -490,7 +520,7 @@ class GpuOps:
             for _ in range(repeat):
                 a, b = cp.cuda.Event(), cp.cuda.Event()
                 a.record()
-                self.spmm_rooted(X, Q, colors, p, var, rows)
+                self.spmm_rooted(X, Q, colors, p, var, rows=rows)
                 b.record()
                 b.synchronize()
                 ts.append(cp.cuda.get_elapsed_time(a, b) / 1e3)
@@ -583,7 +613,7 @@ class GpuOps:
         real = self.dtype.type
         with oom_guard("color coding: eMA"):
             if out is None:
-                out = cp.empty((rows, Cs), dtype=self.dtype)
+                out = self.empty(rows, Cs)
             mbits = cp.zeros(1, dtype=cp.uint64 if self.dtype == np.float64 else cp.uint32)
             if rows and which == "lanes":
                 R, threads = self.ema_lanes or self.lanes_shape(Ca, Cb, Cs)
