@@ -289,9 +289,12 @@ class Runner:
                 sa, sp = split_tables(*key)
                 arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
                 vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
+                a = b = None   # the inputs go when their last reader frees them, not when this name is reused
+            arr = x = None
             if roots is not None and i in roots:
                 r = vals[i]
                 root_totals[i] = o.block_sums(r.arr, len(keys)) * 2.0 ** r.e
+                r = None
             for j in free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
                     del vals[j]

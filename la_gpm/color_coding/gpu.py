@@ -63,6 +63,17 @@ def _optin_kernel(module: str, name: str, opts: tuple):
     return _optin_kernel_on(cupy().cuda.runtime.getDevice(), module, name, opts)
 
 
+@functools.lru_cache(maxsize=None)
+def _max_abs_diff_kernel():
+    return cupy().ReductionKernel("T y, T r", "T z", "y > r ? y - r : r - y", "max(a, b)", "z = a", "0",
+                                  "la_gpm_cc_max_abs_diff")
+
+
+def _max_abs_diff(Y, ref):
+    """max |Y - ref| in one reduction (no temporary arrays)."""
+    return _max_abs_diff_kernel()(Y, ref)
+
+
 def _tpr(C: int) -> int:
     t = 32
     while t < 256 and 4 * t < C:
@@ -160,7 +171,11 @@ class GpuOps:
             nbytes = rows * cols * self.dtype.itemsize
             if self.direct_min is None or nbytes < self.direct_min or nbytes == 0:
                 return cp.empty((rows, cols), dtype=self.dtype)
-            mem = cp.cuda.memory.Memory(nbytes)
+            try:
+                mem = cp.cuda.memory.Memory(nbytes)
+            except cp.cuda.runtime.CUDARuntimeError:   # the pool's cached blocks back to the device, once
+                cp.get_default_memory_pool().free_all_blocks()
+                mem = cp.cuda.memory.Memory(nbytes)
             return cp.ndarray((rows, cols), dtype=self.dtype, memptr=cp.cuda.memory.MemoryPointer(mem, 0))
 
     def tables_direct(self, whole_bytes: int, force: bool | None = None) -> bool:
@@ -506,9 +521,9 @@ class GpuOps:
             if check:
                 if ref is None:
                     ref = Y
-                    scale = max(float(cp.abs(ref).max()) if ref.size else 0.0, 1e-300)
-                else:
-                    err = float(cp.abs(Y - ref).max()) / scale if Y.size else 0.0
+                    scale = max(max(float(ref.max()), -float(ref.min())) if ref.size else 0.0, 1e-300)
+                else:   # without temporaries of the product's size (they would stay in CuPy's pool)
+                    err = float(_max_abs_diff(Y, ref)) / scale if Y.size else 0.0
                     if not err <= tol:
                         warnings.warn(f"color coding: rooted SpMM variant {var} differs from the gather kernel by "
                                       f"{err:.3g} (relative) for k={self.k}, p={p}; it is not used", RuntimeWarning,
