@@ -38,6 +38,7 @@ EMA_CHOICES = ("auto", "lanes", "smem", "global")
 _BLOCK_RESERVED_SMEM = 1024   # shared memory the driver reserves per block (sm_80 and later)
 EMA_PART_MIN = 16             # cc_ema_lanes: packed split loads (4 splits each) a lane group keeps at least
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
+TUNE_ROWS = 1 << 20  # the rooted SpMM's kernel choice is timed on at most this many rows of one coloring
 # (NX, A, V, half) of the sorted kernel's candidates (cc_spmm_sorted_<NX>x<A>[v2]): NX column loads of V values per
 # lane, A arcs in flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``.  From
 # (6, 4, 1) on (session 38): more columns a lane, fewer instructions a gathered value (docs/color_coding.md)
@@ -494,14 +495,16 @@ class GpuOps:
                + ("" if self.sorted_optin else ":48k"))
 
         def tune():
-            # on the row block asked for, where the product runs in blocks; on the first rows where the gather
-            # reference and a candidate's output (two whole products) would not fit the free memory
-            blk = rows
-            if blk is None and int(X.shape[0]) == self.n:
-                row_bytes = int(Q.shape[2]) * self.dtype.itemsize
-                room = self.free_bytes() // 2
-                if 2 * self.n * row_bytes > room:
-                    blk = (0, int(min(self.n, max(1024, room // (2 * max(1, row_bytes))))))
+            # on one coloring's first TUNE_ROWS rows at most (the timing costs its rows: u15-1 on Graph500 22, 4.2M
+            # rows, spent 64 s in it), fewer where the gather reference and a candidate's output do not fit the
+            # free memory; within the row block asked for, where the product runs in blocks
+            if int(X.shape[0]) != self.n:
+                return self.time_variants(X, Q, colors, p, rows=rows)[0][0]
+            r0, r1 = (0, self.n) if rows is None else (int(rows[0]), int(rows[1]))
+            row_bytes = int(Q.shape[2]) * self.dtype.itemsize
+            room = self.free_bytes() // 2
+            take = min(r1 - r0, TUNE_ROWS, max(1024, room // (2 * max(1, row_bytes))))
+            blk = None if (rows is None and take >= self.n) else (r0, r0 + take)
             return self.time_variants(X, Q, colors, p, rows=blk)[0][0]
         return self.G.device_cache(key, tune)
 
