@@ -142,24 +142,33 @@ def test_gpu_streamed_products_equal_the_whole_plan_bit_for_bit(spmm):
 @gpu
 @requires_gpu
 def test_gpu_tables_in_their_own_allocations_equal_the_pools(monkeypatch):
-    """Near the device's capacity the tables bypass CuPy's pool (GpuOps.tables_direct): the same values."""
+    """Tables in their own device allocations (GpuOps.tables_direct): the same values; where the pool runs out
+    of memory the runner runs the pass again that way, and keeps to it."""
+    import cupy as cp
     from la_gpm.color_coding.gpu import GpuOps
     G = la_gpm.generators.graph500(12, seed=8)
     *_, runner = driver.prepare(G, "u12", "gpu", "float32", "auto")
     keys = coloring_keys(5, 0, 2)
     whole = runner.run(keys)[0]
-    assert runner.ops.direct_min is None                    # far from the capacity: the pool
-    assert runner.ops.tables_direct(0, True) and runner.ops.direct_min == 1 << 28
+    assert runner.ops.direct_min is None                    # whole tables: the pool
     runner.ops.direct_min = 1
     t = runner.ops.empty(G.n, 3)
     assert t.data.mem.size == G.n * 3 * 4 and t.shape == (G.n, 3)
+    runner.row_blocks = 3                                   # streamed: own allocations
+    np.testing.assert_array_equal(runner.run(keys)[0], whole)
+    assert runner.ops.direct_min == 1 << 28
+    runner.row_blocks = None
+    real = GpuOps.empty
+    failed = []
 
-    def every_table_direct(self, whole_bytes, force=None):
-        self.direct_min = 1
-        return True
-    monkeypatch.setattr(GpuOps, "tables_direct", every_table_direct)
-    got = runner.run(keys)[0]
-    runner.row_blocks = 3
-    got3 = runner.run(keys)[0]
-    np.testing.assert_array_equal(got, whole)
-    np.testing.assert_array_equal(got3, whole)
+    def pool_runs_out(self, rows, cols):
+        if self.direct_min is None and rows * cols * 4 >= 1 << 20 and not failed:
+            failed.append((rows, cols))
+            raise cp.cuda.memory.OutOfMemoryError(rows * cols * 4, 1 << 30, 0)
+        return real(self, rows, cols)
+    monkeypatch.setattr(GpuOps, "empty", pool_runs_out)
+    *_, fresh = driver.prepare(G, "u12", "gpu", "float32", "auto")
+    np.testing.assert_array_equal(fresh.run(keys)[0], whole)
+    assert failed and fresh.ops.direct_min == 1 << 28
+    np.testing.assert_array_equal(fresh.run(keys)[0], whole)   # and stays with them
+    assert fresh.ops.direct_min == 1 << 28

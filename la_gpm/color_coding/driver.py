@@ -38,7 +38,7 @@ import numpy as np
 from ..validation import as_graph
 from ..backends import resolve_backend
 from ..config import config
-from ..exceptions import InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
+from ..exceptions import DeviceOutOfMemory, InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
 from ..patterns.catalog import as_pattern
 from .cpu import CpuOps
 from .trees import LAYOUTS, TreePlan, plan_tree, rooted_gather_table, rooted_shape, split_tables, tree_automorphisms
@@ -91,8 +91,10 @@ class Runner:
         # row blocks of the streamed products (see blocks()): None decides by the memory there is; an int forces
         # that many (tests, benchmarks)
         self.row_blocks = None
-        # gpu: tables past 256 MiB in their own allocations, not CuPy's pool (GpuOps.tables_direct); None decides
+        # gpu: tables of 256 MiB or more in their own allocations, not CuPy's pool (GpuOps.tables_direct); None:
+        # where the products are streamed, or after the pool ran out once
         self.direct_tables = None
+        self._pool_ran_out = False
         self._streamed = None
 
     def _alias(self, i) -> bool:
@@ -210,10 +212,19 @@ class Runner:
                     np.concatenate([p[1] for p in parts]) if per_vertex else None)
         if not self.gpu:
             return self._run(keys, per_vertex, colors, profile, roots, nb_)
-        from ..device import oom_guard
+        from ..device import is_device_oom, oom_guard
+        direct = self.direct_tables if self.direct_tables is not None else bool(nb_ or self._pool_ran_out)
         with oom_guard(f"color coding of a {self.P.k}-vertex tree on the GPU"):
-            rows = (len(keys) if colors is None else 1) * max(1, self.G.n)
-            self.ops.tables_direct(self.plan.peak_cols * rows * self.itemsize, self.direct_tables)
+            try:
+                self.ops.tables_direct(direct)
+                return self._run(keys, per_vertex, colors, profile, roots, nb_)
+            except Exception as e:  # noqa: BLE001 -- anything but the pool running out is raised as it is
+                if direct or not (isinstance(e, DeviceOutOfMemory) or is_device_oom(e)):
+                    raise
+            # CuPy's pool stranded memory near the device's capacity (GpuOps.tables_direct): the pass again, and
+            # every later one, with the large tables in their own allocations
+            self._pool_ran_out = True
+            self.ops.tables_direct(True)
             return self._run(keys, per_vertex, colors, profile, roots, nb_)
 
     def _streamed_ema(self, i, op, vals, colors, nb_, profile, tick):

@@ -179,19 +179,18 @@ class GpuOps:
                 mem = cp.cuda.memory.Memory(nbytes)
             return cp.ndarray((rows, cols), dtype=self.dtype, memptr=cp.cuda.memory.MemoryPointer(mem, 0))
 
-    def tables_direct(self, whole_bytes: int, force: bool | None = None) -> bool:
-        """Whether the tables of the next colorings (``whole_bytes`` at the plan's widest point) bypass CuPy's
-        pool: where they take more than half the free memory (or ``force``).  Near the device's capacity the
-        pool strands memory: a freed table's block is split for smaller ones and cannot go back to the device
-        while any of them lives, so a later large table found no room though less than the device was in use
-        (u15 on Graph500 22: 83 GB in use, 106 GB held by the pool, a 17 GB table refused).  Its own allocation
-        per table (at least 256 MiB) costs a cudaMalloc / cudaFree each; the pool's cached blocks are returned
-        first."""
-        direct = whole_bytes > self.free_bytes() // 2 if force is None else bool(force)
+    def tables_direct(self, direct: bool) -> None:
+        """Whether the next colorings' tables of 256 MiB or more bypass CuPy's pool, each its own device
+        allocation (the pool's cached blocks returned first).  Near the device's capacity the pool strands memory:
+        a freed table's block is split for smaller ones and cannot go back to the device while any of them lives,
+        so a later large table found no room though less than the device was in use (u15 on Graph500 22: 83 GB
+        in use, 106 GB held by the pool, a 17 GB table refused).  Its own allocation costs a cudaMalloc and a
+        cudaFree per table (20-37 ms to free 32-57 GiB on an H200): u15-2 on Graph500 22 took 0.94-1.08 s a
+        coloring so against 0.87-0.92 s from the pool (``probe_s40_direct_vs_pool_h200.txt``), so the runner asks
+        for it only where it streams its products or the pool ran out (:meth:`Runner.run`)."""
         if direct and self.direct_min is None:
             self.cp.get_default_memory_pool().free_all_blocks()
         self.direct_min = (1 << 28) if direct else None
-        return direct
 
     # ----------------------------------------------------------------- colorings and leaves
     def colors(self, keys):
