@@ -807,7 +807,9 @@ def estimate(G, template, eps: float = 0.05, delta: float = 0.01, seed=None, max
     spmm : the SpMM implementation ("auto"; cpu: "numba" | "scipy"; gpu: "custom" | "cusparse", and for
         rooted tables "gather" | "tiled" to force one kernel; "auto" times the GPU candidates once per
         graph and product size, see docs/color_coding.md)
-    batch : colorings evaluated together (default: as many as fit ``config.memory_budget``)
+    batch : colorings evaluated together (default: as many as fit ``config.memory_budget``).  Where one
+        coloring's tables do not fit the memory there is (the GPU's free memory, the host's available memory),
+        its SpMM products that one eMA reads are made a row block at a time (same values; docs/color_coding.md)
     layout : "rooted" (tables keep only the colour sets containing the row's colour: h/k of the
         memory and SpMM bytes, a/k of the eMA work; the default), "dense" (the paper's full
         tables; needed by the library SpMMs "scipy", "graphblas", "cusparse") or "auto"
