@@ -26,7 +26,7 @@ from ..backends import resolve_backend
 from ..exceptions import InvalidArgument
 from ..patterns.pattern import Pattern
 from .driver import Estimate, Runner, check_dtype, check_run_args, eb_interval, make_ops, resolve_seed
-from .trees import TreePlan, plan_tree, rooted_shape, tree_automorphisms
+from .trees import TreePlan, frees_and_peak, plan_tree, rooted_shape, tree_automorphisms
 
 __all__ = ["free_trees", "tree_census", "plan_census", "TreeCensusPlan", "TreeCensus"]
 
@@ -148,15 +148,7 @@ def plan_census(k: int, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24) -> Tre
             last[j] = i
     for r in roots:
         last.setdefault(r, r)
-    free_after = {}
-    for j, i in last.items():
-        free_after.setdefault(i, []).append(j)
-    alive = pk = 0
-    for i, op in enumerate(ops):
-        alive += op.cols
-        pk = max(pk, alive)
-        for j in free_after.get(i, ()):
-            alive -= ops[j].cols
+    free_after, pk = frees_and_peak(ops, last)
     spmm = sum(op.cols for op in ops if op.kind == "spmm")
     ema = sum(op.cols * math.comb(op.size - 1, op.a - 1) for op in ops if op.kind == "ema")
     plan = TreePlan(k, -1, ops, free_after, 0.0, pk, spmm, ema, False, "rooted")

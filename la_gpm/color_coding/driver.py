@@ -41,7 +41,8 @@ from ..config import config
 from ..exceptions import DeviceOutOfMemory, InvalidArgument, InvalidPattern, LabelMismatch, PatternTooLarge
 from ..patterns.catalog import as_pattern
 from .cpu import CpuOps
-from .trees import LAYOUTS, TreePlan, plan_tree, rooted_gather_table, rooted_shape, split_tables, tree_automorphisms
+from .trees import (LAYOUTS, TreePlan, frees_and_peak, plan_tree, rooted_gather_table, rooted_shape, split_tables,
+                    tree_automorphisms)
 
 __all__ = ["Estimate", "estimate", "colorful_count", "Runner", "prepare", "make_ops", "resolve_seed", "check_dtype",
            "check_run_args", "eb_interval", "acs_halfwidth", "acs_interval", "acs_zero_colorings", "ACS_MIN_NONZERO",
@@ -135,16 +136,7 @@ class Runner:
             for t in range(len(ops) - 1):  # tables nothing reads (tree_census's roots, read on the spot)
                 if t not in deferred:
                     last.setdefault(t, t)
-            free_after = {}
-            for j, t in last.items():
-                free_after.setdefault(t, []).append(j)
-            alive = pk = 0
-            for t, op in enumerate(ops):
-                if t not in deferred:
-                    alive += op.cols
-                pk = max(pk, alive)
-                for j in free_after.get(t, ()):
-                    alive -= ops[j].cols
+            free_after, pk = frees_and_peak(ops, last, deferred)
             widest = max((ops[i].cols for i in deferred), default=0)
             self._streamed = (deferred, free_after, pk, widest)
         return self._streamed

@@ -298,6 +298,22 @@ def _build(k, shape, best, labeled, layout="rooted"):
     return ops
 
 
+def frees_and_peak(ops, last, skip=()):
+    """For ops in evaluation order and ``last`` (table -> the op after which it is freed): ``free_after`` (op ->
+    the tables freed after it) and the most table columns alive at once, the ops in ``skip`` holding none."""
+    free_after = {}
+    for j, t in last.items():
+        free_after.setdefault(t, []).append(j)
+    alive = pk = 0
+    for t, op in enumerate(ops):
+        if t not in skip:
+            alive += op.cols
+        pk = max(pk, alive)
+        for j in free_after.get(t, ()):
+            alive -= ops[j].cols
+    return free_after, pk
+
+
 def _order_and_peak(ops):
     """Post-order with the heavier input first; returns (order, free_after, peak_cols)."""
     root = len(ops) - 1
