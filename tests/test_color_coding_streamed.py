@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import la_gpm
 from la_gpm import Graph, Pattern
@@ -16,6 +18,7 @@ from la_gpm.color_coding.all_trees import plan_census
 from la_gpm.color_coding.cpu_kernels import coloring_keys
 
 from .conftest import gpu, requires_gpu
+from .test_color_coding import dfs_colorful, prufer_tree
 
 TEMPLATES = ("u5", "u7", "u10", "u12", "u13", "u15-1", "u15-2")
 
@@ -105,6 +108,31 @@ def _check_streamed_equal(G, backend, spmm="auto", blocks=(1, 2, 3, 7)):
 
 def test_cpu_streamed_products_equal_the_whole_plan_bit_for_bit():
     _check_streamed_equal(la_gpm.generators.graph500(9, seed=3), "cpu")
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(k=st.integers(5, 9), data=st.data())
+def test_streamed_random_trees_equal_the_whole_plan_and_the_oracle(k, data):
+    """Random trees (Prüfer sequences; of 5-9 vertices: a third to nine tenths of them have a product to stream),
+    graphs, labels, colorings and block counts: the streamed run equals the whole plan's bit for bit and the
+    colorful embeddings of the depth-first oracle."""
+    P = prufer_tree(data.draw(st.lists(st.integers(0, k - 1), min_size=k - 2, max_size=k - 2)), k)
+    n = data.draw(st.integers(k, 40))
+    G = la_gpm.generators.gnm(n, data.draw(st.integers(n - 1, min(3 * n, n * (n - 1) // 2))),
+                              seed=data.draw(st.integers(0, 99)))
+    if data.draw(st.booleans()):
+        lab = np.random.default_rng(data.draw(st.integers(0, 99))).integers(0, 2, n)
+        G = Graph(G.indptr, G.indices, vertex_labels=lab)
+        P = Pattern(P.edges, vertex_labels=data.draw(st.lists(st.integers(0, 1), min_size=k, max_size=k)))
+    colors = np.random.default_rng(data.draw(st.integers(0, 99))).integers(0, k, n).astype(np.int8)
+    *_, runner = driver.prepare(G, P, "cpu", "float64", "auto")
+    key = np.zeros(1, dtype=np.uint64)
+    whole = runner.run(key, colors=colors)[0]
+    runner.row_blocks = data.draw(st.integers(1, n))
+    assert runner.blocks() == (runner.row_blocks if runner.streamed()[0] else 0)
+    got = runner.run(key, colors=colors)[0]
+    np.testing.assert_array_equal(got, whole)
+    assert got[0] == pytest.approx(dfs_colorful(G, P, colors), rel=1e-9, abs=1e-9)
 
 
 def test_streaming_is_chosen_where_one_colorings_tables_do_not_fit(monkeypatch):
