@@ -76,14 +76,14 @@ def resolve_backend(backend: str | None, supported=("cpu", "graphblas", "gpu"), 
     return b
 
 
-def available_host_memory() -> int | None:
-    """Bytes of host memory the system says are available now (``MemAvailable`` of /proc/meminfo), None where it
-    does not say (other systems)."""
+def usable_host_memory() -> int | None:
+    """Bytes of host memory a computation may take now: seven eighths of what the system says is available
+    (``MemAvailable`` of /proc/meminfo), None where it does not say (other systems)."""
     try:
         with open("/proc/meminfo") as f:
             for line in f:
                 if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
+                    return int(line.split()[1]) * 1024 // 8 * 7
     except (OSError, ValueError, IndexError):
         return None
     return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..backends import available_host_memory
+from ..backends import usable_host_memory
 from .trees import rooted_gather_pairs
 
 __all__ = ["CpuOps"]
@@ -67,10 +67,8 @@ class CpuOps:
         return np.empty((rows, cols), dtype=self.dtype)
 
     def free_bytes(self) -> int | None:
-        """Host memory a coloring's tables may take now (seven eighths of ``MemAvailable``), None where the
-        system does not say."""
-        avail = available_host_memory()
-        return None if avail is None else avail // 8 * 7
+        """Host memory a coloring's tables may take now (:func:`~la_gpm.backends.usable_host_memory`)."""
+        return usable_host_memory()
 
     def spmm(self, X):
         n = self.n

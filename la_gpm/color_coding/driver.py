@@ -219,29 +219,34 @@ class Runner:
             self.ops.tables_direct(True)
             return self._run(keys, per_vertex, colors, profile, roots, nb_)
 
-    def _streamed_ema(self, i, op, vals, colors, nb_, profile, tick):
-        """eMA op i over a streamed product: B made and consumed ``nb_`` row blocks at a time (see
-        :meth:`streamed`); the same values as the whole product's, row for row."""
+    def _ema(self, i, op, vals, colors, nb_, profile, tick):
+        """eMA op i into ``vals[i]``; where its B is a streamed product (:meth:`streamed`: ``nb_`` row blocks),
+        B is made and consumed a row block at a time, with the same values row for row."""
         plan, o, k = self.plan, self.ops, self.plan.k
+        a = vals[op.inputs[0]]
         sop = plan.ops[op.inputs[1]]
-        a, x = vals[op.inputs[0]], vals[sop.inputs[0]]
-        b_mx = x.mx * self.maxdeg
+        streamed = sop.kind == "spmm" and op.inputs[1] not in vals
+        b = vals[sop.inputs[0]] if streamed else vals[op.inputs[1]]   # streamed: M_p, the table B is made from
+        b_mx = b.mx * self.maxdeg if streamed else b.mx
         ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b_mx)
-        key = (k - 1, op.size - 1, op.a - 1)
+        key = (k - 1, op.size - 1, op.a - 1) if plan.layout == "rooted" else (k, op.size, op.a)
         sa, sp = split_tables(*key)
-        Q = rooted_gather_table(k, sop.size)
-        rows = int(x.arr.shape[0])
-        out = o.empty(rows, int(sa.shape[0]))
-        step = -(-rows // nb_)
-        mx = 0.0
-        for r0 in range(0, rows, step):
-            r1 = min(rows, r0 + step)
-            B = o.spmm_rooted(x.arr, Q, colors, sop.size, rows=(r0, r1))
-            tick = self._tick(profile, "spmm", tick)
-            mx = max(mx, o.ema(a.arr[r0:r1], B, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key, out=out[r0:r1])[1])
-            del B
-            tick = self._tick(profile, "ema", tick)
-        vals[i] = _Val(out, a.e + x.e + ea + eb, mx if mx > 0 else 1.0)
+        if not streamed:
+            arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
+        else:
+            Q = rooted_gather_table(k, sop.size)
+            rows = int(b.arr.shape[0])
+            arr = o.empty(rows, int(sa.shape[0]))
+            step = -(-rows // nb_)
+            mx = 0.0
+            for r0 in range(0, rows, step):
+                r1 = min(rows, r0 + step)
+                B = o.spmm_rooted(b.arr, Q, colors, sop.size, rows=(r0, r1))
+                tick = self._tick(profile, "spmm", tick)
+                mx = max(mx, o.ema(a.arr[r0:r1], B, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key, out=arr[r0:r1])[1])
+                del B
+                tick = self._tick(profile, "ema", tick)
+        vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
         return tick
 
     def _tick(self, profile, kind, tick):
@@ -274,30 +279,19 @@ class Runner:
                 vals[i] = _Val(leaf_cache[op.label], 0, 1.0)
             elif op.kind == "spmm" and i in deferred:
                 continue  # made a row block at a time at its eMA (the table it reads is freed there)
-            elif op.kind == "ema" and op.inputs[1] in deferred:
-                tick = self._streamed_ema(i, op, vals, colors, nb_, profile, tick)
             elif op.kind == "spmm":
-                x = vals[op.inputs[0]]
-                arr = o.spmm_rooted(x.arr, rooted_gather_table(k, op.size), colors, op.size) if rooted \
-                    else o.spmm(x.arr)
-                vals[i] = _Val(arr, x.e, x.mx * self.maxdeg)
-            elif ALIAS_LEAF and rooted and not plan.labeled and plan.ops[op.inputs[0]].kind == "leaf":
+                # (no local name keeps an input: a table goes when its last reader frees it)
+                vals[i] = _Val(o.spmm_rooted(vals[op.inputs[0]].arr, rooted_gather_table(k, op.size), colors, op.size)
+                               if rooted else o.spmm(vals[op.inputs[0]].arr),
+                               vals[op.inputs[0]].e, vals[op.inputs[0]].mx * self.maxdeg)
+            elif self._alias(i):
                 # M_s = leaf (.) B over the one split (C_a = the root's own colour): with an unlabelled leaf of
                 # ones that is B itself, so B's table is M_s's (no eMA pass: its n·(1 + 2·C) values not moved)
                 vals[i] = vals[op.inputs[1]]
             else:
-                a, b = vals[op.inputs[0]], vals[op.inputs[1]]
-                ea, eb = _pow2_at_least(a.mx), _pow2_at_least(b.mx)
-                key = (k - 1, op.size - 1, op.a - 1) if rooted else (k, op.size, op.a)
-                sa, sp = split_tables(*key)
-                arr, mx = o.ema(a.arr, b.arr, sa, sp, 2.0 ** -ea, 2.0 ** -eb, key)
-                vals[i] = _Val(arr, a.e + b.e + ea + eb, mx if mx > 0 else 1.0)
-                a = b = None   # the inputs go when their last reader frees them, not when this name is reused
-            arr = x = None
+                tick = self._ema(i, op, vals, colors, nb_, profile, tick)
             if roots is not None and i in roots:
-                r = vals[i]
-                root_totals[i] = o.block_sums(r.arr, len(keys)) * 2.0 ** r.e
-                r = None
+                root_totals[i] = o.block_sums(vals[i].arr, len(keys)) * 2.0 ** vals[i].e
             for j in free_after.get(i, ()):
                 if plan.ops[j].kind != "leaf":
                     del vals[j]

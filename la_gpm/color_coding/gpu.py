@@ -27,8 +27,8 @@ import warnings
 import numpy as np
 
 from .trees import rooted_gather_table
-from ..device import (block_size, cupy, device_attribute, device_csr, kernel, oom_guard, sm_count, smem_optin,
-                      smem_per_sm)
+from ..device import (block_size, cupy, device_attribute, device_csr, headroom_bytes, kernel, oom_guard, sm_count,
+                      smem_optin, smem_per_sm)
 from ..exceptions import InvalidArgument
 
 _SMEM_LIMIT = 48 * 1024
@@ -158,11 +158,8 @@ class GpuOps:
         return got
 
     def free_bytes(self) -> int:
-        """Device memory a coloring's tables may take now: free memory and the pool's free blocks, less 1/16 and
-        256 MiB for CuPy's own allocations and the work items."""
-        cp = self.cp
-        free = int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
-        return max(0, free - free // 16 - (256 << 20))
+        """Device memory a coloring's tables may take now (:func:`~la_gpm.device.headroom_bytes`)."""
+        return max(0, headroom_bytes())
 
     def empty(self, rows, cols):
         """A table of rows x cols: from CuPy's memory pool, or where it is at least ``direct_min`` bytes its own

@@ -165,6 +165,14 @@ def _advise_host(cp, ptr: int, nbytes: int) -> None:
                                  "memory budget or use the cpu backend") from None
 
 
+def headroom_bytes() -> int:
+    """Device memory the current device can still give: its free memory and the free blocks of CuPy's pool, less
+    1/16 and 256 MiB for CuPy's own allocations (may be negative on a nearly full device)."""
+    cp = cupy()
+    free = int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
+    return free - free // 16 - (256 << 20)
+
+
 def is_device_oom(e: BaseException) -> bool:
     """Whether ``e`` is a failed device allocation, in any of the forms CuPy and the libraries under it
     report one: the pool's OutOfMemoryError, thrust's ``std::bad_alloc`` (``cupy.sort``/``argsort``),

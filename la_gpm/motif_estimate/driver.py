@@ -46,7 +46,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from ..validation import as_graph
-from ..backends import available_host_memory, resolve_backend
+from ..backends import resolve_backend, usable_host_memory
 from ..config import config
 from ..exceptions import InvalidArgument, PatternTooLarge
 from ..color_coding.driver import resolve_seed
@@ -505,8 +505,7 @@ def spill_room(backend: str) -> int | None:
     """Bytes the spill layout may hold off the budget: on the gpu seven eighths of the host's available memory
     (``MemAvailable``; None where the system does not say), on the cpu the free space of the temporary folder."""
     if backend == "gpu":
-        avail = available_host_memory()
-        return None if avail is None else avail // 8 * 7
+        return usable_host_memory()
     import shutil
     import tempfile
     try:

@@ -24,7 +24,7 @@ import threading
 import numpy as np
 
 from ..color_coding.trees import split_tables
-from ..device import cupy, device_csr, kernel, managed_array, oom_guard
+from ..device import cupy, device_csr, headroom_bytes, kernel, managed_array, oom_guard
 from ..exceptions import PatternTooLarge
 from .shapes import free_shapes, shape_plan, top_free
 
@@ -238,9 +238,7 @@ class GpuSampler:
     def free_bytes(self) -> int:
         """The budget when none is given: free device memory (and the pool's free blocks) with the graph state
         added back (it is counted in the model), less 1/16 and 256 MiB for CuPy and the class table."""
-        cp = self.cp
-        free = int(cp.cuda.runtime.memGetInfo()[0]) + int(cp.get_default_memory_pool().free_bytes())
-        return max(1, free + self.graph_bytes() - free // 16 - (256 << 20))
+        return max(1, headroom_bytes() + self.graph_bytes())
 
     def chunk_tasks(self, rows: int) -> list:
         """Per vertex chunk [v0, v1) of ``rows`` vertices: (v0, v1, task_v, task_c, ntask, hub_v, hub_s0, hub_ns,
