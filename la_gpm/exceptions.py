@@ -93,6 +93,7 @@ class InvalidUpdate(InvalidArgument):
 
 class CompileNotice(UserWarning):
     """Not an error: a call is compiling numba kernels that are not yet in numba's disk cache (the first use
-    of a kind of call on this machine, seconds to a minute; later processes load them from disk).
+    of a kind of call on this machine, seconds to a minute; later processes load them from disk), or timing the
+    GPU colour coding's SpMM kernels on a graph it has not seen (once per graph and template size).
     ``la_gpm.warmup()`` or ``la-gpm warmup`` pre-pays it; ``warnings.filterwarnings("ignore",
     category=la_gpm.CompileNotice)`` silences it (docs/first_call.md)."""

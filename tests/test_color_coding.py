@@ -481,6 +481,45 @@ def test_gpu_kernel_choice_rejects_a_wrong_kernel(monkeypatch):
 
 @gpu
 @requires_gpu
+def test_gpu_kernel_choice_check_equals_numpy():
+    # the choice's check (max |Y - ref| a row, then over rows; max |ref| without ref) against numpy, on tables with
+    # one differing value in one row (any row and column can hold it), negative values and a single row
+    import cupy as cp
+    from la_gpm.color_coding.gpu import _max_abs_diff
+    rng = np.random.default_rng(3)
+    for rows, cols in [(1, 7), (1000, 33), (4099, 3)]:
+        ref = rng.standard_normal((rows, cols)).astype(np.float32)
+        Y = ref.copy()
+        r, c = rng.integers(rows), rng.integers(cols)
+        Y[r, c] += 0.75
+        assert float(_max_abs_diff(cp.asarray(Y), cp.asarray(ref))) == pytest.approx(0.75, rel=1e-6)
+        assert float(_max_abs_diff(cp.asarray(ref), cp.asarray(ref))) == 0.0
+        assert float(_max_abs_diff(cp.asarray(ref))) == float(np.abs(ref).max())
+
+
+@gpu
+@requires_gpu
+def test_gpu_kernel_choice_says_so_once_per_graph(monkeypatch):
+    # timing the SpMM candidates on a new graph is a first-call wait: one CompileNotice on a graph of NOTICE_ROWS
+    # vertices or more (lowered here), not one per table width or call, pointing at the caller's line; none below
+    import warnings as w
+    from la_gpm.color_coding import gpu as cc_gpu
+
+    def timing_notices(G, calls=2):
+        with w.catch_warnings(record=True) as got:
+            w.simplefilter("always")
+            for seed in range(calls):
+                la_gpm.colorful_count(G, "u7", seed=seed, backend="gpu", spmm="auto")
+        return [x for x in got if issubclass(x.category, la_gpm.CompileNotice)
+                and "timing the GPU SpMM" in str(x.message)]
+    assert timing_notices(la_gpm.generators.graph500(9)) == []
+    monkeypatch.setattr(cc_gpu, "NOTICE_ROWS", 256)
+    got = timing_notices(la_gpm.generators.graph500(9))
+    assert len(got) == 1 and got[0].filename == __file__
+
+
+@gpu
+@requires_gpu
 def test_gpu_wide_tables_use_global_ema():
     # k = 16: C(16, 8) = 12,870 columns, too wide for the shared-memory eMA
     G = la_gpm.generators.graph500(7)

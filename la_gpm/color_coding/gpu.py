@@ -30,6 +30,7 @@ from .trees import rooted_gather_table
 from ..device import (block_size, cupy, device_attribute, device_csr, headroom_bytes, kernel, oom_guard, sm_count,
                       smem_optin, smem_per_sm)
 from ..exceptions import InvalidArgument
+from ..primitives.compile_notice import notice
 
 _SMEM_LIMIT = 48 * 1024
 # cc_ema_lanes takes a product from this many split terms per output set (auto; measured in docs/color_coding.md)
@@ -38,7 +39,13 @@ EMA_CHOICES = ("auto", "lanes", "smem", "global")
 _BLOCK_RESERVED_SMEM = 1024   # shared memory the driver reserves per block (sm_80 and later)
 EMA_PART_MIN = 16             # cc_ema_lanes: packed split loads (4 splits each) a lane group keeps at least
 HUB_CHUNK = 1024  # arcs per work item of a hub (vertices of degree > 2 * HUB_CHUNK are split)
-TUNE_ROWS = 1 << 20  # the rooted SpMM's kernel choice is timed on at most this many rows of one coloring
+# the rooted SpMM's kernel choice is timed on at most this many rows of one coloring: on Graph500 20 and 22 (u12, u13,
+# u15-1: 25 choices) 2^18 rows picked the kernel that 2^20 rows did every time, 2^16 rows a slower one (4-17%) in 5
+# (benchmarks/probe_cc_tune.py, probe_s41_cc_tune_*_h200.jsonl)
+TUNE_ROWS = 1 << 18
+# the choice says so (a CompileNotice, once per graph) on graphs of at least this many vertices: there it takes about
+# 0.5 s (u12) to 2.5 s (u15-1) on an H200; on smaller graphs milliseconds
+NOTICE_ROWS = TUNE_ROWS
 # (NX, A, V, half) of the sorted kernel's candidates (cc_spmm_sorted_<NX>x<A>[v2]): NX column loads of V values per
 # lane, A arcs in flight; lanes = the fewest (32..256) covering the row in one pass, halved where ``half``.  From
 # (6, 4, 1) on (session 38): more columns a lane, fewer instructions a gathered value (docs/color_coding.md)
@@ -70,9 +77,24 @@ def _max_abs_diff_kernel():
                                   "la_gpm_cc_max_abs_diff")
 
 
-def _max_abs_diff(Y, ref):
-    """max |Y - ref| in one reduction (no temporary arrays)."""
-    return _max_abs_diff_kernel()(Y, ref)
+def _max_abs_diff(Y, ref=None):
+    """max |Y - ref| (``ref`` None: max |Y|) without temporaries of the tables' size: one reduction a row, then the
+    max of the rows'.  CuPy reduces a whole array to one value in one thread block: 2.5 s for two 12.6 GB tables
+    (u15-1's widest product on Graph500 20, 10 GB/s), 17x the product itself, in every candidate's check of the
+    kernel choice; one reduction a row spreads it over the device."""
+    cp = cupy()
+    if Y.size == 0:
+        return cp.zeros((), dtype=Y.dtype)
+    Y2 = Y.reshape(Y.shape[0], -1) if Y.ndim >= 2 else Y.reshape(1, -1)
+    R2 = cp.zeros((), dtype=Y.dtype) if ref is None else ref.reshape(Y2.shape)
+    return _max_abs_diff_kernel()(Y2, R2, axis=1).max()
+
+
+def _choice_notice() -> bool:
+    notice("la_gpm: timing the GPU SpMM kernels on this graph for each table width of the template, once per graph "
+           f"(at most {TUNE_ROWS:,} rows each; later colorings and estimates on this graph reuse the choice; "
+           "spmm='tiled' or 'gather' skips it)")
+    return True
 
 
 def _tpr(C: int) -> int:
@@ -491,6 +513,8 @@ class GpuOps:
                + ("" if self.sorted_optin else ":48k"))
 
         def tune():
+            if self.n >= NOTICE_ROWS:
+                self.G.device_cache(f"gpu:{self.dev}:cc_choice_notice", _choice_notice)
             # on one coloring's first TUNE_ROWS rows at most (the timing costs its rows: u15-1 on Graph500 22, 4.2M
             # rows, spent 64 s in it), fewer where the gather reference and a candidate's output do not fit the
             # free memory; within the row block asked for, where the product runs in blocks
@@ -520,7 +544,7 @@ class GpuOps:
             if check:
                 if ref is None:
                     ref = Y
-                    scale = max(max(float(ref.max()), -float(ref.min())) if ref.size else 0.0, 1e-300)
+                    scale = max(float(_max_abs_diff(ref)) if ref.size else 0.0, 1e-300)
                 else:   # without temporaries of the product's size (they would stay in CuPy's pool)
                     err = float(_max_abs_diff(Y, ref)) / scale if Y.size else 0.0
                     if not err <= tol:

@@ -24,7 +24,7 @@ import warnings
 
 from ..exceptions import CompileNotice
 
-__all__ = ["MESSAGE", "install", "quiet", "compiling"]
+__all__ = ["MESSAGE", "install", "quiet", "compiling", "notice"]
 
 MESSAGE = ("la_gpm: compiling numba kernels for this call, once: they are cached on disk and load in well under a "
            "second in later processes; pre-pay it with la_gpm.warmup() or `la-gpm warmup` (docs/first_call.md)")
@@ -97,6 +97,15 @@ def install() -> None:
 def compiling() -> int:
     """How many la_gpm kernels (nested ones included) this thread has compiled so far (cache misses)."""
     return getattr(_state, "compiles", 0)
+
+
+def notice(message: str) -> None:
+    """A :class:`CompileNotice` with ``message``, pointing at the caller's own line (the first frame outside la_gpm),
+    unless :func:`quiet`: for first-use work that is not numba's (the GPU colour coding's kernel choice)."""
+    if getattr(_state, "quiet", 0):
+        return
+    level, _key = _caller()
+    warnings.warn(message, CompileNotice, stacklevel=level)
 
 
 @contextlib.contextmanager
