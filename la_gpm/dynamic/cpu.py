@@ -87,6 +87,18 @@ def tri_stale(mk):
         mk[TRI_VALID, mk.shape[1] - 1] = 0
 
 
+# The serial drives' budget.  Which drive a batch's search takes is decided before it runs, from a work estimate
+# (:func:`work_estimate`: the level-2 scans times the average row length at most twice), and an estimate cannot see a
+# deep query's paths through hubs (human's 10-vertex tree, one 0.1% batch: two or three relevant items whose level-2
+# scans sum to about five positions searched 8.7 s on one core of two).  So a serial search counts its steps (passes
+# of :func:`_run_item`'s loop: a node visited or left) against a budget, ``config.parallel_min`` steps (the estimate's
+# threshold, read as steps: each visits a row, so the budget is a multiple of the work the parallel drive is for).
+# Past it the item stops with -1 (its marks cleared, nothing else written), and the caller hands it and the items
+# after it to the parallel drive (:func:`_drive`; the lane's batch and per-update paths put the batch back first and
+# the general path takes it).  The parallel drive's budget is STEPS_OFF: never reached, never written back.
+STEPS_OFF = 1 << 62
+
+
 # A last group hanging off the level before it (F_TWIN[p, 1, 0] = m: levels m .. k-1 depend on levels 0, 1, m - 1
 # and themselves alone, no label of theirs among levels 2 .. m - 2): within an item, its completions are a function of
 # the image c of level m - 1, and the same c is reached again from other images of the levels before (a labelled
@@ -719,7 +731,7 @@ _DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, th
 
 @nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
-                    at, listing, c2in, N, qcol, leaf, tail, mk):
+                    at, listing, c2in, N, qcol, leaf, tail, mk, steps):
     j = items[it, 0]
     p = items[it, 1]
     new = items[it, 5]  # the searched side: INSERTED (positive) or DELETED (negative)
@@ -784,7 +796,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     if _DISPATCH:
         if c2 > 0 and T[F_REUSE, p, 0, 0]:   # a plan with a reuse level: on in the build with the reuse code
             return _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, c2, N, qcol, leaf, tail, mk)
+                                   pos, M, out, at, listing, c2, N, qcol, leaf, tail, mk, steps)
     total = 0
     cnt[2] = c2
     pos[2] = 0
@@ -810,7 +822,14 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             mk[ROOT_STAMP, :] = 0
             rid = 1
         mk[ROOT_STAMP, e] = rid
+    # the serial drives' budget (module notes: a serial search that runs past it goes to the parallel drive): every
+    # pass of the loop below is a step; the parallel drive's is STEPS_OFF, never reached and never written back
+    left = steps[0]
     while True:
+        left -= 1
+        if left <= 0:
+            steps[0] = 0
+            return -1
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
@@ -991,6 +1010,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             cnt[lv + 1] = c
             pos[lv + 1] = 0
             lv += 1
+    if left < STEPS_OFF // 2:
+        steps[0] = left
     return total
 
 
@@ -1152,7 +1173,7 @@ def unmark(mk, upd, j, urows, uidx):
 
 
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
-                listing, N, qcol, leaf, tail, nchunks, mk):
+                listing, N, qcol, leaf, tail, nchunks, mk, steps):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
@@ -1173,8 +1194,10 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail, mkc)
+                                   pos, M, out, at, listing, -1, N, qcol, leaf, tail, mkc, steps)
             unmark(mkc, upd, items[it, 0], urows, uidx)
+            if counts[it] < 0:      # the serial budget ran out at this item (-1): the caller runs it and the rest
+                break
 
 
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
@@ -1182,18 +1205,24 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 @nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
-                 no_rows, N, qcol, leaf, tail, mk):
+                 no_rows, N, qcol, leaf, tail, mk, steps):
     """The serial count of ``items`` into ``counts`` with the caller's level buffers (``buf`` (k, >= every row
     length), ``cnt``, ``pos``, ``M``: k each): the lane's per-update path (dynamic/micro.py) allocates them once a
     batch, not once a search.  ``leaf``: every arc is kept but the update's own (the per-update path), so F_LEAF
     levels are counted from the label counts ``N`` (column ``qcol[u]`` of query vertex u's label, -1: unlabelled;
-    :func:`_leaf`) where the parent's row starts before ``tail``."""
+    :func:`_leaf`) where the parent's row starts before ``tail``.  ``steps[0]``: the search steps it may take
+    (STEPS_OFF: no limit).  Returns whether every item ran (False: the budget ran out, the counts are not whole)."""
     listing = el_on and not el_on      # runtime False (a literal would compile a slower specialisation)
     at = np.int64(0)    # int64 as the drive's: a literal 0 was a second build of _run_item and _run_item_reuse
+    done = True
     for it in range(items.shape[0]):
         counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                               pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mk)
+                               pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mk, steps)
         unmark(mk, upd, items[it, 0], urows, uidx)
+        if counts[it] < 0:
+            done = False
+            break
+    return done
 
 
 @nb.njit(cache=True)
@@ -1231,15 +1260,28 @@ def _drive(items, work, cand, tail, S, plan, *args):
     else:
         args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
     size = S.rows.shape[0]
-    if work >= config.parallel_min:
-        threads = nb.get_num_threads()
-        if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
-            marks = S.thread_marks(threads, size, _THREAD_ROWS)
-        else:
-            marks = _NO_MARKS
-        drive_par(items, *args, _chunks(items.shape[0]), marks)
+    counts, offsets = args[13], args[14]
+    hint = S.escape_next     # the lane's serial search of this batch ran past its budget already
+    S.escape_next = False
+    if hint:
+        S.escaped += 1
+    elif work < config.parallel_min:
+        steps = np.full(1, config.parallel_min, np.int64)
+        drive_ser(items, *args, 1, S.row_marks(size, mark_rows(plan)), steps)   # one chunk: one set of level buffers
+        if steps[0] > 0:
+            return
+        # the serial budget ran out (module notes): the item it stopped at (-1) and the rest in the parallel drive
+        a = int(np.flatnonzero(counts < 0)[0])
+        counts[a:] = 0
+        S.escaped += 1
+        items = items[a:]
+        args = args[:13] + (counts[a:], offsets[a:]) + args[15:]
+    threads = nb.get_num_threads()
+    if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
+        marks = S.thread_marks(threads, size, _THREAD_ROWS)
     else:
-        drive_ser(items, *args, 1, S.row_marks(size, mark_rows(plan)))   # one chunk: one set of level buffers
+        marks = _NO_MARKS
+    drive_par(items, *args, _chunks(items.shape[0]), marks, np.full(1, STEPS_OFF, np.int64))
 
 
 def _args(upd, plan, S, cand):

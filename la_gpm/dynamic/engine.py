@@ -160,7 +160,9 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     t = time.perf_counter()
     items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
+    escaped = S.escaped
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
+    S.escape_next = False    # (the lane's hint is for this batch's search only: cpu._drive)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
         pos *= P.automorphism_count
         neg *= P.automorphism_count
@@ -168,8 +170,11 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     lists = [None, None]
     if listing:
         lists = [rows if ids is None else ids[rows] for rows in (prow, nrow)]
-    return pos, neg, lists, {"items": {"positive": int(npos), "negative": int(items.shape[0] - npos)},
-                             "items_s": t_items, "search_s": time.perf_counter() - t - t_items}
+    stats = {"items": {"positive": int(npos), "negative": int(items.shape[0] - npos)}, "items_s": t_items,
+             "search_s": time.perf_counter() - t - t_items}
+    if S.escaped != escaped:    # a serial search ran past its budget and the parallel drive took over (cpu._drive)
+        stats["parallel_after_serial"] = True
+    return pos, neg, lists, stats
 
 
 def _open(S, nlf, batch):
@@ -638,6 +643,9 @@ class DynamicGraph:
                 break
             S.reserve(need)      # the arc buffer was full (nothing changed): grow it and run the batch again
         if not run.next:
+            # the general path takes the batch; one the lane put back past its serial budget goes straight to the
+            # parallel drive (cpu._drive), without a second serial attempt
+            S.escape_next = bool(run.infos[0, _lane.I_ESCAPE])
             return None
         v = run.infos[0].tolist()
         stats = _lane_stats(v, (ins.shape[0], dele.shape[0]), views)
@@ -834,6 +842,7 @@ class DynamicGraph:
                     if b >= nbat or not (src.skip[b] or infos[b, _lane.I_STATUS] == _lane.FALLBACK):
                         continue
                 ins, dele = src.raw(b)
+                S.escape_next = infos is not None and not src.skip[b] and bool(infos[b, _lane.I_ESCAPE])
                 out = self._apply_general(ins, dele, labels, strict, False, False, tickets)
                 chunks.append(_general_columns(b, out))
                 b += 1

@@ -28,7 +28,7 @@ import numpy as np
 from .cpu import all_items, drive_ser, mark_rows, side_totals, tri_stale, work_estimate
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
-                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO,
+                    I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO, I_ESCAPE,
                     M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, pair_kept, relevant_rows
@@ -36,7 +36,7 @@ from ..config import config
 from ..primitives.jit import flush_when_changed
 
 __all__ = ["run_lane", "stream_args", "bound_run", "rebind", "pack_ops", "one_batch", "lane_columns", "LaneRun",
-           "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ"]
+           "FALLBACK", "DONE", "SHORTCUT", "N_INFO", "I_SEQ", "I_ESCAPE"]
 
 FALLBACK, DONE, SHORTCUT = 0, 1, 2
 # More work items than this go back to the general path.  (Until session 14 this was 64: the search compiled into
@@ -150,9 +150,13 @@ def _one(ins, dele, info, strict, commit,
     heavy = items.shape[0] > LANE_ITEMS or work_estimate(items, live, n, k) >= parallel_min
     counts = np.zeros(items.shape[0], np.int64)
     if items.shape[0] and not heavy:
-        # leaf levels counted where their parent's row is not one of the union's (those start at ``used``)
+        # leaf levels counted where their parent's row is not one of the union's (those start at ``used``); past its
+        # budget of steps (cpu.STEPS_OFF's notes) the search stops and the batch is put back, as a predicted heavy one
+        steps = np.full(1, parallel_min, np.int64)
         drive_ser(items, upd, T, rows, idx, st, od, el, off, ct, uptr, uidx, k, maxdeg, counts, no_off, no_rows,
-                  off, N, qcol, not off, used, np.int64(1), rmk)    # int64 as cpu._drive passes it: one build
+                  off, N, qcol, not off, used, np.int64(1), rmk, steps)    # int64 as cpu._drive passes it: one build
+        heavy = steps[0] <= 0
+        info[I_ESCAPE] = heavy
     if heavy or not commit:   # revert: the graph and the tables before the batch
         add_pairs(deg, N, vcol, iout, -1, on)
         for t in range(touched.shape[0]):

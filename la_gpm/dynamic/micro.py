@@ -41,7 +41,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import (TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals, start_items,
+from .cpu import (STEPS_OFF, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals, start_items,
                   tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pair, lazy_patch, patch_lists, stale_usable, usable_lists, vertex_bits
@@ -50,7 +50,7 @@ from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
 __all__ = ["MICRO_MAX", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
-           "M_FALLBACK", "M_SHORTCUT", "N_INFO"]
+           "M_FALLBACK", "M_SHORTCUT", "N_INFO", "I_ESCAPE"]
 
 # At most this many relevant updates (before the net effect) take the per-update path (config.dynamic_per_update_max
 # chooses up to it): each costs a search set-up (~0.3 us) and its rows' edits, against ~5 us of batch machinery for
@@ -64,8 +64,8 @@ NET_SCAN = 8        # a batch's net effect: up to this many updates by a pairwis
 NOT_MICRO, M_FALLBACK, M_DONE, M_SHORTCUT = -1, 0, 1, 2     # the last three: the lane's FALLBACK, DONE, SHORTCUT
 # the slots of a batch's row of the lane's info table (written by this path and by lane._one)
 (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING, I_INS, I_DEL,
- I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE) = range(21)
-N_INFO = 21
+ I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, I_ESCAPE) = range(22)
+N_INFO = 22     # I_ESCAPE: a batch put back because its serial search ran past its budget (cpu.STEPS_OFF's notes)
 INSERTED, DELETED = 1, 2
 _BIG = 1 << 62
 
@@ -193,14 +193,36 @@ def _items(x, y, side, upd1, ust1, uel1, ct, cptr, rows, T, pairs, pair_edge, pa
 
 @nb.njit(cache=True, _nrt=False)
 def _search(ni, upd1, rows, idx, st, od, el, off, ct, cptr, cidx, T, k, no_rows, buf, cnt, pos, M, N, qcol, mk, its,
-            cts):
+            cts, steps):
     """The counts of the ``ni`` (> 0) items :func:`_items` wrote to the run's scratch ``its``, into ``cts[:ni]``
     (the caller grows them first: :func:`_scratch`).  Every arc is kept but the
     update's, and ``N`` holds the label counts of the graph searched (with it), so leaf levels are counted from them
     (cpu.count_serial's ``leaf``).  (Items and counts allocated a search cost 0.2-0.3 us of the 1.1 us a search of
-    yeast's tree4 took: two allocations, two frees and their reference counts.)"""
-    count_serial(its[:ni], upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, cts, no_rows, N,
-                 qcol, not off, idx.shape[0] + 1, mk)
+    yeast's tree4 took: two allocations, two frees and their reference counts.)  Returns whether it finished within
+    ``steps[0]`` search steps (cpu.count_serial)."""
+    return count_serial(its[:ni], upd1, T, rows, idx, st, od, el, off, ct, cptr, cidx, k, buf, cnt, pos, M, cts,
+                        no_rows, N, qcol, not off, idx.shape[0] + 1, mk, steps)
+
+
+@nb.njit(cache=True)
+def _undo(net, t, dl, px, py, st, od, rows, tvs, olds, nt, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, tv,
+          bits, nbits, cptr, cidx, k, lazy, stale, maxdeg, mk):
+    """One apply's batch put back after the search of its net update t ran past its budget: t's two arcs unmarked,
+    the degree and label counts, candidate bits and lists of updates t (an insert is in before its search) .. 0
+    changed back in reverse order, the touched rows (``tvs[:nt]``, copied, never edited: one apply) pointed at their
+    rows before the batch (``olds``), the triangle memo marked stale (its counts were edited).  The arc buffer's
+    tail past the batch's first ``used`` is free again (the caller returns that ``used``).  Returns the lists (ptr,
+    idx) and the stale mask."""
+    _mark(st, od, px, py, 0, -1)
+    for u in range(t if not dl else t - 1, -1, -1):
+        if _retable(net[u, 0], net[u, 1], deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -net[u, 2], tv,
+                    bits, nbits):
+            cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
+    for i in range(nt):
+        rows[tvs[i], 0] = olds[i, 0]
+        rows[tvs[i], 1] = olds[i, 1]
+    tri_stale(mk)
+    return cptr, cidx, stale
 
 
 @nb.njit(cache=True)
@@ -446,6 +468,9 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     olds = np.empty((2 * R, 2), np.int64)
     last_nt = 0
     its0, cts0 = _scratch(64)      # the searches' items and counts (_search)
+    # the searches' budget of steps (cpu.STEPS_OFF's notes): one apply (``log``, rows copied, so the batch can be put
+    # back) gives a batch parallel_min steps in all; a stream run, whose rows are edited in place, none
+    steps = np.empty(1, np.int64)
     SI = [its0]
     SC = [cts0]
     BI = [e2]
@@ -622,6 +647,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
             return M_FALLBACK, b, used, live, maxdeg, LP[0], LI[0], changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
         # 4. apply: the touched rows before the batch first (the commit log's), in the run's scratch: a batch
         #    allocates nothing unless it searches
+        used_b = used
+        steps[0] = parallel_min if log else STEPS_OFF
         nt = 0
         for t in range(nu if log else 0):
             for c in range(2):
@@ -696,9 +723,15 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                     SC[0] = sc_
                 nis = _items(x, y, DELETED if dl else INSERTED, upd1, ust1, uel1, ct, LP[0], rows, T, pairs,
                              pair_edge, pair_el, pair_cond, k, split, SI[0], off)
-                if nis:
-                    _search(nis, upd1, rows, idx, st, od, el, off, ct, LP[0], LI[0], T, k, no_rows, BUF[0], cnt, lpos,
-                            M, N, qcol, mk, SI[0], SC[0])
+                if nis and not _search(nis, upd1, rows, idx, st, od, el, off, ct, LP[0], LI[0], T, k, no_rows, BUF[0],
+                                       cnt, lpos, M, N, qcol, mk, SI[0], SC[0], steps):
+                    # past the budget (one apply only): the batch put back, for the general path's parallel drive
+                    up_, ui_, stale = _undo(net, t, dl, px, py, st, od, rows, tvs, olds, nt, deg, N, vcol, on, vlab,
+                                            ct, qlabeled, qlab, qdeg, qdem, tv, bits, nbits, LP[0], LI[0], k, lazy,
+                                            stale, maxdeg, mk)
+                    infos[b, I_ESCAPE] = 1
+                    return (M_FALLBACK, b, used_b, live, maxdeg, up_, ui_, True, stale, tvs[:0].copy(),
+                            olds[:0].copy(), e2, e1)
                 searched = True
             _mark(st, od, px, py, 0, -1)
             if dl:
