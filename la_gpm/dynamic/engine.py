@@ -48,7 +48,9 @@ class MatchDelta:
         on first access, one pass over the batch's union graph); raises :class:`la_gpm.InvalidArgument`
         from a ``DynamicGraph(..., keep_graph=False)`` (query views keep only the queries' edges)
     stats : batch normalisation counts (ignored updates, by kind), work items, times (seconds); from
-        :func:`match_delta` the counts of the updates no query can use are completed on first access
+        :func:`match_delta` the counts of the updates no query can use are completed on first access;
+        ``parallel_after_serial``: the search was estimated light, ran past its serial budget and was finished by
+        the parallel drive (docs/dynamic.md, *A serial search past its budget*)
     positive_matches, negative_matches : with ``listing=True``, int64 arrays (rows, |V(Q)|):
         column u holds the data vertex (original id, ``graph.ids``) matched to query vertex u
     count, induced : what was counted
