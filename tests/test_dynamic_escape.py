@@ -145,3 +145,17 @@ def test_streams_with_small_budgets_equal_brute_force_and_the_general_path(case,
     put back; counts, stats, graph and tables as brute force and the general path have them."""
     with la_gpm.config.set(parallel_min=budget, dynamic_per_update_max=per_update):
         _stream_case(case, keep)
+
+
+def test_listing_past_its_budget_lists_every_match_once():
+    # both passes (count, then rows at prefix-sum offsets) may stop at any item: the rows as without a budget
+    G, (a, b), far = _hub_case()
+    got = {}
+    for pm in (BUDGET, 10**12):
+        with la_gpm.config.set(parallel_min=pm):
+            d = la_gpm.match_delta(G, PATH7, insert=[(a, b)], delete=[far[0]], listing=True)
+        got[pm] = (d.positive, d.negative, sorted(map(tuple, d.positive_matches.tolist())),
+                   sorted(map(tuple, d.negative_matches.tolist())), bool(d.stats.get("parallel_after_serial")))
+    assert got[BUDGET][:4] == got[10**12][:4] and got[BUDGET][0] == len(got[BUDGET][2]) > 0
+    assert len(set(got[BUDGET][2])) == len(got[BUDGET][2])
+    assert got[BUDGET][4] and not got[10**12][4]

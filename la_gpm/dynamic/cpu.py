@@ -1249,39 +1249,40 @@ _NO_N = np.zeros((1, 1), np.int32)     # no label counts known: no leaf counting
 _NO_QCOL = np.zeros(1, np.int64)
 
 
-def _drive(items, work, cand, tail, S, plan, *args):
-    """The search of ``items``; leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its
-    bits and the parent's row starts before ``tail`` (the union's rows are written from there).  Row marks: the
-    store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive a block a thread where a plan has a rooted
-    group (its memo) and the blocks take at most ``_THREAD_MARKS_MAX`` bytes (16 bytes a vertex a thread: 256 MB is
-    16 threads on a graph of 1M vertices), else none."""
+def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing):
+    """The search of ``items`` (``base``: :func:`_args`) into ``counts`` (and with ``listing`` the rows into ``out``
+    at ``offsets``); leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its bits and the
+    parent's row starts before ``tail`` (the union's rows are written from there).  Below ``config.parallel_min``
+    predicted work the serial drive, with a budget of that many steps: past it, the item it stopped at and the rest
+    go to the parallel drive (STEPS_OFF's notes; straight there where the lane's search of this batch ran past it
+    already: ``S.escape_next``).  Row marks: the store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive
+    a block a thread where a plan has a rooted group (its memo) and the blocks take at most ``_THREAD_MARKS_MAX``
+    bytes (16 bytes a vertex a thread: 256 MB is 16 threads on a graph of 1M vertices), else none."""
     if cand.N is None:
-        args = (*args, _NO_N, _NO_QCOL, items.shape[0] < 0, 0)
+        leafs = (_NO_N, _NO_QCOL, items.shape[0] < 0, 0)
     else:
-        args = (*args, cand.N, cand.qcol, items.shape[0] >= 0, tail)
+        leafs = (cand.N, cand.qcol, items.shape[0] >= 0, tail)
     size = S.rows.shape[0]
-    counts, offsets = args[13], args[14]
-    hint = S.escape_next     # the lane's serial search of this batch ran past its budget already
+    hint = S.escape_next
     S.escape_next = False
     if hint:
         S.escaped += 1
     elif work < config.parallel_min:
         steps = np.full(1, config.parallel_min, np.int64)
-        drive_ser(items, *args, 1, S.row_marks(size, mark_rows(plan)), steps)   # one chunk: one set of level buffers
-        if steps[0] > 0:
+        drive_ser(items, *base, counts, offsets, out, listing, *leafs, 1, S.row_marks(size, mark_rows(plan)), steps)
+        if steps[0] > 0:    # (one chunk: one set of level buffers)
             return
-        # the serial budget ran out (module notes): the item it stopped at (-1) and the rest in the parallel drive
-        a = int(np.flatnonzero(counts < 0)[0])
+        a = int(np.flatnonzero(counts < 0)[0])      # the item the budget ran out at (-1): it and the rest in parallel
         counts[a:] = 0
         S.escaped += 1
-        items = items[a:]
-        args = args[:13] + (counts[a:], offsets[a:]) + args[15:]
+        items, counts, offsets = items[a:], counts[a:], offsets[a:] if listing else offsets
     threads = nb.get_num_threads()
     if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
         marks = S.thread_marks(threads, size, _THREAD_ROWS)
     else:
         marks = _NO_MARKS
-    drive_par(items, *args, _chunks(items.shape[0]), marks, np.full(1, STEPS_OFF, np.int64))
+    drive_par(items, *base, counts, offsets, out, listing, *leafs, _chunks(items.shape[0]), marks,
+              np.full(1, STEPS_OFF, np.int64))
 
 
 def _args(upd, plan, S, cand):
@@ -1303,8 +1304,7 @@ def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
     """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, *_args(upd, plan, S, cand),
-               counts, _NO_OFFSETS,
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, _args(upd, plan, S, cand), counts, _NO_OFFSETS,
                _NO_ROWS, False)
     return counts
 
@@ -1318,8 +1318,8 @@ def list_items(items, upd, plan, S, op, cand, counts) -> np.ndarray:
     out = np.empty((total, plan.k), dtype=np.int64)
     if total:
         again = np.zeros(items.shape[0], dtype=np.int64)
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, *_args(upd, plan, S, cand),
-               again, offsets, out, True)
+        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, _args(upd, plan, S, cand), again, offsets,
+               out, True)
     return out
 
 
