@@ -456,6 +456,7 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
                     stats = functools.partial(_with_irrelevant, stats, G, rel, ins, dele)
                 return MatchDelta(pos, neg, lambda: _after_raw(G, ins, dele), stats, None, None, count,
                                   bool(induced))
+            S.escape_next = bool(run.infos[0, _lane.I_ESCAPE])    # (as in DynamicGraph's lane: cpu._drive)
         # a lane batch that fell back (its relevant part predicts work for the parallel search): the general path
         # takes its relevant updates only, and the rest are counted as in the lane
         part = _relevant_part(lane, rel, S.n) if lane is not None and rel is not None else None

@@ -41,8 +41,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import (STEPS_OFF, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals, start_items,
-                  tri_stale)
+from .cpu import (STEPS_OFF, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals,
+                  start_items, tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pair, lazy_patch, patch_lists, stale_usable, usable_lists, vertex_bits
 from .updates import pair_kept

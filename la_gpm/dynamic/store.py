@@ -292,8 +292,8 @@ class ArcStore:
         self.version = 0
         self.generation = 0
         self.compactions = 0
-        self.escaped = 0               # serial searches that ran past their budget (cpu._drive: the parallel drive took over)
-        self.escape_next = False       # the lane put the next batch back past its budget: no serial attempt (cpu._drive)
+        self.escaped = 0               # serial searches past their budget, taken over by the parallel drive (cpu._drive)
+        self.escape_next = False       # the lane put the batch back past its budget: no second serial try (cpu._drive)
         self._log = []                 # (version, touched, old rows, n before) of each commit
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
