@@ -43,7 +43,6 @@ def main():
         *_, R = driver.prepare(G, name, "gpu", "float32", "auto")
 
         real_tv = gpu.GpuOps.time_variants
-        real_choose = gpu.GpuOps._choose
         log = []
 
         def time_variants(self, X, Q, colors, p, repeat=3, check=True, rows=None):
@@ -92,7 +91,6 @@ def main():
             print(json.dumps({"template": name, "failed": f"{type(e).__name__}: {str(e)[:300]}"}), flush=True)
         finally:
             gpu.GpuOps.time_variants = real_tv
-            gpu.GpuOps._choose = real_choose
         R = None
         cp.get_default_memory_pool().free_all_blocks()
 
