@@ -19,8 +19,8 @@ import la_gpm
 from la_gpm import Pattern
 
 from .depth import examples
-from .test_dynamic import _edge_set, _graph_from_pairs, _same_tables
-from .test_dynamic_lane import _stream_case, streams
+from .test_dynamic import _edge_set, _graph_from_pairs, _oracle, _same_tables
+from .test_dynamic_lane import _as, _stream_case, streams
 
 PATH7 = Pattern([(i, i + 1) for i in range(6)], k=7)
 BUDGET = 300     # config.parallel_min in these tests: above the hub case's estimates, far below its search steps
@@ -119,8 +119,11 @@ def test_without_the_escape_the_same_counts():
     assert any(out[0][2]) and not any(out[1][2])
 
 
-def test_a_stream_hands_a_batch_past_the_budget_to_the_general_path():
-    # apply_stream: the batch path puts the batch back, the general path takes it, the run goes on after it
+@pytest.mark.parametrize("keep", [False, True])
+@pytest.mark.parametrize("per_update", [0, 16])
+def test_a_stream_hands_a_batch_past_the_budget_to_the_general_path(per_update, keep):
+    # apply_stream: the batch path (per_update 0) or the per-update path (its rows edited in place: the put-back drops
+    # the inserts it made and puts the deletes back) puts the batch back, the general path takes it, the run goes on
     G, (a, b), far = _hub_case()
     batches = _batches(far) + [([(far[0][0], far[1][1])], [])]
     ref = []
@@ -130,12 +133,15 @@ def test_a_stream_hands_a_batch_past_the_budget_to_the_general_path():
         kept = _after(cur, [], dele)
         ref.append((_count(nxt) - _count(kept), _count(cur) - _count(kept)))
         cur = nxt
-    with la_gpm.config.set(parallel_min=BUDGET, dynamic_per_update_max=0):
-        D = la_gpm.DynamicGraph(G, [PATH7], keep_graph=False)
+    with la_gpm.config.set(parallel_min=BUDGET, dynamic_per_update_max=per_update):
+        D = la_gpm.DynamicGraph(G, [PATH7], keep_graph=keep)
         got = D.apply_stream([(np.asarray(i, np.int64).reshape(-1, 2), np.asarray(d, np.int64).reshape(-1, 2))
                               for i, d in batches])
     assert [(int(p), int(n)) for p, n in zip(got.positive, got.negative)] == ref
     assert D._store.escaped >= 2 and not got.lane[0] and not got.lane[1] and got.lane[2]
+    if keep:
+        assert _edge_set(D.graph) == _edge_set(cur)
+        _same_tables(D, D.graph)
 
 
 @settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -159,3 +165,34 @@ def test_listing_past_its_budget_lists_every_match_once():
     assert got[BUDGET][:4] == got[10**12][:4] and got[BUDGET][0] == len(got[BUDGET][2]) > 0
     assert len(set(got[BUDGET][2])) == len(got[BUDGET][2])
     assert got[BUDGET][4] and not got[10**12][4]
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(), st.booleans(), st.sampled_from([2, 5, 20, 80]), st.sampled_from([0, 2, 8]))
+def test_apply_stream_with_small_budgets_equals_apply_per_batch_and_brute_force(case, keep, budget, per_update):
+    """apply_stream's runs put batches back anywhere (the per-update path's in-place edits undone); counts, graph and
+    tables as apply per batch without a budget and as brute force."""
+    G, P, induced, count, batches = case
+    raw = [(_as(i, a), _as(d, a)) for i, d, a in batches]
+    with la_gpm.config.set(parallel_min=budget, dynamic_per_update_max=per_update):
+        A = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+        r = A.apply_stream(raw)
+    with la_gpm.config.set(parallel_min=10**9, dynamic_per_update_max=per_update):
+        B = la_gpm.DynamicGraph(G, [P], induced=induced, count=count, keep_graph=keep)
+        want = [B.apply(insert=i, delete=d)[0] for i, d in raw]
+    aut = P.automorphism_count if count == "unique" else 1
+    cur = G
+    for b, (ins, dele) in enumerate(raw):
+        assert (r.positive[b], r.negative[b]) == (want[b].positive, want[b].negative)
+        assert (r.inserted[b], r.deleted[b]) == (want[b].stats["inserted"], want[b].stats["deleted"])
+        pos, neg, cur = _oracle(cur, P, np.asarray(ins).reshape(-1, 2).tolist(),
+                                np.asarray(dele).reshape(-1, 2).tolist(), induced)
+        assert (r.positive[b] * aut, r.negative[b] * aut) == (len(pos), len(neg))
+    assert A.version == B.version
+    for x, y in zip(A._nlf.ct, B._nlf.ct):
+        assert np.array_equal(x, y)
+    for x, y in zip(A._nlf.cand, B._nlf.cand):
+        assert np.array_equal(x.ptr, y.ptr) and np.array_equal(x.idx, y.idx)
+    if keep:
+        assert _edge_set(A.graph) == _edge_set(cur)
+        _same_tables(A, A.graph)

@@ -894,9 +894,9 @@ class DynamicGraph:
                 bad_sign(ops, bad)
             if tickets is not None and done:
                 tickets.append(self._aside.log_ops(ops, size, done, S.version))
+            S.used = used        # (as in _run_lane_stream: a batch put back may have moved rows to the tail)
+            S.maxdeg = maxdeg
             if done or buffer is not None:
-                S.used = used
-                S.maxdeg = maxdeg
                 S.advanced(done, live, buffer)
                 if lists is not None:     # (a run that changed no list changed no candidate bit either)
                     # lists the run left stale (never scanned then): every other path builds them from the bits when
@@ -946,9 +946,11 @@ class DynamicGraph:
             done = run.next - b0
             if tickets is not None and done:
                 tickets.append(self._aside.log_pairs(ins_all, None, ioff, del_all, doff, b0, run.next, S.version))
+            # used and maxdeg even where no batch was committed: a batch the per-update path put back past its serial
+            # budget may have moved rows to the tail (micro._undo)
+            S.used = run.used
+            S.maxdeg = run.maxdeg
             if done or run.buffer is not None:
-                S.used = run.used
-                S.maxdeg = run.maxdeg
                 S.advanced(done, run.live, run.buffer)
                 if run.stale:        # lists the run left stale (never scanned then): all of them from the bits
                     nlf.cand[0] = Candidates(nlf._ct[0][:nlf.n], plan.k)

@@ -205,24 +205,37 @@ def _search(ni, upd1, rows, idx, st, od, el, off, ct, cptr, cidx, T, k, no_rows,
 
 
 @nb.njit(cache=True)
-def _undo(net, t, dl, px, py, st, od, rows, tvs, olds, nt, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, tv,
-          bits, nbits, cptr, cidx, k, lazy, stale, maxdeg, mk):
-    """One apply's batch put back after the search of its net update t ran past its budget: t's two arcs unmarked,
-    the degree and label counts, candidate bits and lists of updates t (an insert is in before its search) .. 0
-    changed back in reverse order, the touched rows (``tvs[:nt]``, copied, never edited: one apply) pointed at their
-    rows before the batch (``olds``), the triangle memo marked stale (its counts were edited).  The arc buffer's
-    tail past the batch's first ``used`` is free again (the caller returns that ``used``).  Returns the lists (ptr,
-    idx) and the stale mask."""
+def _undo(net, t, dl, x, y, px, py, st, od, rows, idx, used, log, tvs, olds, nt, deg, N, vcol, on, vlab, ct, qlabeled,
+          qlab, qdeg, qdem, tv, bits, nbits, cptr, cidx, k, lazy, stale, maxdeg, mk):
+    """A batch put back after the search of its net update t (x-y) ran past its budget: t's two arcs unmarked (and,
+    an insert being in before its search, taken out again with its table changes), the updates before it undone in
+    reverse order (degree and label counts, candidate bits and lists), the triangle memo marked stale (its counts were
+    edited).  Rows: one apply (``log``) copied them, never edited them, so the touched rows (``tvs[:nt]``) point at
+    their rows before the batch again (``olds``) and the buffer's tail past the batch's first ``used`` is free (the
+    caller returns that); a stream run edited them in place, so its inserts are dropped and its deletes put back in
+    place (:func:`_drop_arc`, :func:`_put_arc`: the caller gave the batch room for twice its copies).  Returns the
+    lists (ptr, idx), the stale mask and ``used``."""
     _mark(st, od, px, py, 0, -1)
+    if not log and not dl:
+        _drop_arc(rows, idx, x, px)
+        _drop_arc(rows, idx, y, py)
     for u in range(t if not dl else t - 1, -1, -1):
-        if _retable(net[u, 0], net[u, 1], deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -net[u, 2], tv,
-                    bits, nbits):
+        xu = net[u, 0]
+        yu = net[u, 1]
+        if not log and u < t:
+            if net[u, 2] > 0:
+                _drop_arc(rows, idx, xu, _find(rows, idx, xu, yu))
+                _drop_arc(rows, idx, yu, _find(rows, idx, yu, xu))
+            else:
+                used, _ = _put_arc(rows, idx, xu, used, yu)
+                used, _ = _put_arc(rows, idx, yu, used, xu)
+        if _retable(xu, yu, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, -net[u, 2], tv, bits, nbits):
             cptr, cidx, stale = _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg)
-    for i in range(nt):
+    for i in range(nt if log else 0):
         rows[tvs[i], 0] = olds[i, 0]
         rows[tvs[i], 1] = olds[i, 1]
     tri_stale(mk)
-    return cptr, cidx, stale
+    return cptr, cidx, stale, used
 
 
 @nb.njit(cache=True)
@@ -468,8 +481,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     olds = np.empty((2 * R, 2), np.int64)
     last_nt = 0
     its0, cts0 = _scratch(64)      # the searches' items and counts (_search)
-    # the searches' budget of steps (cpu.STEPS_OFF's notes): one apply (``log``, rows copied, so the batch can be put
-    # back) gives a batch parallel_min steps in all; a stream run, whose rows are edited in place, none
+    # the searches' budget of steps (cpu.STEPS_OFF's notes): parallel_min steps a batch, which is put back past it
+    # (_undo)
     steps = np.empty(1, np.int64)
     SI = [its0]
     SC = [cts0]
@@ -648,7 +661,9 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
         # 4. apply: the touched rows before the batch first (the commit log's), in the run's scratch: a batch
         #    allocates nothing unless it searches
         used_b = used
-        steps[0] = parallel_min if log else STEPS_OFF
+        # a stream run can put the batch back only where the buffer has room for its copies twice (the deletes put
+        # back in place may copy their rows again)
+        steps[0] = parallel_min if log or used + 2 * need <= cap else STEPS_OFF
         nt = 0
         for t in range(nu if log else 0):
             for c in range(2):
@@ -726,12 +741,12 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                 if nis and not _search(nis, upd1, rows, idx, st, od, el, off, ct, LP[0], LI[0], T, k, no_rows, BUF[0],
                                        cnt, lpos, M, N, qcol, mk, SI[0], SC[0], steps):
                     # past the budget (one apply only): the batch put back, for the general path's parallel drive
-                    up_, ui_, stale = _undo(net, t, dl, px, py, st, od, rows, tvs, olds, nt, deg, N, vcol, on, vlab,
-                                            ct, qlabeled, qlab, qdeg, qdem, tv, bits, nbits, LP[0], LI[0], k, lazy,
-                                            stale, maxdeg, mk)
+                    up_, ui_, stale, used = _undo(net, t, dl, x, y, px, py, st, od, rows, idx, used, log, tvs, olds,
+                                                  nt, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, tv, bits,
+                                                  nbits, LP[0], LI[0], k, lazy, stale, maxdeg, mk)
                     infos[b, I_ESCAPE] = 1
-                    return (M_FALLBACK, b, used_b, live, maxdeg, up_, ui_, True, stale, tvs[:0].copy(),
-                            olds[:0].copy(), e2, e1)
+                    return (M_FALLBACK, b, used_b if log else used, live, maxdeg, up_, ui_, True, stale,
+                            tvs[:0].copy(), olds[:0].copy(), e2, e1)
                 searched = True
             _mark(st, od, px, py, 0, -1)
             if dl:
