@@ -63,9 +63,8 @@ def ema_bytes(G, plan, item):
     """Bytes the plan's eMAs must move per coloring: each reads its two input tables and writes its output once
     (n·(Ca + Cb + Cs) values; the split tables are a few KB and stay in cache); an unlabelled leaf's eMA moves
     nothing (its B is its table: ``driver.ALIAS_LEAF``)."""
-    return sum(G.n * (sum(plan_cols(plan, op)) + op.cols) * item for op in plan.ops if op.kind == "ema"
-               and not (cc.ALIAS_LEAF and plan.layout == "rooted" and not plan.labeled
-                        and plan.ops[op.inputs[0]].kind == "leaf"))   # (B taken as it is: nothing moved)
+    return sum(G.n * (sum(plan_cols(plan, op)) + op.cols) * item for i, op in enumerate(plan.ops)
+               if op.kind == "ema" and not cc.aliased(plan, i))
 
 
 def effective_arcs(G, col):

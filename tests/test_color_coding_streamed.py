@@ -57,7 +57,7 @@ def test_streamed_plan_reads_live_tables_and_holds_fewer_columns(name):
     plan = runner.plan
     assert most == runner.streamed()[2] <= plan.peak_cols
     for i, j in deferred.items():
-        assert plan.ops[j].kind == "ema" and plan.ops[j].inputs[1] == i and not runner._alias(j)
+        assert plan.ops[j].kind == "ema" and plan.ops[j].inputs[1] == i and not driver.aliased(plan, j)
         assert sum(i in op.inputs for op in plan.ops) == 1
     assert widest == max((plan.ops[i].cols for i in deferred), default=0)
     if name in ("u12", "u15-1", "u15-2"):  # their widest points hold a B that only one eMA reads

@@ -44,7 +44,7 @@ from .cpu import CpuOps
 from .trees import (LAYOUTS, TreePlan, frees_and_peak, plan_tree, rooted_gather_table, rooted_shape, split_tables,
                     tree_automorphisms)
 
-__all__ = ["Estimate", "estimate", "colorful_count", "Runner", "prepare", "make_ops", "resolve_seed", "check_dtype",
+__all__ = ["Estimate", "estimate", "colorful_count", "Runner", "aliased", "prepare", "make_ops", "resolve_seed", "check_dtype",
            "check_run_args", "eb_interval", "acs_halfwidth", "acs_interval", "acs_zero_colorings", "ACS_MIN_NONZERO",
            "classical_colorings", "colorings_needed", "MAX_TREE_VERTICES", "STOP_RULES", "DEFAULT_STOP", "SPMM_METHODS",
            "PILOT_PASS", "PILOT_SHARE", "AutoExact", "exact_plan"]
@@ -78,6 +78,13 @@ def _pow2_at_least(x: float) -> int:
     return math.frexp(x)[1]
 
 
+def aliased(plan, i) -> bool:
+    """eMA op i of ``plan`` takes its B's table as it is (an unlabelled leaf as the active child: ALIAS_LEAF), so it
+    moves nothing."""
+    return (ALIAS_LEAF and plan.layout == "rooted" and not plan.labeled
+            and plan.ops[plan.ops[i].inputs[0]].kind == "leaf")
+
+
 class Runner:
     """Evaluates a plan for batches of colorings on one backend's ops."""
 
@@ -97,12 +104,6 @@ class Runner:
         self.direct_tables = None
         self._pool_ran_out = False
         self._streamed = None
-
-    def _alias(self, i) -> bool:
-        """eMA op i takes its B's table as it is (an unlabelled leaf as the active child: ALIAS_LEAF)."""
-        plan = self.plan
-        return (ALIAS_LEAF and plan.layout == "rooted" and not plan.labeled
-                and plan.ops[plan.ops[i].inputs[0]].kind == "leaf")
 
     def streamed(self):
         """The plan with its products streamed: (deferred, free_after, peak_cols, widest).
@@ -124,7 +125,7 @@ class Runner:
                 for i, op in enumerate(ops):
                     r = readers.get(i, [])
                     if (op.kind == "spmm" and len(r) == 1 and ops[r[0]].kind == "ema" and ops[r[0]].inputs[1] == i
-                            and ops[r[0]].inputs[0] != i and not self._alias(r[0])):
+                            and ops[r[0]].inputs[0] != i and not aliased(self.plan, r[0])):
                         deferred[i] = r[0]
             last = {}
             for t, op in enumerate(ops):
@@ -284,7 +285,7 @@ class Runner:
                 vals[i] = _Val(o.spmm_rooted(vals[op.inputs[0]].arr, rooted_gather_table(k, op.size), colors, op.size)
                                if rooted else o.spmm(vals[op.inputs[0]].arr),
                                vals[op.inputs[0]].e, vals[op.inputs[0]].mx * self.maxdeg)
-            elif self._alias(i):
+            elif aliased(plan, i):
                 # M_s = leaf (.) B over the one split (C_a = the root's own colour): with an unlabelled leaf of
                 # ones that is B itself, so B's table is M_s's (no eMA pass: its n·(1 + 2·C) values not moved)
                 vals[i] = vals[op.inputs[1]]

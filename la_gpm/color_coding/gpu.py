@@ -85,7 +85,7 @@ def _max_abs_diff(Y, ref=None):
     cp = cupy()
     if Y.size == 0:
         return cp.zeros((), dtype=Y.dtype)
-    Y2 = Y.reshape(Y.shape[0], -1) if Y.ndim >= 2 else Y.reshape(1, -1)
+    Y2 = Y.reshape(Y.shape[0], -1)
     R2 = cp.zeros((), dtype=Y.dtype) if ref is None else ref.reshape(Y2.shape)
     return _max_abs_diff_kernel()(Y2, R2, axis=1).max()
 
@@ -515,9 +515,9 @@ class GpuOps:
         def tune():
             if self.n >= NOTICE_ROWS:
                 self.G.device_cache(f"gpu:{self.dev}:cc_choice_notice", _choice_notice)
-            # on one coloring's first TUNE_ROWS rows at most (the timing costs its rows: u15-1 on Graph500 22, 4.2M
-            # rows, spent 64 s in it), fewer where the gather reference and a candidate's output do not fit the
-            # free memory; within the row block asked for, where the product runs in blocks
+            # on one coloring's first TUNE_ROWS rows at most (each candidate runs four times on them, and its output
+            # is checked), fewer where the gather reference and a candidate's output do not fit the free memory;
+            # within the row block asked for, where the product runs in blocks
             if int(X.shape[0]) != self.n:
                 return self.time_variants(X, Q, colors, p, rows=rows)[0][0]
             r0, r1 = (0, self.n) if rows is None else (int(rows[0]), int(rows[1]))

@@ -349,21 +349,12 @@ def _order_and_peak(ops):
 
     visit(root)
     pos = {i: t for t, i in enumerate(order)}
-    last = {}
+    last = {}      # (positions in the order)
     for i in order:
         for j in ops[i].inputs:
-            last[j] = max(last.get(j, -1), pos[i])
-    free_after = {}
-    for j, t in last.items():
-        free_after.setdefault(order[t], []).append(j)
-    alive = 0
-    pk = 0
-    for t, i in enumerate(order):
-        alive += ops[i].cols
-        pk = max(pk, alive)
-        for j in free_after.get(i, ()):
-            alive -= ops[j].cols
-    return order, free_after, pk
+            last[pos[j]] = max(last.get(pos[j], -1), pos[i])
+    fa, pk = frees_and_peak([ops[i] for i in order], last)
+    return order, {order[t]: [order[j] for j in js] for t, js in fa.items()}, pk
 
 
 def plan_tree(P, n_vertices: int = 1 << 20, n_arcs: int = 1 << 24, root: int | None = None,
