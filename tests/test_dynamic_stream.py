@@ -801,3 +801,82 @@ def test_a_row_toggled_in_a_stream_run_is_not_copied_per_update():
     assert r.lane.all() and r.positive.tolist() == [28, 0] * 100 and r.negative.tolist() == [0, 28] * 100
     assert S.compactions == comp0 and S.used - used0 <= 2 * (29 + 29 // 4 + 2)
     _rows_apart(D)
+
+
+def test_too_many_counts_the_relevant_updates_as_the_per_update_path_does():
+    """micro.too_many: the lane skips the per-update path's call for a batch with more relevant updates than that path
+    takes (it would hand it back at once).  Self-loops and the pairs the views drop are not counted; an id out of range
+    met before the limit is passed leaves the batch to the path (whose fallback names it); the limit is the path's
+    largest: min(per_update, MICRO_MAX), or min(per_update, 8) * MICRO_TRI / 8 for a plan with a triangle tail."""
+    from la_gpm.dynamic.micro import MICRO_MAX, MICRO_TRI, too_many
+    from la_gpm.dynamic.query import compile_delta_plan
+    plain = compile_delta_plan(Pattern([(0, 1), (1, 2), (2, 3)])).packed
+    tri = compile_delta_plan(Pattern([(0, 1), (0, 2), (0, 3), (1, 3)])).packed
+    assert not (plain[19, :, 0, 0] > 0).any() and (tri[19, :, 0, 0] > 0).any()    # F_TRI
+    code = np.array([0, 0, 1, 1, 0, 0, 0, 0], np.int64)      # label class of vertices 0..7
+    table = np.array([[1, 0], [0, 0]], np.int8)               # only class-0 pairs are relevant
+    none = np.zeros((0, 2), np.int64)
+
+    def over(pairs, dele=none, use_rel=True, T=plain, per=3):
+        ins = np.asarray(pairs, np.int64).reshape(-1, 2)
+        return too_many(ins, 0, ins.shape[0], dele, 0, dele.shape[0], use_rel, code, 8, table, T, per)
+
+    rel = [(0, 1), (1, 4), (4, 5), (5, 6)]
+    assert not over(rel[:3]) and over(rel)                       # 3 taken, 4 not
+    assert not over(rel[:3] + [(2, 3), (0, 2), (7, 7), (1, 1)])  # irrelevant pairs and self-loops do not count
+    assert over(rel[:3], dele=np.array([[6, 7]], np.int64))      # deletes count too
+    assert over(rel[:3] + [(2, 3)], use_rel=False)               # without views every pair is relevant
+    assert not over(rel[:2] + [(0, 99)] + rel[2:])               # a bad id before the limit: the path's fallback
+    assert over(rel + [(0, 99)])                                 # ... after it: the batch path names it
+    assert not over(rel, T=tri)                                  # a triangle tail takes wider batches
+    wide = [(a, b) for a in range(8) for b in range(8) if a < b]
+    assert not over(wide, use_rel=False, T=tri, per=1)           # 28 <= min(1, 8) * 32
+    assert over(wide, use_rel=False, T=plain, per=100) == (28 > MICRO_MAX)
+    assert MICRO_TRI // 8 * 8 == MICRO_TRI
+
+
+@pytest.mark.parametrize("P", [Pattern([(0, 1), (1, 2), (2, 3)], vertex_labels=[0, 1, 0, 1]),
+                               Pattern([(0, 1), (0, 2), (0, 3), (1, 3)], vertex_labels=[0, 0, 1, 0]),
+                               Pattern([(0, 1), (1, 2), (0, 2)])], ids=["path4", "paw", "triangle"])
+def test_batches_past_the_per_update_limit_take_the_batch_path_with_the_same_counts(P, monkeypatch):
+    """Small and large batches alternating in one stream (per_update 3: batches of up to 3 relevant updates one update
+    at a time, larger ones -- or, for a plan with a triangle tail, larger than 96 -- by the batch path without a call
+    of the per-update path): apply_stream equals apply per batch and brute force, whole graph and views."""
+    from la_gpm.dynamic.query import compile_delta_plan
+    monkeypatch.setattr(la_gpm.config, "dynamic_per_update_max", 3)
+    rng = np.random.default_rng(7)
+    n = 24
+    lab = rng.integers(0, 2, n).tolist() if P.vertex_labels else None
+    allp = [(a, b) for a in range(n) for b in range(a + 1, n)]
+    pick = rng.permutation(len(allp))
+    E = {allp[i] for i in pick[:90]}
+    G = _graph_from_pairs(n, sorted(E), lab)
+    batches, cur = [], set(E)
+    for size in (1, 8, 2, 30, 3, 200, 1, 12):
+        outs = [e for e in allp if e not in cur]
+        ins = [outs[i] for i in rng.choice(len(outs), size=(2 * size) // 3 + 1, replace=False)]
+        ins_set = set(ins)
+        ins_cand = sorted(cur)
+        dele = [ins_cand[i] for i in rng.choice(len(ins_cand), size=size // 3, replace=False)]
+        cur = (cur | ins_set) - set(dele)
+        batches.append((np.array(ins, np.int64).reshape(-1, 2), np.array(dele, np.int64).reshape(-1, 2)))
+    for keep in (True, False):
+        r = la_gpm.DynamicGraph(G, [P], keep_graph=keep).apply_stream(batches)
+        B = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        assert _rows(r) == _loop(B, batches)
+        assert r.lane.all()
+        # the path each batch took, one apply a batch: the updates a query edge's label pair can use (the whole graph
+        # logs the others aside) against the path's limit
+        lim = 96 if compile_delta_plan(P).tri[:, 0].any() else 3
+        ql = P.vertex_labels
+        usable = {(ql[u], ql[v]) for u, v in P.edges} | {(ql[v], ql[u]) for u, v in P.edges} if ql else None
+        C = la_gpm.DynamicGraph(G, [P], keep_graph=keep)
+        took = [bool(C.apply(insert=i, delete=d)[0].stats.get("per_update")) for i, d in batches]
+        rel = [sum(usable is None or (lab[a], lab[b]) in usable for a, b in np.concatenate([i, d]).tolist())
+               for i, d in batches]
+        assert took == [0 < c <= lim for c in rel], (took, rel)
+        assert not all(took) and any(took)
+        g = G
+        for b, (ins, dele) in enumerate(batches):
+            pos, neg, g = _oracle(g, P, ins.tolist(), dele.tolist(), False)
+            assert (r.positive[b], r.negative[b]) == (len(pos), len(neg)), (keep, b)

@@ -29,7 +29,7 @@ from .cpu import all_items, drive_ser, mark_rows, side_totals, tri_stale, work_e
 from .filter import add_pairs, lazy_patch, patch_lists, swap_rows, usable_lists
 from .micro import (I_STATUS, I_POS, I_NEG, I_BIG, I_DROP_I, I_DROP_D, I_LOOPS, I_DUP, I_BOTH, I_EXIST, I_MISSING,
                     I_INS, I_DEL, I_NPOS, I_NITEMS, I_USED, I_MAXDEG, I_LISTS, I_FULL, I_SEQ, I_STALE, N_INFO, I_ESCAPE,
-                    M_DONE, M_FALLBACK, first_kept, micro_run, start_pairs_of)
+                    M_DONE, M_FALLBACK, NOT_MICRO, first_kept, micro_run, start_pairs_of, too_many)
 from .store import compact_rows, fresh_buffer, patch_ser, prepare_union
 from .updates import net_layout, pair_kept, relevant_rows
 from ..config import config
@@ -244,7 +244,10 @@ def _lane(ins_all, ins_off, del_all, del_off, b0, b1, skip, infos, strict, commi
         if skip[b]:
             info[I_STATUS] = FALLBACK
             break
-        if micro:      # batches with a few relevant updates: one update at a time (.micro), as many as it takes
+        if micro and too_many(ins_all, ins_off[b], ins_off[b + 1], del_all, del_off[b], del_off[b + 1], use_rel, code,
+                              n, table, T, per_update):
+            ms = NOT_MICRO        # more relevant updates than the per-update path takes: the batch path, no call
+        elif micro:    # batches with a few relevant updates: one update at a time (.micro), as many as it takes
             ms, b, used, live, maxdeg, cptr, cidx, ch, stale, touched, old_rows, items, counts = micro_run(
                 ins_all, ins_off, del_all, del_off, b, b1, skip, infos, strict, n, rows, idx, st, od, el, used, cap,
                 maxdeg, live, use_rel, code, table, deg, N, vcol, on, vlab, ct, cptr, cidx, qlabeled, qlab,

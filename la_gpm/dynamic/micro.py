@@ -49,7 +49,7 @@ from .updates import pair_kept
 from ..primitives.sorted_ops import lower_bound
 from ..primitives.jit import flush_when_changed
 
-__all__ = ["MICRO_MAX", "micro_run", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
+__all__ = ["MICRO_MAX", "micro_run", "too_many", "first_kept", "start_pairs_of", "NOT_MICRO", "M_DONE",
            "M_FALLBACK", "M_SHORTCUT", "N_INFO", "I_ESCAPE"]
 
 # At most this many relevant updates (before the net effect) take the per-update path (config.dynamic_per_update_max
@@ -390,6 +390,39 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
         if pair_kept(dele[t, 0], dele[t, 1], code, n, table) != 0:
             return i1 - i0 + t - d0
     return -1
+
+
+@nb.njit(cache=True, _nrt=False)
+def too_many(ins_all, i0, i1, del_all, d0, d1, use_rel, code, n, table, T, max_rel):
+    """Whether batch (``ins_all[i0:i1]``, ``del_all[d0:d1]``) has more relevant updates than the per-update path
+    takes for any plan of ``T`` (:func:`_micro_batches`' ``R``, at its largest), found before an id out of range:
+    the path would give it back (NOT_MICRO) at once, so the lane sends it to the batch path without the call (the
+    path's scratch, twenty arrays allocated and freed: about 170 reference counts a batch on wordnet's 120-update
+    batches, session 42).  The same count, in the same order, as the path's step 1."""
+    lim = min(max_rel, MICRO_MAX)
+    for p in range(T.shape[1]):
+        if T[F_TRI, p, 0, 0] > 0:
+            lim = max(lim, min(max_rel, 8) * (MICRO_TRI // 8))
+    nins = i1 - i0
+    nr = 0
+    for t in range(nins + d1 - d0):
+        if t < nins:
+            x = ins_all[i0 + t, 0]
+            y = ins_all[i0 + t, 1]
+        else:
+            x = del_all[d0 + t - nins, 0]
+            y = del_all[d0 + t - nins, 1]
+        if use_rel:
+            r = pair_kept(x, y, code, n, table)
+        else:
+            r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+        if r < 0:
+            return False
+        if r > 0 and x != y:
+            nr += 1
+            if nr > lim:
+                return True
+    return False
 
 
 @nb.njit(cache=True)
