@@ -880,3 +880,69 @@ def test_batches_past_the_per_update_limit_take_the_batch_path_with_the_same_cou
         for b, (ins, dele) in enumerate(batches):
             pos, neg, g = _oracle(g, P, ins.tolist(), dele.tolist(), False)
             assert (r.positive[b], r.negative[b]) == (len(pos), len(neg)), (keep, b)
+
+
+@settings(max_examples=examples(40), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.integers(0, 10**6), st.integers(-1, 2), st.integers(-1, 2))
+def test_triangle_memo_filled_at_once_equals_it_counted_one_vertex_at_a_time(seed, la, lb):
+    """cpu._tri_fill (every vertex's count at once, each triangle found once) against cpu._tri_memo's count of each
+    vertex alone, on random labelled graphs with a hub, for every pair of label columns (-1: any); rows past
+    TRI_MAXDEG are never stamped, the others all with the run's id; and _tri_memo switches to the fill once the rows it
+    counted pass the run's threshold, then counts no more."""
+    from la_gpm.dynamic.cpu import TRI_LAB, TRI_STAMP, _tri_fill, _tri_memo
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(3, 40))
+    p = float(rng.uniform(0.05, 0.6))
+    A = np.triu(rng.random((n, n)) < p, 1)
+    A[0, 1:] |= rng.random(n - 1) < 0.9          # a hub
+    A = A | A.T
+    ptr = np.concatenate([[0], np.cumsum(A.sum(1))]).astype(np.int64)
+    idx = np.concatenate([np.flatnonzero(A[v]) for v in range(n)] + [np.zeros(0, int)]).astype(np.int32)
+    rows = np.stack([ptr[:-1], ptr[1:]], 1).astype(np.int64)
+    labels = rng.integers(0, 3, n)
+
+    def fresh(threshold):
+        mk = np.zeros((TRI_STAMP + 2, n + 4), np.int32)
+        e = mk.shape[1] - 1
+        mk[TRI_LAB, :n] = labels
+        mk[TRI_LAB, e] = n
+        mk[TRI_STAMP, e] = 7
+        mk[TRI_LAB, e - 1] = threshold
+        return mk
+
+    one = fresh(2**31 - 1)                       # never filled at once
+    want = [int(_tri_memo(v, rows, idx, one, TRI_STAMP, la, lb)) for v in range(n)]
+    assert one[TRI_STAMP, n + 2] == int(ptr[-1])  # the arcs counted one vertex at a time
+    brute = []
+    for w in range(n):
+        nb = np.flatnonzero(A[w])
+        brute.append(sum(1 for a in nb for b in nb if A[a, b] and (la < 0 or labels[a] == la)
+                         and (lb < 0 or labels[b] == lb)))
+    assert want == brute
+    mk = fresh(0)
+    _tri_fill(rows, idx, mk, TRI_STAMP, la, lb)
+    assert mk[TRI_STAMP + 1, :n].tolist() == want
+    assert (mk[TRI_STAMP, :n] == 7).all()
+    sw = fresh(int(ptr[-1]) // 4)                # one vertex at a time, then all at once
+    got = [int(_tri_memo(v, rows, idx, sw, TRI_STAMP, la, lb)) for v in range(n)]
+    assert got == want
+    if ptr[-1] // 4 < ptr[-1] - (rows[n - 1, 1] - rows[n - 1, 0]):
+        assert sw[TRI_STAMP, n + 2] == -1        # it switched, and counts no more
+    assert sw[TRI_STAMP + 1, :n].tolist() == want
+
+
+@pytest.mark.parametrize("P", [_TAILS[0], _TAILS[7]], ids=["k4", "k6"])
+def test_a_stream_fills_its_triangle_memo_at_once_past_the_threshold(P):
+    """A new DynamicGraph's first stream on two hubs counts its memo one vertex at a time, passes 1 / TRI_BULK of the
+    arcs and fills it at once (the column's counter -1 after the run); its counts equal the static ones, and a second
+    stream back (the memo kept) gives what one ``apply`` a batch gives on a new DynamicGraph of the graph it starts from."""
+    from la_gpm.dynamic.cpu import TRI_STAMP
+    G, batches, want = _hub_case(P, P.k * 3 + P.num_edges, 12, (25, 12))
+    D = la_gpm.DynamicGraph(G, [P], count="embeddings")
+    r = D.apply_stream(batches)
+    assert list(zip(r.positive.tolist(), r.negative.tolist())) == want
+    assert D._store._rmarks[TRI_STAMP, -2] == -1
+    back = [(d, i) for i, d in reversed(batches)]
+    ref = la_gpm.DynamicGraph(D.graph, [P], count="embeddings")
+    r2 = D.apply_stream(back)
+    assert _rows(r2) == _loop(ref, back)

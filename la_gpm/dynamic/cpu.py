@@ -44,7 +44,7 @@ from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NL
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
-           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "mark_rows", "tri_stale", "gallop"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows", "tri_stale", "gallop"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -78,6 +78,11 @@ TRI_MAXDEG = 46340
 # the graph (the last change to it was made by a per-update run, which edits them: micro._tri_open then keeps the
 # run id, and one ``apply`` a batch keeps the counts of the last), 0 once any other path changed it
 TRI_VALID = TRI_STAMP + 1
+# A run's counts are made one vertex at a time (:func:`_tri_memo`) until the rows counted so pass this share of the
+# graph's arcs, then all at once (:func:`_tri_fill`, about 5x cheaper per arc: wordnet's sparse4 stream on a new
+# DynamicGraph counted a third of its arcs' vertices, 8 ms of its 24-34).  ``mk[TRI_LAB, -2]`` holds the run's threshold
+# in arcs and ``mk[TRI_STAMP + 2c, -2]`` column c's arcs counted so far (-1 once filled): a column past every vertex
+TRI_BULK = 8      # 1 / TRI_BULK of the arcs
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -168,14 +173,73 @@ def common_counts(uidx, a0, a1, b0, b1, mk, la, lb):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _tri_fill(urows, uidx, mk, srow, la, lb):
+    """Every vertex's count of memo column ``srow`` at once (:func:`_tri_memo`'s, for rows up to TRI_MAXDEG; those
+    rows stamped with the run's id): each triangle v < a < b found once, by merging the rows of v and a after a, and
+    its ordered pairs added at its three corners.  On wordnet (76,853 vertices) 2.7 ms against 12.5 ms for the
+    same counts one vertex at a time: the rows are read in order, not a neighbour's row per pair."""
+    e = mk.shape[1] - 1
+    n = mk[TRI_LAB, e]
+    rid = mk[TRI_STAMP, e]
+    for v in range(n):
+        mk[srow + 1, v] = 0
+    for v in range(n):
+        v1 = urows[v, 1]
+        lv = mk[TRI_LAB, v]
+        for q in range(urows[v, 0], v1):
+            a = uidx[q]
+            if a <= v:
+                continue
+            lab_a = mk[TRI_LAB, a]
+            i = q + 1
+            j = urows[a, 0]
+            j1 = urows[a, 1]
+            while i < v1 and j < j1:
+                x = uidx[i]
+                y = uidx[j]
+                if x < y:
+                    i += 1
+                elif y < x:
+                    j += 1
+                else:          # the triangle v, a, x (v < a < x): the ordered pairs of the other two at each corner
+                    lx = mk[TRI_LAB, x]
+                    av = la < 0 or lv == la
+                    bv = lb < 0 or lv == lb
+                    aa = la < 0 or lab_a == la
+                    ba = lb < 0 or lab_a == lb
+                    ax = la < 0 or lx == la
+                    bx = lb < 0 or lx == lb
+                    mk[srow + 1, v] += (1 if aa and bx else 0) + (1 if ax and ba else 0)
+                    mk[srow + 1, a] += (1 if av and bx else 0) + (1 if ax and bv else 0)
+                    mk[srow + 1, x] += (1 if av and ba else 0) + (1 if aa and bv else 0)
+                    i += 1
+                    j += 1
+    for v in range(n):
+        if urows[v, 1] - urows[v, 0] <= TRI_MAXDEG:
+            mk[srow, v] = rid
+
+
+@nb.njit(cache=True, _nrt=False)
 def _tri_memo(w, urows, uidx, mk, srow, la, lb):
     """The ordered pairs (a, b) of adjacent neighbours of w of label columns (la, lb): the run's memo (stamp row
-    ``srow``, counts ``srow + 1``) where it holds w, else counted and kept (rows up to TRI_MAXDEG)."""
+    ``srow``, counts ``srow + 1``) where it holds w, else counted and kept (rows up to TRI_MAXDEG).  Counted one
+    vertex at a time until the rows so counted in this run pass TRI_BULK of the graph's arcs (``mk[srow, -2]`` and
+    ``mk[TRI_LAB, -2]``, set by micro._tri_open); then every vertex's at once (:func:`_tri_fill`), once a run."""
     w0 = urows[w, 0]
     w1 = urows[w, 1]
-    rid = mk[TRI_STAMP, mk.shape[1] - 1]
+    e = mk.shape[1] - 1
+    rid = mk[TRI_STAMP, e]
     if w1 - w0 <= TRI_MAXDEG and mk[srow, w] == rid:
         return np.int64(mk[srow + 1, w])
+    done = mk[srow, e - 1]
+    if done >= 0:
+        if done > mk[TRI_LAB, e - 1]:
+            mk[srow, e - 1] = -1        # once a run
+            _tri_fill(urows, uidx, mk, srow, la, lb)
+            if w1 - w0 <= TRI_MAXDEG:
+                return np.int64(mk[srow + 1, w])
+        else:
+            mk[srow, e - 1] = done + (w1 - w0)
     tot = np.int64(0)
     for q in range(w0, w1):
         a = uidx[q]

@@ -41,8 +41,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import (STEPS_OFF, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound, side_totals,
-                  start_items, tri_stale)
+from .cpu import (STEPS_OFF, TRI_BULK, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound,
+                  side_totals, start_items, tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pair, lazy_patch, patch_lists, stale_usable, usable_lists, vertex_bits
 from .updates import pair_kept
@@ -324,6 +324,14 @@ def _tri_open(T, mk, rows, n, vcol, qcol):
         rid = 1
     mk[TRI_STAMP, e] = rid
     mk[TRI_VALID, e] = sig
+    # the run counts its vertices one at a time until the rows counted pass 1 / TRI_BULK of the arcs, then all at
+    # once (cpu._tri_memo); the threshold and each column's arcs counted so far in the column after the vertices'
+    arcs = 0
+    for v in range(n):
+        arcs += rows[v, 1] - rows[v, 0]
+    mk[TRI_LAB, e - 1] = min(arcs // TRI_BULK, (1 << 31) - 1)
+    for c in range(nc):
+        mk[TRI_STAMP + 2 * c, e - 1] = 0
     return cols
 
 
