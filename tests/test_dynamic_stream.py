@@ -935,7 +935,8 @@ def test_triangle_memo_filled_at_once_equals_it_counted_one_vertex_at_a_time(see
 def test_a_stream_fills_its_triangle_memo_at_once_past_the_threshold(P):
     """A new DynamicGraph's first stream on two hubs counts its memo one vertex at a time, passes 1 / TRI_BULK of the
     arcs and fills it at once (the column's counter -1 after the run); its counts equal the static ones, and a second
-    stream back (the memo kept) gives what one ``apply`` a batch gives on a new DynamicGraph of the graph it starts from."""
+    stream back (the memo kept) gives what one ``apply`` a batch gives on a new DynamicGraph of the graph it starts
+    from."""
     from la_gpm.dynamic.cpu import TRI_STAMP
     G, batches, want = _hub_case(P, P.k * 3 + P.num_edges, 12, (25, 12))
     D = la_gpm.DynamicGraph(G, [P], count="embeddings")

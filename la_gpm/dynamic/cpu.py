@@ -44,7 +44,8 @@ from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NL
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
-           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows", "tri_stale", "gallop"]
+           "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows",
+           "tri_stale", "gallop"]
 
 # A parent at level 0 or 1 (an endpoint of the update) is the same vertex for the whole item, and on a hub update
 # its row is long: a level-3 candidate of a pendant start pair (wordnet's sparse query, the triangles around a hub)
@@ -223,7 +224,7 @@ def _tri_fill(urows, uidx, mk, srow, la, lb):
 def _tri_memo(w, urows, uidx, mk, srow, la, lb):
     """The ordered pairs (a, b) of adjacent neighbours of w of label columns (la, lb): the run's memo (stamp row
     ``srow``, counts ``srow + 1``) where it holds w, else counted and kept (rows up to TRI_MAXDEG).  Counted one
-    vertex at a time until the rows so counted in this run pass TRI_BULK of the graph's arcs (``mk[srow, -2]`` and
+    vertex at a time until the rows so counted in this run pass 1 / TRI_BULK of the graph's arcs (``mk[srow, -2]`` and
     ``mk[TRI_LAB, -2]``, set by micro._tri_open); then every vertex's at once (:func:`_tri_fill`), once a run."""
     w0 = urows[w, 0]
     w1 = urows[w, 1]

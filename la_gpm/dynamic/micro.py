@@ -401,6 +401,22 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _update_at(ins_all, i0, nins, del_all, d0, t, use_rel, code, n, table):
+    """Update t of a batch (``ins_all[i0:i0 + nins]``, then the deletes from ``del_all[d0]``): (x, y, r), r as
+    :func:`.updates.pair_kept` gives it with the views (``use_rel``), else -1 for an id out of range and 1 for any
+    other pair.  Built without reference counting (its early exits cost none)."""
+    if t < nins:
+        x = ins_all[i0 + t, 0]
+        y = ins_all[i0 + t, 1]
+    else:
+        x = del_all[d0 + t - nins, 0]
+        y = del_all[d0 + t - nins, 1]
+    if use_rel:
+        return x, y, pair_kept(x, y, code, n, table)
+    return x, y, -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+
+
+@nb.njit(cache=True, _nrt=False)
 def too_many(ins_all, i0, i1, del_all, d0, d1, use_rel, code, n, table, T, max_rel):
     """Whether batch (``ins_all[i0:i1]``, ``del_all[d0:d1]``) has more relevant updates than the per-update path
     takes for any plan of ``T`` (:func:`_micro_batches`' ``R``, at its largest), found before an id out of range:
@@ -414,16 +430,7 @@ def too_many(ins_all, i0, i1, del_all, d0, d1, use_rel, code, n, table, T, max_r
     nins = i1 - i0
     nr = 0
     for t in range(nins + d1 - d0):
-        if t < nins:
-            x = ins_all[i0 + t, 0]
-            y = ins_all[i0 + t, 1]
-        else:
-            x = del_all[d0 + t - nins, 0]
-            y = del_all[d0 + t - nins, 1]
-        if use_rel:
-            r = pair_kept(x, y, code, n, table)
-        else:
-            r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+        x, y, r = _update_at(ins_all, i0, nins, del_all, d0, t, use_rel, code, n, table)
         if r < 0:
             return False
         if r > 0 and x != y:
@@ -557,16 +564,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
         drop_d = start - drop_i
         loops = 0
         for t in range(start, nins + d1 - d0):
-            if t < nins:
-                x = ins_all[i0 + t, 0]
-                y = ins_all[i0 + t, 1]
-            else:
-                x = del_all[d0 + t - nins, 0]
-                y = del_all[d0 + t - nins, 1]
-            if use_rel:
-                r = pair_kept(x, y, code, n, table)
-            else:
-                r = -1 if x < 0 or y < 0 or x >= n or y >= n else 1
+            x, y, r = _update_at(ins_all, i0, nins, del_all, d0, t, use_rel, code, n, table)
             if r < 0:       # a new vertex or a bad id: the general path
                 return M_FALLBACK, b, used, live, maxdeg, LP[0], LI[0], changed, stale, tvs[:last_nt].copy(), olds[:last_nt].copy(), e2, e1
             if r == 0:
