@@ -675,7 +675,7 @@ def test_triangle_memo_signature_tells_every_label_pair_layout_apart():
         return T
 
     def run_id(layout):
-        cols = micro._tri_open(T_of(layout), mk, rows, n, vcol, qcol)
+        cols = micro._tri_open(T_of(layout), mk, rows, n, vcol, qcol, 0)
         assert cols.tolist() == [list(p) for p in layout]
         return int(mk[TRI_STAMP, -1])
 

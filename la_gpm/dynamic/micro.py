@@ -283,7 +283,7 @@ def _relist(cptr, cidx, tv, bits, nbits, k, lazy, stale, maxdeg):
 
 
 @nb.njit(cache=True)
-def _tri_open(T, mk, rows, n, vcol, qcol):
+def _tri_open(T, mk, rows, n, vcol, qcol, live):
     """A run's triangle memo (cpu.F_TRI) opened: the labels of new vertices written and, unless the counts of the
     last run are still those of the graph (cpu.TRI_VALID: no other path changed it since, and the columns hold the same
     label pairs; then they serve this run too), a new run id.  The run keeps them (TRI_VALID set to the columns'
@@ -324,12 +324,9 @@ def _tri_open(T, mk, rows, n, vcol, qcol):
         rid = 1
     mk[TRI_STAMP, e] = rid
     mk[TRI_VALID, e] = sig
-    # the run counts its vertices one at a time until the rows counted pass 1 / TRI_BULK of the arcs, then all at
-    # once (cpu._tri_memo); the threshold and each column's arcs counted so far in the column after the vertices'
-    arcs = 0
-    for v in range(n):
-        arcs += rows[v, 1] - rows[v, 0]
-    mk[TRI_LAB, e - 1] = min(arcs // TRI_BULK, (1 << 31) - 1)
+    # the run counts its vertices one at a time until the rows counted pass 1 / TRI_BULK of the ``live`` arcs, then all
+    # at once (cpu._tri_memo); the threshold and each column's arcs counted so far in the column after the vertices'
+    mk[TRI_LAB, e - 1] = min(live // TRI_BULK, (1 << 31) - 1)
     for c in range(nc):
         mk[TRI_STAMP + 2 * c, e - 1] = 0
     return cols
@@ -492,7 +489,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     M_FALLBACK (``infos[b]`` says why: the general path, or a compaction when I_FULL is set)."""
     e2 = np.zeros((0, 2), np.int64)
     e1 = np.zeros(0, np.int64)
-    tcols = _tri_open(T, mk, rows, n, vcol, qcol)
+    tcols = _tri_open(T, mk, rows, n, vcol, qcol, live)
     tri = tcols.shape[0] > 0
     R = min(max_rel, MICRO_MAX)
     wide = tri and lazy   # (micro_run)
