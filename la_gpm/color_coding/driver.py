@@ -44,10 +44,10 @@ from .cpu import CpuOps
 from .trees import (LAYOUTS, TreePlan, frees_and_peak, plan_tree, rooted_gather_table, rooted_shape, split_tables,
                     tree_automorphisms)
 
-__all__ = ["Estimate", "estimate", "colorful_count", "Runner", "aliased", "prepare", "make_ops", "resolve_seed", "check_dtype",
-           "check_run_args", "eb_interval", "acs_halfwidth", "acs_interval", "acs_zero_colorings", "ACS_MIN_NONZERO",
-           "classical_colorings", "colorings_needed", "MAX_TREE_VERTICES", "STOP_RULES", "DEFAULT_STOP", "SPMM_METHODS",
-           "PILOT_PASS", "PILOT_SHARE", "AutoExact", "exact_plan"]
+__all__ = ["Estimate", "estimate", "colorful_count", "Runner", "aliased", "prepare", "make_ops", "resolve_seed",
+           "check_dtype", "check_run_args", "eb_interval", "acs_halfwidth", "acs_interval", "acs_zero_colorings",
+           "ACS_MIN_NONZERO", "classical_colorings", "colorings_needed", "MAX_TREE_VERTICES", "STOP_RULES",
+           "DEFAULT_STOP", "SPMM_METHODS", "PILOT_PASS", "PILOT_SHARE", "AutoExact", "exact_plan"]
 
 MAX_TREE_VERTICES = 20
 STOP_RULES = ("adaptive", "classical", "clt", "acs")

@@ -398,6 +398,15 @@ def first_kept(ins, i0, i1, dele, d0, d1, code, n, table):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _relevant_max(max_rel, wide):
+    """The most relevant updates a batch of the per-update path may have: ``max_rel`` up to MICRO_MAX, or, ``wide``
+    (a triangle tail whose memo the run keeps), 32 times it up to MICRO_TRI."""
+    if wide:
+        return min(max_rel, 8) * (MICRO_TRI // 8)
+    return min(max_rel, MICRO_MAX)
+
+
+@nb.njit(cache=True, _nrt=False)
 def _update_at(ins_all, i0, nins, del_all, d0, t, use_rel, code, n, table):
     """Update t of a batch (``ins_all[i0:i0 + nins]``, then the deletes from ``del_all[d0]``): (x, y, r), r as
     :func:`.updates.pair_kept` gives it with the views (``use_rel``), else -1 for an id out of range and 1 for any
@@ -420,10 +429,11 @@ def too_many(ins_all, i0, i1, del_all, d0, d1, use_rel, code, n, table, T, max_r
     the path would give it back (NOT_MICRO) at once, so the lane sends it to the batch path without the call (the
     path's scratch, twenty arrays allocated and freed: about 170 reference counts a batch on wordnet's 120-update
     batches, session 42).  The same count, in the same order, as the path's step 1."""
-    lim = min(max_rel, MICRO_MAX)
+    tail = False
     for p in range(T.shape[1]):
         if T[F_TRI, p, 0, 0] > 0:
-            lim = max(lim, min(max_rel, 8) * (MICRO_TRI // 8))
+            tail = True
+    lim = max(_relevant_max(max_rel, False), _relevant_max(max_rel, tail))
     nins = i1 - i0
     nr = 0
     for t in range(nins + d1 - d0):
@@ -491,10 +501,8 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     e1 = np.zeros(0, np.int64)
     tcols = _tri_open(T, mk, rows, n, vcol, qcol, live)
     tri = tcols.shape[0] > 0
-    R = min(max_rel, MICRO_MAX)
     wide = tri and lazy   # (micro_run)
-    if wide:
-        R = min(max_rel, 8) * (MICRO_TRI // 8)      # (at most MICRO_TRI)
+    R = _relevant_max(max_rel, wide)
     rel = np.empty((R, 3), np.int64)     # lo, hi, sign
     dels = np.empty((R, 2), np.int64)
     adds = np.empty((R, 2), np.int64)
@@ -776,7 +784,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
                              pair_edge, pair_el, pair_cond, k, split, SI[0], off)
                 if nis and not _search(nis, upd1, rows, idx, st, od, el, off, ct, LP[0], LI[0], T, k, no_rows, BUF[0],
                                        cnt, lpos, M, N, qcol, mk, SI[0], SC[0], steps):
-                    # past the budget (one apply only): the batch put back, for the general path's parallel drive
+                    # past the budget: the batch put back, for the general path's parallel drive
                     up_, ui_, stale, used = _undo(net, t, dl, x, y, px, py, st, od, rows, idx, used, log, tvs, olds,
                                                   nt, deg, N, vcol, on, vlab, ct, qlabeled, qlab, qdeg, qdem, tv, bits,
                                                   nbits, LP[0], LI[0], k, lazy, stale, maxdeg, mk)
