@@ -70,6 +70,10 @@ class Config:
     chunk: int = field(default_factory=lambda: _env_int("LA_GPM_CHUNK", 65536))
     dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
     parallel_min: int = field(default_factory=lambda: _env_int("LA_GPM_PARALLEL_MIN", 200_000))
+    # Steps of a dynamic search (la_gpm/dynamic/cpu.py, SPLIT_EAGER's notes) between an item's looks at the parallel
+    # counting drive's flag (a thread out of work): past the flag an item of more than one level-2 position stops and
+    # what it left is cut a position an item; 0 turns the cutting off (one round, items whole).
+    dynamic_split_check: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT_CHECK", 4096))
     # Batches of at most this many updates (inserts + deletes as given) of one query on the CPU take the
     # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.
     dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
@@ -108,6 +112,9 @@ class Config:
                      "auto_safety", "dynamic_room"):
             if getattr(self, name) <= 0:
                 raise InvalidArgument(f"config.{name} must be positive; got {getattr(self, name)}")
+        if self.dynamic_split_check < 0:
+            raise InvalidArgument(f"config.dynamic_split_check must be 0 (off) or positive; got "
+                                  f"{self.dynamic_split_check}")
         if not 0 <= self.dynamic_per_update_max <= 32:
             raise InvalidArgument(f"config.dynamic_per_update_max must be 0 (off) to 32; got "
                                   f"{self.dynamic_per_update_max}")

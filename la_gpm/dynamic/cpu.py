@@ -38,6 +38,7 @@ import numpy as np
 
 from ..primitives.sorted_ops import lower_bound, upper_bound
 from ..config import config
+from ..primitives.atomics import fetch_add
 from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP)
@@ -103,6 +104,20 @@ def tri_stale(mk):
 # after it to the parallel drive (:func:`_drive`; the lane's batch and per-update paths put the batch back first and
 # the general path takes it).  The parallel drive's budget is STEPS_OFF: never reached, never written back.
 STEPS_OFF = 1 << 62
+# Heavy items in the parallel drive (session 43).  The drive spreads items over the cores, not one item, and a deep
+# query's batch can hang on a few: human's 10-vertex tree, one 0.1% batch, 28 items of 9.8 s in all, the heaviest
+# 2.0 s, so 16 cores could not go below about 2 s; nor is an item's work spread evenly over its level-2 candidates
+# (that one: 0.7 s in each of three of its nine).  So with more than one thread the counting drive
+# (:func:`_count_split`) runs in rounds, its threads taking items from one queue (an atomic counter,
+# ``primitives.atomics``).  A thread that finds the queue empty raises a flag; from then on an item of more than one
+# level-2 position stops at its next look at the flag (every ``config.dynamic_split_check`` steps) and says where it
+# was (``steps[1]``: its count before the level-2 candidate it stopped in; ``steps[2]``: that candidate's position in
+# its range).  The next round searches what the stopped items left, a level-2 position an item.  A new item has its
+# own memos, so items are cut only where a thread would idle; an item of one position never stops, so there are at
+# most two rounds, and a stop costs the work done in the candidate it stopped in.  ``dynamic_split_check`` 0: one
+# round, items whole.  (``steps`` is then the thread's view of one shared array: [3] the steps between looks, [-1]
+# the flag.)  SPLIT_EAGER (tests): the flag up from each round's start, every item of more than one position cut.
+SPLIT_EAGER = 0
 
 
 # A last group hanging off the level before it (F_TWIN[p, 1, 0] = m: levels m .. k-1 depend on levels 0, 1, m - 1
@@ -795,6 +810,24 @@ _DISPATCH = False   # ... and it hands no item on; both flipped in _run_item, th
 
 
 @nb.njit(cache=True, _nrt=False)
+def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
+    """Where item ``it`` goes on from its level-2 candidate ``q`` (of ``c2``; stored in ``buf[2]``): that candidate's
+    position in the item's level-2 range (its base row or candidate list, sorted), the range's end where q is past
+    the last."""
+    b2 = items[it, 2]
+    lo = items[it, 3]
+    hi = items[it, 4]
+    if q >= c2:
+        return hi
+    v = buf[2, q]
+    if b2 == -2:
+        s = cptr[T[F_ORDER, p, 2, 0]]
+        return lower_bound(cidx, s + lo, s + hi, v) - s
+    s = urows[M[T[F_PAR, p, 2, b2]], 0]
+    return lower_bound(uidx, s + lo, s + hi, v) - s
+
+
+@nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
                     at, listing, c2in, N, qcol, leaf, tail, mk, steps):
     j = items[it, 0]
@@ -889,12 +922,21 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         mk[ROOT_STAMP, e] = rid
     # the serial drives' budget (module notes: a serial search that runs past it goes to the parallel drive): every
     # pass of the loop below is a step; the parallel drive's is STEPS_OFF, never reached and never written back
+    # the splitting drive's look at its flag, and where a stopped item goes on: SPLIT_EAGER's notes
     left = steps[0]
+    t2 = np.int64(0)    # the count when the current level-2 candidate was entered
     while True:
         left -= 1
         if left <= 0:
-            steps[0] = 0
-            return -1
+            if steps.shape[0] >= 4 and (steps[steps.shape[0] - 1] == 0 or items[it, 4] - items[it, 3] <= 1):
+                # the splitting drive (SPLIT_EAGER's notes): no thread idle, or an item of one position: go on
+                left = steps[3] if items[it, 4] - items[it, 3] > 1 else STEPS_OFF
+            else:
+                steps[0] = 0
+                if steps.shape[0] >= 4:
+                    steps[1] = total if lv == 2 else t2
+                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
+                return -1
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
@@ -1072,6 +1114,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             if c < 0:
                 c = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, True, mk)
+            if lv == 2:
+                t2 = total
             cnt[lv + 1] = c
             pos[lv + 1] = 0
             lv += 1
@@ -1268,6 +1312,75 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
 
 
+@nb.njit(parallel=True, cache=True)
+def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, N, qcol,
+                 leaf, tail, nthreads, mk, shared, resume, check):
+    """A round of the splitting drive (SPLIT_EAGER's notes): ``counts[it]`` item it's count (where it stopped: its
+    count before that), ``resume[it]`` -1 (done) or the level-2 position to go on from; ``shared``: 4 slots a thread,
+    the queue's head and the flag; ``check``: steps between looks at the flag."""
+    nit = items.shape[0]
+    flag = shared.shape[0] - 1
+    head = flag - 1
+    for c in nb.prange(nthreads):
+        buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
+        cnt = np.zeros(k, dtype=np.int64)
+        pos = np.zeros(k, dtype=np.int64)
+        M = np.zeros(k, dtype=np.int64)
+        no_rows = np.zeros((1, 1), dtype=np.int64)
+        t = nb.get_thread_id()
+        st = shared[4 * t:]
+        mkc = mk       # as in _drive_impl: the thread's block of rows (the root memo), or none
+        if mk.shape[0] >= (t + 1) * _THREAD_ROWS:
+            mkc = mk[t * _THREAD_ROWS:(t + 1) * _THREAD_ROWS]
+        else:
+            mkc = np.zeros((2, 2), dtype=np.int32)
+        listing = el_on and not el_on      # runtime False, as count_serial's
+        at = np.int64(0)
+        while True:
+            it = fetch_add(shared, head, 1)
+            if it >= nit:
+                break
+            st[0] = check
+            st[3] = check
+            r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M,
+                          no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
+            unmark(mkc, upd, items[it, 0], urows, uidx)
+            if r < 0:
+                counts[it] = st[1]
+                resume[it] = st[2]
+            else:
+                counts[it] = r
+                resume[it] = -1
+        shared[flag] = 1     # the queue is empty: this thread is out of work
+
+
+def _count_split(items, base, counts, leafs, marks, S):
+    """The parallel counting drive in rounds, heavy items cut (SPLIT_EAGER's notes), into ``counts``."""
+    threads = nb.get_num_threads()
+    check = max(1, int(config.dynamic_split_check))
+    shared = np.zeros(4 * threads + 2, np.int64)
+    cur, parent = items, np.arange(items.shape[0])
+    while cur.shape[0]:
+        got = np.zeros(cur.shape[0], np.int64)
+        resume = np.empty(cur.shape[0], np.int64)
+        shared[-2:] = (0, SPLIT_EAGER)
+        _drive_split(cur, *base, got, *leafs, min(threads, cur.shape[0]), marks, shared, resume, check)
+        np.add.at(counts, parent, got)
+        stop = np.flatnonzero(resume >= 0)
+        stop = stop[resume[stop] < cur[stop, 4]]
+        if stop.shape[0] == 0:
+            return
+        rest = cur[stop]
+        rest[:, 3] = resume[stop]
+        n = rest[:, 4] - rest[:, 3]     # what a stopped item left: a level-2 position an item (they never stop)
+        first = np.repeat(np.cumsum(n) - n, n)
+        cur = np.repeat(rest, n, axis=0)
+        cur[:, 3] += np.arange(cur.shape[0]) - first
+        cur[:, 4] = cur[:, 3] + 1
+        parent = np.repeat(parent[stop], n)
+        S.split_items += stop.shape[0]
+
+
 @nb.njit(cache=True, _nrt=False)
 def count_serial(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, counts,
                  no_rows, N, qcol, leaf, tail, mk, steps):
@@ -1346,8 +1459,11 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
         marks = S.thread_marks(threads, size, _THREAD_ROWS)
     else:
         marks = _NO_MARKS
-    drive_par(items, *base, counts, offsets, out, listing, *leafs, _chunks(items.shape[0]), marks,
-              np.full(1, STEPS_OFF, np.int64))
+    if listing or threads < 2 or config.dynamic_split_check <= 0:
+        drive_par(items, *base, counts, offsets, out, listing, *leafs, _chunks(items.shape[0]), marks,
+                  np.full(1, STEPS_OFF, np.int64))
+    else:
+        _count_split(items, base, counts, leafs, marks, S)
 
 
 def _args(upd, plan, S, cand):

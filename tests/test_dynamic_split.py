@@ -1,0 +1,90 @@
+"""Heavy items cut in the parallel counting drive (la_gpm/dynamic/cpu.py, SPLIT_EAGER's notes).
+
+With more than one thread the counting drive deals the work items in rounds; once a thread is out of items, an item
+of more than one level-2 position stops at its next look at the flag (every ``config.dynamic_split_check`` steps),
+reports its count before the level-2 candidate it stopped in and that candidate's position, and the next round
+searches the rest a position an item.  What must hold: every count as without cutting and as brute force, wherever
+the items stop (at level 2, or deep inside a candidate); ``stats["split_items"]`` says it happened; listings (their
+offsets come from the counting pass) list every match once.  ``cpu.SPLIT_EAGER`` raises the flag at each round's
+start, so every item of more than one position is cut at its first look: the tests do not depend on which thread
+runs out first.
+"""
+
+from __future__ import annotations
+
+import numba
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import la_gpm
+from la_gpm.dynamic import cpu
+
+from .depth import examples
+from .test_dynamic_escape import PATH7, _after, _count, _hub_case
+from .test_dynamic_lane import _stream_case, streams
+
+pytestmark = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
+                                reason="the splitting drive runs with two threads or more (one core here)")
+
+
+@pytest.fixture
+def eager(monkeypatch):
+    monkeypatch.setattr(cpu, "SPLIT_EAGER", 1)
+
+
+def _hub_delta(check, **kw):
+    G, (a, b), far = _hub_case()
+    with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, **kw):
+        d = la_gpm.match_delta(G, PATH7, insert=[(a, b), far[2]], delete=[far[0]])
+    want = (_count(_after(G, [(a, b), far[2]], [far[0]])) - _count(_after(G, [], [far[0]])),
+            _count(G) - _count(_after(G, [], [far[0]])))
+    return d, want
+
+
+@pytest.mark.parametrize("check", [1, 7, 100])
+def test_cut_items_count_as_the_recount(eager, check):
+    # the hub tree's 7-paths: items stop after 1, 7 or 100 steps (at level 2 or deep in a candidate) and go on a
+    # position an item
+    d, want = _hub_delta(check, dynamic_split=64)
+    assert (d.positive, d.negative) == want
+    assert d.stats.get("split_items", 0) > 0
+
+
+def test_without_cutting_the_same_counts():
+    d, want = _hub_delta(0, dynamic_split=64)
+    assert (d.positive, d.negative) == want and "split_items" not in d.stats
+    d, want = _hub_delta(5, dynamic_split=64)          # cut where a thread runs out first (timing decides where)
+    assert (d.positive, d.negative) == want
+
+
+def test_listing_after_cut_counts_lists_every_match_once(eager):
+    # the counting pass cuts items, the listing pass runs them whole at the offsets of the summed counts
+    G, (a, b), far = _hub_case()
+    got = {}
+    for check in (0, 3):
+        with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, dynamic_split=64):
+            d = la_gpm.match_delta(G, PATH7, insert=[(a, b)], delete=[far[0]], listing=True)
+        got[check] = (d.positive, d.negative, sorted(map(tuple, d.positive_matches.tolist())),
+                      sorted(map(tuple, d.negative_matches.tolist())), d.stats.get("split_items", 0))
+    assert got[0][:4] == got[3][:4] and got[3][0] == len(got[3][2]) > 0
+    assert len(set(got[3][2])) == len(got[3][2])
+    assert got[3][4] > 0 and got[0][4] == 0
+
+
+@settings(max_examples=examples(80), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(streams(), st.booleans(), st.sampled_from([1, 2, 5, 40]), st.sampled_from([2, 256]))
+def test_streams_with_every_item_cut_equal_brute_force(case, keep, check, split):
+    """Every search in the parallel drive (parallel_min 1: the serial budgets run out at once), every item of more than
+    one level-2 position cut after ``check`` steps: counts, stats, graph and tables as brute force and the general
+    path have them (random graphs, labels, induced and not, unique and embeddings)."""
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(cpu, "SPLIT_EAGER", 1)
+        with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, dynamic_split=split):
+            _stream_case(case, keep)
+
+
+def test_config_rejects_a_negative_check():
+    with pytest.raises(la_gpm.InvalidArgument, match="dynamic_split_check"):
+        with la_gpm.config.set(dynamic_split_check=-1):
+            pass
