@@ -13,11 +13,13 @@ runs out first.
 from __future__ import annotations
 
 import numba
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import la_gpm
+from la_gpm import Pattern
 from la_gpm.dynamic import cpu
 
 from .depth import examples
@@ -33,22 +35,56 @@ def eager(monkeypatch):
     monkeypatch.setattr(cpu, "SPLIT_EAGER", 1)
 
 
-def _hub_delta(check, **kw):
+def _hub_graph():
+    """The hub tree without its edge c-h (3-4): inserting it makes the 7-paths through the hub h, searched from
+    items whose level 2 is h's row (400 neighbours, 7 items of 64 positions with dynamic_split 64); a-b (1-2) is
+    inserted with it."""
     G, (a, b), far = _hub_case()
+    return _after(G, [], [(3, 4)]), far
+
+
+def _hub_delta(check, **kw):
+    G, far = _hub_graph()
+    ins, dele = [(3, 4), (1, 2), far[2]], [far[0]]
     with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, **kw):
-        d = la_gpm.match_delta(G, PATH7, insert=[(a, b), far[2]], delete=[far[0]])
-    want = (_count(_after(G, [(a, b), far[2]], [far[0]])) - _count(_after(G, [], [far[0]])),
-            _count(G) - _count(_after(G, [], [far[0]])))
+        d = la_gpm.match_delta(G, PATH7, insert=ins, delete=dele)
+    kept = _count(_after(G, [], dele))
+    want = (_count(_after(G, ins, dele)) - kept, _count(G) - kept)
+    assert want[0] > 0 and want[1] >= 0
     return d, want
 
 
 @pytest.mark.parametrize("check", [1, 7, 100])
 def test_cut_items_count_as_the_recount(eager, check):
-    # the hub tree's 7-paths: items stop after 1, 7 or 100 steps (at level 2 or deep in a candidate) and go on a
-    # position an item
+    # the hub's 7-paths: items hand on after 1, 7 or 100 steps (before their first level-2 candidate or deep in
+    # one) and what they handed on is searched a position an item
     d, want = _hub_delta(check, dynamic_split=64)
     assert (d.positive, d.negative) == want
     assert d.stats.get("split_items", 0) > 0
+
+
+@pytest.mark.parametrize("induced", [False, True])
+def test_handing_on_from_inside_a_candidate_counts_right(eager, induced):
+    # G(30, 0.3), a 5-path, 10 inserts and 10 deletes: items of many level-2 candidates, which hand on at their first
+    # look, before their first candidate (check 1) or inside one (check 2 and more: the item ends after it)
+    rng = np.random.default_rng(1)
+    n = 30
+    E = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.3]
+    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
+    absent = sorted({(a, b) for a in range(n) for b in range(a + 1, n)} - set(E))
+    ins = [absent[i] for i in rng.choice(len(absent), 10, replace=False)]
+    dele = [E[i] for i in rng.choice(len(E), 10, replace=False)]
+    P = Pattern([(0, 1), (1, 2), (2, 3), (3, 4)], k=5)
+    got = {}
+    for check in (0, 1, 2, 3, 5, 40):
+        with la_gpm.config.set(parallel_min=1, dynamic_split_check=check):
+            d = la_gpm.match_delta(G, P, insert=ins, delete=dele, induced=induced)
+        got[check] = (d.positive, d.negative)
+        assert check == 0 or d.stats.get("split_items", 0) > 0
+    assert len(set(got.values())) == 1, got
+    after = d.graph
+    kw = dict(count="embeddings", induced=induced, backend="cpu")
+    assert got[0][0] - got[0][1] == la_gpm.count(after, P, **kw) - la_gpm.count(G, P, **kw)
 
 
 def test_without_cutting_the_same_counts():
@@ -60,11 +96,11 @@ def test_without_cutting_the_same_counts():
 
 def test_listing_after_cut_counts_lists_every_match_once(eager):
     # the counting pass cuts items, the listing pass runs them whole at the offsets of the summed counts
-    G, (a, b), far = _hub_case()
+    G, far = _hub_graph()
     got = {}
     for check in (0, 3):
         with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, dynamic_split=64):
-            d = la_gpm.match_delta(G, PATH7, insert=[(a, b)], delete=[far[0]], listing=True)
+            d = la_gpm.match_delta(G, PATH7, insert=[(3, 4), (1, 2)], delete=[far[0]], listing=True)
         got[check] = (d.positive, d.negative, sorted(map(tuple, d.positive_matches.tolist())),
                       sorted(map(tuple, d.negative_matches.tolist())), d.stats.get("split_items", 0))
     assert got[0][:4] == got[3][:4] and got[3][0] == len(got[3][2]) > 0

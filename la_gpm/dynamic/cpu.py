@@ -109,14 +109,14 @@ STEPS_OFF = 1 << 62
 # 2.0 s, so 16 cores could not go below about 2 s; nor is an item's work spread evenly over its level-2 candidates
 # (that one: 0.7 s in each of three of its nine).  So with more than one thread the counting drive
 # (:func:`_count_split`) runs in rounds, its threads taking items from one queue (an atomic counter,
-# ``primitives.atomics``).  A thread that finds the queue empty raises a flag; from then on an item of more than one
-# level-2 position stops at its next look at the flag (every ``config.dynamic_split_check`` steps) and says where it
-# was (``steps[1]``: its count before the level-2 candidate it stopped in; ``steps[2]``: that candidate's position in
-# its range).  The next round searches what the stopped items left, a level-2 position an item.  A new item has its
-# own memos, so items are cut only where a thread would idle; an item of one position never stops, so there are at
-# most two rounds, and a stop costs the work done in the candidate it stopped in.  ``dynamic_split_check`` 0: one
-# round, items whole.  (``steps`` is then the thread's view of one shared array: [3] the steps between looks, [-1]
-# the flag.)  SPLIT_EAGER (tests): the flag up from each round's start, every item of more than one position cut.
+# ``primitives.atomics``).  A thread that finds the queue empty raises a flag; from then on an item with two level-2
+# candidates or more to go, at its next look at the flag (every ``config.dynamic_split_check`` steps), hands on those
+# after the one it is in (``steps[2]``: the first one's position in its range; the item ends after its current one).
+# The next round searches what was handed on, a level-2 position an item.  Nothing is searched twice; a new item has
+# its own memos, so items are cut only where a thread would idle; an item of one position never hands on, so there
+# are at most two rounds.  ``dynamic_split_check`` 0: one round, items whole.  (``steps`` is then the thread's view
+# of one shared array: [3] the steps between looks, [-1] the flag.)  SPLIT_EAGER (tests): the flag up from each
+# round's start, so every item with two candidates or more hands on at its first look.
 SPLIT_EAGER = 0
 
 
@@ -924,19 +924,24 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     # pass of the loop below is a step; the parallel drive's is STEPS_OFF, never reached and never written back
     # the splitting drive's look at its flag, and where a stopped item goes on: SPLIT_EAGER's notes
     left = steps[0]
-    t2 = np.int64(0)    # the count when the current level-2 candidate was entered
     while True:
         left -= 1
         if left <= 0:
-            if steps.shape[0] >= 4 and (steps[steps.shape[0] - 1] == 0 or items[it, 4] - items[it, 3] <= 1):
-                # the splitting drive (SPLIT_EAGER's notes): no thread idle, or an item of one position: go on
-                left = steps[3] if items[it, 4] - items[it, 3] > 1 else STEPS_OFF
-            else:
+            if steps.shape[0] < 4:
                 steps[0] = 0
-                if steps.shape[0] >= 4:
-                    steps[1] = total if lv == 2 else t2
-                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
                 return -1
+            # the splitting drive (SPLIT_EAGER's notes): with two level-2 candidates or more to go, look again later
+            # while no thread is idle, else hand on the candidates after the current one (before the next one: end)
+            left = STEPS_OFF
+            if cnt[2] - pos[2] >= 2:
+                if steps[steps.shape[0] - 1] == 0:
+                    left = steps[3]
+                elif lv == 2:
+                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
+                    return total
+                else:
+                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2] + 1, cnt[2])
+                    cnt[2] = pos[2] + 1
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
@@ -1114,8 +1119,6 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             if c < 0:
                 c = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
                          buf, True, mk)
-            if lv == 2:
-                t2 = total
             cnt[lv + 1] = c
             pos[lv + 1] = 0
             lv += 1
@@ -1315,9 +1318,9 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 @nb.njit(parallel=True, cache=True)
 def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, N, qcol,
                  leaf, tail, nthreads, mk, shared, resume, check):
-    """A round of the splitting drive (SPLIT_EAGER's notes): ``counts[it]`` item it's count (where it stopped: its
-    count before that), ``resume[it]`` -1 (done) or the level-2 position to go on from; ``shared``: 4 slots a thread,
-    the queue's head and the flag; ``check``: steps between looks at the flag."""
+    """A round of the splitting drive (SPLIT_EAGER's notes): ``counts[it]`` item it's count (of the level-2 positions
+    it kept), ``resume[it]`` -1, or the level-2 position from which it handed the rest on; ``shared``: 4 slots a
+    thread, the queue's head and the flag; ``check``: steps between looks at the flag."""
     nit = items.shape[0]
     flag = shared.shape[0] - 1
     head = flag - 1
@@ -1341,16 +1344,12 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
             if it >= nit:
                 break
             st[0] = check
+            st[2] = -1
             st[3] = check
-            r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M,
-                          no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
+            counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                                   pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
             unmark(mkc, upd, items[it, 0], urows, uidx)
-            if r < 0:
-                counts[it] = st[1]
-                resume[it] = st[2]
-            else:
-                counts[it] = r
-                resume[it] = -1
+            resume[it] = st[2]
         shared[flag] = 1     # the queue is empty: this thread is out of work
 
 
@@ -1372,7 +1371,7 @@ def _count_split(items, base, counts, leafs, marks, S):
             return
         rest = cur[stop]
         rest[:, 3] = resume[stop]
-        n = rest[:, 4] - rest[:, 3]     # what a stopped item left: a level-2 position an item (they never stop)
+        n = rest[:, 4] - rest[:, 3]     # what an item handed on: a level-2 position an item (they never do)
         first = np.repeat(np.cumsum(n) - n, n)
         cur = np.repeat(rest, n, axis=0)
         cur[:, 3] += np.arange(cur.shape[0]) - first
