@@ -1,7 +1,7 @@
 """Probe (session 43): the parallel counting drive with heavy items cut (``config.dynamic_split_check``, the default)
 against the same drive without cutting (0), one views ``apply`` per run on a new ``DynamicGraph``, the two modes
 alternating, on this machine's cores.  Cases: human's random 10-vertex tree at 0.1% (the batch of
-``probe_dynamic_escape.py``: a few heavy items), human's 8-vertex tree and sparse query at 0.1%, and batches whose
+``probe_dynamic_escape.py``: a few heavy items), human's 8-vertex sparse query at 0.1%, and batches whose
 many items keep every thread busy (human dense6 at 2%, wordnet sparse6 at 2%), every search sent to the parallel
 drive (``parallel_min`` 1) where the serial path would take it.  Counts checked equal between the modes.  JSON lines
 on stdout (benchmarks/results/probe_s43_dynamic_split_*.jsonl).
@@ -26,7 +26,6 @@ import dynamic_workload as dw  # noqa: E402
 
 CASES = {   # name: (dataset, k, class, rate)
     "tree10": ("human", 10, "tree", 0.001),
-    "tree8": ("human", 8, "tree", 0.001),
     "sparse8": ("human", 8, "sparse", 0.001),
     "dense6_2pct": ("human", 6, "dense", 0.02),
     "wordnet_sparse6_2pct": ("wordnet", 6, "sparse", 0.02),

@@ -108,15 +108,16 @@ STEPS_OFF = 1 << 62
 # query's batch can hang on a few: human's 10-vertex tree, one 0.1% batch, 28 items of 9.8 s in all, the heaviest
 # 2.0 s, so 16 cores could not go below about 2 s; nor is an item's work spread evenly over its level-2 candidates
 # (that one: 0.7 s in each of three of its nine).  So with more than one thread the counting drive
-# (:func:`_count_split`) runs in rounds, its threads taking items from one queue (an atomic counter,
-# ``primitives.atomics``).  A thread that finds the queue empty raises a flag; from then on an item with two level-2
-# candidates or more to go, at its next look at the flag (every ``config.dynamic_split_check`` steps), hands on those
-# after the one it is in (``steps[2]``: the first one's position in its range; the item ends after its current one).
-# The next round searches what was handed on, a level-2 position an item.  Nothing is searched twice; a new item has
-# its own memos, so items are cut only where a thread would idle; an item of one position never hands on, so there
-# are at most two rounds.  ``dynamic_split_check`` 0: one round, items whole.  (``steps`` is then the thread's view
-# of one shared array: [3] the steps between looks, [-1] the flag.)  SPLIT_EAGER (tests): the flag up from each
-# round's start, so every item with two candidates or more hands on at its first look.
+# (:func:`_count_split`, :func:`_drive_split`) takes items from one queue (an atomic counter, ``primitives.atomics``).
+# A thread that finds the queue empty raises a flag; from then on an item with two level-2 candidates or more to go,
+# at its next look at the flag (every ``config.dynamic_split_check`` steps), hands on those after the one it is in:
+# it publishes them as a range (:func:`_hand_on`) and ends after its current candidate.  Idle threads take the
+# ranges' positions one at a time, each a new item, and stop once none is left and no item may still hand on (each
+# item says when it no longer may: at its hand-on, at a look with fewer than two candidates to go, or at its end), so
+# they spin at most until every running item's next look.  Nothing is searched twice; a new item has its own memos,
+# so items are cut only where a thread is idle.  At most one item a thread hands on (the queue was empty when the
+# flag went up).  ``dynamic_split_check`` 0: the drive of one round, items whole.  SPLIT_EAGER (tests): the flag up
+# from the start, so every item with two candidates or more hands on at its first look (while range slots last).
 SPLIT_EAGER = 0
 
 
@@ -827,6 +828,48 @@ def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
     return lower_bound(uidx, s + lo, s + hi, v) - s
 
 
+# The splitting drive's shared array (SPLIT_EAGER's notes), from its end: the flag, the queue's head, the ranges
+# handed on, the items that may still hand on, the number R of range slots; before them R slots of 8 (original item,
+# j, p, base, side, end, next position, ready); before those 4 a thread (a thread's ``steps`` is its view from its
+# slot to the end: [0] steps left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps
+# between looks at the flag).
+_S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_R = 1, 2, 3, 4, 5
+_S_TAIL = 8     # the counters' slots at the end (three spare)
+_RANGE = 8
+
+
+@nb.njit(cache=True, _nrt=False)
+def _release(steps):
+    """The item may no longer hand on: one less that waiting threads wait for."""
+    steps[1] = 1
+    fetch_add(steps, steps.shape[0] - _S_HANDERS, -1)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _hand_on(it, items, steps, lo):
+    """Publish positions ``[lo, end)`` of item it's level-2 range as a range the idle threads take a position at a
+    time (written, then marked ready), then release the item.  Returns ``lo``, or the range's end where nothing was
+    handed on (no slot left: the item searches on)."""
+    e = steps.shape[0]
+    R = steps[e - _S_R]
+    if lo < items[it, 4]:
+        r = fetch_add(steps, e - _S_RANGES, 1)
+        if r < R:
+            b = e - _S_TAIL - _RANGE * R + _RANGE * r
+            steps[b] = steps[2]
+            steps[b + 1] = items[it, 0]
+            steps[b + 2] = items[it, 1]
+            steps[b + 3] = items[it, 2]
+            steps[b + 4] = items[it, 5]
+            steps[b + 5] = items[it, 4]
+            steps[b + 6] = lo
+            fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
+        else:   # (every slot taken: only where the flag was up from the start, SPLIT_EAGER) nothing handed on
+            lo = items[it, 4]
+    _release(steps)
+    return lo
+
+
 @nb.njit(cache=True, _nrt=False)
 def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M, out,
                     at, listing, c2in, N, qcol, leaf, tail, mk, steps):
@@ -931,16 +974,19 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                 steps[0] = 0
                 return -1
             # the splitting drive (SPLIT_EAGER's notes): with two level-2 candidates or more to go, look again later
-            # while no thread is idle, else hand on the candidates after the current one (before the next one: end)
+            # while no thread is idle, else hand the candidates after the current one on (before the next one: end)
             left = STEPS_OFF
-            if cnt[2] - pos[2] >= 2:
-                if steps[steps.shape[0] - 1] == 0:
+            if steps[1] == 0:
+                if cnt[2] - pos[2] < 2:
+                    _release(steps)
+                elif steps[steps.shape[0] - 1] == 0:
                     left = steps[3]
                 elif lv == 2:
-                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
-                    return total
-                else:
-                    steps[2] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2] + 1, cnt[2])
+                    if _hand_on(it, items, steps, _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf,
+                                                             pos[2], cnt[2])) < items[it, 4]:
+                        return total
+                elif _hand_on(it, items, steps, _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf,
+                                                           pos[2] + 1, cnt[2])) < items[it, 4]:
                     cnt[2] = pos[2] + 1
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
@@ -1317,19 +1363,21 @@ drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the se
 
 @nb.njit(parallel=True, cache=True)
 def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, N, qcol,
-                 leaf, tail, nthreads, mk, shared, resume, check):
-    """A round of the splitting drive (SPLIT_EAGER's notes): ``counts[it]`` item it's count (of the level-2 positions
-    it kept), ``resume[it]`` -1, or the level-2 position from which it handed the rest on; ``shared``: 4 slots a
-    thread, the queue's head and the flag; ``check``: steps between looks at the flag."""
-    nit = items.shape[0]
-    flag = shared.shape[0] - 1
-    head = flag - 1
+                 leaf, tail, nthreads, mk, shared, check):
+    """The splitting drive (SPLIT_EAGER's notes): each thread takes items from the queue (``shared``: _S_FLAG's
+    notes), then positions of the ranges handed on, until none is left and no item may hand on any more; every
+    count added to its item's ``counts`` (zero at first) atomically."""
+    n = items.shape[0]
+    e = shared.shape[0]
+    R = shared[e - _S_R]
+    rb = e - _S_TAIL - _RANGE * R
     for c in nb.prange(nthreads):
         buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
         cnt = np.zeros(k, dtype=np.int64)
         pos = np.zeros(k, dtype=np.int64)
         M = np.zeros(k, dtype=np.int64)
         no_rows = np.zeros((1, 1), dtype=np.int64)
+        one = np.zeros((1, 6), dtype=np.int64)
         t = nb.get_thread_id()
         st = shared[4 * t:]
         mkc = mk       # as in _drive_impl: the thread's block of rows (the root memo), or none
@@ -1338,46 +1386,65 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
         else:
             mkc = np.zeros((2, 2), dtype=np.int32)
         listing = el_on and not el_on      # runtime False, as count_serial's
-        at = np.int64(0)
+        at = np.int64(0)    # (also the item index of ``one``: a literal 0 was a second build of the search)
         while True:
-            it = fetch_add(shared, head, 1)
-            if it >= nit:
-                break
-            st[0] = check
-            st[2] = -1
-            st[3] = check
-            counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                   pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
-            unmark(mkc, upd, items[it, 0], urows, uidx)
-            resume[it] = st[2]
-        shared[flag] = 1     # the queue is empty: this thread is out of work
+            it = fetch_add(shared, e - _S_HEAD, 1)
+            if it < n:      # an item of the batch, whole (it may hand on)
+                multi = items[it, 4] - items[it, 3] >= 2
+                if multi:
+                    fetch_add(shared, e - _S_HANDERS, 1)
+                st[0] = check
+                st[1] = 0 if multi else 1
+                st[2] = it
+                st[3] = check
+                r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                              pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
+                unmark(mkc, upd, items[it, 0], urows, uidx)
+                fetch_add(counts, it, r)
+                if st[1] == 0:
+                    _release(st)
+                continue
+            shared[e - _S_FLAG] = 1      # the queue is empty: this thread is idle
+            while True:     # a position of a range handed on, until none is left and none may come
+                waiting = fetch_add(shared, e - _S_HANDERS, 0)
+                nr = min(fetch_add(shared, e - _S_RANGES, 0), R)
+                got = -1
+                for q in range(nr):
+                    b = rb + _RANGE * q
+                    if fetch_add(shared, b + 7, 0) == 0:
+                        continue        # not ready yet
+                    x = fetch_add(shared, b + 6, 1)
+                    if x < shared[b + 5]:
+                        got = b
+                        one[0, 0] = shared[b + 1]
+                        one[0, 1] = shared[b + 2]
+                        one[0, 2] = shared[b + 3]
+                        one[0, 3] = x
+                        one[0, 4] = x + 1
+                        one[0, 5] = shared[b + 4]
+                        break
+                if got >= 0:
+                    st[0] = STEPS_OFF
+                    st[1] = 1
+                    r = _run_item(at, one, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
+                                  pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
+                    unmark(mkc, upd, one[0, 0], urows, uidx)
+                    fetch_add(counts, shared[got], r)
+                elif waiting == 0:
+                    break       # (read before the scan: every range released before it was seen)
+            break
 
 
 def _count_split(items, base, counts, leafs, marks, S):
-    """The parallel counting drive in rounds, heavy items cut (SPLIT_EAGER's notes), into ``counts``."""
+    """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``."""
     threads = nb.get_num_threads()
-    check = max(1, int(config.dynamic_split_check))
-    shared = np.zeros(4 * threads + 2, np.int64)
-    cur, parent = items, np.arange(items.shape[0])
-    while cur.shape[0]:
-        got = np.zeros(cur.shape[0], np.int64)
-        resume = np.empty(cur.shape[0], np.int64)
-        shared[-2:] = (0, SPLIT_EAGER)
-        _drive_split(cur, *base, got, *leafs, min(threads, cur.shape[0]), marks, shared, resume, check)
-        np.add.at(counts, parent, got)
-        stop = np.flatnonzero(resume >= 0)
-        stop = stop[resume[stop] < cur[stop, 4]]
-        if stop.shape[0] == 0:
-            return
-        rest = cur[stop]
-        rest[:, 3] = resume[stop]
-        n = rest[:, 4] - rest[:, 3]     # what an item handed on: a level-2 position an item (they never do)
-        first = np.repeat(np.cumsum(n) - n, n)
-        cur = np.repeat(rest, n, axis=0)
-        cur[:, 3] += np.arange(cur.shape[0]) - first
-        cur[:, 4] = cur[:, 3] + 1
-        parent = np.repeat(parent[stop], n)
-        S.split_items += stop.shape[0]
+    R = threads + 1
+    shared = np.zeros(4 * threads + _RANGE * R + _S_TAIL, np.int64)
+    shared[-_S_R] = R
+    shared[-_S_FLAG] = SPLIT_EAGER
+    counts[:] = 0
+    _drive_split(items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
+    S.split_items += int(min(shared[-_S_RANGES], R))
 
 
 @nb.njit(cache=True, _nrt=False)
