@@ -116,7 +116,7 @@ STEPS_OFF = 1 << 62
 # item says when it no longer may: at its hand-on, at a look with fewer than two candidates to go, or at its end), so
 # they spin at most until every running item's next look.  Nothing is searched twice; a new item has its own memos,
 # so items are cut only where a thread is idle.  At most one item a thread hands on (the queue was empty when the
-# flag went up).  ``dynamic_split_check`` 0: the drive of one round, items whole.  SPLIT_EAGER (tests): the flag up
+# flag went up).  ``dynamic_split_check`` 0: the drive of fixed chunks, items whole.  SPLIT_EAGER (tests): the flag up
 # from the start, so every item with two candidates or more hands on at its first look (while range slots last).
 SPLIT_EAGER = 0
 
@@ -965,7 +965,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         mk[ROOT_STAMP, e] = rid
     # the serial drives' budget (module notes: a serial search that runs past it goes to the parallel drive): every
     # pass of the loop below is a step; the parallel drive's is STEPS_OFF, never reached and never written back
-    # the splitting drive's look at its flag, and where a stopped item goes on: SPLIT_EAGER's notes
+    # the splitting drive's look at its flag, and its hand-on: SPLIT_EAGER's notes
     left = steps[0]
     while True:
         left -= 1

@@ -176,7 +176,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
              "search_s": time.perf_counter() - t - t_items}
     if S.escaped != escaped:    # a serial search ran past its budget and the parallel drive took over (cpu._drive)
         stats["parallel_after_serial"] = True
-    if S.split_items != split:     # heavy items the parallel drive cut into level-2 pieces (cpu.SPLIT_EAGER)
+    if S.split_items != split:     # items that handed level-2 candidates on to idle threads (cpu.SPLIT_EAGER)
         stats["split_items"] = S.split_items - split
     return pos, neg, lists, stats
 

@@ -13,8 +13,8 @@ from numba.extending import intrinsic
 
 @intrinsic
 def fetch_add(typingctx, arr, i, v):
-    """``old = arr[i]; arr[i] += v; return old``, atomically (sequentially consistent); ``arr`` a C-contiguous 1-d int64
-    array, ``i`` in range (not checked)."""
+    """``old = arr[i]; arr[i] += v; return old``, atomically (sequentially consistent; plain loads and stores are not
+    moved across it); ``arr`` a 1-d int64 array (a view too), ``i`` in range (not checked)."""
     if not (isinstance(arr, types.Array) and arr.ndim == 1 and arr.dtype == types.int64):
         return None
     sig = types.int64(arr, types.intp, types.int64)
