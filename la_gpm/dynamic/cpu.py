@@ -1499,7 +1499,9 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
     parent's row starts before ``tail`` (the union's rows are written from there).  Below ``config.parallel_min``
     predicted work the serial drive, with a budget of that many steps: past it, the item it stopped at and the rest
     go to the parallel drive (STEPS_OFF's notes; straight there where the lane's search of this batch ran past it
-    already: ``S.escape_next``).  Row marks: the store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive
+    already: ``S.escape_next``).  The parallel drive counts with :func:`_count_split` (one queue, heavy items handed
+    on: SPLIT_EAGER's notes) where there are two threads or more and ``config.dynamic_split_check`` is not 0, and
+    lists with the fixed chunks.  Row marks: the store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive
     a block a thread where a plan has a rooted group (its memo) and the blocks take at most ``_THREAD_MARKS_MAX``
     bytes (16 bytes a vertex a thread: 256 MB is 16 threads on a graph of 1M vertices), else none."""
     if cand.N is None:
