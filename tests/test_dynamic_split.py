@@ -63,17 +63,21 @@ def test_cut_items_count_as_the_recount(eager, check):
     assert d.stats.get("split_items", 0) > 0
 
 
+def _gnp_batch(rng, n, p, m):
+    """G(n, p) and a batch of m inserts (absent pairs) and m deletes (edges), drawn from ``rng``."""
+    E = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < p]
+    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
+    absent = sorted({(a, b) for a in range(n) for b in range(a + 1, n)} - set(E))
+    ins = [absent[i] for i in rng.choice(len(absent), m, replace=False)]
+    dele = [E[i] for i in rng.choice(len(E), m, replace=False)]
+    return G, ins, dele
+
+
 @pytest.mark.parametrize("induced", [False, True])
 def test_handing_on_from_inside_a_candidate_counts_right(eager, induced):
     # G(30, 0.3), a 5-path, 10 inserts and 10 deletes: items of many level-2 candidates, which hand on at their first
     # look, before their first candidate (check 1) or inside one (check 2 and more: the item ends after it)
-    rng = np.random.default_rng(1)
-    n = 30
-    E = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < 0.3]
-    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
-    absent = sorted({(a, b) for a in range(n) for b in range(a + 1, n)} - set(E))
-    ins = [absent[i] for i in rng.choice(len(absent), 10, replace=False)]
-    dele = [E[i] for i in rng.choice(len(E), 10, replace=False)]
+    G, ins, dele = _gnp_batch(np.random.default_rng(1), 30, 0.3, 10)
     P = Pattern([(0, 1), (1, 2), (2, 3), (3, 4)], k=5)
     got = {}
     for check in (0, 1, 2, 3, 5, 40):
@@ -97,12 +101,7 @@ def test_hand_ons_when_threads_run_out_count_right():
     for seed in range(12):
         rng = np.random.default_rng(seed)
         n = int(rng.integers(20, 60))
-        p = float(rng.uniform(0.1, 0.35))
-        E = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < p]
-        G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
-        absent = sorted({(a, b) for a in range(n) for b in range(a + 1, n)} - set(E))
-        ins = [absent[i] for i in rng.choice(len(absent), 8, replace=False)]
-        dele = [E[i] for i in rng.choice(len(E), 8, replace=False)]
+        G, ins, dele = _gnp_batch(rng, n, float(rng.uniform(0.1, 0.35)), 8)
         res = set()
         for check in (0, 1, 3, 17):
             with la_gpm.config.set(parallel_min=1, dynamic_split_check=check, dynamic_split=int(rng.choice([4, 256]))):

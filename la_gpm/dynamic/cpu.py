@@ -834,7 +834,6 @@ def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
 # slot to the end: [0] steps left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps
 # between looks at the flag).
 _S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_R = 1, 2, 3, 4, 5
-_S_TAIL = 8     # the counters' slots at the end (three spare)
 _RANGE = 8
 
 
@@ -847,25 +846,24 @@ def _release(steps):
 
 @nb.njit(cache=True, _nrt=False)
 def _hand_on(it, items, steps, lo):
-    """Publish positions ``[lo, end)`` of item it's level-2 range as a range the idle threads take a position at a
-    time (written, then marked ready), then release the item.  Returns ``lo``, or the range's end where nothing was
+    """Publish positions ``[lo, end)`` (not empty: the caller has a candidate there) of item it's level-2 range as a
+    range the idle threads take a position at a time (written, then marked ready), then release the item.  Returns ``lo``, or the range's end where nothing was
     handed on (no slot left: the item searches on)."""
     e = steps.shape[0]
     R = steps[e - _S_R]
-    if lo < items[it, 4]:
-        r = fetch_add(steps, e - _S_RANGES, 1)
-        if r < R:
-            b = e - _S_TAIL - _RANGE * R + _RANGE * r
-            steps[b] = steps[2]
-            steps[b + 1] = items[it, 0]
-            steps[b + 2] = items[it, 1]
-            steps[b + 3] = items[it, 2]
-            steps[b + 4] = items[it, 5]
-            steps[b + 5] = items[it, 4]
-            steps[b + 6] = lo
-            fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
-        else:   # (every slot taken: only where the flag was up from the start, SPLIT_EAGER) nothing handed on
-            lo = items[it, 4]
+    r = fetch_add(steps, e - _S_RANGES, 1)
+    if r < R:
+        b = e - _S_R - _RANGE * R + _RANGE * r
+        steps[b] = steps[2]
+        steps[b + 1] = items[it, 0]
+        steps[b + 2] = items[it, 1]
+        steps[b + 3] = items[it, 2]
+        steps[b + 4] = items[it, 5]
+        steps[b + 5] = items[it, 4]
+        steps[b + 6] = lo
+        fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
+    else:   # (every slot taken: only where the flag was up from the start, SPLIT_EAGER) nothing handed on
+        lo = items[it, 4]
     _release(steps)
     return lo
 
@@ -1330,25 +1328,31 @@ def unmark(mk, upd, j, urows, uidx):
         mk[s, -1] = 0
 
 
+@nb.njit(cache=True)
+def _scratch(k, maxdeg, uidx):
+    """A drive's level buffers for one chunk or thread: candidates (k, every row's length), counts, positions, M."""
+    return (np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype), np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
+            np.zeros(k, dtype=np.int64))
+
+
+@nb.njit(cache=True)
+def _thread_block(mk):
+    """The row marks of the calling thread in a parallel drive: its block of ``mk`` where the caller passes one a
+    thread (plans with a rooted group: the root memo), else none (one array a chunk, a column per vertex, cleared at
+    each allocation, costs more than it saves on a large graph)."""
+    t = nb.get_thread_id()
+    if mk.shape[0] >= (t + 1) * _THREAD_ROWS:
+        return mk[t * _THREAD_ROWS:(t + 1) * _THREAD_ROWS]
+    return np.zeros((2, 2), dtype=np.int32)
+
+
 def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, offsets, out,
                 listing, N, qcol, leaf, tail, nchunks, mk, steps):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
-        buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
-        cnt = np.zeros(k, dtype=np.int64)
-        pos = np.zeros(k, dtype=np.int64)
-        M = np.zeros(k, dtype=np.int64)
-        # the row marks: the caller's (kept all zero between items) for one chunk; in the parallel drive the block of
-        # the thread that runs the chunk where the caller passes one a thread (plans with a rooted group: the root
-        # memo), else none (one array a chunk, a column per vertex, cleared at each allocation, costs more than it
-        # saves on a large graph)
-        mkc = mk
-        if nchunks != 1:
-            t = nb.get_thread_id()
-            if mk.shape[0] >= (t + 1) * _THREAD_ROWS:
-                mkc = mk[t * _THREAD_ROWS:(t + 1) * _THREAD_ROWS]
-            else:
-                mkc = np.zeros((2, 2), dtype=np.int32)
+        buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
+        # the row marks: the caller's (kept all zero between items) for one chunk, else the thread's (_thread_block)
+        mkc = mk if nchunks == 1 else _thread_block(mk)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
             at = offsets[it] if listing else 0
             counts[it] = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
@@ -1370,21 +1374,14 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     n = items.shape[0]
     e = shared.shape[0]
     R = shared[e - _S_R]
-    rb = e - _S_TAIL - _RANGE * R
+    rb = e - _S_R - _RANGE * R
     for c in nb.prange(nthreads):
-        buf = np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype)
-        cnt = np.zeros(k, dtype=np.int64)
-        pos = np.zeros(k, dtype=np.int64)
-        M = np.zeros(k, dtype=np.int64)
+        buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
         no_rows = np.zeros((1, 1), dtype=np.int64)
         one = np.zeros((1, 6), dtype=np.int64)
-        t = nb.get_thread_id()
-        st = shared[4 * t:]
-        mkc = mk       # as in _drive_impl: the thread's block of rows (the root memo), or none
-        if mk.shape[0] >= (t + 1) * _THREAD_ROWS:
-            mkc = mk[t * _THREAD_ROWS:(t + 1) * _THREAD_ROWS]
-        else:
-            mkc = np.zeros((2, 2), dtype=np.int32)
+        st = shared[4 * nb.get_thread_id():]
+        st[3] = check
+        mkc = _thread_block(mk)
         listing = el_on and not el_on      # runtime False, as count_serial's
         at = np.int64(0)    # (also the item index of ``one``: a literal 0 was a second build of the search)
         while True:
@@ -1396,7 +1393,6 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                 st[0] = check
                 st[1] = 0 if multi else 1
                 st[2] = it
-                st[3] = check
                 r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
                               pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
                 unmark(mkc, upd, items[it, 0], urows, uidx)
@@ -1439,7 +1435,7 @@ def _count_split(items, base, counts, leafs, marks, S):
     """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``."""
     threads = nb.get_num_threads()
     R = threads + 1
-    shared = np.zeros(4 * threads + _RANGE * R + _S_TAIL, np.int64)
+    shared = np.zeros(4 * threads + _RANGE * R + _S_R, np.int64)
     shared[-_S_R] = R
     shared[-_S_FLAG] = SPLIT_EAGER
     counts[:] = 0
