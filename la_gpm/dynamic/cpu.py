@@ -847,8 +847,8 @@ def _release(steps):
 @nb.njit(cache=True, _nrt=False)
 def _hand_on(it, items, steps, lo):
     """Publish positions ``[lo, end)`` (not empty: the caller has a candidate there) of item it's level-2 range as a
-    range the idle threads take a position at a time (written, then marked ready), then release the item.  Returns ``lo``, or the range's end where nothing was
-    handed on (no slot left: the item searches on)."""
+    range the idle threads take a position at a time (written, then marked ready), then release the item.  Returns
+    ``lo``, or the range's end where nothing was handed on (no slot left: the item searches on)."""
     e = steps.shape[0]
     R = steps[e - _S_R]
     r = fetch_add(steps, e - _S_RANGES, 1)
