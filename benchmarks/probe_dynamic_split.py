@@ -1,12 +1,14 @@
-"""Probe (session 43): the parallel counting drive with heavy items cut (``config.dynamic_split_check``, the default)
-against the same drive without cutting (0), one views ``apply`` per run on a new ``DynamicGraph``, the two modes
-alternating, on this machine's cores.  Cases: human's random 10-vertex tree at 0.1% (the batch of
-``probe_dynamic_escape.py``: a few heavy items), human's 8-vertex sparse query at 0.1%, and batches whose
-many items keep every thread busy (human dense6 at 2%, wordnet sparse6 at 2%), every search sent to the parallel
-drive (``parallel_min`` 1) where the serial path would take it.  Counts checked equal between the modes.  JSON lines
-on stdout (benchmarks/results/probe_s43_dynamic_split_*.jsonl).
+"""Probe (sessions 43-44): the parallel counting drive with heavy items cut against the same drive without cutting,
+one views ``apply`` per run on a new ``DynamicGraph``, the modes alternating, on this machine's cores.  Modes:
+``uncut`` (``config.dynamic_split_check`` 0), ``level2`` (items hand on level-2 candidates only:
+``cpu.SPLIT_LEVEL3`` False, the drive of session 43) and ``level3`` (also level-3 candidates, the default since
+session 44).  Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escape.py``: a few heavy
+items), human's 8-vertex sparse query at 0.1%, and batches whose many items keep every thread busy (human dense6 at
+2%, wordnet sparse6 at 2%), every search sent to the parallel drive (``parallel_min`` 1) where the serial path would
+take it.  Counts checked equal between the modes.  JSON lines on stdout
+(benchmarks/results/probe_s4[34]_dynamic_split_*.jsonl).
 
-    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...]"""
+    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 level3]"""
 import argparse
 import json
 import os
@@ -19,6 +21,7 @@ import numba
 import numpy as np
 
 import la_gpm
+from la_gpm.dynamic import cpu
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bench_dynamic as bd  # noqa: E402
@@ -32,8 +35,14 @@ CASES = {   # name: (dataset, k, class, rate)
 }
 
 
-def run(G0, P, ins, dele, check):
-    with la_gpm.config.set(parallel_min=1, dynamic_split_check=check):
+MODES = {"uncut": (0, True), "level2": (None, False), "level3": (None, True)}   # mode: (check, SPLIT_LEVEL3)
+
+
+def run(G0, P, ins, dele, mode):
+    check, level3 = MODES[mode]
+    cpu.SPLIT_LEVEL3 = level3
+    with la_gpm.config.set(parallel_min=1, dynamic_split_check=la_gpm.config.dynamic_split_check if check is None
+                           else check):
         D = la_gpm.DynamicGraph(G0, queries=[P], keep_graph=False)
         t = time.perf_counter()
         d, = D.apply(insert=ins, delete=dele)
@@ -44,12 +53,13 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cases", nargs="+", default=list(CASES))
+    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
     a = ap.parse_args()
     # compile first (both drives) on a small graph, so that no run below pays it
     W = la_gpm.Graph.from_edges(np.arange(40), (np.arange(40) + 1) % 40, n=40, vertex_labels=np.zeros(40, np.int64))
     Pw = la_gpm.Pattern([(i, i + 1) for i in range(4)], k=5, vertex_labels=[0] * 5)
-    for check in (0, la_gpm.config.dynamic_split_check):
-        run(W, Pw, [(0, 2), (3, 9)], [(5, 6)], check)
+    for mode in a.modes:
+        run(W, Pw, [(0, 2), (3, 9)], [(5, 6)], mode)
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
                       "threading_layer": numba.threading_layer(), "numba": numba.__version__,
                       "la_gpm": la_gpm.__version__, "check": la_gpm.config.dynamic_split_check}), flush=True)
@@ -61,23 +71,22 @@ def main():
         G = loaded[ds]
         P = dw.random_query(G, k, kind, seed=0)
         G0, ins, dele = dw.make_batch(G, rate, seed=0, insert_share=2 / 3)
-        times = {0: [], 1: []}
+        times = {m: [] for m in a.modes}
         counts = set()
-        split = []
+        split = {m: [] for m in a.modes}
         for _ in range(a.reps):
-            for mode, check in ((0, 0), (1, la_gpm.config.dynamic_split_check)):
-                t, d = run(G0, P, ins, dele, check)
+            for mode in a.modes:
+                t, d = run(G0, P, ins, dele, mode)
                 times[mode].append(t)
                 counts.add((d.positive, d.negative))
-                if mode:
-                    split.append(d.stats.get("split_items", 0))
+                split[mode].append((d.stats.get("split_items", 0), d.stats.get("split_level3", 0)))
         assert len(counts) == 1, (name, counts)
-        off, on = statistics.median(times[0]), statistics.median(times[1])
+        med = {m: statistics.median(times[m]) for m in a.modes}
         print(json.dumps({"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
                           "positive": next(iter(counts))[0], "negative": next(iter(counts))[1],
-                          "uncut_s": [round(x, 4) for x in times[0]], "cut_s": [round(x, 4) for x in times[1]],
-                          "uncut_median_s": round(off, 4), "cut_median_s": round(on, 4),
-                          "speedup": round(off / on, 3), "split_items": split}), flush=True)
+                          "runs_s": {m: [round(x, 4) for x in times[m]] for m in a.modes},
+                          "median_s": {m: round(med[m], 4) for m in a.modes},
+                          "split_items_level3": split}), flush=True)
 
 
 if __name__ == "__main__":

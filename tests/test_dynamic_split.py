@@ -1,13 +1,15 @@
 """Heavy items cut in the parallel counting drive (la_gpm/dynamic/cpu.py, SPLIT_EAGER's notes).
 
-With more than one thread the counting drive deals the work items in rounds; once a thread is out of items, an item
-of more than one level-2 position stops at its next look at the flag (every ``config.dynamic_split_check`` steps),
-reports its count before the level-2 candidate it stopped in and that candidate's position, and the next round
-searches the rest a position an item.  What must hold: every count as without cutting and as brute force, wherever
-the items stop (at level 2, or deep inside a candidate); ``stats["split_items"]`` says it happened; listings (their
-offsets come from the counting pass) list every match once.  ``cpu.SPLIT_EAGER`` raises the flag at each round's
-start, so every item of more than one position is cut at its first look: the tests do not depend on which thread
-runs out first.
+With more than one thread the counting drive takes items from one queue; once a thread is out of items, an item with
+two level-2 candidates or more to go hands those after the one it is in on at its next look at the flag (every
+``config.dynamic_split_check`` steps), and an item in its last level-2 candidate hands on its level-3 candidates
+after the current one where a thread is idle; idle threads search what was handed on a position a piece.  What must
+hold: every count as without cutting and as brute force, wherever the items stop (at level 2, at level 3, deep inside
+a candidate), with group B's count handed to the pieces and the root memo not; ``stats["split_items"]`` and
+``stats["split_level3"]`` say it happened; listings (their offsets come from the counting pass) list every match
+once.  ``cpu.SPLIT_EAGER`` 1 raises the flag at the start, so every item of more than one level-2 position hands on
+at its first look; 2 also counts a thread idle from the start, so level 3 is handed on at the first look there: the
+tests do not depend on which thread runs out first.
 """
 
 from __future__ import annotations
@@ -30,9 +32,12 @@ pytestmark = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                 reason="the splitting drive runs with two threads or more (one core here)")
 
 
-@pytest.fixture
-def eager(monkeypatch):
-    monkeypatch.setattr(cpu, "SPLIT_EAGER", 1)
+@pytest.fixture(params=[1, 2], ids=["level2", "level3"])
+def eager(monkeypatch, request):
+    """Every item hands on at its first look: at level 2 only (level-3 hand-ons off), or at level 3 too."""
+    monkeypatch.setattr(cpu, "SPLIT_EAGER", request.param)
+    monkeypatch.setattr(cpu, "SPLIT_LEVEL3", request.param == 2)
+    return request.param
 
 
 def _hub_graph():
@@ -61,34 +66,84 @@ def test_cut_items_count_as_the_recount(eager, check):
     d, want = _hub_delta(check, dynamic_split=64)
     assert (d.positive, d.negative) == want
     assert d.stats.get("split_items", 0) > 0
+    assert (d.stats["split_level3"] > 0) == (eager == 2)
 
 
-def _gnp_batch(rng, n, p, m):
-    """G(n, p) and a batch of m inserts (absent pairs) and m deletes (edges), drawn from ``rng``."""
+def _gnp_edges(rng, n, p, m):
+    """The edges of G(n, p) and a batch of m inserts (absent pairs) and m deletes (edges), drawn from ``rng``."""
     E = [(a, b) for a in range(n) for b in range(a + 1, n) if rng.random() < p]
-    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
     absent = sorted({(a, b) for a in range(n) for b in range(a + 1, n)} - set(E))
     ins = [absent[i] for i in rng.choice(len(absent), m, replace=False)]
     dele = [E[i] for i in rng.choice(len(E), m, replace=False)]
-    return G, ins, dele
+    return E, ins, dele
 
 
+def _gnp_batch(rng, n, p, m):
+    """G(n, p) and a batch of m inserts and m deletes (:func:`_gnp_edges`)."""
+    E, ins, dele = _gnp_edges(rng, n, p, m)
+    return la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n), ins, dele
+
+
+# a 5-path; a triangle with a 3-path on it (levels that reuse the level before's set: a piece of level 3 or an item
+# cut at level 3 still reads level 3's whole set for level 4, not the part of it the cut leaves)
+_CUT_QUERIES = [Pattern([(0, 1), (1, 2), (2, 3), (3, 4)], k=5),
+                Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5)], k=6)]
+
+
+@pytest.mark.parametrize("qi", [0, 1], ids=["path5", "tri_path6"])
 @pytest.mark.parametrize("induced", [False, True])
-def test_handing_on_from_inside_a_candidate_counts_right(eager, induced):
-    # G(30, 0.3), a 5-path, 10 inserts and 10 deletes: items of many level-2 candidates, which hand on at their first
-    # look, before their first candidate (check 1) or inside one (check 2 and more: the item ends after it)
+def test_handing_on_from_inside_a_candidate_counts_right(eager, induced, qi):
+    # G(30, 0.3), 10 inserts and 10 deletes: items of many level-2 candidates, which hand on at their first look,
+    # before their first candidate (check 1) or inside one (check 2 and more: the item ends after it)
     G, ins, dele = _gnp_batch(np.random.default_rng(1), 30, 0.3, 10)
-    P = Pattern([(0, 1), (1, 2), (2, 3), (3, 4)], k=5)
+    P = _CUT_QUERIES[qi]
     got = {}
     for check in (0, 1, 2, 3, 5, 40):
         with la_gpm.config.set(parallel_min=1, dynamic_split_check=check):
             d = la_gpm.match_delta(G, P, insert=ins, delete=dele, induced=induced)
         got[check] = (d.positive, d.negative)
         assert check == 0 or d.stats.get("split_items", 0) > 0
+        assert eager == 1 or check in (0, 1) or d.stats["split_level3"] > 0
     assert len(set(got.values())) == 1, got
     after = d.graph
     kw = dict(count="embeddings", induced=induced, backend="cpu")
     assert got[0][0] - got[0][1] == la_gpm.count(after, P, **kw) - la_gpm.count(G, P, **kw)
+
+
+# spider2 (a 7-vertex tree of four labels): plans with group B from level 4 (its count handed to the pieces) and
+# plans with a root memo at level 3; path6: group B from level 3 or 4, a root memo at level 3
+_MEMO_QUERIES = [Pattern([(0, 1), (0, 2), (2, 3), (1, 4), (4, 5), (5, 6)], k=7, vertex_labels=[0, 1, 2, 2, 3, 3, 3]),
+                 Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], k=6, vertex_labels=[0, 0, 1, 1, 2, 2])]
+
+
+@pytest.mark.parametrize("qi", [0, 1])
+def test_level3_pieces_of_memo_plans_count_as_the_recount(qi, monkeypatch):
+    # labelled G(40, 0.25), 12 inserts and 12 deletes: every item hands on at level 2 and at level 3 (SPLIT_EAGER 2),
+    # after 1-40 steps, in plans whose group B count the pieces take over and in plans with a root memo
+    monkeypatch.setattr(cpu, "SPLIT_EAGER", 2)
+    P = _MEMO_QUERIES[qi]
+    plan = la_gpm.dynamic.query.compile_delta_plan(P)
+    assert (plan.twin[:, 2] >= 4).any() and (plan.twin[:, 3] >= 4).any()
+    rng = np.random.default_rng(7 + qi)
+    n = 40
+    lab = rng.integers(0, 4, n)
+    E, ins, dele = _gnp_edges(rng, n, 0.25, 12)
+
+    def graph(edges):
+        return la_gpm.Graph.from_edges([a for a, _ in edges], [b for _, b in edges], n=n, vertex_labels=lab)
+
+    G = graph(E)
+    kw = dict(count="embeddings", backend="cpu")
+    kept = la_gpm.count(graph(sorted(set(E) - set(dele))), P, **kw)
+    want = (la_gpm.count(graph(sorted(set(E) - set(dele) | set(ins))), P, **kw) - kept, la_gpm.count(G, P, **kw) - kept)
+    assert want[0] > 0 and want[1] > 0
+    level3 = 0
+    for check in (1, 2, 3, 8, 40):
+        with la_gpm.config.set(parallel_min=1, dynamic_split_check=check):
+            d = la_gpm.match_delta(G, P, insert=ins, delete=dele)
+        assert (d.positive, d.negative) == want, check
+        level3 += d.stats["split_level3"]
+    assert level3 > 0
 
 
 def test_hand_ons_when_threads_run_out_count_right():

@@ -112,13 +112,25 @@ STEPS_OFF = 1 << 62
 # A thread that finds the queue empty raises a flag; from then on an item with two level-2 candidates or more to go,
 # at its next look at the flag (every ``config.dynamic_split_check`` steps), hands on those after the one it is in:
 # it publishes them as a range (:func:`_hand_on`) and ends after its current candidate.  Idle threads take the
-# ranges' positions one at a time, each a new item, and stop once none is left and no item may still hand on (each
-# item says when it no longer may: at its hand-on, at a look with fewer than two candidates to go, or at its end), so
-# they spin at most until every running item's next look.  Nothing is searched twice; a new item has its own memos,
-# so items are cut only where a thread is idle.  At most one item a thread hands on (the queue was empty when the
-# flag went up).  ``dynamic_split_check`` 0: the drive of fixed chunks, items whole.  SPLIT_EAGER (tests): the flag up
-# from the start, so every item with two candidates or more hands on at its first look (while range slots last).
+# ranges' positions one at a time, each a new item (a piece), and stop once none is left and no item may still hand
+# on, so they spin at most until every running item's next look.  Nothing is searched twice; a new item has its own
+# memos, so items are cut only where a thread is idle.
+# Below level 2 (session 44): an item (or a level-2 piece) in its last level-2 candidate, with two level-3 candidates
+# or more to go, hands those after the one it is in on at a look where a thread is idle at that moment (``_S_IDLE``:
+# the threads that found no position in their last scan), and ends after its current level-3 candidate.  A range of
+# level 3 names the level-2 position, the first level-3 candidate handed on (a vertex) and how many; its piece is a
+# level-2 piece whose first descent to level 3 starts at that vertex's place plus the piece's index, for one level-3
+# position (level 3 made again by the search: the same sorted set, a vertex set of rows and lists that do not change
+# during the drive).  Memos kept at level 2 (group B from level 3, a root at level 2) are never read again by an item
+# that hands on at level 3: it is in its last level-2 candidate.  An item says once when it may no longer hand on: at
+# its end, at a level-3 hand-on, or at a look in its last level-2 candidate with fewer than two level-3 candidates
+# to go.  Range slots: four a thread (a hand-on finding none left searches on).  ``dynamic_split_check`` 0: the
+# drive of fixed chunks, items whole.  SPLIT_EAGER (tests): 1, the flag up from the start, so every item with two
+# level-2 candidates or more hands on at its first look; 2, also a thread counted idle from the start, so items hand
+# on at level 3 at their first look there too (4,096 slots).  SPLIT_LEVEL3 False (A/B runs, read in Python): no
+# level-3 hand-ons (the idle count starts far below zero).
 SPLIT_EAGER = 0
+SPLIT_LEVEL3 = True
 
 
 # A last group hanging off the level before it (F_TWIN[p, 1, 0] = m: levels m .. k-1 depend on levels 0, 1, m - 1
@@ -829,12 +841,12 @@ def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
 
 
 # The splitting drive's shared array (SPLIT_EAGER's notes), from its end: the flag, the queue's head, the ranges
-# handed on, the items that may still hand on, the number R of range slots; before them R slots of 8 (original item,
-# j, p, base, side, end, next position, ready); before those 4 a thread (a thread's ``steps`` is its view from its
-# slot to the end: [0] steps left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps
-# between looks at the flag).
-_S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_R = 1, 2, 3, 4, 5
-_RANGE = 8
+# handed on, the items that may still hand on, the threads idle, the number R of range slots; before them R slots of
+# 11 (original item, j, p, base, side, end, next position, ready, level-2 position or -1 for a level-2 range, first
+# level-3 vertex, group B's count or -1); before those 4 a thread (a thread's ``steps`` is its view from its slot to the end: [0] steps
+# left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps between looks at the flag).
+_S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_IDLE, _S_R = 1, 2, 3, 4, 5, 6
+_RANGE = 11
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -845,27 +857,63 @@ def _release(steps):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _hand_on(it, items, steps, lo):
-    """Publish positions ``[lo, end)`` (not empty: the caller has a candidate there) of item it's level-2 range as a
-    range the idle threads take a position at a time (written, then marked ready), then release the item.  Returns
-    ``lo``, or the range's end where nothing was handed on (no slot left: the item searches on)."""
+def _hand_on(it, items, steps, lo, end, x2, v3, memo):
+    """Publish a range of item it's (written, then marked ready) that the idle threads take a position at a time:
+    positions ``[lo, end)`` of its level-2 range (``x2`` -1), or (``x2`` its level-2 position) ``end`` level-3
+    candidates from vertex ``v3`` on (``lo`` 0); ``memo``: group B's count where known (it holds for every piece of
+    the item), else -1.  Not empty: the caller has a candidate there.  Returns whether it was published (every slot
+    taken: the item searches on)."""
     e = steps.shape[0]
     R = steps[e - _S_R]
     r = fetch_add(steps, e - _S_RANGES, 1)
-    if r < R:
-        b = e - _S_R - _RANGE * R + _RANGE * r
-        steps[b] = steps[2]
-        steps[b + 1] = items[it, 0]
-        steps[b + 2] = items[it, 1]
-        steps[b + 3] = items[it, 2]
-        steps[b + 4] = items[it, 5]
-        steps[b + 5] = items[it, 4]
-        steps[b + 6] = lo
-        fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
-    else:   # (every slot taken: only where the flag was up from the start, SPLIT_EAGER) nothing handed on
-        lo = items[it, 4]
+    if r >= R:
+        return False
+    b = e - _S_R - _RANGE * R + _RANGE * r
+    steps[b] = steps[2]
+    steps[b + 1] = items[it, 0]
+    steps[b + 2] = items[it, 1]
+    steps[b + 3] = items[it, 2]
+    steps[b + 4] = items[it, 5]
+    steps[b + 5] = end
+    steps[b + 6] = lo
+    steps[b + 8] = x2
+    steps[b + 9] = v3
+    steps[b + 10] = memo
+    fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
+    return True
+
+
+@nb.njit(cache=True, _nrt=False)
+def _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, steps, memo):
+    """The splitting drive's look at its flag (SPLIT_EAGER's notes), for an item that may still hand on.  Returns the
+    steps to the next look (STEPS_OFF: none), negative where the item hands on its level-2 candidates from the one it
+    is about to search (it ends now); ``cnt[2]`` or ``cnt[3]`` cut where it hands on those after its current one."""
+    e = steps.shape[0]
+    if steps[e - _S_FLAG] == 0:
+        return steps[3]
+    hi = items[it, 4]
+    if cnt[2] - pos[2] >= 2:    # level-2 candidates after this one: handed on
+        if lv == 2:
+            lo = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
+            if _hand_on(it, items, steps, lo, hi, -1, -1, memo):
+                return -1
+        else:
+            lo = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2] + 1, cnt[2])
+            if _hand_on(it, items, steps, lo, hi, -1, -1, memo):
+                cnt[2] = pos[2] + 1
+                return steps[3]
+        _release(steps)
+        return STEPS_OFF
+    if lv == 2:     # its last level-2 candidate, level 3 not made yet
+        return steps[3]
+    if cnt[3] - pos[3] >= 2:
+        if steps[e - _S_IDLE] <= 0:
+            return steps[3]
+        x2 = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
+        if _hand_on(it, items, steps, 0, cnt[3] - pos[3] - 1, x2, buf[3, pos[3] + 1], memo):
+            cnt[3] = pos[3] + 1
     _release(steps)
-    return lo
+    return STEPS_OFF
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -898,6 +946,9 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         w2 = M[T[F_PAR, p, 2, b2]]
         n2 = urows[w2, 1] - urows[w2, 0]
     full2 = items[it, 3] == 0 and items[it, 4] >= n2
+    piece = items.shape[1] > 6      # a piece handed on (SPLIT_EAGER's notes): its level-3 start, group B's count
+    v3 = items[it, 6] if piece else -1      # >= 0: a level-3 piece
+    n3 = 0      # level 3's set size (cnt[3], the end of its loop, is cut where level 3 is handed on)
     if leaf and rel > 0 and last == 3 and full2 and c2in < 0 and T[F_LEAF, p, 2, 0] == 1 and T[F_LEAF, p, 3, 0]:
         r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel, tail)
         if r >= 0:
@@ -943,7 +994,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     # levels sp .. last (group B, F_TWIN slot 2) do not depend on levels 2 .. sp - 1: their completions are counted
     # once (the first image of level sp - 1 searches them) and added for every other image of level sp - 1
     sp = 0 if listing else T[F_TWIN, p, 0, 2]
-    memo = np.int64(-1)
+    memo = items[it, 8] if piece else np.int64(-1)
     mstart = np.int64(0)
     inb = False
     # levels mr .. last hang off level mr - 1 alone (F_TWIN[p, 1, 0]; the root memo: module notes): their count
@@ -971,21 +1022,12 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             if steps.shape[0] < 4:
                 steps[0] = 0
                 return -1
-            # the splitting drive (SPLIT_EAGER's notes): with two level-2 candidates or more to go, look again later
-            # while no thread is idle, else hand the candidates after the current one on (before the next one: end)
+            # the splitting drive: its look at the flag and its hand-ons (SPLIT_EAGER's notes, _look)
             left = STEPS_OFF
             if steps[1] == 0:
-                if cnt[2] - pos[2] < 2:
-                    _release(steps)
-                elif steps[steps.shape[0] - 1] == 0:
-                    left = steps[3]
-                elif lv == 2:
-                    if _hand_on(it, items, steps, _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf,
-                                                             pos[2], cnt[2])) < items[it, 4]:
-                        return total
-                elif _hand_on(it, items, steps, _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf,
-                                                           pos[2] + 1, cnt[2])) < items[it, 4]:
-                    cnt[2] = pos[2] + 1
+                left = _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, steps, memo)
+                if left < 0:
+                    return total
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
@@ -1053,7 +1095,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             rl = lv + 1
             rb = T[F_REUSE, p, rl, 1]
             rlo = pos[lv] + 1 if rb == 1 else 0
-            rhi = pos[lv] if rb == 2 else cnt[lv]
+            rhi = pos[lv] if rb == 2 else (n3 if lv == 3 else cnt[lv])    # (cnt[3]: cut by a hand-on, n3 not)
             row = buf[lv]
             for t in range(T[F_NXB, p, rl, 0]):   # c > M[a]
                 rlo = upper_bound(row, rlo, rhi, M[T[F_XLOW, p, rl, t]])
@@ -1165,6 +1207,12 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                          buf, True, mk)
             cnt[lv + 1] = c
             pos[lv + 1] = 0
+            if lv == 2:
+                n3 = c
+                if v3 >= 0:     # a level-3 piece (SPLIT_EAGER's notes): one position, from vertex v3 on
+                    q3 = lower_bound(buf[3], 0, c, v3) + items[it, 7]
+                    pos[3] = q3
+                    cnt[3] = min(q3 + 1, c)
             lv += 1
     if left < STEPS_OFF // 2:
         steps[0] = left
@@ -1378,21 +1426,19 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     for c in nb.prange(nthreads):
         buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
         no_rows = np.zeros((1, 1), dtype=np.int64)
-        one = np.zeros((1, 6), dtype=np.int64)
+        one = np.zeros((1, 9), dtype=np.int64)      # a piece: (j, p, base, lo, hi, side, level-3 vertex, index, B)
         st = shared[4 * nb.get_thread_id():]
-        st[3] = check
         mkc = _thread_block(mk)
         listing = el_on and not el_on      # runtime False, as count_serial's
         at = np.int64(0)    # (also the item index of ``one``: a literal 0 was a second build of the search)
         while True:
             it = fetch_add(shared, e - _S_HEAD, 1)
             if it < n:      # an item of the batch, whole (it may hand on)
-                multi = items[it, 4] - items[it, 3] >= 2
-                if multi:
-                    fetch_add(shared, e - _S_HANDERS, 1)
+                fetch_add(shared, e - _S_HANDERS, 1)
                 st[0] = check
-                st[1] = 0 if multi else 1
+                st[1] = 0
                 st[2] = it
+                st[3] = check
                 r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
                               pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
                 unmark(mkc, upd, items[it, 0], urows, uidx)
@@ -1401,6 +1447,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                     _release(st)
                 continue
             shared[e - _S_FLAG] = 1      # the queue is empty: this thread is idle
+            idle = False
             while True:     # a position of a range handed on, until none is left and none may come
                 waiting = fetch_add(shared, e - _S_HANDERS, 0)
                 nr = min(fetch_add(shared, e - _S_RANGES, 0), R)
@@ -1412,35 +1459,58 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                     x = fetch_add(shared, b + 6, 1)
                     if x < shared[b + 5]:
                         got = b
+                        x2 = shared[b + 8]
                         one[0, 0] = shared[b + 1]
                         one[0, 1] = shared[b + 2]
                         one[0, 2] = shared[b + 3]
-                        one[0, 3] = x
-                        one[0, 4] = x + 1
+                        one[0, 3] = x if x2 < 0 else x2
+                        one[0, 4] = one[0, 3] + 1
                         one[0, 5] = shared[b + 4]
+                        one[0, 6] = shared[b + 9]
+                        one[0, 7] = x
+                        one[0, 8] = shared[b + 10]
                         break
                 if got >= 0:
-                    st[0] = STEPS_OFF
-                    st[1] = 1
+                    if idle:
+                        fetch_add(shared, e - _S_IDLE, -1)
+                        idle = False
+                    st[2] = shared[got]
+                    if one[0, 6] < 0:   # a level-2 piece: it may hand on at level 3
+                        fetch_add(shared, e - _S_HANDERS, 1)
+                        st[0] = check
+                        st[1] = 0
+                    else:
+                        st[0] = STEPS_OFF
+                        st[1] = 1
                     r = _run_item(at, one, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
                                   pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
                     unmark(mkc, upd, one[0, 0], urows, uidx)
                     fetch_add(counts, shared[got], r)
+                    if st[1] == 0:
+                        _release(st)
                 elif waiting == 0:
                     break       # (read before the scan: every range released before it was seen)
+                elif not idle:
+                    fetch_add(shared, e - _S_IDLE, 1)
+                    idle = True
+            if idle:
+                fetch_add(shared, e - _S_IDLE, -1)
             break
 
 
 def _count_split(items, base, counts, leafs, marks, S):
     """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``."""
     threads = nb.get_num_threads()
-    R = threads + 1
+    R = 4 * threads + 4 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
     shared = np.zeros(4 * threads + _RANGE * R + _S_R, np.int64)
     shared[-_S_R] = R
-    shared[-_S_FLAG] = SPLIT_EAGER
+    shared[-_S_FLAG] = SPLIT_EAGER > 0
+    shared[-_S_IDLE] = 1 << 40 if SPLIT_EAGER > 1 else (0 if SPLIT_LEVEL3 else -(1 << 40))
     counts[:] = 0
     _drive_split(items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
-    S.split_items += int(min(shared[-_S_RANGES], R))
+    nr = int(min(shared[-_S_RANGES], R))
+    S.split_items += nr
+    S.split_level3 += int(np.count_nonzero(shared[-_S_R - _RANGE * R:][8:_RANGE * nr:_RANGE] >= 0))
 
 
 @nb.njit(cache=True, _nrt=False)

@@ -162,7 +162,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     t = time.perf_counter()
     items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
-    escaped, split = S.escaped, S.split_items
+    escaped, split, split3 = S.escaped, S.split_items, S.split_level3
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     S.escape_next = False    # (the lane's hint is for this batch's search only: cpu._drive)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
@@ -176,8 +176,9 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
              "search_s": time.perf_counter() - t - t_items}
     if S.escaped != escaped:    # a serial search ran past its budget and the parallel drive took over (cpu._drive)
         stats["parallel_after_serial"] = True
-    if S.split_items != split:     # items that handed level-2 candidates on to idle threads (cpu.SPLIT_EAGER)
+    if S.split_items != split:     # items that handed candidates on to idle threads (cpu.SPLIT_EAGER)
         stats["split_items"] = S.split_items - split
+        stats["split_level3"] = S.split_level3 - split3
     return pos, neg, lists, stats
 
 

@@ -294,7 +294,8 @@ class ArcStore:
         self.compactions = 0
         self.escaped = 0               # serial searches past their budget, taken over by the parallel drive (cpu._drive)
         self.escape_next = False       # the lane put the batch back past its budget: no second serial try (cpu._drive)
-        self.split_items = 0           # items that handed level-2 candidates on in the parallel drive (cpu.SPLIT_EAGER)
+        self.split_items = 0           # hand-ons of the parallel drive: candidates handed to idle threads (cpu.SPLIT_EAGER)
+        self.split_level3 = 0          # of them, level-3 candidates
         self._log = []                 # (version, touched, old rows, n before) of each commit
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
