@@ -1,14 +1,13 @@
 """Probe (sessions 43-44): the parallel counting drive with heavy items cut against the same drive without cutting,
 one views ``apply`` per run on a new ``DynamicGraph``, the modes alternating, on this machine's cores.  Modes:
 ``uncut`` (``config.dynamic_split_check`` 0), ``level2`` (items hand on level-2 candidates only:
-``cpu.SPLIT_LEVEL3`` False, the drive of session 43) and ``level3`` (also level-3 candidates, the default since
-session 44).  Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escape.py``: a few heavy
+``cpu.SPLIT_DEEP`` False, the drive of session 43) and ``deep`` (below level 2 too, the default since session 44).  Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escape.py``: a few heavy
 items), human's 8-vertex sparse query at 0.1%, and batches whose many items keep every thread busy (human dense6 at
 2%, wordnet sparse6 at 2%), every search sent to the parallel drive (``parallel_min`` 1) where the serial path would
 take it.  Counts checked equal between the modes.  JSON lines on stdout
 (benchmarks/results/probe_s4[34]_dynamic_split_*.jsonl).
 
-    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 level3]"""
+    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 deep]"""
 import argparse
 import json
 import os
@@ -35,12 +34,12 @@ CASES = {   # name: (dataset, k, class, rate)
 }
 
 
-MODES = {"uncut": (0, True), "level2": (None, False), "level3": (None, True)}   # mode: (check, SPLIT_LEVEL3)
+MODES = {"uncut": (0, True), "level2": (None, False), "deep": (None, True)}   # mode: (check, SPLIT_DEEP)
 
 
 def run(G0, P, ins, dele, mode):
-    check, level3 = MODES[mode]
-    cpu.SPLIT_LEVEL3 = level3
+    check, deep = MODES[mode]
+    cpu.SPLIT_DEEP = deep
     with la_gpm.config.set(parallel_min=1, dynamic_split_check=la_gpm.config.dynamic_split_check if check is None
                            else check):
         D = la_gpm.DynamicGraph(G0, queries=[P], keep_graph=False)
@@ -79,14 +78,14 @@ def main():
                 t, d = run(G0, P, ins, dele, mode)
                 times[mode].append(t)
                 counts.add((d.positive, d.negative))
-                split[mode].append((d.stats.get("split_items", 0), d.stats.get("split_level3", 0)))
+                split[mode].append(d.stats.get("split_levels", {}))
         assert len(counts) == 1, (name, counts)
         med = {m: statistics.median(times[m]) for m in a.modes}
         print(json.dumps({"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
                           "positive": next(iter(counts))[0], "negative": next(iter(counts))[1],
                           "runs_s": {m: [round(x, 4) for x in times[m]] for m in a.modes},
                           "median_s": {m: round(med[m], 4) for m in a.modes},
-                          "split_items_level3": split}), flush=True)
+                          "split_levels": split}), flush=True)
 
 
 if __name__ == "__main__":

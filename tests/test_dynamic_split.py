@@ -1,15 +1,15 @@
 """Heavy items cut in the parallel counting drive (la_gpm/dynamic/cpu.py, SPLIT_EAGER's notes).
 
-With more than one thread the counting drive takes items from one queue; once a thread is out of items, an item with
-two level-2 candidates or more to go hands those after the one it is in on at its next look at the flag (every
-``config.dynamic_split_check`` steps), and an item in its last level-2 candidate hands on its level-3 candidates
-after the current one where a thread is idle; idle threads search what was handed on a position a piece.  What must
-hold: every count as without cutting and as brute force, wherever the items stop (at level 2, at level 3, deep inside
-a candidate), with group B's count handed to the pieces and the root memo not; ``stats["split_items"]`` and
-``stats["split_level3"]`` say it happened; listings (their offsets come from the counting pass) list every match
-once.  ``cpu.SPLIT_EAGER`` 1 raises the flag at the start, so every item of more than one level-2 position hands on
-at its first look; 2 also counts a thread idle from the start, so level 3 is handed on at the first look there: the
-tests do not depend on which thread runs out first.
+With more than one thread the counting drive takes items from one queue; once a thread is out of items, an item hands
+on the candidates after the one it is in at the first level with two or more to go (level 2 at its next look at the
+flag, every ``config.dynamic_split_check`` steps; deeper only where a thread is idle), and idle threads search what
+was handed on a position a piece (a piece may hand on deeper in turn).  What must hold: every count as without
+cutting and as brute force, wherever the items stop (at level 2, below it, deep inside a candidate), with group B's
+count handed to the pieces that may take it; ``stats["split_items"]`` and ``stats["split_levels"]`` say it happened;
+listings (their offsets come from the counting pass) list every match once.  ``cpu.SPLIT_EAGER`` 1 raises the flag at
+the start, so every item of more than one level-2 position hands on at its first look; 2 also counts a thread idle
+from the start, so items hand on below level 2 at their first look there: the tests do not depend on which thread
+runs out first.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from hypothesis import strategies as st
 import la_gpm
 from la_gpm import Pattern
 from la_gpm.dynamic import cpu
+from la_gpm.dynamic.query import F_TWIN
 
 from .depth import examples
 from .test_dynamic_escape import PATH7, _after, _count, _hub_case
@@ -32,11 +33,11 @@ pytestmark = pytest.mark.skipif(numba.config.NUMBA_NUM_THREADS < 2,
                                 reason="the splitting drive runs with two threads or more (one core here)")
 
 
-@pytest.fixture(params=[1, 2], ids=["level2", "level3"])
+@pytest.fixture(params=[1, 2], ids=["level2", "deep"])
 def eager(monkeypatch, request):
-    """Every item hands on at its first look: at level 2 only (level-3 hand-ons off), or at level 3 too."""
+    """Every item hands on at its first look: at level 2 only (hand-ons below it off), or below it too."""
     monkeypatch.setattr(cpu, "SPLIT_EAGER", request.param)
-    monkeypatch.setattr(cpu, "SPLIT_LEVEL3", request.param == 2)
+    monkeypatch.setattr(cpu, "SPLIT_DEEP", request.param == 2)
     return request.param
 
 
@@ -66,7 +67,7 @@ def test_cut_items_count_as_the_recount(eager, check):
     d, want = _hub_delta(check, dynamic_split=64)
     assert (d.positive, d.negative) == want
     assert d.stats.get("split_items", 0) > 0
-    assert (d.stats["split_level3"] > 0) == (eager == 2)
+    assert (max(d.stats["split_levels"]) > 2) == (eager == 2)
 
 
 def _gnp_edges(rng, n, p, m):
@@ -84,8 +85,8 @@ def _gnp_batch(rng, n, p, m):
     return la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n), ins, dele
 
 
-# a 5-path; a triangle with a 3-path on it (levels that reuse the level before's set: a piece of level 3 or an item
-# cut at level 3 still reads level 3's whole set for level 4, not the part of it the cut leaves)
+# a 5-path; a triangle with a 3-path on it (levels that reuse the level before's set: a piece, or an item cut below
+# level 2, draws the next level from the cut level's whole set, not the part of it the cut leaves)
 _CUT_QUERIES = [Pattern([(0, 1), (1, 2), (2, 3), (3, 4)], k=5),
                 Pattern([(0, 1), (1, 2), (2, 0), (2, 3), (3, 4), (4, 5)], k=6)]
 
@@ -103,7 +104,8 @@ def test_handing_on_from_inside_a_candidate_counts_right(eager, induced, qi):
             d = la_gpm.match_delta(G, P, insert=ins, delete=dele, induced=induced)
         got[check] = (d.positive, d.negative)
         assert check == 0 or d.stats.get("split_items", 0) > 0
-        assert eager == 1 or check in (0, 1) or d.stats["split_level3"] > 0
+        # (below level 2 the tri_path6 only: the 5-path's level 3 is counted a node at a time, never handed on)
+        assert (max(d.stats.get("split_levels", {0: 0})) > 2) == (eager == 2 and check > 0 and qi == 1)
     assert len(set(got.values())) == 1, got
     after = d.graph
     kw = dict(count="embeddings", induced=induced, backend="cpu")
@@ -111,22 +113,24 @@ def test_handing_on_from_inside_a_candidate_counts_right(eager, induced, qi):
 
 
 # spider2 (a 7-vertex tree of four labels): plans with group B from level 4 (its count handed to the pieces) and
-# plans with a root memo at level 3; path6: group B from level 3 or 4, a root memo at level 3
+# plans with a root memo at level 3; path6: group B from level 3 or 4, a root memo at level 3; an 8-path of two
+# labels: cuts down to level 5
 _MEMO_QUERIES = [Pattern([(0, 1), (0, 2), (2, 3), (1, 4), (4, 5), (5, 6)], k=7, vertex_labels=[0, 1, 2, 2, 3, 3, 3]),
-                 Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], k=6, vertex_labels=[0, 0, 1, 1, 2, 2])]
+                 Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5)], k=6, vertex_labels=[0, 0, 1, 1, 2, 2]),
+                 Pattern([(i, i + 1) for i in range(7)], k=8, vertex_labels=[0, 1] * 4)]
 
 
-@pytest.mark.parametrize("qi", [0, 1])
-def test_level3_pieces_of_memo_plans_count_as_the_recount(qi, monkeypatch):
-    # labelled G(40, 0.25), 12 inserts and 12 deletes: every item hands on at level 2 and at level 3 (SPLIT_EAGER 2),
+@pytest.mark.parametrize("qi", [0, 1, 2], ids=["spider7", "path6", "path8"])
+def test_deep_pieces_of_memo_plans_count_as_the_recount(qi, monkeypatch):
+    # labelled G(40, 0.25), 12 inserts and 12 deletes: every item hands on at level 2 and below (SPLIT_EAGER 2),
     # after 1-40 steps, in plans whose group B count the pieces take over and in plans with a root memo
     monkeypatch.setattr(cpu, "SPLIT_EAGER", 2)
     P = _MEMO_QUERIES[qi]
     plan = la_gpm.dynamic.query.compile_delta_plan(P)
-    assert (plan.twin[:, 2] >= 4).any() and (plan.twin[:, 3] >= 4).any()
+    assert qi == 2 or ((plan.twin[:, 2] >= 4).any() and (plan.twin[:, 3] >= 4).any())
     rng = np.random.default_rng(7 + qi)
     n = 40
-    lab = rng.integers(0, 4, n)
+    lab = rng.integers(0, 4 if qi < 2 else 2, n)
     E, ins, dele = _gnp_edges(rng, n, 0.25, 12)
 
     def graph(edges):
@@ -137,13 +141,13 @@ def test_level3_pieces_of_memo_plans_count_as_the_recount(qi, monkeypatch):
     kept = la_gpm.count(graph(sorted(set(E) - set(dele))), P, **kw)
     want = (la_gpm.count(graph(sorted(set(E) - set(dele) | set(ins))), P, **kw) - kept, la_gpm.count(G, P, **kw) - kept)
     assert want[0] > 0 and want[1] > 0
-    level3 = 0
+    levels = set()
     for check in (1, 2, 3, 8, 40):
         with la_gpm.config.set(parallel_min=1, dynamic_split_check=check):
             d = la_gpm.match_delta(G, P, insert=ins, delete=dele)
         assert (d.positive, d.negative) == want, check
-        level3 += d.stats["split_level3"]
-    assert level3 > 0
+        levels |= set(d.stats["split_levels"])
+    assert max(levels) >= (3, 3, 5)[qi]
 
 
 def test_hand_ons_when_threads_run_out_count_right():
@@ -202,3 +206,53 @@ def test_config_rejects_a_negative_check():
     with pytest.raises(la_gpm.InvalidArgument, match="dynamic_split_check"):
         with la_gpm.config.set(dynamic_split_check=-1):
             pass
+
+
+def _drive_inputs(G, P, ins, dele, monkeypatch):
+    """The splitting drive's inputs for one match_delta call: (items, search arguments, leaf arguments, marks)."""
+    got = {}
+    real = cpu._count_split
+
+    def grab(items, base, counts, leafs, marks, S):
+        got.update(items=items.copy(), base=base, leafs=leafs, marks=marks)
+        return real(items, base, counts, leafs, marks, S)
+
+    monkeypatch.setattr(cpu, "_count_split", grab)
+    with la_gpm.config.set(parallel_min=1):
+        la_gpm.match_delta(G, P, insert=ins, delete=dele)
+    return got["items"], got["base"], got["leafs"], got["marks"]
+
+
+def test_a_piece_through_group_bs_parent_level_searches_it(monkeypatch):
+    # a piece whose path fixes level sp - 1 (spider7's plans with group B from level 4: sp - 1 = 3) and that was handed
+    # B's count: level 2 may not count all of level 3's images times that count, only the piece's one (it ignores it)
+    rng = np.random.default_rng(3)
+    n = 40
+    E, ins, dele = _gnp_edges(rng, n, 0.3, 12)
+    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n, vertex_labels=rng.integers(0, 4, n))
+    items, base, leafs, marks = _drive_inputs(G, _MEMO_QUERIES[0], ins, dele, monkeypatch)
+    T, k, maxdeg = base[1], base[-2], base[-1]
+    buf, cnt, pos, M = cpu._scratch(k, maxdeg, base[3])
+    mk = marks[:cpu._THREAD_ROWS] if marks.shape[0] >= cpu._THREAD_ROWS else marks
+
+    def count(row):
+        c = np.zeros(1, np.int64)
+        cpu.count_serial(row, *base[:-1], buf, cnt, pos, M, c, np.zeros((1, 1), np.int64), *leafs, mk,
+                         np.full(1, cpu.STEPS_OFF, np.int64))
+        return int(c[0])
+
+    checked = 0
+    for j, p, b, lo, hi, side in items.tolist():
+        if T[F_TWIN, p, 0, 2] != 4:
+            continue
+        for x in range(lo, hi):
+            row = np.zeros((1, cpu._PIECE), np.int64)
+            row[0, :9] = (j, p, b, x, x + 1, side, 3, 0, -1)   # level 3's first candidate (vertex 0 on: its first)
+            whole = count(np.array([[j, p, b, x, x + 1, side]], np.int64))
+            first = count(row)
+            if first == 0 or first == whole:
+                continue        # (level 3 empty, or of one image: nothing to tell apart)
+            row[0, 8] = first   # B's count: the piece's one level-3 image completes B's count times
+            assert count(row) == first, (j, p, x)
+            checked += 1
+    assert checked > 0

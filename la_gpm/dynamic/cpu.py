@@ -41,7 +41,7 @@ from ..config import config
 from ..primitives.atomics import fetch_add
 from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_copy
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
-                    F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP)
+                    F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP, MAX_DYNAMIC_VERTICES)
 
 __all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
@@ -115,22 +115,25 @@ STEPS_OFF = 1 << 62
 # ranges' positions one at a time, each a new item (a piece), and stop once none is left and no item may still hand
 # on, so they spin at most until every running item's next look.  Nothing is searched twice; a new item has its own
 # memos, so items are cut only where a thread is idle.
-# Below level 2 (session 44): an item (or a level-2 piece) in its last level-2 candidate, with two level-3 candidates
-# or more to go, hands those after the one it is in on at a look where a thread is idle at that moment (``_S_IDLE``:
-# the threads that found no position in their last scan), and ends after its current level-3 candidate.  A range of
-# level 3 names the level-2 position, the first level-3 candidate handed on (a vertex) and how many; its piece is a
-# level-2 piece whose first descent to level 3 starts at that vertex's place plus the piece's index, for one level-3
-# position (level 3 made again by the search: the same sorted set, a vertex set of rows and lists that do not change
-# during the drive).  Memos kept at level 2 (group B from level 3, a root at level 2) are never read again by an item
-# that hands on at level 3: it is in its last level-2 candidate.  An item says once when it may no longer hand on: at
-# its end, at a level-3 hand-on, or at a look in its last level-2 candidate with fewer than two level-3 candidates
-# to go.  Range slots: four a thread (a hand-on finding none left searches on).  ``dynamic_split_check`` 0: the
-# drive of fixed chunks, items whole.  SPLIT_EAGER (tests): 1, the flag up from the start, so every item with two
-# level-2 candidates or more hands on at its first look; 2, also a thread counted idle from the start, so items hand
-# on at level 3 at their first look there too (4,096 slots).  SPLIT_LEVEL3 False (A/B runs, read in Python): no
-# level-3 hand-ons (the idle count starts far below zero).
+# Below level 2 (session 44): human tree10's heaviest level-2 candidates have one level-3 candidate each, and the
+# work fans out deeper.  So an item (or a piece) hands on at the first level L (2 .. last - 2) with two candidates
+# or more to go, those after the one it is in; below level 2 only at a look where a thread is idle at that moment
+# (``_S_IDLE``: the threads that found no position in their last scan), and it ends after its current candidate of
+# L.  A range below level 2 names the item's level-2 position, the path's vertices of levels 3 .. L - 1, the first
+# vertex handed on at L and how many; its piece searches that path (each level made again by the search: the same
+# sorted set, the rows and lists do not change during the drive; its place found by a binary search) and one
+# position of L, and may itself hand on deeper.  A level whose loop end was cut (a piece's path, a hand-on) is not
+# the set the next level is drawn from (reuse reads ``cnt``).  Memos kept above the cut are not read again by an item
+# that handed on (it is in the last candidate of every level above L); group B's count, where known, goes with the
+# range, except to a piece through level sp - 1 (level sp - 2 would count all of that level's images).  An item
+# says once when it may no longer hand on: at its end, or at a look with no level to hand on and none to come.
+# Range slots: four a thread (a hand-on finding none left searches on).  ``dynamic_split_check`` 0: the drive of
+# fixed chunks, items whole.  SPLIT_EAGER (tests): 1, the flag up from the start, so every item with two level-2
+# candidates or more hands on at its first look; 2, also a thread counted idle from the start, so items hand on
+# below level 2 at their first look there too (4,096 slots).  SPLIT_DEEP False (A/B runs, read in Python): no
+# hand-ons below level 2 (the idle count starts far below zero).
 SPLIT_EAGER = 0
-SPLIT_LEVEL3 = True
+SPLIT_DEEP = True
 
 
 # A last group hanging off the level before it (F_TWIN[p, 1, 0] = m: levels m .. k-1 depend on levels 0, 1, m - 1
@@ -842,11 +845,14 @@ def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
 
 # The splitting drive's shared array (SPLIT_EAGER's notes), from its end: the flag, the queue's head, the ranges
 # handed on, the items that may still hand on, the threads idle, the number R of range slots; before them R slots of
-# 11 (original item, j, p, base, side, end, next position, ready, level-2 position or -1 for a level-2 range, first
-# level-3 vertex, group B's count or -1); before those 4 a thread (a thread's ``steps`` is its view from its slot to the end: [0] steps
+# _RANGE (original item, j, p, base, side, end, next position, ready, level-2 position or -1 for a level-2 range,
+# its level L, group B's count or -1, then at 11 + l the vertex of level l = 3 .. L: the path's above L, the first
+# handed on at L); before those 4 a thread (a thread's ``steps`` is its view from its slot to the end: [0] steps
 # left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps between looks at the flag).
 _S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_IDLE, _S_R = 1, 2, 3, 4, 5, 6
-_RANGE = 11
+_RANGE = 11 + MAX_DYNAMIC_VERTICES
+_PIECE = 9 + MAX_DYNAMIC_VERTICES   # a piece's row: (j, p, base, lo, hi, side, L, index, B), then the vertex of level l
+#                                     at 9 + l (l = 3 .. L)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -857,12 +863,12 @@ def _release(steps):
 
 
 @nb.njit(cache=True, _nrt=False)
-def _hand_on(it, items, steps, lo, end, x2, v3, memo):
-    """Publish a range of item it's (written, then marked ready) that the idle threads take a position at a time:
-    positions ``[lo, end)`` of its level-2 range (``x2`` -1), or (``x2`` its level-2 position) ``end`` level-3
-    candidates from vertex ``v3`` on (``lo`` 0); ``memo``: group B's count where known (it holds for every piece of
-    the item), else -1.  Not empty: the caller has a candidate there.  Returns whether it was published (every slot
-    taken: the item searches on)."""
+def _hand_on(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, L, steps, memo):
+    """Publish (written, then marked ready) the candidates of level L after the current one, ``pos[L] + 1 ..
+    cnt[L]`` (two or more: the caller checked), as a range the idle threads take a position at a time: positions of
+    the item's level-2 range for L = 2, else the item's level-2 position, the path's vertices of levels 3 .. L - 1,
+    the first vertex handed on and how many; ``memo``: group B's count where known, else -1.  Returns whether it was
+    published (every slot taken: the item searches on)."""
     e = steps.shape[0]
     R = steps[e - _S_R]
     r = fetch_add(steps, e - _S_RANGES, 1)
@@ -874,46 +880,45 @@ def _hand_on(it, items, steps, lo, end, x2, v3, memo):
     steps[b + 2] = items[it, 1]
     steps[b + 3] = items[it, 2]
     steps[b + 4] = items[it, 5]
-    steps[b + 5] = end
-    steps[b + 6] = lo
-    steps[b + 8] = x2
-    steps[b + 9] = v3
+    if L == 2:
+        steps[b + 5] = items[it, 4]
+        steps[b + 6] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2] + 1, cnt[2])
+        steps[b + 8] = -1
+    else:
+        steps[b + 5] = cnt[L] - pos[L] - 1
+        steps[b + 6] = 0
+        steps[b + 8] = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
+        for l in range(3, L):
+            steps[b + 11 + l] = buf[l, pos[l]]
+        steps[b + 11 + L] = buf[L, pos[L] + 1]
+    steps[b + 9] = L
     steps[b + 10] = memo
     fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
     return True
 
 
 @nb.njit(cache=True, _nrt=False)
-def _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, steps, memo):
-    """The splitting drive's look at its flag (SPLIT_EAGER's notes), for an item that may still hand on.  Returns the
-    steps to the next look (STEPS_OFF: none), negative where the item hands on its level-2 candidates from the one it
-    is about to search (it ends now); ``cnt[2]`` or ``cnt[3]`` cut where it hands on those after its current one."""
+def _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, last, steps, memo):
+    """The splitting drive's look at its flag (SPLIT_EAGER's notes), for an item that may still hand on: the level L
+    it handed on at (``cnt[L]`` cut to the current candidate), 0 where it did not and may later, -1 where it may no
+    longer (released)."""
     e = steps.shape[0]
     if steps[e - _S_FLAG] == 0:
-        return steps[3]
-    hi = items[it, 4]
-    if cnt[2] - pos[2] >= 2:    # level-2 candidates after this one: handed on
-        if lv == 2:
-            lo = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
-            if _hand_on(it, items, steps, lo, hi, -1, -1, memo):
-                return -1
-        else:
-            lo = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2] + 1, cnt[2])
-            if _hand_on(it, items, steps, lo, hi, -1, -1, memo):
-                cnt[2] = pos[2] + 1
-                return steps[3]
-        _release(steps)
-        return STEPS_OFF
-    if lv == 2:     # its last level-2 candidate, level 3 not made yet
-        return steps[3]
-    if cnt[3] - pos[3] >= 2:
-        if steps[e - _S_IDLE] <= 0:
-            return steps[3]
-        x2 = _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, pos[2], cnt[2])
-        if _hand_on(it, items, steps, 0, cnt[3] - pos[3] - 1, x2, buf[3, pos[3] + 1], memo):
-            cnt[3] = pos[3] + 1
+        return 0
+    top = min(lv, last - 2)     # (the levels below are counted a node at a time: too little to hand on)
+    for L in range(2, top + 1):
+        if cnt[L] - pos[L] >= 2:
+            if L > 2 and steps[e - _S_IDLE] <= 0:
+                return 0
+            if _hand_on(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, L, steps, memo):
+                cnt[L] = pos[L] + 1
+                return L
+            break
+    else:
+        if lv < last - 2:       # deeper levels are still to come
+            return 0
     _release(steps)
-    return STEPS_OFF
+    return -1
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -946,9 +951,11 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
         w2 = M[T[F_PAR, p, 2, b2]]
         n2 = urows[w2, 1] - urows[w2, 0]
     full2 = items[it, 3] == 0 and items[it, 4] >= n2
-    piece = items.shape[1] > 6      # a piece handed on (SPLIT_EAGER's notes): its level-3 start, group B's count
-    v3 = items[it, 6] if piece else -1      # >= 0: a level-3 piece
-    n3 = 0      # level 3's set size (cnt[3], the end of its loop, is cut where level 3 is handed on)
+    piece = items.shape[1] > 6      # a piece handed on (SPLIT_EAGER's notes): levels 3 .. pl on its path
+    pl = items[it, 6] if piece else 0
+    # levels up to trunc may have their loop's end cut (a piece's path, a hand-on): level trunc + 1 is then not drawn
+    # from their sets (reuse), which the cut leaves partial
+    trunc = pl
     if leaf and rel > 0 and last == 3 and full2 and c2in < 0 and T[F_LEAF, p, 2, 0] == 1 and T[F_LEAF, p, 3, 0]:
         r = _leaf_pair(2, p, M, T, urows, uidx, ct, N, qcol, rel, tail)
         if r >= 0:
@@ -995,6 +1002,8 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
     # once (the first image of level sp - 1 searches them) and added for every other image of level sp - 1
     sp = 0 if listing else T[F_TWIN, p, 0, 2]
     memo = items[it, 8] if piece else np.int64(-1)
+    if sp >= 4 and pl >= sp - 1:    # (a piece through level sp - 1: level sp - 2 may not count all of its images)
+        memo = np.int64(-1)
     mstart = np.int64(0)
     inb = False
     # levels mr .. last hang off level mr - 1 alone (F_TWIN[p, 1, 0]; the root memo: module notes): their count
@@ -1025,9 +1034,10 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             # the splitting drive: its look at the flag and its hand-ons (SPLIT_EAGER's notes, _look)
             left = STEPS_OFF
             if steps[1] == 0:
-                left = _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, steps, memo)
-                if left < 0:
-                    return total
+                h = _look(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, lv, last, steps, memo)
+                if h >= 0:
+                    left = steps[3]
+                    trunc = max(trunc, h)
         if inb and lv == sp - 1:      # back from group B: what it added is its count
             memo = total - mstart
             inb = False
@@ -1087,7 +1097,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                 pos[lv] += 1
                 continue
         c = -1
-        if _REUSE_ON and T[F_REUSE, p, lv + 1, 0] != 0 and (lv > 2 or full2):
+        if _REUSE_ON and T[F_REUSE, p, lv + 1, 0] != 0 and (lv > 2 or full2) and lv > trunc:
             # reuse (module notes): level rl = lv + 1 from level lv's set buf[lv, :cnt[lv]]; written out here, not
             # as a function: a call (or numba's inline="always") paid reference counting on its ten array
             # arguments at every search node, 2.4x slower on human's 8-clique (0.1% batch), slower than no reuse
@@ -1095,7 +1105,7 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             rl = lv + 1
             rb = T[F_REUSE, p, rl, 1]
             rlo = pos[lv] + 1 if rb == 1 else 0
-            rhi = pos[lv] if rb == 2 else (n3 if lv == 3 else cnt[lv])    # (cnt[3]: cut by a hand-on, n3 not)
+            rhi = pos[lv] if rb == 2 else cnt[lv]
             row = buf[lv]
             for t in range(T[F_NXB, p, rl, 0]):   # c > M[a]
                 rlo = upper_bound(row, rlo, rhi, M[T[F_XLOW, p, rl, t]])
@@ -1207,12 +1217,12 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                          buf, True, mk)
             cnt[lv + 1] = c
             pos[lv + 1] = 0
-            if lv == 2:
-                n3 = c
-                if v3 >= 0:     # a level-3 piece (SPLIT_EAGER's notes): one position, from vertex v3 on
-                    q3 = lower_bound(buf[3], 0, c, v3) + items[it, 7]
-                    pos[3] = q3
-                    cnt[3] = min(q3 + 1, c)
+            if lv < pl:     # a piece's path (SPLIT_EAGER's notes): its vertex, or at level pl its positions' first
+                q = lower_bound(buf[lv + 1], 0, c, items[it, 10 + lv])
+                if lv + 1 == pl:
+                    q += items[it, 7]
+                pos[lv + 1] = q
+                cnt[lv + 1] = min(q + 1, c)
             lv += 1
     if left < STEPS_OFF // 2:
         steps[0] = left
@@ -1426,7 +1436,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     for c in nb.prange(nthreads):
         buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
         no_rows = np.zeros((1, 1), dtype=np.int64)
-        one = np.zeros((1, 9), dtype=np.int64)      # a piece: (j, p, base, lo, hi, side, level-3 vertex, index, B)
+        one = np.zeros((1, _PIECE), dtype=np.int64)     # a piece (_PIECE's notes)
         st = shared[4 * nb.get_thread_id():]
         mkc = _thread_block(mk)
         listing = el_on and not el_on      # runtime False, as count_serial's
@@ -1454,34 +1464,33 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                 got = -1
                 for q in range(nr):
                     b = rb + _RANGE * q
-                    if fetch_add(shared, b + 7, 0) == 0:
-                        continue        # not ready yet
+                    if fetch_add(shared, b + 7, 0) == 0 or shared[b + 6] >= shared[b + 5]:
+                        continue        # not ready yet, or taken (the check below is the atomic one)
                     x = fetch_add(shared, b + 6, 1)
                     if x < shared[b + 5]:
                         got = b
                         x2 = shared[b + 8]
+                        L = shared[b + 9]
                         one[0, 0] = shared[b + 1]
                         one[0, 1] = shared[b + 2]
                         one[0, 2] = shared[b + 3]
                         one[0, 3] = x if x2 < 0 else x2
                         one[0, 4] = one[0, 3] + 1
                         one[0, 5] = shared[b + 4]
-                        one[0, 6] = shared[b + 9]
+                        one[0, 6] = L
                         one[0, 7] = x
                         one[0, 8] = shared[b + 10]
+                        for l in range(3, L + 1):
+                            one[0, 9 + l] = shared[b + 11 + l]
                         break
                 if got >= 0:
                     if idle:
                         fetch_add(shared, e - _S_IDLE, -1)
                         idle = False
-                    st[2] = shared[got]
-                    if one[0, 6] < 0:   # a level-2 piece: it may hand on at level 3
-                        fetch_add(shared, e - _S_HANDERS, 1)
-                        st[0] = check
-                        st[1] = 0
-                    else:
-                        st[0] = STEPS_OFF
-                        st[1] = 1
+                    st[2] = shared[got]     # (the piece may hand on deeper levels, for the same item)
+                    fetch_add(shared, e - _S_HANDERS, 1)
+                    st[0] = check
+                    st[1] = 0
                     r = _run_item(at, one, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
                                   pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
                     unmark(mkc, upd, one[0, 0], urows, uidx)
@@ -1505,12 +1514,13 @@ def _count_split(items, base, counts, leafs, marks, S):
     shared = np.zeros(4 * threads + _RANGE * R + _S_R, np.int64)
     shared[-_S_R] = R
     shared[-_S_FLAG] = SPLIT_EAGER > 0
-    shared[-_S_IDLE] = 1 << 40 if SPLIT_EAGER > 1 else (0 if SPLIT_LEVEL3 else -(1 << 40))
+    shared[-_S_IDLE] = 1 << 40 if SPLIT_EAGER > 1 else (0 if SPLIT_DEEP else -(1 << 40))
     counts[:] = 0
     _drive_split(items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
     nr = int(min(shared[-_S_RANGES], R))
     S.split_items += nr
-    S.split_level3 += int(np.count_nonzero(shared[-_S_R - _RANGE * R:][8:_RANGE * nr:_RANGE] >= 0))
+    for L in shared[-_S_R - _RANGE * R:][9:_RANGE * nr:_RANGE].tolist():
+        S.split_levels[L] = S.split_levels.get(L, 0) + 1
 
 
 @nb.njit(cache=True, _nrt=False)

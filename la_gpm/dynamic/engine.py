@@ -162,7 +162,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     t = time.perf_counter()
     items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
-    escaped, split, split3 = S.escaped, S.split_items, S.split_level3
+    escaped, split, levels = S.escaped, S.split_items, dict(S.split_levels)
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     S.escape_next = False    # (the lane's hint is for this batch's search only: cpu._drive)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
@@ -178,7 +178,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
         stats["parallel_after_serial"] = True
     if S.split_items != split:     # items that handed candidates on to idle threads (cpu.SPLIT_EAGER)
         stats["split_items"] = S.split_items - split
-        stats["split_level3"] = S.split_level3 - split3
+        stats["split_levels"] = {L: n - levels.get(L, 0) for L, n in S.split_levels.items() if n > levels.get(L, 0)}
     return pos, neg, lists, stats
 
 
