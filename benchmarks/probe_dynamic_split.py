@@ -1,11 +1,11 @@
 """Probe (sessions 43-44): the parallel counting drive with heavy items cut against the same drive without cutting,
 one views ``apply`` per run on a new ``DynamicGraph``, the modes alternating, on this machine's cores.  Modes:
 ``uncut`` (``config.dynamic_split_check`` 0), ``level2`` (items hand on level-2 candidates only:
-``cpu.SPLIT_DEEP`` False, the drive of session 43) and ``deep`` (below level 2 too, the default since session 44).  Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escape.py``: a few heavy
-items), human's 8-vertex sparse query at 0.1%, and batches whose many items keep every thread busy (human dense6 at
-2%, wordnet sparse6 at 2%), every search sent to the parallel drive (``parallel_min`` 1) where the serial path would
-take it.  Counts checked equal between the modes.  JSON lines on stdout
-(benchmarks/results/probe_s4[34]_dynamic_split_*.jsonl).
+``cpu.SPLIT_DEEP`` False, the drive of session 43) and ``deep`` (below level 2 too, the default since session 44).
+Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escape.py``: a few heavy items), human's
+8-vertex sparse query at 0.1%, and batches whose many items keep every thread busy (human dense6 at 2%, wordnet
+sparse6 at 2%), every search sent to the parallel drive (``parallel_min`` 1) where the serial path would take it.
+Counts checked equal between the modes.  JSON lines on stdout (benchmarks/results/probe_s4[34]_dynamic_split_*.jsonl).
 
     python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 deep]"""
 import argparse

@@ -127,7 +127,7 @@ STEPS_OFF = 1 << 62
 # that handed on (it is in the last candidate of every level above L); group B's count, where known, goes with the
 # range, except to a piece through level sp - 1 (level sp - 2 would count all of that level's images).  An item
 # says once when it may no longer hand on: at its end, or at a look with no level to hand on and none to come.
-# Range slots: four a thread (a hand-on finding none left searches on).  ``dynamic_split_check`` 0: the drive of
+# Range slots: sixteen a thread (a hand-on finding none left searches on).  ``dynamic_split_check`` 0: the drive of
 # fixed chunks, items whole.  SPLIT_EAGER (tests): 1, the flag up from the start, so every item with two level-2
 # candidates or more hands on at its first look; 2, also a thread counted idle from the start, so items hand on
 # below level 2 at their first look there too (4,096 slots).  SPLIT_DEEP False (A/B runs, read in Python): no
@@ -1510,7 +1510,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
 def _count_split(items, base, counts, leafs, marks, S):
     """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``."""
     threads = nb.get_num_threads()
-    R = 4 * threads + 4 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
+    R = 16 * threads + 16 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
     shared = np.zeros(4 * threads + _RANGE * R + _S_R, np.int64)
     shared[-_S_R] = R
     shared[-_S_FLAG] = SPLIT_EAGER > 0
