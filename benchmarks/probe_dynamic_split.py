@@ -7,7 +7,7 @@ Cases: human's random 10-vertex tree at 0.1% (the batch of ``probe_dynamic_escap
 sparse6 at 2%), every search sent to the parallel drive (``parallel_min`` 1) where the serial path would take it.
 Counts checked equal between the modes.  JSON lines on stdout (benchmarks/results/probe_s4[34]_dynamic_split_*.jsonl).
 
-    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 deep]"""
+    python benchmarks/probe_dynamic_split.py [--reps 3] [--cases tree10 ...] [--modes uncut level2 deep deep@1024]"""
 import argparse
 import json
 import os
@@ -38,7 +38,12 @@ MODES = {"uncut": (0, True), "level2": (None, False), "deep": (None, True)}   # 
 
 
 def run(G0, P, ins, dele, mode):
-    check, deep = MODES[mode]
+    """One timed views ``apply``; ``mode``: a key of MODES, or ``deep@N`` (hand-ons at any level, looks every N
+    steps)."""
+    name, _, at = mode.partition("@")
+    check, deep = MODES[name]
+    if at:
+        check = int(at)
     cpu.SPLIT_DEEP = deep
     with la_gpm.config.set(parallel_min=1, dynamic_split_check=la_gpm.config.dynamic_split_check if check is None
                            else check):
@@ -52,7 +57,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cases", nargs="+", default=list(CASES))
-    ap.add_argument("--modes", nargs="+", default=list(MODES), choices=list(MODES))
+    ap.add_argument("--modes", nargs="+", default=list(MODES), help=f"of {list(MODES)}, or deep@N (looks every N steps)")
     a = ap.parse_args()
     # compile first (both drives) on a small graph, so that no run below pays it
     W = la_gpm.Graph.from_edges(np.arange(40), (np.arange(40) + 1) % 40, n=40, vertex_labels=np.zeros(40, np.int64))
