@@ -14,6 +14,8 @@ runs out first.
 
 from __future__ import annotations
 
+import time
+
 import numba
 import numpy as np
 import pytest
@@ -213,9 +215,9 @@ def _drive_inputs(G, P, ins, dele, monkeypatch):
     got = {}
     real = cpu._count_split
 
-    def grab(items, base, counts, leafs, marks, S):
+    def grab(items, base, counts, leafs, marks, S, bar=None):
         got.update(items=items.copy(), base=base, leafs=leafs, marks=marks)
-        return real(items, base, counts, leafs, marks, S)
+        return real(items, base, counts, leafs, marks, S, bar)
 
     monkeypatch.setattr(cpu, "_count_split", grab)
     with la_gpm.config.set(parallel_min=1):
@@ -256,3 +258,44 @@ def test_a_piece_through_group_bs_parent_level_searches_it(monkeypatch):
             assert count(row) == first, (j, p, x)
             checked += 1
     assert checked > 0
+
+
+def test_progress_bar_follows_the_items_as_they_end(capsys, monkeypatch):
+    # match_delta(progress=True) runs the splitting drive once (no slices), every item is done once (its own search
+    # and its pieces': the count the bar reads) and the bar ends at every item, counts as without a bar; the bar's
+    # thread reads the items done while the drive runs (a stand-in drive ending one a 0.15 s)
+    d0, want = _hub_delta(5, dynamic_split=64)
+    G, far = _hub_graph()
+    seen = []
+    real = cpu._with_bar
+
+    def watch(drive, args, bar, shared, n):
+        real(drive, args, bar, shared, n)
+        seen.append((int(shared[-cpu._S_DONE]), n, shared[4 * args[-4]:4 * args[-4] + n].tolist()))
+
+    monkeypatch.setattr(cpu, "_with_bar", watch)
+    monkeypatch.setattr(cpu, "SPLIT_EAGER", 2)
+    with la_gpm.config.set(parallel_min=1, dynamic_split_check=5, dynamic_split=64):
+        d = la_gpm.match_delta(G, PATH7, insert=[(3, 4), (1, 2), far[2]], delete=[far[0]], progress=True)
+    assert (d.positive, d.negative) == want and d.stats["split_items"] > 0
+    n = sum(d.stats["items"].values())
+    assert seen == [(n, n, [0] * n)]
+    assert f"{n}/{n}" in capsys.readouterr().err
+
+    class Bar:
+        def __init__(self):
+            self.steps = []
+
+        def update(self, k):
+            self.steps.append(k)
+
+    shared = np.zeros(10, np.int64)
+
+    def drive():
+        for _ in range(5):
+            time.sleep(0.15)
+            shared[-cpu._S_DONE] += 1
+
+    bar = Bar()
+    real(lambda: drive(), (), bar, shared, 7)
+    assert sum(bar.steps) == 7 and len([k for k in bar.steps if k > 0]) >= 3

@@ -33,6 +33,8 @@ thirteen of ``DeltaPlan.tables()``; the reuse fields are the CPU's only).
 from __future__ import annotations
 
 
+import threading
+
 import numba as nb
 import numpy as np
 
@@ -43,7 +45,7 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP, MAX_DYNAMIC_VERTICES)
 
-__all__ = ["count_items", "list_items", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
+__all__ = ["count_items", "list_items", "splitting", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
            "count_serial",
            "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows",
            "tri_stale", "gallop"]
@@ -844,12 +846,14 @@ def _resume_at(it, items, p, M, T, urows, uidx, cptr, cidx, buf, q, c2):
 
 
 # The splitting drive's shared array (SPLIT_EAGER's notes), from its end: the flag, the queue's head, the ranges
-# handed on, the items that may still hand on, the threads idle, the number R of range slots; before them R slots of
-# _RANGE (original item, j, p, base, side, end, next position, ready, level-2 position or -1 for a level-2 range,
-# its level L, group B's count or -1, then at 11 + l the vertex of level l = 3 .. L: the path's above L, the first
-# handed on at L); before those 4 a thread (a thread's ``steps`` is its view from its slot to the end: [0] steps
-# left, [1] 1 once the item may no longer hand on, [2] the original item, [3] the steps between looks at the flag).
-_S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_IDLE, _S_R = 1, 2, 3, 4, 5, 6
+# handed on, the items that may still hand on, the threads idle, the items done (their own search and every piece's:
+# the progress bar), the number n of items, the number R of range slots; before them R slots of _RANGE (original
+# item, j, p, base, side, end, next position, ready, level-2 position or -1 for a level-2 range, its level L, group
+# B's count or -1, then at 11 + l the vertex of level l = 3 .. L: the path's above L, the first handed on at L); before
+# those n counts, an item's searches not done yet (its own, 1 at first, and its pieces'); before those 4 a thread (a
+# thread's ``steps`` is its view from its slot to the end: [0] steps left, [1] 1 once the item may no longer hand on,
+# [2] the original item, [3] the steps between looks at the flag).
+_S_FLAG, _S_HEAD, _S_RANGES, _S_HANDERS, _S_IDLE, _S_DONE, _S_N, _S_R = 1, 2, 3, 4, 5, 6, 7, 8
 _RANGE = 11 + MAX_DYNAMIC_VERTICES
 _PIECE = 9 + MAX_DYNAMIC_VERTICES   # a piece's row: (j, p, base, lo, hi, side, L, index, B), then the vertex of level l
 #                                     at 9 + l (l = 3 .. L)
@@ -860,6 +864,14 @@ def _release(steps):
     """The item may no longer hand on: one less that waiting threads wait for."""
     steps[1] = 1
     fetch_add(steps, steps.shape[0] - _S_HANDERS, -1)
+
+
+@nb.njit(cache=True, _nrt=False)
+def _done(shared, orig):
+    """One search of item ``orig`` (its own or a piece's) ended: the item is done where it was its last."""
+    e = shared.shape[0]
+    if fetch_add(shared, e - _S_R - _RANGE * shared[e - _S_R] - shared[e - _S_N] + orig, -1) == 1:
+        fetch_add(shared, e - _S_DONE, 1)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -893,6 +905,8 @@ def _hand_on(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, L, step
         steps[b + 11 + L] = buf[L, pos[L] + 1]
     steps[b + 9] = L
     steps[b + 10] = memo
+    # the item's searches not done: its pieces too (counted before they are ready: none ends before it is counted)
+    fetch_add(steps, e - _S_R - _RANGE * R - steps[e - _S_N] + steps[2], steps[b + 5] - steps[b + 6])
     fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
     return True
 
@@ -1423,7 +1437,7 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
 drive_par, drive_ser = parallel_and_serial(_drive_impl)  # small batches: the serial one
 
 
-@nb.njit(parallel=True, cache=True)
+@nb.njit(parallel=True, cache=True, nogil=True)
 def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, maxdeg, counts, N, qcol,
                  leaf, tail, nthreads, mk, shared, check):
     """The splitting drive (SPLIT_EAGER's notes): each thread takes items from the queue (``shared``: _S_FLAG's
@@ -1455,6 +1469,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                 fetch_add(counts, it, r)
                 if st[1] == 0:
                     _release(st)
+                _done(shared, it)
                 continue
             shared[e - _S_FLAG] = 1      # the queue is empty: this thread is idle
             idle = False
@@ -1497,6 +1512,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                     fetch_add(counts, shared[got], r)
                     if st[1] == 0:
                         _release(st)
+                    _done(shared, shared[got])
                 elif waiting == 0:
                     break       # (read before the scan: every range released before it was seen)
                 elif not idle:
@@ -1507,20 +1523,49 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
             break
 
 
-def _count_split(items, base, counts, leafs, marks, S):
-    """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``."""
+def _count_split(items, base, counts, leafs, marks, S, bar=None):
+    """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``; ``bar``: a
+    progress bar advanced by the items done (their pieces too), read every 0.1 s by a thread of its own while the
+    drive runs without the GIL."""
     threads = nb.get_num_threads()
+    n = items.shape[0]
     R = 16 * threads + 16 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
-    shared = np.zeros(4 * threads + _RANGE * R + _S_R, np.int64)
+    shared = np.zeros(4 * threads + n + _RANGE * R + _S_R, np.int64)
+    shared[4 * threads:4 * threads + n] = 1
     shared[-_S_R] = R
+    shared[-_S_N] = n
     shared[-_S_FLAG] = SPLIT_EAGER > 0
     shared[-_S_IDLE] = 1 << 40 if SPLIT_EAGER > 1 else (0 if SPLIT_DEEP else -(1 << 40))
     counts[:] = 0
-    _drive_split(items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
+    args = (items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
+    if bar is None:
+        _drive_split(*args)
+    else:
+        _with_bar(_drive_split, args, bar, shared, n)
     nr = int(min(shared[-_S_RANGES], R))
     S.split_items += nr
     for L in shared[-_S_R - _RANGE * R:][9:_RANGE * nr:_RANGE].tolist():
         S.split_levels[L] = S.split_levels.get(L, 0) + 1
+
+
+def _with_bar(drive, args, bar, shared, n):
+    """Run ``drive(*args)`` (a numba call without the GIL) while a thread moves ``bar`` to the items done."""
+    stop = threading.Event()
+
+    def follow(shown=0):
+        while not stop.wait(0.1):
+            done = int(shared[-_S_DONE])
+            bar.update(done - shown)
+            shown = done
+        bar.update(n - shown)
+
+    t = threading.Thread(target=follow, daemon=True)
+    t.start()
+    try:
+        drive(*args)
+    finally:
+        stop.set()
+        t.join()
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -1569,7 +1614,7 @@ _NO_N = np.zeros((1, 1), np.int32)     # no label counts known: no leaf counting
 _NO_QCOL = np.zeros(1, np.int64)
 
 
-def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing):
+def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing, bar=None):
     """The search of ``items`` (``base``: :func:`_args`) into ``counts`` (and with ``listing`` the rows into ``out``
     at ``offsets``); leaf levels counted (:func:`_leaf`) where ``cand`` carries the label counts of its bits and the
     parent's row starts before ``tail`` (the union's rows are written from there).  Below ``config.parallel_min``
@@ -1577,7 +1622,8 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
     go to the parallel drive (STEPS_OFF's notes; straight there where the lane's search of this batch ran past it
     already: ``S.escape_next``).  The parallel drive counts with :func:`_count_split` (one queue, heavy items handed
     on: SPLIT_EAGER's notes) where there are two threads or more and ``config.dynamic_split_check`` is not 0, and
-    lists with the fixed chunks.  Row marks: the store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive
+    lists with the fixed chunks; ``bar``: a progress bar over the items (moved while the splitting drive runs, else
+    at the end).  Row marks: the store's (:meth:`~.store.ArcStore.row_marks`); in the parallel drive
     a block a thread where a plan has a rooted group (its memo) and the blocks take at most ``_THREAD_MARKS_MAX``
     bytes (16 bytes a vertex a thread: 256 MB is 16 threads on a graph of 1M vertices), else none."""
     if cand.N is None:
@@ -1593,21 +1639,33 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
         steps = np.full(1, config.parallel_min, np.int64)
         drive_ser(items, *base, counts, offsets, out, listing, *leafs, 1, S.row_marks(size, mark_rows(plan)), steps)
         if steps[0] > 0:    # (one chunk: one set of level buffers)
+            if bar is not None:
+                bar.update(items.shape[0])
             return
         a = int(np.flatnonzero(counts < 0)[0])      # the item the budget ran out at (-1): it and the rest in parallel
         counts[a:] = 0
         S.escaped += 1
+        if bar is not None:
+            bar.update(a)
         items, counts, offsets = items[a:], counts[a:], offsets[a:] if listing else offsets
     threads = nb.get_num_threads()
     if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
         marks = S.thread_marks(threads, size, _THREAD_ROWS)
     else:
         marks = _NO_MARKS
-    if listing or threads < 2 or config.dynamic_split_check <= 0:
+    if listing or not splitting():
         drive_par(items, *base, counts, offsets, out, listing, *leafs, _chunks(items.shape[0]), marks,
                   np.full(1, STEPS_OFF, np.int64))
+        if bar is not None:
+            bar.update(items.shape[0])
     else:
-        _count_split(items, base, counts, leafs, marks, S)
+        _count_split(items, base, counts, leafs, marks, S, bar)
+
+
+def splitting() -> bool:
+    """Whether the parallel counting drive is the splitting one (SPLIT_EAGER's notes): two threads or more and
+    ``config.dynamic_split_check`` not 0.  It moves a progress bar while it runs."""
+    return nb.get_num_threads() >= 2 and config.dynamic_split_check > 0
 
 
 def _args(upd, plan, S, cand):
@@ -1625,12 +1683,13 @@ def _chunks(nitems: int) -> int:
     return max(1, min(nitems, nb.get_num_threads() * 16))
 
 
-def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
-    """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``."""
+def count_items(items, upd, plan, S, op, cand, bar=None) -> np.ndarray:
+    """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``; ``bar``: a progress
+    bar over the items (:func:`_drive`)."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
         _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, _args(upd, plan, S, cand), counts, _NO_OFFSETS,
-               _NO_ROWS, False)
+               _NO_ROWS, False, bar)
     return counts
 
 

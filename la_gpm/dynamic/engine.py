@@ -134,7 +134,11 @@ class _Engine:
     def run(self, items, upd, plan, S, op, cand, listing, progress):
         """(positive, negative, positive rows, negative rows) of one query on one batch."""
         mod = self.mod
-        if not progress or items.shape[0] < 64:
+        if progress and mod is cpu and cpu.splitting():   # one drive; the bar follows the items as they end
+            from tqdm.auto import tqdm
+            with tqdm(total=items.shape[0], desc="match_delta", unit="item") as bar:
+                counts = cpu.count_items(items, upd, plan, S, op, cand, bar)
+        elif not progress or items.shape[0] < 64:
             counts = mod.count_items(items, upd, plan, S, op, cand)
         else:
             from tqdm.auto import tqdm
