@@ -408,7 +408,8 @@ def match_delta(G, Q, insert=None, delete=None, *, count: str = "embeddings", in
     strict : raise :class:`la_gpm.InvalidUpdate` on updates that change nothing (an insert of an
         existing edge, a delete of a missing one, a self-loop, a repeated pair, a pair both inserted
         and deleted) instead of dropping them and counting them in ``stats``
-    progress : a progress bar over the work items
+    progress : a progress bar over the work items (on the CPU with two threads or more, moved as items end, their
+        pieces handed to idle threads included; else by slices of the items)
 
     Returns
     -------
