@@ -45,8 +45,8 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP, MAX_DYNAMIC_VERTICES)
 
-__all__ = ["count_items", "list_items", "splitting", "list_cheaper", "build_items", "side_totals", "start_items", "items_bound",
-           "count_serial",
+__all__ = ["count_items", "list_items", "splitting", "list_cheaper", "build_items", "side_totals", "start_items",
+           "items_bound", "count_serial",
            "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows",
            "tri_stale", "gallop"]
 
