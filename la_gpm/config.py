@@ -71,8 +71,9 @@ class Config:
     dynamic_split: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT", 256))
     parallel_min: int = field(default_factory=lambda: _env_int("LA_GPM_PARALLEL_MIN", 200_000))
     # Steps of a dynamic search (la_gpm/dynamic/cpu.py, SPLIT_EAGER's notes) between an item's looks at the parallel
-    # counting drive's flag (a thread out of work): once it is up, an item hands the level-2 candidates after its
-    # current one to the idle threads, a position an item; 0 turns that off (items whole, in fixed chunks).
+    # counting drive's flag (a thread out of work): once it is up, an item hands the candidates after its current one,
+    # at the first level with two or more to go, to the idle threads, a position a piece; 0 turns that off (items
+    # whole, in fixed chunks).
     dynamic_split_check: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT_CHECK", 4096))
     # Batches of at most this many updates (inserts + deletes as given) of one query on the CPU take the
     # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.

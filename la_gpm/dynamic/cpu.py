@@ -867,11 +867,17 @@ def _release(steps):
 
 
 @nb.njit(cache=True, _nrt=False)
+def _pending(shared):
+    """Where the items' counts of searches not done yet start in the shared array (or a thread's view of it)."""
+    e = shared.shape[0]
+    return e - _S_R - _RANGE * shared[e - _S_R] - shared[e - _S_N]
+
+
+@nb.njit(cache=True, _nrt=False)
 def _done(shared, orig):
     """One search of item ``orig`` (its own or a piece's) ended: the item is done where it was its last."""
-    e = shared.shape[0]
-    if fetch_add(shared, e - _S_R - _RANGE * shared[e - _S_R] - shared[e - _S_N] + orig, -1) == 1:
-        fetch_add(shared, e - _S_DONE, 1)
+    if fetch_add(shared, _pending(shared) + orig, -1) == 1:
+        fetch_add(shared, shared.shape[0] - _S_DONE, 1)
 
 
 @nb.njit(cache=True, _nrt=False)
@@ -906,7 +912,7 @@ def _hand_on(it, items, p, M, T, urows, uidx, cptr, cidx, buf, cnt, pos, L, step
     steps[b + 9] = L
     steps[b + 10] = memo
     # the item's searches not done: its pieces too (counted before they are ready: none ends before it is counted)
-    fetch_add(steps, e - _S_R - _RANGE * R - steps[e - _S_N] + steps[2], steps[b + 5] - steps[b + 6])
+    fetch_add(steps, _pending(steps) + steps[2], steps[b + 5] - steps[b + 6])
     fetch_add(steps, b + 7, 1)      # ready (an atomic: the writes above are not moved after it)
     return True
 
@@ -1455,25 +1461,18 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
         mkc = _thread_block(mk)
         listing = el_on and not el_on      # runtime False, as count_serial's
         at = np.int64(0)    # (also the item index of ``one``: a literal 0 was a second build of the search)
+        st[3] = check
+        queue = True
+        idle = False
         while True:
-            it = fetch_add(shared, e - _S_HEAD, 1)
-            if it < n:      # an item of the batch, whole (it may hand on)
-                fetch_add(shared, e - _S_HANDERS, 1)
-                st[0] = check
-                st[1] = 0
-                st[2] = it
-                st[3] = check
-                r = _run_item(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                              pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
-                unmark(mkc, upd, items[it, 0], urows, uidx)
-                fetch_add(counts, it, r)
-                if st[1] == 0:
-                    _release(st)
-                _done(shared, it)
-                continue
-            shared[e - _S_FLAG] = 1      # the queue is empty: this thread is idle
-            idle = False
-            while True:     # a position of a range handed on, until none is left and none may come
+            if queue:       # an item of the batch, whole
+                it = fetch_add(shared, e - _S_HEAD, 1)
+                if it >= n:
+                    queue = False
+                    shared[e - _S_FLAG] = 1      # the queue is empty: this thread is idle
+                    continue
+                rows, i, orig = items, it, it
+            else:           # a position of a range handed on, until none is left and none may come
                 waiting = fetch_add(shared, e - _S_HANDERS, 0)
                 nr = min(fetch_add(shared, e - _S_RANGES, 0), R)
                 got = -1
@@ -1498,29 +1497,31 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                         for l in range(3, L + 1):
                             one[0, 9 + l] = shared[b + 11 + l]
                         break
-                if got >= 0:
-                    if idle:
-                        fetch_add(shared, e - _S_IDLE, -1)
-                        idle = False
-                    st[2] = shared[got]     # (the piece may hand on deeper levels, for the same item)
-                    fetch_add(shared, e - _S_HANDERS, 1)
-                    st[0] = check
-                    st[1] = 0
-                    r = _run_item(at, one, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt,
-                                  pos, M, no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
-                    unmark(mkc, upd, one[0, 0], urows, uidx)
-                    fetch_add(counts, shared[got], r)
-                    if st[1] == 0:
-                        _release(st)
-                    _done(shared, shared[got])
-                elif waiting == 0:
-                    break       # (read before the scan: every range released before it was seen)
-                elif not idle:
-                    fetch_add(shared, e - _S_IDLE, 1)
-                    idle = True
-            if idle:
-                fetch_add(shared, e - _S_IDLE, -1)
-            break
+                if got < 0:
+                    if waiting == 0:
+                        break       # (read before the scan: every range released before it was seen)
+                    if not idle:
+                        fetch_add(shared, e - _S_IDLE, 1)
+                        idle = True
+                    continue
+                if idle:
+                    fetch_add(shared, e - _S_IDLE, -1)
+                    idle = False
+                rows, i, orig = one, at, shared[got]
+            # the search (a piece may hand on deeper levels too, for the same item), its count added to its item's
+            fetch_add(shared, e - _S_HANDERS, 1)
+            st[0] = check
+            st[1] = 0
+            st[2] = orig
+            r = _run_item(i, rows, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M,
+                          no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
+            unmark(mkc, upd, rows[i, 0], urows, uidx)
+            fetch_add(counts, orig, r)
+            if st[1] == 0:
+                _release(st)
+            _done(shared, orig)
+        if idle:
+            fetch_add(shared, e - _S_IDLE, -1)
 
 
 def _count_split(items, base, counts, leafs, marks, S, bar=None):
@@ -1543,7 +1544,6 @@ def _count_split(items, base, counts, leafs, marks, S, bar=None):
     else:
         _with_bar(_drive_split, args, bar, shared, n)
     nr = int(min(shared[-_S_RANGES], R))
-    S.split_items += nr
     for L in shared[-_S_R - _RANGE * R:][9:_RANGE * nr:_RANGE].tolist():
         S.split_levels[L] = S.split_levels.get(L, 0) + 1
 

@@ -166,7 +166,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     t = time.perf_counter()
     items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
-    escaped, split, levels = S.escaped, S.split_items, dict(S.split_levels)
+    escaped, levels = S.escaped, dict(S.split_levels)
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     S.escape_next = False    # (the lane's hint is for this batch's search only: cpu._drive)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
@@ -180,9 +180,10 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
              "search_s": time.perf_counter() - t - t_items}
     if S.escaped != escaped:    # a serial search ran past its budget and the parallel drive took over (cpu._drive)
         stats["parallel_after_serial"] = True
-    if S.split_items != split:     # items that handed candidates on to idle threads (cpu.SPLIT_EAGER)
-        stats["split_items"] = S.split_items - split
-        stats["split_levels"] = {L: n - levels.get(L, 0) for L, n in S.split_levels.items() if n > levels.get(L, 0)}
+    split = {L: n - levels.get(L, 0) for L, n in S.split_levels.items() if n > levels.get(L, 0)}
+    if split:       # candidates handed on to idle threads (cpu.SPLIT_EAGER): how many times, at which levels
+        stats["split_items"] = sum(split.values())
+        stats["split_levels"] = split
     return pos, neg, lists, stats
 
 

@@ -294,8 +294,7 @@ class ArcStore:
         self.compactions = 0
         self.escaped = 0               # serial searches past their budget, taken over by the parallel drive (cpu._drive)
         self.escape_next = False       # the lane put the batch back past its budget: no second serial try (cpu._drive)
-        self.split_items = 0           # the parallel drive's hand-ons to idle threads (cpu.SPLIT_EAGER)
-        self.split_levels = {}         # of them, how many at each level (cpu.SPLIT_EAGER's notes)
+        self.split_levels = {}         # the parallel drive's hand-ons to idle threads, per level (cpu.SPLIT_EAGER)
         self._log = []                 # (version, touched, old rows, n before) of each commit
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version
