@@ -267,6 +267,15 @@ def dynamic(G):
                 b = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, listing=listing, backend="gpu")
                 assert (a.positive, a.negative) == (b.positive, b.negative), (q, a, b)
                 print(q, ind, listing, a.positive, a.negative, "cpu == gpu")
+    # hand-ons (gamma.cu's notes): every step looked at, few warps; pieces and pieces of pieces in further launches
+    P6 = la_gpm.Pattern([(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (1, 4)], k=6)
+    with la_gpm.config.set(dynamic_gpu_split_us=1, memory_budget=1 << 16):
+        for q, ind in (("house", False), (P6, False), (P6, True)):
+            a = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, backend="cpu")
+            b = la_gpm.match_delta(G, q, insert=ins, delete=dele, induced=ind, backend="gpu")
+            assert (a.positive, a.negative) == (b.positive, b.negative), (q, a, b)
+            print(q, ind, "hand-ons", b.stats.get("gpu_pieces"), "pieces,", b.stats.get("gpu_launches"), "launches",
+                  a.positive, a.negative, "cpu == gpu")
     # DynamicGraph: the device mirror of the arc store, sent in part per batch, committed batches
     Dc = la_gpm.DynamicGraph(G, ["triangle", "diamond"], backend="cpu")
     Dg = la_gpm.DynamicGraph(G, ["triangle", "diamond"], backend="gpu")

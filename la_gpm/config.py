@@ -75,6 +75,9 @@ class Config:
     # at the first level with two or more to go, to the idle threads, a position a piece; 0 turns that off (items
     # whole, in fixed chunks).
     dynamic_split_check: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_SPLIT_CHECK", 4096))
+    # Microseconds a warp of the GPU's dynamic search (la_gpm/dynamic/gamma.cu) runs one item or piece before, once
+    # every item has been taken, it hands what it has not searched on as pieces to a next launch; 0 turns that off.
+    dynamic_gpu_split_us: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_GPU_SPLIT_US", 200))
     # Batches of at most this many updates (inserts + deletes as given) of one query on the CPU take the
     # small-batch lane (la_gpm/dynamic/lane.py: the whole batch in one numba call); 0 turns it off.
     dynamic_lane_max: int = field(default_factory=lambda: _env_int("LA_GPM_DYNAMIC_LANE_MAX", 4096))
@@ -116,6 +119,9 @@ class Config:
         if self.dynamic_split_check < 0:
             raise InvalidArgument(f"config.dynamic_split_check must be 0 (off) or positive; got "
                                   f"{self.dynamic_split_check}")
+        if self.dynamic_gpu_split_us < 0:
+            raise InvalidArgument(f"config.dynamic_gpu_split_us must be 0 (off) or positive; got "
+                                  f"{self.dynamic_gpu_split_us}")
         if not 0 <= self.dynamic_per_update_max <= 32:
             raise InvalidArgument(f"config.dynamic_per_update_max must be 0 (off) to 32; got "
                                   f"{self.dynamic_per_update_max}")

@@ -285,6 +285,9 @@ def test_bad_queries_and_options():
         la_gpm.match_delta(G, Q, backend="graphblas")
     with pytest.raises(InvalidUpdate, match="edge labels"):
         la_gpm.match_delta(_graph_from_pairs(3, [(0, 1)], elab=[1]), "triangle", insert=[(1, 2)])
+    with pytest.raises(la_gpm.InvalidArgument, match="dynamic_gpu_split_us"):
+        with la_gpm.config.set(dynamic_gpu_split_us=-1):
+            pass
 
 
 def _random_batch(rng, G, n_ins, n_del):

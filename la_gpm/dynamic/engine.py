@@ -166,7 +166,7 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     t = time.perf_counter()
     items, npos = cpu.build_items(plan, op.upd, op.ustate, op.uel, cand, S.rows, config.dynamic_split)
     t_items = time.perf_counter() - t
-    escaped, levels = S.escaped, dict(S.split_levels)
+    escaped, levels, launches, pieces = S.escaped, dict(S.split_levels), S.gpu_launches, S.gpu_pieces
     pos, neg, prow, nrow = engine.run(items, op.upd, plan, S, op, cand, listing, progress)
     S.escape_next = False    # (the lane's hint is for this batch's search only: cpu._drive)
     if plan.symmetry and count == "embeddings":  # one embedding per subgraph was counted
@@ -184,6 +184,9 @@ def _delta(P, plan, engine, S, op, cand, *, count, listing, progress, ids):
     if split:       # candidates handed on to idle threads (cpu.SPLIT_EAGER): how many times, at which levels
         stats["split_items"] = sum(split.values())
         stats["split_levels"] = split
+    if S.gpu_launches != launches:   # the GPU's warps handed pieces on to further launches (gpu._run)
+        stats["gpu_pieces"] = S.gpu_pieces - pieces
+        stats["gpu_launches"] = S.gpu_launches - launches
     return pos, neg, lists, stats
 
 

@@ -13,6 +13,14 @@
 // Exactly once (notes/001_gamma.md §1): working on update i, an arc may serve a query edge only if it
 // is kept (state 0) or has the searched side's state `nw` with order id > i; a query non-edge (induced)
 // may land on a pair only if it is no arc or an arc of the other side's state `od_s` with order id > i.
+//
+// Hand-ons (counting): a warp whose piece has run past `budget_ns` while the item counter is spent (other warps
+// are idle or soon will be) stops and writes everything it has not searched as pieces for the next launch:
+// at each level l from its piece's first to last - 2, the candidates after its current one (at its current
+// level, that one too), each a piece (item, l + 1, the path's vertices of levels 2 .. l).  A piece searches from
+// its first level down like an item, its vertices of the levels above fixed (the symmetry bounds, the order ids
+// and the anti-parents read them as the item would have).  Nothing is searched twice; the host launches the
+// pieces (la_gpm/dynamic/gpu.py) until none is left.
 
 #include "common.cuh"
 
@@ -149,6 +157,56 @@ __device__ long long warp_pairs(const int* a, long long na, const int* b, long l
     return rel == 1 ? na * nb - s : s;
 }
 
+__device__ __forceinline__ long long now_ns() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return (long long)t;
+}
+
+// The hand-on of a warp at level lv (candidate pos[lv] not yet searched): the candidates after the current one
+// at levels d .. min(lv, last - 2), and at lv (<= last - 2) the current one too, written as pieces at the
+// round's tail (hcur).  False (nothing written) when they do not fit in hcap.  All lanes return the same.
+__device__ bool hand_on(int d, int lv, int last, const long long* M, const long long* cnt, const long long* pos,
+                        const int* buf, long long maxdeg, long long iu, int pw, unsigned long long* hcur,
+                        long long hcap, long long* hitem, int* hdepth, int* hpre) {
+    const int lane = threadIdx.x & 31;
+    const int top = lv < last - 2 ? lv : last - 2;
+    long long need = 0;
+    for (int l = d; l <= top; ++l) need += cnt[l] - pos[l] - (l < lv ? 1 : 0);
+    if (need <= 0) return false;
+    unsigned long long at = 0;
+    int ok = 0;
+    if (lane == 0) {
+        unsigned long long cur = *(volatile unsigned long long*)hcur;
+        while (cur + (unsigned long long)need <= (unsigned long long)hcap) {
+            const unsigned long long was = atomicCAS(hcur, cur, cur + (unsigned long long)need);
+            if (was == cur) { ok = 1; at = cur; break; }
+            cur = was;
+        }
+    }
+    ok = __shfl_sync(LA_FULL_MASK, ok, 0);
+    if (!ok) return false;
+    at = __shfl_sync(LA_FULL_MASK, at, 0);
+    for (int l = d; l <= top; ++l) {
+        const long long from = pos[l] + (l < lv ? 1 : 0);
+        const long long n = cnt[l] - from;
+        for (long long t = lane; t < n; t += 32) {
+            const long long r = (long long)at + t;
+            hitem[r] = iu;
+            hdepth[r] = l + 1;
+            int* row = hpre + r * pw;
+            for (int x = 2; x < l; ++x) row[x - 2] = (int)M[x];
+            row[l - 2] = buf[l * maxdeg + from + t];
+        }
+        at += (unsigned long long)n;
+    }
+    return true;
+}
+
+// One launch of the search: the items (pieces == 0: work unit t is item t, from level 2) or the pieces
+// (pitem: the item, pdepth: the first level searched, ppre: the path's vertices of levels 2 .. pdepth - 1, pw a
+// row).  Each unit's matches are added to its item's count.  budget_ns > 0 (counting): hand-ons (above) to the
+// next launch's pieces hitem / hdepth / hpre, hcap of them at most, hcur their count.
 extern "C" __global__ void gamma_items(const long long* __restrict__ items, long long nitems,
                                        const long long* __restrict__ upd,
                                        const int* order, const int* npar, const int* par, const int* parel,
@@ -160,7 +218,9 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                                        const long long* cptr, const int* cidx,
                                        int* bufs, long long maxdeg, unsigned long long* next,
                                        unsigned long long* counts, const long long* offsets, long long* out,
-                                       int listing) {
+                                       int listing, int pieces, const long long* pitem, const int* pdepth,
+                                       const int* ppre, int pw, long long budget_ns, unsigned long long* hcur,
+                                       long long hcap, long long* hitem, int* hdepth, int* hpre) {
     __shared__ long long sM[(1024 / 32) * MAXK];
     __shared__ long long sCnt[(1024 / 32) * MAXK];
     __shared__ long long sPos[(1024 / 32) * MAXK];
@@ -178,13 +238,19 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
     while (true) {
         const unsigned long long it = warp_next_item(next, lane);
         if (it >= (unsigned long long)nitems) break;
-        const long long* item = items + it * 6;
+        const long long iu = pieces ? pitem[it] : (long long)it;   // the item
+        const int d = pieces ? pdepth[it] : 2;                      // the first level searched
+        const long long* item = items + iu * 6;
         const long long j = item[0];
         const int p = (int)item[1];
         const int nw = (int)item[5];  // the side searched: 1 inserted (positive), 2 deleted (negative)
         const int ods = 3 - nw;
-        const long long at = list ? offsets[it] : 0;
-        if (lane == 0) { M[0] = upd[2 * j]; M[1] = upd[2 * j + 1]; }
+        const long long at = list ? offsets[iu] : 0;
+        if (lane == 0) {
+            M[0] = upd[2 * j];
+            M[1] = upd[2 * j + 1];
+            for (int l = 2; l < d; ++l) M[l] = ppre[(long long)it * pw + l - 2];
+        }
         __syncwarp();
         long long total = 0;
         if (k == 2) {
@@ -194,35 +260,61 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
             }
             total = 1;
         } else {
-            const bool deeper = last > 2;
-            const long long c2 = gen(2, p, M, j, nw, ods, (int)item[2], item[3], item[4], T, U, buf + 2 * maxdeg,
-                                     deeper, list && !deeper, out, at);
+            const bool deeper = last > d;
+            const long long c2 = gen(d, p, M, j, nw, ods, d == 2 ? (int)item[2] : -1, d == 2 ? item[3] : 0,
+                                     d == 2 ? item[4] : -1, T, U, buf + d * maxdeg, deeper, list && !deeper, out,
+                                     at);
             // counting with an independent last level (indep > 0): the last two levels are one pair count
             const int rel = list ? 0 : indep[p];
             if (!deeper) {
                 total = c2;
-            } else if (rel > 0 && last == 3) {
+            } else if (rel > 0 && last == d + 1) {
                 if (c2 > 0) {
                     __syncwarp();
-                    if (lane == 0) M[2] = -1;
+                    if (lane == 0) M[d] = -1;
                     __syncwarp();
-                    const long long c3 = gen(3, p, M, j, nw, ods, -1, 0, -1, T, U, buf + 3 * maxdeg, true, false,
-                                             out, 0);
+                    const long long c3 = gen(last, p, M, j, nw, ods, -1, 0, -1, T, U, buf + last * maxdeg, true,
+                                             false, out, 0);
                     __syncwarp();
-                    total = warp_pairs(buf + 2 * maxdeg, c2, buf + 3 * maxdeg, c3, rel);
+                    total = warp_pairs(buf + d * maxdeg, c2, buf + last * maxdeg, c3, rel);
                 }
             } else {
-                if (lane == 0) { cnt[2] = c2; pos[2] = 0; }
+                if (lane == 0) { cnt[d] = c2; pos[d] = 0; }
                 __syncwarp();
-                int lv = 2;
+                // hand-ons: looked at every 16th step (every step with a budget of 1 us or less: tests), once the
+                // piece is past its budget and the counter spent
+                bool watch = budget_ns > 0 && d < last - 1;
+                const long long t0 = watch ? now_ns() : 0;
+                const int every = budget_ns > 1000 ? 15 : 0;
+                int steps = 0;
+                int lv = d;
                 while (true) {
                     if (pos[lv] >= cnt[lv]) {
-                        if (lv == 2) break;
+                        if (lv == d) break;
                         __syncwarp();
                         if (lane == 0) pos[lv - 1] += 1;
                         lv -= 1;
                         __syncwarp();
                         continue;
+                    }
+                    if (watch && (++steps & every) == 0) {
+                        int go = 0;
+                        if (lane == 0)
+                            go = now_ns() - t0 > budget_ns && *(volatile unsigned long long*)next >=
+                                 (unsigned long long)nitems;
+                        go = __shfl_sync(LA_FULL_MASK, go, 0);
+                        if (go) {
+                            watch = false;
+                            if (hand_on(d, lv, last, M, cnt, pos, buf, maxdeg, iu, pw, hcur, hcap, hitem, hdepth,
+                                        hpre)) {
+                                if (lv <= last - 2) break;   // all that was left is handed on
+                                // lv == last - 1: this warp ends its level; the levels above have nothing left
+                                __syncwarp();
+                                if (lane == 0)
+                                    for (int l = d; l < lv; ++l) cnt[l] = pos[l] + 1;
+                                __syncwarp();
+                            }
+                        }
                     }
                     __syncwarp();
                     if (lane == 0) M[lv] = buf[lv * maxdeg + pos[lv]];
@@ -259,7 +351,7 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                 }
             }
         }
-        if (lane == 0) counts[it] = (unsigned long long)total;
+        if (lane == 0 && total != 0) atomicAdd(counts + iu, (unsigned long long)total);
         __syncwarp();
     }
 }

@@ -7,6 +7,12 @@ only when the host replaced its arrays (growth, compaction).  Plan tables go onc
 are persistent and take items from a global counter; their stacks (k levels of at most max-degree
 candidates) live in global memory, and as many warps run as ``config.memory_budget`` allows for
 them (at most 32 per multiprocessor).
+
+Counting a query of five vertices or more, a warp whose item runs past ``config.dynamic_gpu_split_us`` once
+every item has been taken hands what it has not searched on as pieces (``gamma.cu``'s notes); the
+pieces run in a next launch, and so on until no piece is handed on.  A batch of few heavy items
+(human's 10-vertex tree at 0.1%: 28 items) then keeps every warp busy instead of 28.  Listing runs
+the items whole: its rows go to offsets the counts fixed per item.
 """
 
 from __future__ import annotations
@@ -97,6 +103,20 @@ def _cand(cand):
     return _on_device(_CAND, cand, lambda: (cand.ct, cand.ptr, idx), "copying the candidate table to the GPU")
 
 
+_STUBS = {}           # device -> arrays passed where a launch reads no pieces and writes none
+
+
+def _stub():
+    cp = cupy()
+    dev = cp.cuda.runtime.getDevice()
+    if dev not in _STUBS:
+        _STUBS[dev] = (cp.zeros(1, dtype=cp.int64), cp.zeros(1, dtype=cp.int32), cp.zeros(1, dtype=cp.int32))
+    return _STUBS[dev]
+
+
+_MAX_ROUNDS = 64     # launches of hand-ons at most; the last runs without (every piece ends then: a safety bound)
+
+
 def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
     cp = cupy()
     nit = items.shape[0]
@@ -104,19 +124,23 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
     maxdeg = max(S.maxdeg, 1)
     block = block_size()
     per_warp = k * maxdeg * 4
-    warps = min(nit, max(1, config.memory_budget // per_warp), sm_count() * 32)
-    warps = max(1, warps)
-    grid = (warps + block // 32 - 1) // (block // 32)
-    warps = grid * (block // 32)
+    most = max(1, min(config.memory_budget // per_warp, sm_count() * 32))   # warps whose stacks fit
+    # hand-ons (counting, 5 query vertices or more: a piece needs a level to search above the last two)
+    budget = config.dynamic_gpu_split_us * 1000 if counts_only and k >= 5 else 0
+    pw = max(k - 4, 1)       # a piece's path: its levels 2 .. first - 1, and its first level is at most last - 1
+    bpw = block // 32
+
+    def grid(units):
+        return (min(units, most) + bpw - 1) // bpw
+
     with oom_guard("batch-dynamic matching"):
         m = _mirror(S, op)
         tabs = _plan(plan)
         d_ct, d_cptr, d_cidx = _cand(cand)
         d_items = cp.asarray(items)
         d_upd = cp.asarray(upd)
-        bufs = cp.empty(warps * k * maxdeg, dtype=cp.int32)
-        nxt = cp.zeros(1, dtype=cp.uint64)
-        counts = cp.zeros(max(nit, 1), dtype=cp.uint64)
+        bufs = cp.empty((grid(most) if budget else grid(nit)) * bpw * k * maxdeg, dtype=cp.int32)
+        counts = cp.zeros(nit + 1, dtype=cp.uint64)     # [nit]: how many pieces the first launch handed on
         if counts_only:
             d_off = cp.zeros(1, dtype=cp.int64)
             out = cp.zeros(1, dtype=cp.int64)
@@ -124,12 +148,36 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
             d_off = cp.asarray(offsets)
             out = cp.empty(max(total, 1) * k, dtype=cp.int64)
         f = kernel(__package__, "gamma", "gamma_items")
-        f((grid,), (block,), (d_items, np.int64(nit), d_upd, *tabs, np.int32(k), m.rows, m.idx, m.st, m.od, m.el,
-                             np.int32(S.labeled), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), nxt,
-                             counts, d_off, out, np.int32(0 if counts_only else 1)))
-        if counts_only:
-            return counts[:nit].get().astype(np.int64)
-        return out[:total * k].get().reshape(total, k)
+
+        def launch(units, pieces, src, limit, hcur, dst):
+            f((grid(units),), (block,),
+              (d_items, np.int64(units), d_upd, *tabs, np.int32(k), m.rows, m.idx, m.st, m.od, m.el,
+               np.int32(S.labeled), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), cp.zeros(1, dtype=cp.uint64),
+               counts, d_off, out, np.int32(0 if counts_only else 1), np.int32(pieces), *src, np.int32(pw),
+               np.int64(limit), hcur, np.int64(cap), *dst))
+
+        stub = _stub()
+        cap = 0
+        hand = [stub, stub]
+        if budget:   # pieces at most a launch: 2M, or what a quarter of the memory budget holds
+            cap = int(min(1 << 21, max(4096, config.memory_budget // (4 * (12 + 4 * pw)))))
+            hand = [(cp.empty(cap, cp.int64), cp.empty(cap, cp.int32), cp.empty(cap * pw, cp.int32)) for _ in range(2)]
+        launch(nit, 0, stub, budget, counts[nit:], hand[0])
+        if not counts_only:
+            return out[:total * k].get().reshape(total, k)
+        got = counts.get()
+        handed, rounds, pieces = int(got[nit]), 0, 0
+        while handed:       # the pieces handed on, launched until none is handed on again
+            rounds += 1
+            pieces += handed
+            hcur = cp.zeros(1, dtype=cp.uint64)
+            launch(handed, 1, hand[(rounds - 1) % 2], budget if rounds < _MAX_ROUNDS else 0, hcur, hand[rounds % 2])
+            handed = int(hcur.get()[0])
+        if rounds:
+            got = counts.get()
+            S.gpu_launches += rounds
+            S.gpu_pieces += pieces
+        return got[:nit].astype(np.int64)
 
 
 def count_items(items, upd, plan, S, op, cand) -> np.ndarray:

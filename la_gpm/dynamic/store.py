@@ -295,6 +295,8 @@ class ArcStore:
         self.escaped = 0               # serial searches past their budget, taken over by the parallel drive (cpu._drive)
         self.escape_next = False       # the lane put the batch back past its budget: no second serial try (cpu._drive)
         self.split_levels = {}         # the parallel drive's hand-ons to idle threads, per level (cpu.SPLIT_EAGER)
+        self.gpu_launches = 0          # the GPU search's launches of pieces handed on, and the pieces (gpu._run)
+        self.gpu_pieces = 0
         self._log = []                 # (version, touched, old rows, n before) of each commit
         self._live = weakref.WeakSet()  # snapshots not materialised yet
         self._graph = (0, G)           # (version, Graph) of the newest materialised version

@@ -1,0 +1,84 @@
+"""Probe (session 45): the GPU's dynamic search with hand-ons (la_gpm/dynamic/gamma.cu's notes) against the same
+search without them (``config.dynamic_gpu_split_us`` 0: one warp an item, sessions 12-44) and against the CPU
+(the parallel drive with its hand-ons, every core of the host), one ``match_delta`` per run, the modes alternating.
+Cases as in ``probe_dynamic_split.py``: human's random 10-vertex tree at 0.1% (28 items, 6.1e10 matches), human's
+8-vertex sparse query at 0.1%, and batches of many items (human dense6 at 2%, wordnet sparse6 at 2%).  Counts checked
+equal between the modes.  JSON lines on stdout (benchmarks/results/probe_s45_dynamic_gpu_split_*.jsonl).
+
+    python benchmarks/probe_dynamic_gpu_split.py [--reps 3] [--cases tree10 ...] [--modes cpu gpu@0 gpu@200]"""
+import argparse
+import json
+import os
+import platform
+import statistics
+import sys
+import time
+
+import numba
+import numpy as np
+
+import la_gpm
+from la_gpm.device import cupy
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bench_dynamic as bd  # noqa: E402
+import dynamic_workload as dw  # noqa: E402
+from probe_dynamic_split import CASES  # noqa: E402
+
+
+def run(G0, P, ins, dele, mode):
+    """One timed ``match_delta``; ``mode``: ``cpu``, or ``gpu@US`` (hand-ons after US microseconds, 0 none)."""
+    backend, _, us = mode.partition("@")
+    with la_gpm.config.set(dynamic_gpu_split_us=int(us or la_gpm.config.dynamic_gpu_split_us)):
+        if backend == "gpu":
+            cupy().cuda.Device().synchronize()
+        t = time.perf_counter()
+        d = la_gpm.match_delta(G0, P, insert=ins, delete=dele, backend=backend)
+        return time.perf_counter() - t, d
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--reps", type=int, default=3)
+    ap.add_argument("--cases", nargs="+", default=list(CASES))
+    ap.add_argument("--modes", nargs="+", default=["cpu", "gpu@0", "gpu@200"])
+    a = ap.parse_args()
+    # compile first (numba's drives, the kernel) on a small graph, so that no run below pays it
+    W = la_gpm.Graph.from_edges(np.arange(40), (np.arange(40) + 1) % 40, n=40, vertex_labels=np.zeros(40, np.int64))
+    Pw = la_gpm.Pattern([(i, i + 1) for i in range(5)], k=6, vertex_labels=[0] * 6)
+    for mode in a.modes:
+        run(W, Pw, [(0, 2), (3, 9)], [(5, 6)], mode)
+    head = {"machine": platform.node(), "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
+            "numba": numba.__version__, "la_gpm": la_gpm.__version__}
+    if any(m.startswith("gpu") for m in a.modes):
+        cp = cupy()
+        head.update(gpu=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), cupy=cp.__version__)
+    print(json.dumps(head), flush=True)
+    loaded = {}
+    for name in a.cases:
+        ds, k, kind, rate = CASES[name]
+        if ds not in loaded:
+            loaded[ds] = bd.load(ds, 1)[0]
+        G = loaded[ds]
+        P = dw.random_query(G, k, kind, seed=0)
+        G0, ins, dele = dw.make_batch(G, rate, seed=0, insert_share=2 / 3)
+        times = {m: [] for m in a.modes}
+        counts = set()
+        pieces = {m: [] for m in a.modes}
+        for _ in range(a.reps):
+            for mode in a.modes:
+                t, d = run(G0, P, ins, dele, mode)
+                times[mode].append(t)
+                counts.add((d.positive, d.negative))
+                pieces[mode].append([d.stats.get("gpu_pieces", 0), d.stats.get("gpu_launches", 0)])
+        assert len(counts) == 1, (name, counts)
+        print(json.dumps({"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
+                          "items": sum(d.stats["items"].values()),
+                          "positive": next(iter(counts))[0], "negative": next(iter(counts))[1],
+                          "runs_s": {m: [round(x, 4) for x in times[m]] for m in a.modes},
+                          "median_s": {m: round(statistics.median(times[m]), 4) for m in a.modes},
+                          "gpu_pieces_launches": pieces}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
