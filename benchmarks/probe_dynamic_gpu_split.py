@@ -3,7 +3,8 @@ search without them (``config.dynamic_gpu_split_us`` 0: one warp an item, sessio
 (the parallel drive with its hand-ons, every core of the host), one ``match_delta`` per run, the modes alternating.
 Cases as in ``probe_dynamic_split.py``: human's random 10-vertex tree at 0.1% (28 items, 6.1e10 matches), human's
 8-vertex sparse query at 0.1%, and batches of many items (human dense6 at 2%, wordnet sparse6 at 2%).  Counts checked
-equal between the modes.  JSON lines on stdout (benchmarks/results/probe_s45_dynamic_gpu_split_*.jsonl).
+equal between the modes.  Also human's random 10- and 12-vertex queries at 0.1% (``dense10`` ... ``tree12``).
+JSON lines on stdout (benchmarks/results/probe_s45_dynamic_gpu_split_*.jsonl).
 
     python benchmarks/probe_dynamic_gpu_split.py [--reps 3] [--cases tree10 ...] [--modes cpu gpu@0 gpu@200]"""
 import argparse
@@ -25,6 +26,8 @@ import bench_dynamic as bd  # noqa: E402
 import dynamic_workload as dw  # noqa: E402
 from probe_dynamic_split import CASES  # noqa: E402
 
+CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001) for kind in ("dense", "sparse", "tree") for k in (10, 12)})
+
 
 def run(G0, P, ins, dele, mode):
     """One timed ``match_delta``; ``mode``: ``cpu``, or ``gpu@US`` (hand-ons after US microseconds, 0 none)."""
@@ -42,6 +45,7 @@ def main():
     ap.add_argument("--reps", type=int, default=3)
     ap.add_argument("--cases", nargs="+", default=list(CASES))
     ap.add_argument("--modes", nargs="+", default=["cpu", "gpu@0", "gpu@200"])
+    ap.add_argument("--each", action="store_true", help="a line a run as it ends (long runs cut by a time limit)")
     a = ap.parse_args()
     # compile first (numba's drives, the kernel) on a small graph, so that no run below pays it
     W = la_gpm.Graph.from_edges(np.arange(40), (np.arange(40) + 1) % 40, n=40, vertex_labels=np.zeros(40, np.int64))
@@ -68,6 +72,9 @@ def main():
         for _ in range(a.reps):
             for mode in a.modes:
                 t, d = run(G0, P, ins, dele, mode)
+                if a.each:
+                    print(json.dumps({"run": name, "mode": mode, "s": round(t, 4), "positive": d.positive,
+                                      "negative": d.negative}), flush=True)
                 times[mode].append(t)
                 counts.add((d.positive, d.negative))
                 pieces[mode].append([d.stats.get("gpu_pieces", 0), d.stats.get("gpu_launches", 0)])
