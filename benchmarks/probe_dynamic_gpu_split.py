@@ -26,7 +26,8 @@ import bench_dynamic as bd  # noqa: E402
 import dynamic_workload as dw  # noqa: E402
 from probe_dynamic_split import CASES  # noqa: E402
 
-CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001) for kind in ("dense", "sparse", "tree") for k in (10, 12)})
+CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001)
+                       for kind in ("dense", "sparse", "tree") for k in (10, 12)})
 
 
 def run(G0, P, ins, dele, mode):
