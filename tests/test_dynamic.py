@@ -388,6 +388,35 @@ def test_gpu_equals_cpu_on_a_stream():
     assert _rows(a.negative_matches) == _rows(b.negative_matches)
 
 
+def test_item_counts_past_int64_are_python_ints(monkeypatch):
+    """The GPU's per-item counts (two uint64 words: the sum mod 2^64 and its carries) become int64, or Python ints
+    past it, and the engine sums those exactly (no numba on an object array)."""
+    from la_gpm.dynamic import engine
+    from la_gpm.dynamic.gpu import item_counts
+    u = np.uint64
+    small = item_counts(np.array([5, 2**62], u), np.zeros(2, u))
+    assert small.dtype == np.int64 and small.tolist() == [5, 2**62]
+    big = item_counts(np.array([5, 2**63 + 1, 3], u), np.array([0, 0, 2], u))
+    assert big.dtype == object and big.tolist() == [5, 2**63 + 1, 2 * 2**64 + 3]
+
+    class Fake:
+        @staticmethod
+        def count_items(items, *a):     # item t's count: big[t] (t in column 0)
+            return big[items[:, 0]]
+
+    E = engine._Engine("cpu")
+    E.mod = Fake
+    items = np.zeros((3, 6), np.int64)
+    items[:, 0] = np.arange(3)
+    items[:, 5] = [1, 2, 1]
+    assert E.run(items, None, None, None, None, None, False, False) == (5 + 2 * 2**64 + 3, 2**63 + 1, None, None)
+    items = np.repeat(items, 30, axis=0)      # the progress bar's slices (64 items or more)
+    items[:, 0] = np.arange(90)
+    big = np.array([2**64 * 3 + t for t in range(90)], dtype=object)
+    want_pos = sum(int(big[t]) for t in range(90) if items[t, 5] == 1)
+    assert E.run(items, None, None, None, None, None, False, True)[0] == want_pos
+
+
 def test_cli_dynamic_batches(tmp_path, capsys):
     import json
 

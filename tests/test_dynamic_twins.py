@@ -11,6 +11,7 @@ twins=False)``, the enumeration) and the static engine on graphs with hubs, with
 
 from __future__ import annotations
 
+import math
 from unittest import mock
 
 import numpy as np
@@ -362,10 +363,44 @@ def test_twins_against_brute_force(case):
         assert (s.positive * f, s.negative * f) == (len(pos), len(neg)), (P, count)
 
 
+requires_gpu = pytest.mark.skipif(la_gpm.backends.gpu_status() is not None,
+                                  reason=f"no GPU: {la_gpm.backends.gpu_status()}")
+
+
+@pytest.mark.gpu
+@requires_gpu
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(twin_cases(), st.sampled_from([1, 256]), st.sampled_from([0, 1]))
+def test_gpu_twins_against_brute_force(case, split, us):
+    """The GPU counts a tail of twin levels as C(c, r) (gamma.cu, F_TWIN's first level): at an item's level 2 where its
+    range is the whole row (``dynamic_split`` 256), from level 3 where it is a piece of the row (1), at a piece's
+    first level, and past the 2^62 guard never (small graphs); with hand-ons every step (``us`` 1) and without."""
+    G, P, insert, delete = case
+    pos, neg, _ = _oracle(G, P, insert, delete, False)
+    with la_gpm.config.set(dynamic_split=split, dynamic_gpu_split_us=us, memory_budget=4096, gpu_block=32):
+        for count, f in (("embeddings", 1), ("unique", P.automorphism_count)):
+            d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count, backend="gpu")
+            assert (d.positive * f, d.negative * f) == (len(pos), len(neg)), (P, count)
+
+
+@pytest.mark.gpu
+@requires_gpu
+@pytest.mark.parametrize("split", [1, 256])
+def test_gpu_counts_a_wide_star_without_enumerating_it(split):
+    """A 9-leaf star on a hub of 600 neighbours: an insert at the hub makes C(600, 8) ~ 4.0e17 of them, far past any
+    enumeration; the GPU's count equals the CPU's and the formula."""
+    G = la_gpm.Graph.from_edges(np.zeros(600, np.int64), np.arange(1, 601), n=602)
+    P = _star(9)
+    with la_gpm.config.set(dynamic_split=split):
+        c = la_gpm.match_delta(G, P, insert=[(0, 601)], count="unique", backend="cpu")
+        g = la_gpm.match_delta(G, P, insert=[(0, 601)], count="unique", backend="gpu")
+    assert (g.positive, g.negative) == (c.positive, c.negative) == (math.comb(600, 8), 0)
+
+
 @pytest.mark.parametrize("name", ["book4", "k2,4", "star5", "book4+cycle"])
 def test_twin_queries_on_each_backend(name, backend_cpu_gpu):
-    """The GPU kernel reads no F_TWIN but the same plans (twins last in every order): both backends count what
-    the CPU's enumeration counts."""
+    """The GPU kernel reads F_TWIN's twin levels (not its groups) of the same plans (twins last in every order): both
+    backends count what the CPU's enumeration counts."""
     P = QUERIES[name]
     rng = np.random.default_rng(7)
     edges, lab = _hub_graph(rng, 30, 0)

@@ -115,6 +115,8 @@ def _check_count(count):
 def _total(counts: np.ndarray) -> int:
     if counts.size == 0:
         return 0
+    if counts.dtype == object:
+        return sum(int(c) for c in counts)
     if int(counts.max()) <= (2**63 - 1) // counts.size:    # no partial sum can pass int64
         return int(counts.sum())
     return sum(int(c) for c in counts)  # an int64 sum could overflow: Python ints
@@ -147,9 +149,14 @@ class _Engine:
             with tqdm(total=items.shape[0], desc="match_delta", unit="item") as bar:
                 for s in range(sl):
                     sel = np.arange(s, items.shape[0], sl)
-                    counts[sel] = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, S, op, cand)
+                    got = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, S, op, cand)
+                    if got.dtype == object:     # an item past int64 (gpu.count_items)
+                        counts = counts.astype(object)
+                    counts[sel] = got
                     bar.update(sel.size)
-        pos, neg, big = cpu.side_totals(counts, items)
+        big = counts.dtype == object     # an item's count past int64 (gpu.count_items): Python ints
+        if not big:
+            pos, neg, big = cpu.side_totals(counts, items)
         if big:  # an int64 sum could overflow: Python ints
             side = items[:, 5]
             pos, neg = _total(counts[side == INSERTED]), _total(counts[side == DELETED])

@@ -163,6 +163,20 @@ __device__ __forceinline__ long long now_ns() {
     return (long long)t;
 }
 
+// The images of r twin levels drawn from a set of c candidates, C(c, r), or -1 past 2^62 (then they are enumerated):
+// every twin level's candidates are the first one's bounded by the twin before it (la_gpm/dynamic/query.py, F_TWIN)
+__device__ __forceinline__ long long twins(long long c, int r) {
+    const long long lim = 1ll << 62;
+    if (c < r) return 0;
+    long long v = 1;
+    for (int t = 0; t < r; ++t) {
+        const long long f = c - t;
+        if (v > lim / f) return -1;
+        v = v * f / (t + 1);   // a product of t + 1 consecutive integers: divisible by (t + 1)!
+    }
+    return v;
+}
+
 // The hand-on of a warp at level lv (candidate pos[lv] not yet searched): the candidates after the current one
 // at levels d .. min(lv, last - 2), and at lv (<= last - 2) the current one too, written as pieces at the
 // round's tail (hcur).  False (nothing written) when they do not fit in hcap.  All lanes return the same.
@@ -205,20 +219,22 @@ __device__ bool hand_on(int d, int lv, int last, const long long* M, const long 
 
 // One launch of the search: the items (pieces == 0: work unit t is item t, from level 2) or the pieces
 // (pitem: the item, pdepth: the first level searched, ppre: the path's vertices of levels 2 .. pdepth - 1, pw a
-// row).  Each unit's matches are added to its item's count.  budget_ns > 0 (counting): hand-ons (above) to the
+// row).  Each unit's matches are added to its item's count (counts[item], its carries at counts[nall + item]: nall
+// items; a unit's own count stays below 2^62, the sum of an item's pieces need not).  budget_ns > 0 (counting): hand-ons (above) to the
 // next launch's pieces hitem / hdepth / hpre, hcap of them at most, hcur their count.
 extern "C" __global__ void gamma_items(const long long* __restrict__ items, long long nitems,
                                        const long long* __restrict__ upd,
                                        const int* order, const int* npar, const int* par, const int* parel,
                                        const int* nanti, const int* anti, const int* ninj, const int* inj,
                                        const int* nlow, const int* low, const int* nup, const int* up,
-                                       const int* indep, int k,
+                                       const int* indep, const int* twin, int k,
                                        const long long* urows, const int* uidx, const signed char* ust,
                                        const int* uod, const long long* uel, int el_on, const unsigned* ct,
                                        const long long* cptr, const int* cidx,
                                        int* bufs, long long maxdeg, unsigned long long* next,
                                        unsigned long long* counts, const long long* offsets, long long* out,
-                                       int listing, int pieces, const long long* pitem, const int* pdepth,
+                                       int listing, long long nall, int pieces, const long long* pitem,
+                                       const int* pdepth,
                                        const int* ppre, int pw, long long budget_ns, unsigned long long* hcur,
                                        long long hcap, long long* hitem, int* hdepth, int* hpre) {
     __shared__ long long sM[(1024 / 32) * MAXK];
@@ -266,7 +282,28 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                                      at);
             // counting with an independent last level (indep > 0): the last two levels are one pair count
             const int rel = list ? 0 : indep[p];
-            if (!deeper) {
+            // twin levels tw .. last (counting): their images counted from one level's set, C(c, r), where three or
+            // more of them are left (an item's level 2 only when its range is the whole row or list)
+            const int tw = list ? 0 : twin[p];
+            long long tv = -1;
+            if (tw > 0 && d >= tw && last - d >= 2) {
+                bool whole = d > 2 || item[3] == 0;
+                if (d == 2 && whole) {
+                    long long n2;
+                    if (item[2] == -2) {
+                        const int q2 = order[p * k + 2];
+                        n2 = cptr[q2 + 1] - cptr[q2];
+                    } else {
+                        const long long w2 = M[par[(p * k + 2) * k + item[2]]];
+                        n2 = urows[2 * w2 + 1] - urows[2 * w2];
+                    }
+                    whole = item[4] >= n2;
+                }
+                if (whole) tv = twins(c2, last - d + 1);
+            }
+            if (tv >= 0) {
+                total = tv;
+            } else if (!deeper) {
                 total = c2;
             } else if (rel > 0 && last == d + 1) {
                 if (c2 > 0) {
@@ -325,6 +362,15 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                         __syncwarp();
                         if (lane == 0) pos[lv] += 1;
                         __syncwarp();
+                    } else if (tw > 0 && lv + 1 >= tw && last - lv >= 3 &&
+                               (tv = twins(gen(lv + 1, p, M, j, nw, ods, -1, 0, -1, T, U, buf + (lv + 1) * maxdeg,
+                                               false, false, out, 0), last - lv)) >= 0 &&
+                               total <= (1ll << 62) - tv) {
+                        // levels lv + 1 .. last are twins: their images from level lv + 1's set, counted
+                        total += tv;
+                        __syncwarp();
+                        if (lane == 0) pos[lv] += 1;
+                        __syncwarp();
                     } else if (rel > 0 && lv + 2 == last) {
                         const long long a = gen(lv + 1, p, M, j, nw, ods, -1, 0, -1, T, U, buf + (lv + 1) * maxdeg,
                                                 true, false, out, 0);
@@ -351,7 +397,10 @@ extern "C" __global__ void gamma_items(const long long* __restrict__ items, long
                 }
             }
         }
-        if (lane == 0 && total != 0) atomicAdd(counts + iu, (unsigned long long)total);
+        if (lane == 0 && total != 0) {   // counts[iu] + 2^64 counts[nall + iu]: an item's sum of pieces, exact
+            const unsigned long long was = atomicAdd(counts + iu, (unsigned long long)total);
+            if (was + (unsigned long long)total < was) atomicAdd(counts + nall + iu, 1ull);
+        }
         __syncwarp();
     }
 }

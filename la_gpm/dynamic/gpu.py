@@ -24,7 +24,7 @@ import numpy as np
 from ..device import block_size, cupy, kernel, oom_guard, sm_count
 from ..config import config
 
-__all__ = ["count_items", "list_items"]
+__all__ = ["count_items", "item_counts", "list_items"]
 
 _MIRRORS = weakref.WeakKeyDictionary()   # ArcStore -> _Mirror
 _PLANS = weakref.WeakKeyDictionary()     # DeltaPlan -> its device tables
@@ -93,8 +93,16 @@ def _mirror(S, op):
     return m
 
 
+def _twin_levels(plan) -> np.ndarray:
+    """The first twin level of each start pair's plan (F_TWIN[p, 0, 0]: levels tw .. k-1 are twins), 0 for none."""
+    if plan.twin is None or plan.k < 5:
+        return np.zeros(plan.pairs.shape[0], dtype=np.int32)
+    return np.ascontiguousarray(plan.twin[:, 0], dtype=np.int32)
+
+
 def _plan(plan):
-    return _on_device(_PLANS, plan, lambda: (np.ascontiguousarray(a, dtype=np.int32) for a in plan.tables()),
+    return _on_device(_PLANS, plan, lambda: (*(np.ascontiguousarray(a, dtype=np.int32) for a in plan.tables()),
+                                             _twin_levels(plan)),
                       "copying the query plan to the GPU")
 
 
@@ -140,7 +148,8 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
         d_items = cp.asarray(items)
         d_upd = cp.asarray(upd)
         bufs = cp.empty((grid(most) if budget else grid(nit)) * bpw * k * maxdeg, dtype=cp.int32)
-        counts = cp.zeros(nit + 1, dtype=cp.uint64)     # [nit]: how many pieces the first launch handed on
+        # per item: its count mod 2^64, then its carries; [2 nit]: how many pieces the first launch handed on
+        counts = cp.zeros(2 * nit + 1, dtype=cp.uint64)
         if counts_only:
             d_off = cp.zeros(1, dtype=cp.int64)
             out = cp.zeros(1, dtype=cp.int64)
@@ -153,7 +162,8 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
             f((grid(units),), (block,),
               (d_items, np.int64(units), d_upd, *tabs, np.int32(k), m.rows, m.idx, m.st, m.od, m.el,
                np.int32(S.labeled), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), cp.zeros(1, dtype=cp.uint64),
-               counts, d_off, out, np.int32(0 if counts_only else 1), np.int32(pieces), *src, np.int32(pw),
+               counts, d_off, out, np.int32(0 if counts_only else 1), np.int64(nit), np.int32(pieces), *src,
+               np.int32(pw),
                np.int64(limit), hcur, np.int64(cap), *dst))
 
         stub = _stub()
@@ -162,11 +172,11 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
         if budget:   # pieces at most a launch: 2M, or what a quarter of the memory budget holds
             cap = int(min(1 << 21, max(4096, config.memory_budget // (4 * (12 + 4 * pw)))))
             hand = [(cp.empty(cap, cp.int64), cp.empty(cap, cp.int32), cp.empty(cap * pw, cp.int32)) for _ in range(2)]
-        launch(nit, 0, stub, budget, counts[nit:], hand[0])
+        launch(nit, 0, stub, budget, counts[2 * nit:], hand[0])
         if not counts_only:
             return out[:total * k].get().reshape(total, k)
         got = counts.get()
-        handed, rounds, pieces = int(got[nit]), 0, 0
+        handed, rounds, pieces = int(got[2 * nit]), 0, 0
         while handed:       # the pieces handed on, launched until none is handed on again
             rounds += 1
             pieces += handed
@@ -177,11 +187,20 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
             got = counts.get()
             S.gpu_launches += rounds
             S.gpu_pieces += pieces
-        return got[:nit].astype(np.int64)
+        return item_counts(got[:nit], got[nit:2 * nit])
+
+
+def item_counts(low: np.ndarray, carry: np.ndarray) -> np.ndarray:
+    """The items' counts from the kernel's two words (``low`` mod 2^64, ``carry`` its wraps; uint64): int64, or
+    Python ints where one is past int64."""
+    if carry.any() or (low >> np.uint64(63)).any():
+        return np.array([(int(c) << 64) | int(x) for x, c in zip(low, carry)], dtype=object)
+    return low.astype(np.int64)
 
 
 def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
-    """Matches found by each work item (int64 per item), on the current CUDA device."""
+    """Matches found by each work item (int64 per item; Python ints where one is past int64), on the current CUDA
+    device."""
     if items.shape[0] == 0:
         return np.zeros(0, np.int64)
     return _run(items, upd, plan, S, op, cand, True)
