@@ -299,3 +299,16 @@ def test_progress_bar_follows_the_items_as_they_end(capsys, monkeypatch):
     bar = Bar()
     real(lambda: drive(), (), bar, shared, 7)
     assert sum(bar.steps) == 7 and len([k for k in bar.steps if k > 0]) >= 3
+
+
+def test_a_wide_star_counted_by_the_splitting_drive():
+    """Twin counts past 2^31 through the drive's two words (low 31 bits, the rest): a 9-leaf star on a hub of 600
+    neighbours, C(600, 8) ~ 4.0e17 made by one insert, every item handed on at its first look."""
+    import math
+    G = la_gpm.Graph.from_edges(np.zeros(600, np.int64), np.arange(1, 601), n=602)
+    P = Pattern([(0, i) for i in range(1, 10)])
+    for split in (1, 256):
+        with la_gpm.config.set(parallel_min=1, dynamic_split=split):
+            d = la_gpm.match_delta(G, P, insert=[(0, 601)], count="unique")
+        assert (d.positive, d.negative) == (math.comb(600, 8), 0)
+

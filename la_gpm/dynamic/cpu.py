@@ -1448,7 +1448,8 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
                  leaf, tail, nthreads, mk, shared, check):
     """The splitting drive (SPLIT_EAGER's notes): each thread takes items from the queue (``shared``: _S_FLAG's
     notes), then positions of the ranges handed on, until none is left and no item may hand on any more; every
-    count added to its item's ``counts`` (zero at first) atomically."""
+    count added to its item's ``counts`` (zero at first, 2n long: the low 31 bits at the item, the rest at n + item)
+    atomically."""
     n = items.shape[0]
     e = shared.shape[0]
     R = shared[e - _S_R]
@@ -1516,7 +1517,9 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
             r = _run_item(i, rows, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M,
                           no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
             unmark(mkc, upd, rows[i, 0], urows, uidx)
-            fetch_add(counts, orig, r)
+            fetch_add(counts, orig, r & _LOW31)       # (an item's pieces may sum past int64: _split_totals)
+            if r > _LOW31:
+                fetch_add(counts, n + orig, r >> 31)
             if st[1] == 0:
                 _release(st)
             _done(shared, orig)
@@ -1524,10 +1527,26 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
             fetch_add(shared, e - _S_IDLE, -1)
 
 
+_LOW31 = (1 << 31) - 1
+
+
+def _split_totals(parts, counts):
+    """The items' counts of the splitting drive (``parts``: their low 31 bits, then the rest, each summed over an
+    item's pieces) into ``counts``; None, or Python ints (an object array) where an item's count passes int64: a
+    search's count stays below 2^62 (twin counts past it are enumerated), but an item's pieces may sum past 2^63."""
+    n = counts.shape[0]
+    low, high = parts[:n], parts[n:]
+    if high.max(initial=0) < (1 << 31) and low.max(initial=0) < (1 << 62):
+        counts[:] = low + (high << 31)
+        return None
+    return np.array([(int(h) << 31) + int(x) for x, h in zip(low, high)], dtype=object)
+
+
 def _count_split(items, base, counts, leafs, marks, S, bar=None):
     """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``; ``bar``: a
     progress bar advanced by the items done (their pieces too), read every 0.1 s by a thread of its own while the
-    drive runs without the GIL."""
+    drive runs without the GIL.  Returns None, or the counts as Python ints where one passes int64
+    (:func:`_split_totals`)."""
     threads = nb.get_num_threads()
     n = items.shape[0]
     R = 16 * threads + 16 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
@@ -1537,8 +1556,8 @@ def _count_split(items, base, counts, leafs, marks, S, bar=None):
     shared[-_S_N] = n
     shared[-_S_FLAG] = SPLIT_EAGER > 0
     shared[-_S_IDLE] = 1 << 40 if SPLIT_EAGER > 1 else (0 if SPLIT_DEEP else -(1 << 40))
-    counts[:] = 0
-    args = (items, *base, counts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
+    parts = np.zeros(2 * n, np.int64)
+    args = (items, *base, parts, *leafs, threads, marks, shared, max(1, int(config.dynamic_split_check)))
     if bar is None:
         _drive_split(*args)
     else:
@@ -1546,6 +1565,7 @@ def _count_split(items, base, counts, leafs, marks, S, bar=None):
     nr = int(min(shared[-_S_RANGES], R))
     for L in shared[-_S_R - _RANGE * R:][9:_RANGE * nr:_RANGE].tolist():
         S.split_levels[L] = S.split_levels.get(L, 0) + 1
+    return _split_totals(parts, counts)
 
 
 def _with_bar(drive, args, bar, shared, n):
@@ -1631,6 +1651,7 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
     else:
         leafs = (cand.N, cand.qcol, items.shape[0] >= 0, tail)
     size = S.rows.shape[0]
+    full, start = counts, 0
     hint = S.escape_next
     S.escape_next = False
     if hint:
@@ -1648,6 +1669,7 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
         if bar is not None:
             bar.update(a)
         items, counts, offsets = items[a:], counts[a:], offsets[a:] if listing else offsets
+        start = a
     threads = nb.get_num_threads()
     if plan.rooted and threads * _THREAD_ROWS * (size + 2) * 4 <= _THREAD_MARKS_MAX:
         marks = S.thread_marks(threads, size, _THREAD_ROWS)
@@ -1659,7 +1681,12 @@ def _drive(items, work, cand, tail, S, plan, base, counts, offsets, out, listing
         if bar is not None:
             bar.update(items.shape[0])
     else:
-        _count_split(items, base, counts, leafs, marks, S, bar)
+        big = _count_split(items, base, counts, leafs, marks, S, bar)
+        if big is not None:     # an item past int64: the counts as Python ints
+            whole = full.astype(object)
+            whole[start:] = big
+            return whole
+    return None
 
 
 def splitting() -> bool:
@@ -1684,12 +1711,14 @@ def _chunks(nitems: int) -> int:
 
 
 def count_items(items, upd, plan, S, op, cand, bar=None) -> np.ndarray:
-    """Matches found by each work item (int64 per item) on the batch ``op`` opened on store ``S``; ``bar``: a progress
-    bar over the items (:func:`_drive`)."""
+    """Matches found by each work item (int64 per item; Python ints where one passes int64) on the batch ``op``
+    opened on store ``S``; ``bar``: a progress bar over the items (:func:`_drive`)."""
     counts = np.zeros(items.shape[0], dtype=np.int64)
     if items.shape[0]:
-        _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, _args(upd, plan, S, cand), counts, _NO_OFFSETS,
-               _NO_ROWS, False, bar)
+        big = _drive(items, _work(items, S, plan.k), cand, op.lo, S, plan, _args(upd, plan, S, cand), counts,
+                     _NO_OFFSETS, _NO_ROWS, False, bar)
+        if big is not None:
+            return big
     return counts
 
 
