@@ -115,11 +115,9 @@ def _check_count(count):
 def _total(counts: np.ndarray) -> int:
     if counts.size == 0:
         return 0
-    if counts.dtype == object:
-        return sum(int(c) for c in counts)
-    if int(counts.max()) <= (2**63 - 1) // counts.size:    # no partial sum can pass int64
+    if counts.dtype != object and int(counts.max()) <= (2**63 - 1) // counts.size:    # no partial sum can pass int64
         return int(counts.sum())
-    return sum(int(c) for c in counts)  # an int64 sum could overflow: Python ints
+    return sum(int(c) for c in counts)  # an int64 sum could overflow, or the counts are Python ints: Python ints
 
 
 class _Engine:
@@ -150,11 +148,11 @@ class _Engine:
                 for s in range(sl):
                     sel = np.arange(s, items.shape[0], sl)
                     got = mod.count_items(np.ascontiguousarray(items[sel]), upd, plan, S, op, cand)
-                    if got.dtype == object:     # an item past int64 (gpu.count_items)
+                    if got.dtype == object:     # an item past int64 (count_items' Python ints)
                         counts = counts.astype(object)
                     counts[sel] = got
                     bar.update(sel.size)
-        big = counts.dtype == object     # an item's count past int64 (gpu.count_items): Python ints
+        big = counts.dtype == object     # an item's count past int64 (count_items' Python ints)
         if not big:
             pos, neg, big = cpu.side_totals(counts, items)
         if big:  # an int64 sum could overflow: Python ints

@@ -163,14 +163,14 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
               (d_items, np.int64(units), d_upd, *tabs, np.int32(k), m.rows, m.idx, m.st, m.od, m.el,
                np.int32(S.labeled), d_ct, d_cptr, d_cidx, bufs, np.int64(maxdeg), cp.zeros(1, dtype=cp.uint64),
                counts, d_off, out, np.int32(0 if counts_only else 1), np.int64(nit), np.int32(pieces), *src,
-               np.int32(pw),
-               np.int64(limit), hcur, np.int64(cap), *dst))
+               np.int32(pw), np.int64(limit), hcur, np.int64(cap), *dst))
 
         stub = _stub()
         cap = 0
         hand = [stub, stub]
-        if budget:   # pieces at most a launch: 2M, or what a quarter of the memory budget holds
-            cap = int(min(1 << 21, max(4096, config.memory_budget // (4 * (12 + 4 * pw)))))
+        if budget:   # two sets of pieces (one read, one written): 2M pieces each, both within a quarter of the
+            # memory budget (4,096 pieces at least); a warp whose pieces do not fit searches on
+            cap = int(min(1 << 21, max(4096, config.memory_budget // (8 * (12 + 4 * pw)))))
             hand = [(cp.empty(cap, cp.int64), cp.empty(cap, cp.int32), cp.empty(cap * pw, cp.int32)) for _ in range(2)]
         launch(nit, 0, stub, budget, counts[2 * nit:], hand[0])
         if not counts_only:
