@@ -21,6 +21,10 @@
 // its first level down like an item, its vertices of the levels above fixed (the symmetry bounds, the order ids
 // and the anti-parents read them as the item would have).  Nothing is searched twice; the host launches the
 // pieces (la_gpm/dynamic/gpu.py) until none is left.
+//
+// Twin levels (counting; F_TWIN's first level, la_gpm/dynamic/query.py): a tail of three or more query vertices of
+// one label with the same parents, chained by their bounds, has the r-subsets of the first one's set as images:
+// C(c, r), counted as cpu._twins does, not enumerated.
 
 #include "common.cuh"
 
