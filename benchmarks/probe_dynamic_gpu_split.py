@@ -22,9 +22,7 @@ import la_gpm
 from la_gpm.device import cupy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import bench_dynamic as bd  # noqa: E402
-import dynamic_workload as dw  # noqa: E402
-from probe_dynamic_split import CASES  # noqa: E402
+from probe_dynamic_split import CASES, batches  # noqa: E402
 
 CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001)
                        for kind in ("dense", "sparse", "tree") for k in (10, 12)})
@@ -59,14 +57,7 @@ def main():
         cp = cupy()
         head.update(gpu=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), cupy=cp.__version__)
     print(json.dumps(head), flush=True)
-    loaded = {}
-    for name in a.cases:
-        ds, k, kind, rate = CASES[name]
-        if ds not in loaded:
-            loaded[ds] = bd.load(ds, 1)[0]
-        G = loaded[ds]
-        P = dw.random_query(G, k, kind, seed=0)
-        G0, ins, dele = dw.make_batch(G, rate, seed=0, insert_share=2 / 3)
+    for name, G0, P, ins, dele in batches(a.cases, CASES):
         times = {m: [] for m in a.modes}
         counts = set()
         pieces = {m: [] for m in a.modes}

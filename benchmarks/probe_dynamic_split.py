@@ -37,6 +37,21 @@ CASES = {   # name: (dataset, k, class, rate)
 MODES = {"uncut": (0, True), "level2": (None, False), "deep": (None, True)}   # mode: (check, SPLIT_DEEP)
 
 
+def batches(names, cases=None):
+    """(name, G0, query, inserts, deletes) of each named case (``cases``: name -> (dataset, k, class, rate); CASES
+    by default): the dataset loaded once, its random query and batch of seed 0."""
+    cases = CASES if cases is None else cases
+    loaded = {}
+    for name in names:
+        ds, k, kind, rate = cases[name]
+        if ds not in loaded:
+            loaded[ds] = bd.load(ds, 1)[0]
+        G = loaded[ds]
+        P = dw.random_query(G, k, kind, seed=0)
+        G0, ins, dele = dw.make_batch(G, rate, seed=0, insert_share=2 / 3)
+        yield name, G0, P, ins, dele
+
+
 def run(G0, P, ins, dele, mode):
     """One timed views ``apply``; ``mode``: a key of MODES, or ``deep@N`` (hand-ons at any level, looks every N
     steps)."""
@@ -67,14 +82,7 @@ def main():
     print(json.dumps({"machine": platform.node(), "cpus": os.cpu_count(), "numba_threads": numba.get_num_threads(),
                       "threading_layer": numba.threading_layer(), "numba": numba.__version__,
                       "la_gpm": la_gpm.__version__, "check": la_gpm.config.dynamic_split_check}), flush=True)
-    loaded = {}
-    for name in a.cases:
-        ds, k, kind, rate = CASES[name]
-        if ds not in loaded:
-            loaded[ds] = bd.load(ds, 1)[0]
-        G = loaded[ds]
-        P = dw.random_query(G, k, kind, seed=0)
-        G0, ins, dele = dw.make_batch(G, rate, seed=0, insert_share=2 / 3)
+    for name, G0, P, ins, dele in batches(a.cases):
         times = {m: [] for m in a.modes}
         counts = set()
         split = {m: [] for m in a.modes}
