@@ -11,7 +11,6 @@ import argparse
 import json
 import os
 import platform
-import statistics
 import sys
 import time
 
@@ -22,7 +21,7 @@ import la_gpm
 from la_gpm.device import cupy
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from probe_dynamic_split import CASES, batches  # noqa: E402
+from probe_dynamic_split import CASES, alternate, batches  # noqa: E402
 
 CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001)
                        for kind in ("dense", "sparse", "tree") for k in (10, 12)})
@@ -58,25 +57,9 @@ def main():
         head.update(gpu=cp.cuda.runtime.getDeviceProperties(0)["name"].decode(), cupy=cp.__version__)
     print(json.dumps(head), flush=True)
     for name, G0, P, ins, dele in batches(a.cases, CASES):
-        times = {m: [] for m in a.modes}
-        counts = set()
-        pieces = {m: [] for m in a.modes}
-        for _ in range(a.reps):
-            for mode in a.modes:
-                t, d = run(G0, P, ins, dele, mode)
-                if a.each:
-                    print(json.dumps({"run": name, "mode": mode, "s": round(t, 4), "positive": d.positive,
-                                      "negative": d.negative}), flush=True)
-                times[mode].append(t)
-                counts.add((d.positive, d.negative))
-                pieces[mode].append([d.stats.get("gpu_pieces", 0), d.stats.get("gpu_launches", 0)])
-        assert len(counts) == 1, (name, counts)
-        print(json.dumps({"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
-                          "items": sum(d.stats["items"].values()),
-                          "positive": next(iter(counts))[0], "negative": next(iter(counts))[1],
-                          "runs_s": {m: [round(x, 4) for x in times[m]] for m in a.modes},
-                          "median_s": {m: round(statistics.median(times[m]), 4) for m in a.modes},
-                          "gpu_pieces_launches": pieces}), flush=True)
+        rec, pieces = alternate(run, name, G0, P, ins, dele, a.modes, a.reps,
+                                lambda d: [d.stats.get("gpu_pieces", 0), d.stats.get("gpu_launches", 0)], a.each)
+        print(json.dumps(dict(rec, gpu_pieces_launches=pieces)), flush=True)
 
 
 if __name__ == "__main__":

@@ -52,6 +52,31 @@ def batches(names, cases=None):
         yield name, G0, P, ins, dele
 
 
+def alternate(run, name, G0, P, ins, dele, modes, reps, stat, each=False):
+    """The modes' runs of one case, alternating ``reps`` times (``run(G0, P, ins, dele, mode)`` -> (s, MatchDelta)),
+    counts checked equal: a JSON-ready record with each mode's runs, median and ``stat(delta)`` per run; ``each``:
+    a line a run on stdout as it ends."""
+    times = {m: [] for m in modes}
+    stats = {m: [] for m in modes}
+    counts = set()
+    d = None
+    for _ in range(reps):
+        for mode in modes:
+            t, d = run(G0, P, ins, dele, mode)
+            if each:
+                print(json.dumps({"run": name, "mode": mode, "s": round(t, 4), "positive": d.positive,
+                                  "negative": d.negative}), flush=True)
+            times[mode].append(t)
+            counts.add((d.positive, d.negative))
+            stats[mode].append(stat(d))
+    assert len(counts) == 1, (name, counts)
+    (pos, neg), = counts
+    return {"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
+            "items": sum(d.stats["items"].values()), "positive": pos, "negative": neg,
+            "runs_s": {m: [round(x, 4) for x in times[m]] for m in modes},
+            "median_s": {m: round(statistics.median(times[m]), 4) for m in modes}}, stats
+
+
 def run(G0, P, ins, dele, mode):
     """One timed views ``apply``; ``mode``: a key of MODES, or ``deep@N`` (hand-ons at any level, looks every N
     steps)."""
@@ -83,22 +108,9 @@ def main():
                       "threading_layer": numba.threading_layer(), "numba": numba.__version__,
                       "la_gpm": la_gpm.__version__, "check": la_gpm.config.dynamic_split_check}), flush=True)
     for name, G0, P, ins, dele in batches(a.cases):
-        times = {m: [] for m in a.modes}
-        counts = set()
-        split = {m: [] for m in a.modes}
-        for _ in range(a.reps):
-            for mode in a.modes:
-                t, d = run(G0, P, ins, dele, mode)
-                times[mode].append(t)
-                counts.add((d.positive, d.negative))
-                split[mode].append(d.stats.get("split_levels", {}))
-        assert len(counts) == 1, (name, counts)
-        med = {m: statistics.median(times[m]) for m in a.modes}
-        print(json.dumps({"case": name, "query": str(P), "insert": len(ins), "delete": len(dele),
-                          "positive": next(iter(counts))[0], "negative": next(iter(counts))[1],
-                          "runs_s": {m: [round(x, 4) for x in times[m]] for m in a.modes},
-                          "median_s": {m: round(med[m], 4) for m in a.modes},
-                          "split_levels": split}), flush=True)
+        rec, split = alternate(run, name, G0, P, ins, dele, a.modes, a.reps,
+                               lambda d: d.stats.get("split_levels", {}))
+        print(json.dumps(dict(rec, split_levels=split)), flush=True)
 
 
 if __name__ == "__main__":
