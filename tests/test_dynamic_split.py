@@ -234,7 +234,7 @@ def test_a_piece_through_group_bs_parent_level_searches_it(monkeypatch):
     G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n, vertex_labels=rng.integers(0, 4, n))
     items, base, leafs, marks = _drive_inputs(G, _MEMO_QUERIES[0], ins, dele, monkeypatch)
     T, k, maxdeg = base[1], base[-2], base[-1]
-    buf, cnt, pos, M = cpu._scratch(k, maxdeg, base[3])
+    buf, cnt, pos, M = cpu._scratch(k, maxdeg, base[3], T)
     mk = marks[:cpu._THREAD_ROWS] if marks.shape[0] >= cpu._THREAD_ROWS else marks
 
     def count(row):

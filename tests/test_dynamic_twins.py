@@ -325,6 +325,64 @@ def twin_cases(draw):
     return G, P, insert, delete
 
 
+def _closed(r, hubs, labels=None):
+    """Closed twins: an r-clique whose vertices all see the same ``hubs`` vertices (pairwise non-adjacent: a join),
+    and a pendant on the first hub, so that the rest of the query is not all twins.  With two hubs a start on the
+    pendant reaches the second hub only through a twin: no tail there (as K_{2,r}'s, _order_group's notes)."""
+    g = list(range(hubs, hubs + r))
+    edges = [(a, b) for a in g for b in g if a < b] + [(h, v) for h in range(hubs) for v in g]
+    edges += [(0, hubs + r)]
+    return Pattern(edges, k=hubs + r + 1, vertex_labels=labels)
+
+
+@st.composite
+def closed_cases(draw):
+    nl = draw(st.sampled_from([0, 2]))
+    G, insert, delete = _small_case(draw, nl)
+    r = draw(st.integers(3, 4))
+    kind = draw(st.sampled_from(["clique", "join", "hub"]))
+    if kind == "clique":
+        P = Pattern([(a, b) for a in range(r + 1) for b in range(a + 1, r + 1)])   # K_{r+1}
+    elif kind == "join":
+        P = _closed(r, 2)
+    else:
+        P = _closed(r, 1)
+    if nl and draw(st.booleans()):
+        P = Pattern(P.edges, k=P.k, vertex_labels=[draw(st.integers(0, 1)) for _ in range(P.k)])
+    return G, P, insert, delete
+
+
+@settings(max_examples=examples(100), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(closed_cases(), st.sampled_from([1, 256]))
+def test_closed_twins_against_brute_force(case, split):
+    """Closed twins (one label, pairwise adjacent, the same other neighbours) counted as the cliques of one set
+    (cpu._clique_tail) in the parallel drives (the lane's buffers have no room: it enumerates), against brute force;
+    level-2 ranges whole and pieced."""
+    G, P, insert, delete = case
+    pos, neg, _ = _oracle(G, P, insert, delete, False)
+    for count, f in (("embeddings", 1), ("unique", P.automorphism_count)):
+        for lane, pmin in ((0, 1), (4096, 200_000)):
+            with la_gpm.config.set(dynamic_lane_max=lane, parallel_min=pmin, dynamic_split=split):
+                d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count)
+            assert (d.positive * f, d.negative * f) == (len(pos), len(neg)), (P, count, lane)
+
+
+def test_closed_twin_tails_are_found_and_count_a_wide_clique():
+    """The plans mark closed twins (kinds 3 / 4) where the query has them and only then, and K_200 with one edge
+    inserted makes C(198, 8) ~ 5.1e13 10-cliques: counted, not enumerated."""
+    import math
+    for P in (Pattern.named("5-clique"), _closed(3, 1), _closed(4, 1), _closed(3, 1, [0, 1, 1, 1, 0])):
+        assert (Q.compile_delta_plan(P).twin[:, 1] >= 3).any(), P
+    for P in (_closed(3, 1, [0, 1, 0, 1, 0]), _book(3), Pattern.named("4-clique")):
+        assert not (Q.compile_delta_plan(P).twin[:, 1] >= 3).any(), P
+    n = 200
+    E = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) != (0, 1)]
+    G = la_gpm.Graph.from_edges([a for a, _ in E], [b for _, b in E], n=n)
+    with la_gpm.config.set(dynamic_lane_max=0, parallel_min=1):
+        d = la_gpm.match_delta(G, Pattern.named("10-clique"), insert=[(0, 1)], count="unique")
+    assert (d.positive, d.negative) == (math.comb(198, 8), 0)
+
+
 @st.composite
 def split_cases(draw):
     G, insert, delete = _small_case(draw, 3)

@@ -732,6 +732,163 @@ def _twins(c, r):
     return v
 
 
+_CLIQUE_MAX = 2048      # candidates of a clique tail at most (_clique_tail: c x c bits of a thread's level buffers)
+_ONE = np.uint64(1)
+_ALL = ~np.uint64(0)
+
+
+@nb.njit(cache=True, _nrt=False, inline="always")
+def _popc64(x):
+    x = x - ((x >> _ONE) & np.uint64(0x5555555555555555))
+    x = (x & np.uint64(0x3333333333333333)) + ((x >> np.uint64(2)) & np.uint64(0x3333333333333333))
+    x = (x + (x >> np.uint64(4))) & np.uint64(0x0F0F0F0F0F0F0F0F)
+    return np.int64((x * np.uint64(0x0101010101010101)) >> np.uint64(56))
+
+
+@nb.njit(cache=True, _nrt=False)
+def _clique_words(c):
+    """The 64-bit words _clique_tail uses for c candidates: the adjacency (c rows), a set and a branch set a frame
+    (c + 1 frames), four numbers a frame."""
+    w = (c + 63) >> 6
+    return w * (3 * c + 2) + 4 * (c + 1)
+
+
+@nb.njit(cache=True)
+def _clique_rows(T, maxdeg):
+    """Rows of a level buffer past its k for the clique tails of T's plans (F_TWIN kinds 3 / 4): 0 where none has
+    one."""
+    need = False
+    for p in range(T.shape[1]):
+        if T.shape[2] > 1 and T[F_TWIN, p, 0, 1] >= 3:
+            need = True
+    if not need:
+        return 0
+    w = max(maxdeg, 1)
+    return (2 * _clique_words(min(w, _CLIQUE_MAX)) + w - 1) // w
+
+
+@nb.njit(cache=True, _nrt=False)
+def _clique_tail(buf, k, l, c, r, i, new, urows, uidx, ust, uod, uel, el_on, tel):
+    """The images of r closed twin levels (F_TWIN kinds 3 / 4: one label, pairwise adjacent, the same parents
+    otherwise): the r-cliques of level l's set ``buf[l, :c]`` (ascending) in the graph of the arcs the searched side
+    may use (kept, or of side ``new`` with order id > i; of edge label ``tel`` where edges are labelled), each
+    counted once (the chain of bounds orders it).  Counted by pivoting (Jain and Seshadhri, WWW 2020: a branch per
+    candidate outside the pivot's neighbours, the cliques of a leaf with h held and q pivot vertices C(q, r - h)) on
+    bitsets kept in ``buf``'s rows past k; -1 where they do not fit or the count passes _TWIN_MAX: the search then
+    enumerates the levels."""
+    if c < r:
+        return np.int64(0)
+    if c > _CLIQUE_MAX:
+        return np.int64(-1)
+    W = (c + 63) >> 6
+    flat = buf[k:].reshape(-1)
+    nw = flat.shape[0] // 2
+    if nw < _clique_words(c):
+        return np.int64(-1)
+    sc = flat[:2 * nw].view(np.uint64)
+    PS = c * W                  # frame d's set at PS + d W
+    XS = PS + (c + 1) * W       # frame d's branch vertices at XS + d W
+    IS = XS + (c + 1) * W       # frame d's h, q, pivot, next branch position at IS + 4 d
+    for a in range(PS):
+        sc[a] = 0
+    for a in range(c):          # the adjacency: a merge of each candidate's row with the set
+        u = buf[l, a]
+        q = urows[u, 0]
+        e = urows[u, 1]
+        b = 0
+        while q < e and b < c:
+            x = uidx[q]
+            y = buf[l, b]
+            if x < y:
+                q += 1
+            elif x > y:
+                b += 1
+            else:
+                s = ust[q]
+                if (s == 0 or (s == new and uod[q] > i)) and not (el_on and tel >= 0 and uel[q] != tel):
+                    sc[a * W + (b >> 6)] |= _ONE << np.uint64(b & 63)
+                q += 1
+                b += 1
+    for w in range(W):
+        sc[PS + w] = 0
+    for b in range(c):
+        sc[PS + (b >> 6)] |= _ONE << np.uint64(b & 63)
+    total = np.int64(0)
+    d = 0
+    h = 0
+    qv = 0
+    enter = True
+    while d >= 0:
+        if enter:               # frame d with its set: a leaf, a cut, or its pivot and branches
+            enter = False
+            P0 = PS + d * W
+            n = 0
+            for w in range(W):
+                n += _popc64(sc[P0 + w])
+            if h > r or h + qv + n < r:
+                d -= 1
+                continue
+            if n == 0:
+                v = _twins(qv, r - h)
+                if v < 0 or total > _TWIN_MAX - v:
+                    return np.int64(-1)
+                total += v
+                d -= 1
+                continue
+            best = -1
+            piv = 0
+            for w in range(W):
+                word = sc[P0 + w]
+                while word:
+                    low = word & (~word + _ONE)
+                    b = (w << 6) + _popc64(low - _ONE)
+                    word ^= low
+                    m = 0
+                    for w2 in range(W):
+                        m += _popc64(sc[P0 + w2] & sc[b * W + w2])
+                    if m > best:
+                        best = m
+                        piv = b
+            X0 = XS + d * W
+            for w in range(W):
+                sc[X0 + w] = sc[P0 + w] & ~sc[piv * W + w]
+            sc[IS + 4 * d] = np.uint64(h)
+            sc[IS + 4 * d + 1] = np.uint64(qv)
+            sc[IS + 4 * d + 2] = np.uint64(piv)
+            sc[IS + 4 * d + 3] = np.uint64(0)
+        # the next branch vertex of frame d at or after its position
+        P0 = PS + d * W
+        X0 = XS + d * W
+        at = np.int64(sc[IS + 4 * d + 3])
+        v = -1
+        w = at >> 6
+        while w < W:
+            word = sc[X0 + w]
+            if w == (at >> 6):
+                word &= _ALL << np.uint64(at & 63)
+            if word:
+                v = (w << 6) + _popc64((word & (~word + _ONE)) - _ONE)
+                break
+            w += 1
+        if v < 0:
+            d -= 1
+            continue
+        sc[IS + 4 * d + 3] = np.uint64(v + 1)
+        C0 = PS + (d + 1) * W
+        for w2 in range(W):
+            sc[C0 + w2] = sc[P0 + w2] & sc[v * W + w2]
+        sc[P0 + (v >> 6)] &= ~(_ONE << np.uint64(v & 63))
+        h = np.int64(sc[IS + 4 * d])
+        qv = np.int64(sc[IS + 4 * d + 1])
+        if v == np.int64(sc[IS + 4 * d + 2]):
+            qv += 1
+        else:
+            h += 1
+        d += 1
+        enter = True
+    return total
+
+
 @nb.njit(cache=True, _nrt=False)
 def _leaf(l, p, M, T, urows, uidx, ct, N, qcol, tail):
     """How many candidates leaf level l has (F_LEAF: a query vertex of degree 1, one parent, no bounds, anti levels
@@ -999,8 +1156,13 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
                 _emit(out, at + t, p, T, M, k)
         return c2
     tw = 0 if listing else T[F_TWIN, p, 0, 0]    # twin levels tw .. last: counted from one level's set (_twins)
+    closed = T[F_TWIN, p, 0, 1] >= 3 if tw > 0 else False   # closed twins: the set's cliques (_clique_tail)
     if tw == 2 and full2:
-        v = _twins(c2, last - 1)
+        if closed:
+            v = _clique_tail(buf, k, 2, c2, last - 1, i, new, urows, uidx, ust, uod, uel, el_on,
+                             T[F_TWIN, p, 1, 1] - 1)
+        else:
+            v = _twins(c2, last - 1)
         if v >= 0:
             return v
     if rel > 0 and last == 3:
@@ -1110,8 +1272,13 @@ def _run_item_reuse(it, items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cp
             continue
         if tw > 0 and lv + 1 >= tw and last - lv >= 3:
             # levels lv + 1 .. last are twins: their images from level lv + 1's set, counted
-            v = _twins(_gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
-                            buf, False, mk), last - lv)
+            cc = _gen(lv + 1, p, M, i, new, old, -1, 0, -1, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx,
+                      buf, closed, mk)
+            if closed:
+                v = _clique_tail(buf, k, lv + 1, cc, last - lv, i, new, urows, uidx, ust, uod, uel, el_on,
+                                 T[F_TWIN, p, 1, 1] - 1)
+            else:
+                v = _twins(cc, last - lv)
             if v >= 0 and total <= _TWIN_MAX - v:
                 total += v
                 pos[lv] += 1
@@ -1407,9 +1574,11 @@ def unmark(mk, upd, j, urows, uidx):
 
 
 @nb.njit(cache=True)
-def _scratch(k, maxdeg, uidx):
-    """A drive's level buffers for one chunk or thread: candidates (k, every row's length), counts, positions, M."""
-    return (np.empty((k, max(maxdeg, 1)), dtype=uidx.dtype), np.zeros(k, dtype=np.int64), np.zeros(k, dtype=np.int64),
+def _scratch(k, maxdeg, uidx, T):
+    """A drive's level buffers for one chunk or thread: candidates (k, every row's length; then the clique tails'
+    rows, :func:`_clique_rows`), counts, positions, M."""
+    return (np.empty((k + _clique_rows(T, maxdeg), max(maxdeg, 1)), dtype=uidx.dtype), np.zeros(k, dtype=np.int64),
+            np.zeros(k, dtype=np.int64),
             np.zeros(k, dtype=np.int64))
 
 
@@ -1428,7 +1597,7 @@ def _drive_impl(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx
                 listing, N, qcol, leaf, tail, nchunks, mk, steps):
     nit = items.shape[0]
     for c in nb.prange(nchunks):
-        buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
+        buf, cnt, pos, M = _scratch(k, maxdeg, uidx, T)
         # the row marks: the caller's (kept all zero between items) for one chunk, else the thread's (_thread_block)
         mkc = mk if nchunks == 1 else _thread_block(mk)
         for it in range(c, nit, nchunks):  # items are sorted by cost: round robin balances the chunks
@@ -1455,7 +1624,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
     R = shared[e - _S_R]
     rb = e - _S_R - _RANGE * R
     for c in nb.prange(nthreads):
-        buf, cnt, pos, M = _scratch(k, maxdeg, uidx)
+        buf, cnt, pos, M = _scratch(k, maxdeg, uidx, T)
         no_rows = np.zeros((1, 1), dtype=np.int64)
         one = np.zeros((1, _PIECE), dtype=np.int64)     # a piece (_PIECE's notes)
         st = shared[4 * nb.get_thread_id():]

@@ -94,10 +94,11 @@ def _mirror(S, op):
 
 
 def _twin_levels(plan) -> np.ndarray:
-    """The first twin level of each start pair's plan (F_TWIN[p, 0, 0]: levels tw .. k-1 are twins), 0 for none."""
+    """The first twin level of each start pair's plan (F_TWIN[p, 0, 0]: levels tw .. k-1 are twins), 0 for none and
+    for closed twins (kinds 3 / 4: their cliques are counted on the CPU only; the kernel enumerates them)."""
     if plan.twin is None or plan.k < 5:
         return np.zeros(plan.pairs.shape[0], dtype=np.int32)
-    return np.ascontiguousarray(plan.twin[:, 0], dtype=np.int32)
+    return np.ascontiguousarray(np.where(plan.twin[:, 1] >= 3, 0, plan.twin[:, 0]), dtype=np.int32)
 
 
 def _plan(plan):

@@ -102,7 +102,10 @@ F_TRI = 19
 # (a labelled path from its middle: its two sides).  F_TWIN[p, 1, 0] = m > 3 where levels m .. k-1 (at least two)
 # depend on levels 0, 1, m - 1 and themselves alone, with no label of levels 2 .. m - 2 (the same rule with one more
 # level allowed, the one before the group): their completions are a function of level m - 1's image, counted once
-# per image within an item (cpu's root memo; a labelled path from its end).  CPU-only
+# per image within an item (cpu's root memo; a labelled path from its end).  Kinds 3 / 4 of F_TWIN[p, 0, 1]: closed
+# twins (query._closed_twin_groups: pairwise adjacent by one edge label, F_TWIN[p, 1, 1] = that label + 1, 0 for
+# none), each level's parents tw's and the tail levels before it: the images are the r-cliques of level tw's set,
+# counted by cpu._clique_tail (a clique's vertices of one label).  CPU-only (the GPU reads kinds 1 / 2 alone)
 F_TWIN = 20
 N_FIELDS = 21
 REUSE = True   # compile_delta_plan's default for ``reuse`` (tests and benchmarks switch it off)
@@ -135,8 +138,8 @@ class DeltaPlan:
     reuse: tuple = None    # CPU-only reuse tables (reuse, rbound, nxp, xp, nxlow, xlow, nxup, xup)
     leaf: np.ndarray = None  # (P, k) CPU-only: 1 where a level may be counted from the label counts (F_LEAF)
     tri: np.ndarray = None   # (P, 6) CPU-only: flag, pw, halve, memo column, u, v (F_TRI)
-    twin: np.ndarray = None  # (P, 4) CPU-only: first twin level, kind, first level of an independent last group, of a
-    #                          last group rooted at the level before it (F_TWIN)
+    twin: np.ndarray = None  # (P, 5) CPU-only: first twin level, kind, first level of an independent last group, of a
+    #                          last group rooted at the level before it, closed twins' edge label + 1 (F_TWIN)
 
     @cached_property
     def rooted(self) -> bool:
@@ -184,6 +187,7 @@ class DeltaPlan:
         if self.twin is not None and k >= 5:
             T[F_TWIN, :, 0, :3] = self.twin[:, :3]
             T[F_TWIN, :, 1, 0] = self.twin[:, 3]
+            T[F_TWIN, :, 1, 1] = self.twin[:, 4]
         return T
 
     def tables(self):
@@ -200,6 +204,26 @@ def _twin_groups(P: Pattern) -> list[set]:
         nb = tuple(sorted((u, None if P.edge_labels is None else P._elabel(u, v)) for u in P.neighbors(v)))
         groups.setdefault((None if lab is None else lab[v], nb), set()).add(v)
     return [g for g in groups.values() if len(g) >= 3]
+
+
+def _closed_twin_groups(P: Pattern) -> list[set]:
+    """The classes of three or more query vertices with one label, pairwise adjacent by one edge label, and the
+    same other neighbours by the same edge labels (closed twins): a clique's vertices of one label.  Their images
+    in a match are an r-clique of one candidate set (cpu._clique_tail counts them)."""
+    lab = P.vertex_labels
+    el = (lambda u, v: None) if P.edge_labels is None else P._elabel
+    groups: dict = {}
+    for v in range(P.k):
+        groups.setdefault((None if lab is None else lab[v], frozenset(P.neighbors(v)) | {v}), set()).add(v)
+    out = []
+    for g in groups.values():
+        if len(g) < 3:
+            continue
+        inner = {el(u, v) for u in g for v in g if u < v}
+        outer = {u for v in g for u in P.neighbors(v)} - g
+        if len(inner) == 1 and all(len({el(u, v) for v in g}) == 1 for u in outer):
+            out.append(g)
+    return out
 
 
 def _split(P: Pattern, a: int, b: int):
@@ -236,7 +260,8 @@ def _order_group(P: Pattern, order: list, left: set, cand, a: int, b: int) -> No
     # subsets of one set (F_TWIN) instead of enumerated with everything after them; then leaves (query degree 1):
     # their parents come before them, and the last two levels are then independent (counted as a product, see
     # cpu.py).  A later tier is drawn from only where no vertex of an earlier one is adjacent to the order yet.
-    twins = set().union(*[g - {a, b} for g in _twin_groups(P) if len(g - {a, b}) >= 3]) & left
+    groups = _twin_groups(P) + _closed_twin_groups(P)
+    twins = set().union(*[g - {a, b} for g in groups if len(g - {a, b}) >= 3]) & left
     leaves = {v for v in left - twins if P.degrees[v] == 1}
     if not (len(leaves) >= 2 and len(left) > len(leaves) + len(twins)):
         leaves = set()
@@ -397,7 +422,7 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
     F_TWIN[p, 1, 0]): its rooted form, where the root's images may repeat and the group is not slot 2's.  Plans with
     a triangle tail or fork (F_TRI) keep those."""
     n, k = order.shape
-    out = np.zeros((n, 4), np.int32)
+    out = np.zeros((n, 5), np.int32)
     if not on or k < 5:
         return out
     lab = P.vertex_labels
@@ -438,6 +463,27 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
                     kinds.add(1 if l - 1 in tl and not tu else 2 if l - 1 in tu and not tl else 0)
             if ok and len(kinds) == 1 and 0 not in kinds:
                 out[p, :2] = (tw, kinds.pop())
+                break
+            # closed twins (_closed_twin_groups): level l's parents are tw's and every tail level before l, by
+            # one edge label: the images are the r-cliques of tw's set (kinds 3 / 4, cpu._clique_tail)
+            tel = parents(p, tw + 1).get(tw)
+            ok = bool(pa) and all(a < tw for a in pa) and all(nanti[p, l] == 0 for l in lv) and tel is not None
+            kinds = set()
+            for l in lv:
+                if not ok:
+                    break
+                q = int(order[p, l])
+                lo, upb = bounds(p, l)
+                want = {**pa, **{m: tel for m in range(tw, l)}}
+                ok = (parents(p, l) == want and (lab is None or lab[q] == lab[q0]) and _nlf_implies(P, q, q0)
+                      and _nlf_implies(P, q0, q) and {a for a in lo if a < tw} == {a for a in lo0 if a < tw}
+                      and {a for a in upb if a < tw} == {a for a in up0 if a < tw})
+                tl, tu = {a for a in lo if a >= tw}, {a for a in upb if a >= tw}
+                if ok and l > tw:
+                    kinds.add(3 if l - 1 in tl and not tu else 4 if l - 1 in tu and not tl else 0)
+            if ok and len(kinds) == 1 and 0 not in kinds:
+                out[p, :2] = (tw, kinds.pop())
+                out[p, 4] = tel + 1          # the tail's edge label + 1 (0: unlabelled edges)
                 break
     return out
 
