@@ -24,7 +24,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from probe_dynamic_split import CASES, alternate, batches  # noqa: E402
 
 CASES = dict(CASES, **{f"{kind}{k}": ("human", k, kind, 0.001)
-                       for kind in ("dense", "sparse", "tree") for k in (10, 12)})
+                       for kind in ("dense", "sparse", "tree") for k in (6, 8, 10, 12)})
 
 
 def run(G0, P, ins, dele, mode):
