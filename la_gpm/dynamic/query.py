@@ -434,6 +434,32 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
     def bounds(p, l):
         return ({int(x) for x in low[p, l, :nlow[p, l]]}, {int(x) for x in up[p, l, :nup[p, l]]})
 
+    def tail(p, tw, closed):
+        """(kind, edge label) where levels tw .. k-1 of plan p are twins: open (kinds 1 / 2: each level's parents
+        tw's) or closed (3 / 4: tw's and the tail levels before it, by one edge label); else None."""
+        lv = range(tw, k)
+        q0 = int(order[p, tw])
+        pa = parents(p, tw)
+        lo0, up0 = bounds(p, tw)
+        tel = parents(p, tw + 1).get(tw) if closed else -1
+        ok = bool(pa) and all(a < tw for a in pa) and all(nanti[p, l] == 0 for l in lv) and tel is not None
+        kinds = set()
+        for l in lv:
+            if not ok:
+                break
+            q = int(order[p, l])
+            lo, upb = bounds(p, l)
+            want = {**pa, **{m: tel for m in range(tw, l)}} if closed else pa
+            ok = (parents(p, l) == want and (lab is None or lab[q] == lab[q0]) and _nlf_implies(P, q, q0)
+                  and _nlf_implies(P, q0, q) and {a for a in lo if a < tw} == {a for a in lo0 if a < tw}
+                  and {a for a in upb if a < tw} == {a for a in up0 if a < tw})
+            tl, tu = {a for a in lo if a >= tw}, {a for a in upb if a >= tw}
+            if ok and l > tw:
+                kinds.add(1 if l - 1 in tl and not tu else 2 if l - 1 in tu and not tl else 0)
+        if ok and len(kinds) == 1 and 0 not in kinds:
+            return kinds.pop() + (2 if closed else 0), tel
+        return None
+
     for p in range(n):
         if tri[p, 0]:
             continue
@@ -444,46 +470,11 @@ def _twin_tails(P, order, npar, par, parel, nanti, nlow, low, nup, up, tri, on) 
         if mr and mr != out[p, 2] and any(int(x) >= 2 for x in par[p, mr - 1, :npar[p, mr - 1]]):
             out[p, 3] = mr
         for tw in range(2, last - 1):       # the longest run first: at least three levels
-            lv = range(tw, k)
-            q0 = int(order[p, tw])
-            pa = parents(p, tw)
-            lo0, up0 = bounds(p, tw)
-            ok = bool(pa) and all(a < tw for a in pa) and all(nanti[p, l] == 0 for l in lv)
-            kinds = set()
-            for l in lv:
-                if not ok:
-                    break
-                q = int(order[p, l])
-                lo, upb = bounds(p, l)
-                ok = (parents(p, l) == pa and (lab is None or lab[q] == lab[q0]) and _nlf_implies(P, q, q0)
-                      and _nlf_implies(P, q0, q) and {a for a in lo if a < tw} == {a for a in lo0 if a < tw}
-                      and {a for a in upb if a < tw} == {a for a in up0 if a < tw})
-                tl, tu = {a for a in lo if a >= tw}, {a for a in upb if a >= tw}
-                if ok and l > tw:
-                    kinds.add(1 if l - 1 in tl and not tu else 2 if l - 1 in tu and not tl else 0)
-            if ok and len(kinds) == 1 and 0 not in kinds:
-                out[p, :2] = (tw, kinds.pop())
-                break
-            # closed twins (_closed_twin_groups): level l's parents are tw's and every tail level before l, by
-            # one edge label: the images are the r-cliques of tw's set (kinds 3 / 4, cpu._clique_tail)
-            tel = parents(p, tw + 1).get(tw)
-            ok = bool(pa) and all(a < tw for a in pa) and all(nanti[p, l] == 0 for l in lv) and tel is not None
-            kinds = set()
-            for l in lv:
-                if not ok:
-                    break
-                q = int(order[p, l])
-                lo, upb = bounds(p, l)
-                want = {**pa, **{m: tel for m in range(tw, l)}}
-                ok = (parents(p, l) == want and (lab is None or lab[q] == lab[q0]) and _nlf_implies(P, q, q0)
-                      and _nlf_implies(P, q0, q) and {a for a in lo if a < tw} == {a for a in lo0 if a < tw}
-                      and {a for a in upb if a < tw} == {a for a in up0 if a < tw})
-                tl, tu = {a for a in lo if a >= tw}, {a for a in upb if a >= tw}
-                if ok and l > tw:
-                    kinds.add(3 if l - 1 in tl and not tu else 4 if l - 1 in tu and not tl else 0)
-            if ok and len(kinds) == 1 and 0 not in kinds:
-                out[p, :2] = (tw, kinds.pop())
-                out[p, 4] = tel + 1          # the tail's edge label + 1 (0: unlabelled edges)
+            got = tail(p, tw, False) or tail(p, tw, True)
+            if got:
+                out[p, :2] = (tw, got[0])
+                if got[0] >= 3:
+                    out[p, 4] = got[1] + 1      # the closed tail's edge label + 1 (0: unlabelled edges)
                 break
     return out
 
