@@ -356,7 +356,7 @@ def closed_cases(draw):
 @given(closed_cases(), st.sampled_from([1, 256]))
 def test_closed_twins_against_brute_force(case, split):
     """Closed twins (one label, pairwise adjacent, the same other neighbours) counted as the cliques of one set
-    (cpu._clique_tail) in the parallel drives (the lane's buffers have no room: it enumerates), against brute force;
+    (cpu._clique_tail) in the drives (match_delta) and the lane (DynamicGraph's views), against brute force;
     level-2 ranges whole and pieced."""
     G, P, insert, delete = case
     pos, neg, _ = _oracle(G, P, insert, delete, False)
@@ -364,7 +364,9 @@ def test_closed_twins_against_brute_force(case, split):
         for lane, pmin in ((0, 1), (4096, 200_000)):
             with la_gpm.config.set(dynamic_lane_max=lane, parallel_min=pmin, dynamic_split=split):
                 d = la_gpm.match_delta(G, P, insert=insert, delete=delete, count=count)
+                v = la_gpm.DynamicGraph(G, [P], count=count, keep_graph=False).apply(insert=insert, delete=delete)[0]
             assert (d.positive * f, d.negative * f) == (len(pos), len(neg)), (P, count, lane)
+            assert (v.positive * f, v.negative * f) == (len(pos), len(neg)), (P, count, lane, "views")
 
 
 def test_closed_twin_tails_are_found_and_count_a_wide_clique():

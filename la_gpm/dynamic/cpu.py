@@ -45,8 +45,8 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP, MAX_DYNAMIC_VERTICES)
 
-__all__ = ["count_items", "list_items", "splitting", "list_cheaper", "build_items", "side_totals", "start_items",
-           "items_bound", "count_serial",
+__all__ = ["count_items", "list_items", "splitting", "clique_rows", "list_cheaper", "build_items", "side_totals",
+           "start_items", "items_bound", "count_serial",
            "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows",
            "tri_stale", "gallop"]
 
@@ -754,7 +754,7 @@ def _clique_words(c):
 
 
 @nb.njit(cache=True)
-def _clique_rows(T, maxdeg):
+def clique_rows(T, maxdeg):
     """Rows of a level buffer past its k for the clique tails of T's plans (F_TWIN kinds 3 / 4): 0 where none has
     one."""
     need = False
@@ -1576,8 +1576,8 @@ def unmark(mk, upd, j, urows, uidx):
 @nb.njit(cache=True)
 def _scratch(k, maxdeg, uidx, T):
     """A drive's level buffers for one chunk or thread: candidates (k, every row's length; then the clique tails'
-    rows, :func:`_clique_rows`), counts, positions, M."""
-    return (np.empty((k + _clique_rows(T, maxdeg), max(maxdeg, 1)), dtype=uidx.dtype), np.zeros(k, dtype=np.int64),
+    rows, :func:`clique_rows`), counts, positions, M."""
+    return (np.empty((k + clique_rows(T, maxdeg), max(maxdeg, 1)), dtype=uidx.dtype), np.zeros(k, dtype=np.int64),
             np.zeros(k, dtype=np.int64),
             np.zeros(k, dtype=np.int64))
 

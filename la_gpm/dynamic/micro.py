@@ -41,8 +41,8 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from .cpu import (STEPS_OFF, TRI_BULK, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, count_serial, gallop, items_bound,
-                  side_totals, start_items, tri_stale)
+from .cpu import (STEPS_OFF, TRI_BULK, TRI_LAB, TRI_MAXDEG, TRI_STAMP, TRI_VALID, clique_rows, count_serial,
+                  gallop, items_bound, side_totals, start_items, tri_stale)
 from .query import F_TRI, MAX_DYNAMIC_VERTICES
 from .filter import add_pair, lazy_patch, patch_lists, stale_usable, usable_lists, vertex_bits
 from .updates import pair_kept
@@ -521,7 +521,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
     LP = [cptr]
     LI = [cidx]
     bw = max(maxdeg, 1) + R
-    BUF = [np.empty((k, bw), idx.dtype)]         # the search's level buffers
+    BUF = [np.empty((k + clique_rows(T, bw), bw), idx.dtype)]    # the search's level buffers (and clique tails')
     cnt = np.zeros(k, np.int64)
     lpos = np.zeros(k, np.int64)
     M = np.zeros(k, np.int64)
@@ -732,7 +732,7 @@ def _micro_batches(ins_all, ins_off, del_all, del_off, b, b1, skip, infos, stric
         last_nt = nt
         if bw < maxdeg + nu:       # the level buffers: every row this batch can make
             bw = max(maxdeg + nu, 2 * bw)
-            BUF[0] = np.empty((k, bw), idx.dtype)
+            BUF[0] = np.empty((k + clique_rows(T, bw), bw), idx.dtype)
         pos = 0
         neg = 0
         npos = 0
