@@ -393,19 +393,18 @@ def test_item_counts_past_int64_are_python_ints(monkeypatch):
     (two int64 words: the low 31 bits and the rest) become int64, or Python ints past it, and the engine sums those
     exactly (no numba on an object array)."""
     from la_gpm.dynamic import engine
-    from la_gpm.dynamic.gpu import item_counts
+    from la_gpm.dynamic.cpu import exact_counts
     u = np.uint64
-    small = item_counts(np.array([5, 2**62], u), np.zeros(2, u))
+    small = exact_counts(np.array([5, 2**62], u), np.zeros(2, u), 64)
     assert small.dtype == np.int64 and small.tolist() == [5, 2**62]
-    big = item_counts(np.array([5, 2**63 + 1, 3], u), np.array([0, 0, 2], u))
+    big = exact_counts(np.array([5, 2**63 + 1, 3], u), np.array([0, 0, 2], u), 64)
     assert big.dtype == object and big.tolist() == [5, 2**63 + 1, 2 * 2**64 + 3]
 
     # the CPU's splitting drive: an item's pieces summed in two words (low 31 bits, the rest)
-    from la_gpm.dynamic.cpu import _split_totals
-    c = np.zeros(2, np.int64)
-    assert _split_totals(np.array([7, 2**31 - 1, 3, 2**30], np.int64), c) is None
+    c = exact_counts(np.array([7, 2**31 - 1], np.int64), np.array([3, 2**30], np.int64), 31)
+    assert c.dtype == np.int64
     assert c.tolist() == [3 * 2**31 + 7, 2**30 * 2**31 + 2**31 - 1]
-    wide = _split_totals(np.array([5, 2**40, 2**31, 2**33], np.int64), np.zeros(2, np.int64))
+    wide = exact_counts(np.array([5, 2**40], np.int64), np.array([2**31, 2**33], np.int64), 31)
     assert wide.dtype == object and wide.tolist() == [2**31 * 2**31 + 5, 2**33 * 2**31 + 2**40]
 
     class Fake:

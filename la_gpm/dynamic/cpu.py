@@ -45,7 +45,7 @@ from ..primitives.jit import flush_when_changed, parallel_and_serial, renamed_co
 from .query import (F_ANTI, F_INDEP, F_INJ, F_LEAF, F_LOW, F_NANTI, F_NINJ, F_NLOW, F_NPAR, F_NUP, F_ORDER, F_PAR,
                     F_PAREL, F_NXB, F_REUSE, F_TRI, F_TWIN, F_UP, F_XLOW, F_XP, F_XUP, MAX_DYNAMIC_VERTICES)
 
-__all__ = ["count_items", "list_items", "splitting", "clique_rows", "list_cheaper", "build_items", "side_totals",
+__all__ = ["count_items", "list_items", "splitting", "clique_rows", "exact_counts", "list_cheaper", "build_items", "side_totals",
            "start_items", "items_bound", "count_serial",
            "unmark", "common_counts", "TRI_LAB", "TRI_STAMP", "TRI_MAXDEG", "TRI_VALID", "TRI_BULK", "mark_rows",
            "tri_stale", "gallop"]
@@ -1686,7 +1686,7 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
             r = _run_item(i, rows, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cidx, k, buf, cnt, pos, M,
                           no_rows, at, listing, -1, N, qcol, leaf, tail, mkc, st)
             unmark(mkc, upd, rows[i, 0], urows, uidx)
-            fetch_add(counts, orig, r & _LOW31)       # (an item's pieces may sum past int64: _split_totals)
+            fetch_add(counts, orig, r & _LOW31)       # (an item's pieces may sum past int64: exact_counts)
             if r > _LOW31:
                 fetch_add(counts, n + orig, r >> 31)
             if st[1] == 0:
@@ -1699,23 +1699,24 @@ def _drive_split(items, upd, T, urows, uidx, ust, uod, uel, el_on, ct, cptr, cid
 _LOW31 = (1 << 31) - 1
 
 
-def _split_totals(parts, counts):
-    """The items' counts of the splitting drive (``parts``: their low 31 bits, then the rest, each summed over an
-    item's pieces) into ``counts``; None, or Python ints (an object array) where an item's count passes int64: a
-    search's count stays below 2^62 (twin counts past it are enumerated), but an item's pieces may sum past 2^63."""
-    n = counts.shape[0]
-    low, high = parts[:n], parts[n:]
-    if high.max(initial=0) < (1 << 31) and low.max(initial=0) < (1 << 62):
-        counts[:] = low + (high << 31)
-        return None
-    return np.array([(int(h) << 31) + int(x) for x, h in zip(low, high)], dtype=object)
+def exact_counts(low, high, shift):
+    """Per-item counts kept in two words, low + high * 2^shift (the splitting drive: 31, int64 words; the GPU: 64,
+    uint64 words, high its carries): int64, or Python ints (an object array) where one passes int64.  A search's
+    count stays below 2^62 (twin and clique counts past it are enumerated), but an item's pieces may sum past it."""
+    top = int(low.max(initial=0))
+    if not high.any():
+        if top < (1 << 63):
+            return low.astype(np.int64)
+    elif shift < 62 and int(high.max()) < (1 << (62 - shift)) and top < (1 << 62):
+        return low.astype(np.int64) + (high.astype(np.int64) << shift)
+    return np.array([(int(h) << shift) + int(x) for x, h in zip(low, high)], dtype=object)
 
 
 def _count_split(items, base, counts, leafs, marks, S, bar=None):
     """The parallel counting drive with heavy items handed on (SPLIT_EAGER's notes), into ``counts``; ``bar``: a
     progress bar advanced by the items done (their pieces too), read every 0.1 s by a thread of its own while the
     drive runs without the GIL.  Returns None, or the counts as Python ints where one passes int64
-    (:func:`_split_totals`)."""
+    (:func:`exact_counts`)."""
     threads = nb.get_num_threads()
     n = items.shape[0]
     R = 16 * threads + 16 if SPLIT_EAGER == 0 else 4096     # (eager: every item hands on, the tests' slots last)
@@ -1734,7 +1735,11 @@ def _count_split(items, base, counts, leafs, marks, S, bar=None):
     nr = int(min(shared[-_S_RANGES], R))
     for L in shared[-_S_R - _RANGE * R:][9:_RANGE * nr:_RANGE].tolist():
         S.split_levels[L] = S.split_levels.get(L, 0) + 1
-    return _split_totals(parts, counts)
+    got = exact_counts(parts[:n], parts[n:], 31)
+    if got.dtype == object:
+        return got
+    counts[:] = got
+    return None
 
 
 def _with_bar(drive, args, bar, shared, n):

@@ -23,8 +23,9 @@ import numpy as np
 
 from ..device import block_size, cupy, kernel, oom_guard, sm_count
 from ..config import config
+from .cpu import exact_counts
 
-__all__ = ["count_items", "item_counts", "list_items"]
+__all__ = ["count_items", "list_items"]
 
 _MIRRORS = weakref.WeakKeyDictionary()   # ArcStore -> _Mirror
 _PLANS = weakref.WeakKeyDictionary()     # DeltaPlan -> its device tables
@@ -188,15 +189,7 @@ def _run(items, upd, plan, S, op, cand, counts_only, offsets=None, total=0):
             got = counts.get()
             S.gpu_launches += rounds
             S.gpu_pieces += pieces
-        return item_counts(got[:nit], got[nit:2 * nit])
-
-
-def item_counts(low: np.ndarray, carry: np.ndarray) -> np.ndarray:
-    """The items' counts from the kernel's two words (``low`` mod 2^64, ``carry`` its wraps; uint64): int64, or
-    Python ints where one is past int64."""
-    if carry.any() or (low >> np.uint64(63)).any():
-        return np.array([(int(c) << 64) | int(x) for x, c in zip(low, carry)], dtype=object)
-    return low.astype(np.int64)
+        return exact_counts(got[:nit], got[nit:2 * nit], 64)
 
 
 def count_items(items, upd, plan, S, op, cand) -> np.ndarray:
